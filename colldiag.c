@@ -1,0 +1,2771 @@
+/* colldiag.c — the whole kit in one translation unit. See colldiag.h for the manual.
+ *
+ * Sections, in order:
+ *   1. errors and small helpers
+ *   2. selections (span trees, points)
+ *   3. layouts
+ *   4. files
+ *   5. transfer properties
+ *   6. chunk mapping (pieces)
+ *   7. decision (causes, agreement, schemes, per-chunk ratio rule)
+ *   8. datatypes (run streams compressed into compact MPI types)
+ *   9. execution (collective calls, independent runs, conversion)
+ *  10. reporting (getters, cause strings)
+ *  11. HDF5 bridge (only with -DCOLLDIAG_WITH_HDF5)
+ *
+ * The decision logic (sections 6-7) is pure: it never touches the file, and colldiag_plan runs it alone.
+ */
+#define _GNU_SOURCE
+#include "colldiag.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef COLLDIAG_MALLOC
+#define COLLDIAG_MALLOC(n) malloc(n)
+#define COLLDIAG_CALLOC(n, s) calloc((n), (s))
+#define COLLDIAG_REALLOC(p, n) realloc((p), (n))
+#define COLLDIAG_FREE(p) free(p)
+#endif
+
+/* Conversion/transform staging buffer: 1 MiB, as HDF5's default type-conversion buffer, big enough to
+   amortise a call per run and small enough to never matter next to the application's data. */
+#define CD_DEFAULT_BUFFER ((size_t)1 << 20)
+/* Staging for plain independent runs (gathering scattered memory into file order): 4 MiB keeps
+   pwrite/MPI_File_write_at calls large without a selection-sized copy. */
+#define CD_STAGE_BYTES ((size_t)4 << 20)
+/* MPI counts are int: no single count or block length above this, by construction. */
+#define CD_MAX_INT_COUNT ((uint64_t)INT_MAX)
+/* A single contiguous block in an MPI type is split into 1 GiB pieces so sizes never overflow int. */
+#define CD_BIG_BLOCK ((uint64_t)1 << 30)
+/* Upper bound on the spans one OR may materialise: a guard against selections that would need
+   gigabytes of description (the caller gets COLLDIAG_ERR_NOMEM with a message, not an abort). */
+#define CD_MAX_SPANS ((uint64_t)1 << 26)
+/* Nesting the run compressor tracks: enough for chunks of rank 4 described exactly, deeper patterns
+   stay correct with more items. */
+#define CD_MAXD 6
+
+/* ====================================================================================================
+ * 1. errors and small helpers
+ * ==================================================================================================== */
+
+static _Thread_local char cd_errbuf[1024];
+
+const char *colldiag_version(void)
+{
+#define CD_STR2(x) #x
+#define CD_STR(x) CD_STR2(x)
+    return CD_STR(COLLDIAG_VERSION_MAJOR) "." CD_STR(COLLDIAG_VERSION_MINOR) "." CD_STR(COLLDIAG_VERSION_PATCH);
+}
+
+const char *colldiag_strerror(int code)
+{
+    switch (code) {
+    case COLLDIAG_OK: return "success";
+    case COLLDIAG_ERR_ARG: return "bad argument";
+    case COLLDIAG_ERR_NOMEM: return "out of memory";
+    case COLLDIAG_ERR_MPI: return "an MPI call failed";
+    case COLLDIAG_ERR_IO: return "a POSIX I/O call failed or transferred too little";
+    case COLLDIAG_ERR_UNSUPPORTED: return "not supported by colldiag";
+    case COLLDIAG_ERR_PEER: return "another rank failed in the same collective call";
+    default: return "unknown error code";
+    }
+}
+
+const char *colldiag_last_errmsg(void) { return cd_errbuf; }
+
+static int cd_world_rank(void)
+{
+    int init = 0, fin = 0, r = -1;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (init && !fin) MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
+/* Records "FUNC: rank R: message" as the thread's last error and returns code. */
+static int cd_fail(int code, const char *func, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int cd_fail(int code, const char *func, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(cd_errbuf, sizeof cd_errbuf, "%s: rank %d: %s (%s)", func, cd_world_rank(), msg,
+             colldiag_strerror(code));
+    return code;
+}
+
+static void *cd_malloc(size_t n) { return COLLDIAG_MALLOC(n ? n : 1); }
+static void *cd_calloc(size_t n, size_t s) { return COLLDIAG_CALLOC(n ? n : 1, s ? s : 1); }
+static void cd_free(void *p) { if (p) COLLDIAG_FREE(p); }
+
+/* Grows *arr (of elements of size es) to hold at least need elements. */
+static int cd_grow(void **arr, uint64_t *cap, uint64_t need, size_t es)
+{
+    if (need <= *cap) return 0;
+    uint64_t nc = *cap ? *cap : 16;
+    while (nc < need) {
+        if (nc > (uint64_t)SIZE_MAX / 2 / es) return -1;
+        nc *= 2;
+    }
+    void *p = COLLDIAG_REALLOC(*arr, (size_t)(nc * es));
+    if (!p) return -1;
+    *arr = p;
+    *cap = nc;
+    return 0;
+}
+
+/* a*b with overflow detection: returns 0 and stores, or -1. */
+static int cd_mul(uint64_t a, uint64_t b, uint64_t *out)
+{
+    if (a && b > UINT64_MAX / a) return -1;
+    *out = a * b;
+    return 0;
+}
+static int cd_add(uint64_t a, uint64_t b, uint64_t *out)
+{
+    if (b > UINT64_MAX - a) return -1;
+    *out = a + b;
+    return 0;
+}
+
+/* Everything addressed in a file must fit a signed 64-bit MPI_Offset. */
+#define CD_MAX_OFFSET ((uint64_t)INT64_MAX)
+
+static double cd_now(void) { return MPI_Wtime(); }
+
+static uint64_t cd_mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+static uint64_t cd_hash_u64(uint64_t h, uint64_t v) { return cd_mix64(h ^ cd_mix64(v + 0x9e3779b97f4a7c15ULL)); }
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ====================================================================================================
+ * 2. selections
+ *
+ * Hyperslabs (and ALL) are span trees, as in HDF5: a node lists disjoint ascending spans [lo, hi] of
+ * one dimension, each pointing to the node of the next dimension; nodes are shared and refcounted, so
+ * a regular hyperslab costs one node per dimension. A node is either explicit (an array of spans) or
+ * regular (start/stride/count/block with one child), so count = 10^9 costs nothing. Every node knows
+ * its element count, which gives each element's iteration index k (row-major) without enumeration.
+ * Points keep their order, as linear row-major offsets.
+ * ==================================================================================================== */
+
+typedef struct cd_node cd_node;
+typedef struct {
+    uint64_t lo, hi;    /* coordinates, inclusive */
+    uint64_t kbase;     /* elements of the node before this span */
+    cd_node *down;      /* next dimension, NULL at the last */
+} cd_span;
+struct cd_node {
+    uint64_t refs;
+    uint64_t n;         /* number of spans */
+    uint64_t npoints;   /* elements in this subtree */
+    uint64_t start, stride, block; /* regular form (sp == NULL): span i = [start+i*stride, +block-1] */
+    cd_node *down;      /* regular form's child */
+    cd_span *sp;        /* explicit form */
+};
+
+#define CD_NP(d) ((d) ? (d)->npoints : 1u)
+
+static void node_release(cd_node *nd)
+{
+    while (nd && --nd->refs == 0) {
+        cd_node *next = NULL;
+        if (nd->sp) {
+            for (uint64_t i = 0; i < nd->n; i++) {
+                /* children of consecutive spans are often shared: release each once per reference */
+                node_release(nd->sp[i].down);
+            }
+            cd_free(nd->sp);
+        } else {
+            next = nd->down;
+        }
+        cd_free(nd);
+        nd = next; /* tail-release the regular chain without recursion */
+    }
+}
+static cd_node *node_ref(cd_node *nd)
+{
+    if (nd) nd->refs++;
+    return nd;
+}
+
+static inline void node_span(const cd_node *nd, uint64_t i, cd_span *s)
+{
+    if (nd->sp) {
+        *s = nd->sp[i];
+        return;
+    }
+    s->lo = nd->start + i * nd->stride;
+    s->hi = s->lo + nd->block - 1;
+    s->down = nd->down;
+    s->kbase = i * nd->block * CD_NP(nd->down);
+}
+
+/* Index of the first span whose hi >= x (n if none). */
+static uint64_t node_find(const cd_node *nd, uint64_t x)
+{
+    if (!nd->sp) {
+        if (x <= nd->start) return 0;
+        uint64_t i = (x - nd->start) / nd->stride;
+        if (i >= nd->n) return nd->n;
+        if (nd->start + i * nd->stride + nd->block - 1 < x) i++;
+        return i;
+    }
+    uint64_t lo = 0, hi = nd->n;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (nd->sp[mid].hi < x) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Index of the span holding iteration index k (k < npoints). */
+static uint64_t node_find_k(const cd_node *nd, uint64_t k)
+{
+    if (!nd->sp) return k / (nd->block * CD_NP(nd->down));
+    uint64_t lo = 0, hi = nd->n;
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (nd->sp[mid].kbase <= k) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static cd_node *node_new_regular(uint64_t start, uint64_t stride, uint64_t count, uint64_t block, cd_node *down)
+{
+    cd_node *nd = cd_calloc(1, sizeof *nd);
+    if (!nd) return NULL;
+    nd->refs = 1;
+    if (count == 1 || stride == block) { /* touching blocks are one span */
+        block *= count;
+        count = 1;
+        stride = block;
+    }
+    nd->n = count;
+    nd->start = start;
+    nd->stride = stride;
+    nd->block = block;
+    nd->down = down; /* takes the caller's reference */
+    nd->npoints = count * block * CD_NP(down);
+    return nd;
+}
+
+/* Structural equality (same element set below). */
+static int node_equal(const cd_node *a, const cd_node *b)
+{
+    if (a == b) return 1;
+    if (!a || !b) return 0;
+    if (a->n != b->n || a->npoints != b->npoints) return 0;
+    if (!a->sp && !b->sp) {
+        if (a->start != b->start || a->block != b->block || (a->n > 1 && a->stride != b->stride)) return 0;
+        return node_equal(a->down, b->down);
+    }
+    const cd_node *prev_a = NULL, *prev_b = NULL;
+    for (uint64_t i = 0; i < a->n; i++) {
+        cd_span sa, sb;
+        node_span(a, i, &sa);
+        node_span(b, i, &sb);
+        if (sa.lo != sb.lo || sa.hi != sb.hi) return 0;
+        if (sa.down == prev_a && sb.down == prev_b) continue; /* same pair as before: already equal */
+        if (!node_equal(sa.down, sb.down)) return 0;
+        prev_a = sa.down;
+        prev_b = sb.down;
+    }
+    return 1;
+}
+
+/* --- union of two trees (OR) --- */
+typedef struct {
+    cd_span *sp;
+    uint64_t n, cap;
+} span_vec;
+
+typedef struct {
+    const cd_node *a, *b;
+    cd_node *r;
+} union_memo_ent;
+typedef struct {
+    union_memo_ent *e;
+    uint64_t n, cap;
+    uint64_t budget; /* spans left before the selection counts as too complex */
+} union_ctx;
+
+static cd_node *node_union(union_ctx *u, cd_node *a, cd_node *b, int *err);
+
+static int span_vec_push(span_vec *v, uint64_t lo, uint64_t hi, cd_node *down, union_ctx *u)
+{
+    /* down: a new reference owned by the vector */
+    if (v->n) {
+        cd_span *last = &v->sp[v->n - 1];
+        if (last->hi + 1 == lo && (last->down == down || node_equal(last->down, down))) {
+            last->hi = hi;
+            node_release(down);
+            return 0;
+        }
+    }
+    if (u->budget == 0) {
+        node_release(down);
+        return -2;
+    }
+    u->budget--;
+    if (cd_grow((void **)&v->sp, &v->cap, v->n + 1, sizeof(cd_span))) {
+        node_release(down);
+        return -1;
+    }
+    v->sp[v->n].lo = lo;
+    v->sp[v->n].hi = hi;
+    v->sp[v->n].down = down;
+    v->n++;
+    return 0;
+}
+
+static cd_node *node_from_spans(span_vec *v)
+{
+    cd_node *nd = cd_calloc(1, sizeof *nd);
+    if (!nd) return NULL;
+    nd->refs = 1;
+    nd->n = v->n;
+    nd->sp = v->sp;
+    uint64_t k = 0;
+    for (uint64_t i = 0; i < v->n; i++) {
+        nd->sp[i].kbase = k;
+        k += (nd->sp[i].hi - nd->sp[i].lo + 1) * CD_NP(nd->sp[i].down);
+    }
+    nd->npoints = k;
+    v->sp = NULL;
+    v->n = v->cap = 0;
+    return nd;
+}
+
+static cd_node *union_memo_get(union_ctx *u, const cd_node *a, const cd_node *b)
+{
+    for (uint64_t i = 0; i < u->n; i++)
+        if (u->e[i].a == a && u->e[i].b == b) return node_ref(u->e[i].r);
+    return NULL;
+}
+
+static cd_node *node_union(union_ctx *u, cd_node *a, cd_node *b, int *err)
+{
+    if (!a) return node_ref(b);
+    if (!b) return node_ref(a);
+    if (a == b) return node_ref(a);
+    cd_node *m = union_memo_get(u, a, b);
+    if (m) return m;
+    span_vec v = {0};
+    uint64_t ia = 0, ib = 0;
+    cd_span sa = {0, 0, 0, NULL}, sb = {0, 0, 0, NULL};
+    int has_a = a->n > 0, has_b = b->n > 0;
+    if (has_a) node_span(a, 0, &sa);
+    if (has_b) node_span(b, 0, &sb);
+    int rc = 0;
+    while ((has_a || has_b) && rc == 0) {
+        if (!has_b || (has_a && sa.hi < sb.lo)) { /* a alone, no overlap ahead */
+            rc = span_vec_push(&v, sa.lo, sa.hi, node_ref(sa.down), u);
+            if (++ia < a->n) node_span(a, ia, &sa); else has_a = 0;
+        } else if (!has_a || sb.hi < sa.lo) {
+            rc = span_vec_push(&v, sb.lo, sb.hi, node_ref(sb.down), u);
+            if (++ib < b->n) node_span(b, ib, &sb); else has_b = 0;
+        } else if (sa.lo < sb.lo) { /* a starts first, overlapping b later */
+            rc = span_vec_push(&v, sa.lo, sb.lo - 1, node_ref(sa.down), u);
+            sa.lo = sb.lo;
+        } else if (sb.lo < sa.lo) {
+            rc = span_vec_push(&v, sb.lo, sa.lo - 1, node_ref(sb.down), u);
+            sb.lo = sa.lo;
+        } else { /* same start: the overlap takes the union of the children */
+            uint64_t e = sa.hi < sb.hi ? sa.hi : sb.hi;
+            cd_node *d = NULL;
+            if (sa.down || sb.down) {
+                d = node_union(u, sa.down, sb.down, err);
+                if (!d) { rc = *err ? *err : -1; break; }
+            }
+            rc = span_vec_push(&v, sa.lo, e, d, u);
+            sa.lo = sb.lo = e + 1;
+            if (sa.lo > sa.hi) { if (++ia < a->n) node_span(a, ia, &sa); else has_a = 0; }
+            if (sb.lo > sb.hi) { if (++ib < b->n) node_span(b, ib, &sb); else has_b = 0; }
+        }
+    }
+    if (rc) {
+        for (uint64_t i = 0; i < v.n; i++) node_release(v.sp[i].down);
+        cd_free(v.sp);
+        *err = rc;
+        return NULL;
+    }
+    cd_node *r = node_from_spans(&v);
+    if (!r) { *err = -1; return NULL; }
+    if (!cd_grow((void **)&u->e, &u->cap, u->n + 1, sizeof *u->e)) {
+        u->e[u->n].a = a;
+        u->e[u->n].b = b;
+        u->e[u->n].r = node_ref(r);
+        u->n++;
+    }
+    return r;
+}
+
+enum { SPACE_SIMPLE = 0, SPACE_SCALAR = 1, SPACE_NULL = 2 };
+enum { SEL_NONE = 0, SEL_ALL = 1, SEL_HYPER = 2, SEL_POINTS = 3 };
+
+struct colldiag_sel {
+    int space;
+    int rank;
+    uint64_t dims[COLLDIAG_MAX_RANK];
+    uint64_t nelem_space;   /* product of dims */
+    int type;
+    cd_node *tree;          /* SEL_ALL and SEL_HYPER */
+    uint64_t *pts;          /* SEL_POINTS: linear offsets, in the order given */
+    uint64_t npts, cap;
+};
+
+static const char *seloper_name(colldiag_seloper_t op) { return op == COLLDIAG_SELECT_SET ? "SET" : "OR"; }
+
+static cd_node *tree_all(const colldiag_sel *s)
+{
+    cd_node *down = NULL;
+    for (int d = s->rank - 1; d >= 0; d--) {
+        cd_node *nd = node_new_regular(0, 1, 1, s->dims[d], down);
+        if (!nd) { node_release(down); return NULL; }
+        down = nd;
+    }
+    return down;
+}
+
+static void sel_clear(colldiag_sel *s)
+{
+    node_release(s->tree);
+    s->tree = NULL;
+    cd_free(s->pts);
+    s->pts = NULL;
+    s->npts = s->cap = 0;
+}
+
+static int sel_check_dims(const char *fn, int rank, const uint64_t *dims, uint64_t *prod)
+{
+    if (rank < 1 || rank > COLLDIAG_MAX_RANK)
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "rank %d is outside 1..%d", rank, COLLDIAG_MAX_RANK);
+    if (!dims) return cd_fail(COLLDIAG_ERR_ARG, fn, "dims is NULL");
+    uint64_t p = 1;
+    for (int d = 0; d < rank; d++)
+        if (cd_mul(p, dims[d], &p) || p > CD_MAX_OFFSET)
+            return cd_fail(COLLDIAG_ERR_ARG, fn, "the product of dims overflows at dims[%d] = %" PRIu64, d, dims[d]);
+    *prod = p;
+    return 0;
+}
+
+int colldiag_sel_create(int rank, const uint64_t *dims, colldiag_sel **out)
+{
+    static const char fn[] = "colldiag_sel_create";
+    if (!out) return cd_fail(COLLDIAG_ERR_ARG, fn, "out is NULL");
+    *out = NULL;
+    uint64_t prod;
+    int rc = sel_check_dims(fn, rank, dims, &prod);
+    if (rc) return rc;
+    colldiag_sel *s = cd_calloc(1, sizeof *s);
+    if (!s) return cd_fail(COLLDIAG_ERR_NOMEM, fn, "allocating the selection");
+    s->space = SPACE_SIMPLE;
+    s->rank = rank;
+    memcpy(s->dims, dims, (size_t)rank * sizeof *dims);
+    s->nelem_space = prod;
+    s->type = SEL_ALL;
+    s->tree = tree_all(s);
+    if (!s->tree) { cd_free(s); return cd_fail(COLLDIAG_ERR_NOMEM, fn, "allocating the selection"); }
+    *out = s;
+    return 0;
+}
+
+int colldiag_sel_create_scalar(colldiag_sel **out)
+{
+    static const char fn[] = "colldiag_sel_create_scalar";
+    if (!out) return cd_fail(COLLDIAG_ERR_ARG, fn, "out is NULL");
+    colldiag_sel *s = cd_calloc(1, sizeof *s);
+    if (!s) return cd_fail(COLLDIAG_ERR_NOMEM, fn, "allocating the selection");
+    s->space = SPACE_SCALAR;
+    s->rank = 0;
+    s->nelem_space = 1;
+    s->type = SEL_ALL;
+    *out = s;
+    return 0;
+}
+
+int colldiag_sel_create_null(colldiag_sel **out)
+{
+    static const char fn[] = "colldiag_sel_create_null";
+    if (!out) return cd_fail(COLLDIAG_ERR_ARG, fn, "out is NULL");
+    colldiag_sel *s = cd_calloc(1, sizeof *s);
+    if (!s) return cd_fail(COLLDIAG_ERR_NOMEM, fn, "allocating the selection");
+    s->space = SPACE_NULL;
+    s->type = SEL_NONE;
+    *out = s;
+    return 0;
+}
+
+void colldiag_sel_free(colldiag_sel *s)
+{
+    if (!s) return;
+    sel_clear(s);
+    cd_free(s);
+}
+
+int colldiag_sel_select_all(colldiag_sel *s)
+{
+    static const char fn[] = "colldiag_sel_select_all";
+    if (!s) return cd_fail(COLLDIAG_ERR_ARG, fn, "s is NULL");
+    if (s->space == SPACE_NULL) return 0; /* a null space has nothing to select, as in HDF5 */
+    cd_node *t = NULL;
+    if (s->space == SPACE_SIMPLE && !(t = tree_all(s)))
+        return cd_fail(COLLDIAG_ERR_NOMEM, fn, "allocating the selection");
+    sel_clear(s);
+    s->tree = t;
+    s->type = SEL_ALL;
+    return 0;
+}
+
+int colldiag_sel_select_none(colldiag_sel *s)
+{
+    if (!s) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_sel_select_none", "s is NULL");
+    sel_clear(s);
+    s->type = SEL_NONE;
+    return 0;
+}
+
+uint64_t colldiag_sel_npoints(const colldiag_sel *s)
+{
+    if (!s) return 0;
+    switch (s->type) {
+    case SEL_ALL: return s->space == SPACE_SCALAR ? 1 : s->nelem_space;
+    case SEL_HYPER: return CD_NP(s->tree) * (s->tree != NULL);
+    case SEL_POINTS: return s->npts;
+    default: return 0;
+    }
+}
+
+int colldiag_sel_select_hyperslab(colldiag_sel *s, colldiag_seloper_t op, const uint64_t *start,
+                                  const uint64_t *stride, const uint64_t *count, const uint64_t *block)
+{
+    static const char fn[] = "colldiag_sel_select_hyperslab";
+    if (!s) return cd_fail(COLLDIAG_ERR_ARG, fn, "s is NULL");
+    if (op != COLLDIAG_SELECT_SET && op != COLLDIAG_SELECT_OR)
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "op = %d is not COLLDIAG_SELECT_SET or COLLDIAG_SELECT_OR", (int)op);
+    if (s->space != SPACE_SIMPLE)
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "hyperslabs need a simple dataspace (this one is %s)",
+                       s->space == SPACE_NULL ? "null" : "scalar");
+    if (!start || !count) return cd_fail(COLLDIAG_ERR_ARG, fn, "%s is NULL", start ? "count" : "start");
+    if (op == COLLDIAG_SELECT_OR && s->type == SEL_POINTS)
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "cannot OR a hyperslab onto a point selection");
+    int empty = 0;
+    for (int d = 0; d < s->rank; d++) {
+        uint64_t st = stride ? stride[d] : 1, bl = block ? block[d] : 1, last;
+        if (count[d] == 0) { empty = 1; continue; }
+        if (bl == 0) return cd_fail(COLLDIAG_ERR_ARG, fn, "block[%d] is 0", d);
+        if (count[d] > 1 && st < bl)
+            return cd_fail(COLLDIAG_ERR_ARG, fn, "stride[%d] = %" PRIu64 " is smaller than block[%d] = %" PRIu64
+                           " (blocks would overlap)", d, st, d, bl);
+        if (cd_mul(count[d] - 1, st, &last) || cd_add(last, start[d], &last) || cd_add(last, bl - 1, &last) ||
+            last >= s->dims[d])
+            return cd_fail(COLLDIAG_ERR_ARG, fn,
+                           "dimension %d: start %" PRIu64 " stride %" PRIu64 " count %" PRIu64 " block %" PRIu64
+                           " runs past the extent %" PRIu64, d, start[d], st, count[d], bl, s->dims[d]);
+    }
+    cd_node *h = NULL;
+    if (!empty) {
+        for (int d = s->rank - 1; d >= 0; d--) {
+            cd_node *nd = node_new_regular(start[d], stride ? stride[d] : 1, count[d], block ? block[d] : 1, h);
+            if (!nd) { node_release(h); return cd_fail(COLLDIAG_ERR_NOMEM, fn, "allocating the hyperslab"); }
+            h = nd;
+        }
+    }
+    if (op == COLLDIAG_SELECT_SET || s->type == SEL_NONE) {
+        sel_clear(s);
+        s->tree = h;
+        s->type = h ? SEL_HYPER : SEL_NONE;
+        return 0;
+    }
+    if (!h) return 0; /* OR with nothing */
+    if (s->type == SEL_ALL) { node_release(h); return 0; } /* ALL already holds it */
+    union_ctx u = {0};
+    u.budget = CD_MAX_SPANS;
+    int err = 0;
+    cd_node *r = node_union(&u, s->tree, h, &err);
+    for (uint64_t i = 0; i < u.n; i++) node_release(u.e[i].r);
+    cd_free(u.e);
+    node_release(h);
+    if (!r)
+        return err == -2 ? cd_fail(COLLDIAG_ERR_NOMEM, fn, "the union needs more than %" PRIu64
+                                   " spans; describe it with fewer hyperslabs", CD_MAX_SPANS)
+                         : cd_fail(COLLDIAG_ERR_NOMEM, fn, "allocating the union (%s)", seloper_name(op));
+    node_release(s->tree);
+    s->tree = r;
+    s->type = SEL_HYPER;
+    return 0;
+}
+
+int colldiag_sel_select_elements(colldiag_sel *s, colldiag_seloper_t op, uint64_t npoints, const uint64_t *coords)
+{
+    static const char fn[] = "colldiag_sel_select_elements";
+    if (!s) return cd_fail(COLLDIAG_ERR_ARG, fn, "s is NULL");
+    if (op != COLLDIAG_SELECT_SET && op != COLLDIAG_SELECT_OR)
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "op = %d is not COLLDIAG_SELECT_SET or COLLDIAG_SELECT_OR", (int)op);
+    if (s->space != SPACE_SIMPLE)
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "points need a simple dataspace (this one is %s)",
+                       s->space == SPACE_NULL ? "null" : "scalar");
+    if (npoints && !coords) return cd_fail(COLLDIAG_ERR_ARG, fn, "coords is NULL with npoints = %" PRIu64, npoints);
+    if (op == COLLDIAG_SELECT_OR && (s->type == SEL_HYPER || s->type == SEL_ALL))
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "cannot OR points onto a hyperslab or ALL selection");
+    uint64_t keep = (op == COLLDIAG_SELECT_OR && s->type == SEL_POINTS) ? s->npts : 0, total;
+    if (cd_add(keep, npoints, &total) || total > (uint64_t)SIZE_MAX / 16)
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "npoints = %" PRIu64 " is too large", npoints);
+    uint64_t *p = cd_malloc((size_t)total * sizeof *p);
+    if (!p) return cd_fail(COLLDIAG_ERR_NOMEM, fn, "allocating %" PRIu64 " points", total);
+    if (keep) memcpy(p, s->pts, (size_t)keep * sizeof *p);
+    for (uint64_t i = 0; i < npoints; i++) {
+        uint64_t off = 0;
+        for (int d = 0; d < s->rank; d++) {
+            uint64_t c = coords[i * (uint64_t)s->rank + (uint64_t)d];
+            if (c >= s->dims[d]) {
+                cd_free(p);
+                return cd_fail(COLLDIAG_ERR_ARG, fn, "point %" PRIu64 " coordinate %d = %" PRIu64
+                               " is outside the extent %" PRIu64, i, d, c, s->dims[d]);
+            }
+            off = off * s->dims[d] + c;
+        }
+        p[keep + i] = off;
+    }
+    /* duplicates: sort a copy; O(n log n) once per call */
+    uint64_t *q = cd_malloc((size_t)total * sizeof *q);
+    if (!q) { cd_free(p); return cd_fail(COLLDIAG_ERR_NOMEM, fn, "allocating %" PRIu64 " points", total); }
+    memcpy(q, p, (size_t)total * sizeof *q);
+    qsort(q, (size_t)total, sizeof *q, cmp_u64);
+    for (uint64_t i = 1; i < total; i++)
+        if (q[i] == q[i - 1]) {
+            uint64_t off = q[i], c[COLLDIAG_MAX_RANK];
+            for (int d = s->rank - 1; d >= 0; d--) { c[d] = off % s->dims[d]; off /= s->dims[d]; }
+            char where[256];
+            int w = 0;
+            for (int d = 0; d < s->rank && w < 200; d++)
+                w += snprintf(where + w, sizeof where - (size_t)w, "%s%" PRIu64, d ? ", " : "", c[d]);
+            cd_free(q);
+            cd_free(p);
+            return cd_fail(COLLDIAG_ERR_ARG, fn, "the point (%s) is listed twice", where);
+        }
+    cd_free(q);
+    sel_clear(s);
+    s->pts = p;
+    s->npts = s->cap = total;
+    s->type = total ? SEL_POINTS : SEL_NONE;
+    return 0;
+}
+
+/* ====================================================================================================
+ * 3. layouts
+ * ==================================================================================================== */
+
+enum { STORE_CONTIG = 0, STORE_CHUNKED = 1, STORE_COMPACT = 2 };
+
+struct colldiag_layout {
+    int storage;
+    int rank;
+    uint64_t dims[COLLDIAG_MAX_RANK];
+    uint64_t nelem;                       /* product of dims */
+    size_t esize;
+    MPI_Offset addr;                      /* contiguous/compact address, or dense chunk base */
+    uint64_t cdims[COLLDIAG_MAX_RANK];    /* chunk dims */
+    uint64_t grid[COLLDIAG_MAX_RANK];     /* chunks per dimension */
+    uint64_t nchunks;
+    uint64_t chunk_elems, chunk_bytes;
+    MPI_Offset *addrs;                    /* table, or NULL for dense */
+    uint64_t table_hash;                  /* computed once, so agreement checks stay O(1) per call */
+    int filtered;
+};
+
+static int layout_common(const char *fn, int rank, const uint64_t *dims, size_t esize, MPI_Offset addr,
+                         colldiag_layout **out, colldiag_layout **made)
+{
+    if (!out) return cd_fail(COLLDIAG_ERR_ARG, fn, "out is NULL");
+    *out = NULL;
+    uint64_t prod, bytes;
+    int rc = sel_check_dims(fn, rank, dims, &prod);
+    if (rc) return rc;
+    if (esize == 0) return cd_fail(COLLDIAG_ERR_ARG, fn, "elem_size is 0");
+    if (cd_mul(prod, esize, &bytes) || bytes > CD_MAX_OFFSET)
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "the dataset's size in bytes overflows (%" PRIu64 " elements of %zu bytes)",
+                       prod, esize);
+    if (addr < 0) return cd_fail(COLLDIAG_ERR_ARG, fn, "address %lld is negative", (long long)addr);
+    colldiag_layout *l = cd_calloc(1, sizeof *l);
+    if (!l) return cd_fail(COLLDIAG_ERR_NOMEM, fn, "allocating the layout");
+    l->rank = rank;
+    memcpy(l->dims, dims, (size_t)rank * sizeof *dims);
+    l->nelem = prod;
+    l->esize = esize;
+    l->addr = addr;
+    *made = l;
+    return 0;
+}
+
+static int layout_flat(const char *fn, int storage, int rank, const uint64_t *dims, size_t esize, MPI_Offset addr,
+                       colldiag_layout **out)
+{
+    colldiag_layout *l = NULL;
+    int rc = layout_common(fn, rank, dims, esize, addr, out, &l);
+    if (rc) return rc;
+    uint64_t end;
+    if (cd_add((uint64_t)addr, l->nelem * esize, &end) || end > CD_MAX_OFFSET) {
+        cd_free(l);
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "address + size overflows a file offset");
+    }
+    l->storage = storage;
+    *out = l;
+    return 0;
+}
+
+int colldiag_layout_contiguous(int rank, const uint64_t *dims, size_t elem_size, MPI_Offset addr, colldiag_layout **out)
+{
+    return layout_flat("colldiag_layout_contiguous", STORE_CONTIG, rank, dims, elem_size, addr, out);
+}
+
+int colldiag_layout_compact(int rank, const uint64_t *dims, size_t elem_size, MPI_Offset addr, colldiag_layout **out)
+{
+    return layout_flat("colldiag_layout_compact", STORE_COMPACT, rank, dims, elem_size, addr, out);
+}
+
+int colldiag_layout_chunked(int rank, const uint64_t *dims, const uint64_t *chunk_dims, size_t elem_size,
+                            MPI_Offset base, colldiag_layout **out)
+{
+    static const char fn[] = "colldiag_layout_chunked";
+    colldiag_layout *l = NULL;
+    int rc = layout_common(fn, rank, dims, elem_size, base, out, &l);
+    if (rc) return rc;
+    if (!chunk_dims) { cd_free(l); return cd_fail(COLLDIAG_ERR_ARG, fn, "chunk_dims is NULL"); }
+    uint64_t ce = 1, nc = 1, cb, end;
+    for (int d = 0; d < rank; d++) {
+        if (chunk_dims[d] == 0) { cd_free(l); return cd_fail(COLLDIAG_ERR_ARG, fn, "chunk_dims[%d] is 0", d); }
+        l->cdims[d] = chunk_dims[d];
+        l->grid[d] = dims[d] / chunk_dims[d] + (dims[d] % chunk_dims[d] != 0);
+        if (cd_mul(ce, chunk_dims[d], &ce) || cd_mul(nc, l->grid[d], &nc)) {
+            cd_free(l);
+            return cd_fail(COLLDIAG_ERR_ARG, fn, "the chunk size or chunk count overflows at dimension %d", d);
+        }
+    }
+    if (cd_mul(ce, elem_size, &cb) || cb > CD_MAX_OFFSET || cd_mul(nc, cb, &end) ||
+        cd_add(end, (uint64_t)base, &end) || end > CD_MAX_OFFSET) {
+        cd_free(l);
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "dense chunk storage (%" PRIu64 " chunks of %" PRIu64
+                       " elements) overflows a file offset", nc, ce);
+    }
+    l->storage = STORE_CHUNKED;
+    l->chunk_elems = ce;
+    l->chunk_bytes = cb;
+    l->nchunks = nc;
+    *out = l;
+    return 0;
+}
+
+int colldiag_layout_set_chunk_addrs(colldiag_layout *l, uint64_t nchunks, const MPI_Offset *addrs)
+{
+    static const char fn[] = "colldiag_layout_set_chunk_addrs";
+    if (!l) return cd_fail(COLLDIAG_ERR_ARG, fn, "l is NULL");
+    if (l->storage != STORE_CHUNKED) return cd_fail(COLLDIAG_ERR_ARG, fn, "the layout is not chunked");
+    if (nchunks != l->nchunks)
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "nchunks = %" PRIu64 " but the chunk grid has %" PRIu64, nchunks, l->nchunks);
+    if (!addrs) return cd_fail(COLLDIAG_ERR_ARG, fn, "addrs is NULL");
+    if (nchunks > (uint64_t)SIZE_MAX / sizeof(MPI_Offset))
+        return cd_fail(COLLDIAG_ERR_NOMEM, fn, "table of %" PRIu64 " addresses", nchunks);
+    uint64_t h = 0x7ab1e;
+    for (uint64_t i = 0; i < nchunks; i++) {
+        if (addrs[i] < -1 || (addrs[i] >= 0 && (uint64_t)addrs[i] > CD_MAX_OFFSET - l->chunk_bytes))
+            return cd_fail(COLLDIAG_ERR_ARG, fn, "addrs[%" PRIu64 "] = %lld is not a valid chunk address", i,
+                           (long long)addrs[i]);
+        h = cd_hash_u64(h, (uint64_t)addrs[i]);
+    }
+    MPI_Offset *t = cd_malloc((size_t)nchunks * sizeof *t);
+    if (!t) return cd_fail(COLLDIAG_ERR_NOMEM, fn, "table of %" PRIu64 " addresses", nchunks);
+    memcpy(t, addrs, (size_t)nchunks * sizeof *t);
+    cd_free(l->addrs);
+    l->addrs = t;
+    l->table_hash = h;
+    return 0;
+}
+
+int colldiag_layout_set_filtered(colldiag_layout *l, int filtered)
+{
+    static const char fn[] = "colldiag_layout_set_filtered";
+    if (!l) return cd_fail(COLLDIAG_ERR_ARG, fn, "l is NULL");
+    if (l->storage != STORE_CHUNKED && filtered) return cd_fail(COLLDIAG_ERR_ARG, fn, "only chunked layouts can be filtered");
+    l->filtered = filtered != 0;
+    return 0;
+}
+
+void colldiag_layout_free(colldiag_layout *l)
+{
+    if (!l) return;
+    cd_free(l->addrs);
+    cd_free(l);
+}
+
+static MPI_Offset layout_chunk_addr(const colldiag_layout *l, uint64_t idx)
+{
+    return l->addrs ? l->addrs[idx] : l->addr + (MPI_Offset)(idx * l->chunk_bytes);
+}
+
+/* Digest of everything ranks must agree on about a layout. */
+static uint64_t layout_digest(const colldiag_layout *l)
+{
+    uint64_t h = cd_hash_u64(0x1a70u, (uint64_t)l->storage);
+    h = cd_hash_u64(h, (uint64_t)l->rank);
+    for (int d = 0; d < l->rank; d++) h = cd_hash_u64(cd_hash_u64(h, l->dims[d]), l->cdims[d]);
+    h = cd_hash_u64(h, (uint64_t)l->esize);
+    h = cd_hash_u64(h, (uint64_t)l->addr);
+    h = cd_hash_u64(h, l->addrs ? l->table_hash : 0);
+    return cd_hash_u64(h, (uint64_t)l->filtered);
+}
+
+/* ====================================================================================================
+ * 4. files
+ * ==================================================================================================== */
+
+/* Indices of the agreement vector reduced by cd_agree_op: one reduction decides causes, layout/settings
+   agreement, the first failing rank and the chunk counts the schemes need. */
+enum {
+    AG_CAUSE = 0,      /* BOR */
+    AG_LAYOUT,         /* BOR of the layout digest ... */
+    AG_LAYOUT_NOT,     /* ... and of its complement: both equal everywhere iff AND of the two is 0 */
+    AG_SETTINGS,
+    AG_SETTINGS_NOT,
+    AG_VIEW,           /* BOR: some rank's wrapped file has a non-default view */
+    AG_FAIL,           /* MIN: rank*16 + (-code) of the lowest failing rank, UINT64_MAX if none */
+    AG_SUM_CHUNKS,     /* SUM */
+    AG_MIN_CHUNKS,     /* MIN */
+    AG_MAX_CHUNKS,     /* MAX */
+    AG_N
+};
+
+static void cd_agree_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    const uint64_t *a = in;
+    uint64_t *b = inout;
+    for (int base = 0; base + AG_N <= *len; base += AG_N) {
+        for (int i = 0; i < AG_N; i++) {
+            uint64_t x = a[base + i], *y = &b[base + i];
+            switch (i) {
+            case AG_FAIL: case AG_MIN_CHUNKS: if (x < *y) *y = x; break;
+            case AG_MAX_CHUNKS: if (x > *y) *y = x; break;
+            case AG_SUM_CHUNKS: *y += x; break;
+            default: *y |= x; break;
+            }
+        }
+    }
+}
+
+struct colldiag_file {
+    MPI_Comm comm;       /* private duplicate: colldiag's messages never meet the application's */
+    int rank, size;
+    int driver;
+    MPI_File fh;
+    int own_fh;
+    int fd;
+    MPI_Op op;
+};
+
+static int cd_mpi_fail(const char *fn, int mpirc, const char *what)
+{
+    char es[MPI_MAX_ERROR_STRING];
+    int n = 0;
+    es[0] = 0;
+    MPI_Error_string(mpirc, es, &n);
+    return cd_fail(COLLDIAG_ERR_MPI, fn, "%s failed: %s", what, es);
+}
+
+static int file_alloc(const char *fn, MPI_Comm comm, colldiag_file **out, colldiag_file **made)
+{
+    if (!out) return cd_fail(COLLDIAG_ERR_ARG, fn, "out is NULL");
+    *out = NULL;
+    if (comm == MPI_COMM_NULL) return cd_fail(COLLDIAG_ERR_ARG, fn, "comm is MPI_COMM_NULL");
+    colldiag_file *f = cd_calloc(1, sizeof *f);
+    if (!f) return cd_fail(COLLDIAG_ERR_NOMEM, fn, "allocating the file");
+    int rc = MPI_Comm_dup(comm, &f->comm);
+    if (rc != MPI_SUCCESS) { cd_free(f); return cd_mpi_fail(fn, rc, "MPI_Comm_dup"); }
+    MPI_Comm_rank(f->comm, &f->rank);
+    MPI_Comm_size(f->comm, &f->size);
+    MPI_Op_create(cd_agree_fn, 1, &f->op);
+    f->fh = MPI_FILE_NULL;
+    f->fd = -1;
+    *made = f;
+    return 0;
+}
+
+static void file_dealloc(colldiag_file *f)
+{
+    if (f->op != MPI_OP_NULL) MPI_Op_free(&f->op);
+    MPI_Comm_free(&f->comm);
+    cd_free(f);
+}
+
+/* Collective agreement on a local failure: -1 if no rank failed, else the lowest failing rank. */
+static int cd_any_fail(MPI_Comm comm, int failed)
+{
+    int rank, r, first;
+    MPI_Comm_rank(comm, &rank);
+    r = failed ? rank : INT_MAX;
+    MPI_Allreduce(&r, &first, 1, MPI_INT, MPI_MIN, comm);
+    return first == INT_MAX ? -1 : first;
+}
+
+int colldiag_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colldiag_driver_t driver,
+                       colldiag_file **out)
+{
+    static const char fn[] = "colldiag_file_open";
+    colldiag_file *f = NULL;
+    int rc = file_alloc(fn, comm, out, &f);
+    if (rc) return rc;
+    int code = 0;
+    if (!path) code = cd_fail(COLLDIAG_ERR_ARG, fn, "path is NULL");
+    else if (driver != COLLDIAG_DRIVER_MPIO && driver != COLLDIAG_DRIVER_POSIX)
+        code = cd_fail(COLLDIAG_ERR_ARG, fn, "driver = %d is not COLLDIAG_DRIVER_MPIO or COLLDIAG_DRIVER_POSIX", (int)driver);
+    /* the argument checks must agree before anything collective starts */
+    int first = cd_any_fail(f->comm, code != 0);
+    if (first >= 0) {
+        file_dealloc(f);
+        return code ? code : cd_fail(COLLDIAG_ERR_PEER, fn, "rank %d failed its argument checks", first);
+    }
+    if (driver == COLLDIAG_DRIVER_MPIO) {
+        int mrc = MPI_File_open(f->comm, path, amode, info, &f->fh);
+        if (mrc != MPI_SUCCESS) {
+            rc = cd_mpi_fail(fn, mrc, "MPI_File_open");
+            file_dealloc(f);
+            return rc; /* MPI_File_open is collective and fails on every rank together */
+        }
+        MPI_File_set_errhandler(f->fh, MPI_ERRORS_RETURN);
+        f->own_fh = 1;
+    } else {
+        int flags = (amode & MPI_MODE_RDONLY) ? O_RDONLY : (amode & MPI_MODE_WRONLY) ? O_WRONLY : O_RDWR;
+        int err = 0;
+        /* rank 0 creates (honouring EXCL) before the others open, so EXCL means "new file" once */
+        if (f->rank == 0) {
+            int cf = flags | ((amode & MPI_MODE_CREATE) ? O_CREAT : 0) | ((amode & MPI_MODE_EXCL) ? O_EXCL : 0);
+            f->fd = open(path, cf, 0666);
+            if (f->fd < 0) err = errno;
+        }
+        MPI_Bcast(&err, 1, MPI_INT, 0, f->comm);
+        if (!err && f->rank != 0) {
+            f->fd = open(path, flags);
+            if (f->fd < 0) err = errno;
+        }
+        int bad = cd_any_fail(f->comm, err != 0);
+        if (bad >= 0) {
+            if (err) cd_fail(COLLDIAG_ERR_IO, fn, "open(\"%s\") failed: %s", path, strerror(err));
+            else cd_fail(COLLDIAG_ERR_PEER, fn, "rank %d could not open \"%s\"", bad, path);
+            if (f->fd >= 0) close(f->fd);
+            file_dealloc(f);
+            return err ? COLLDIAG_ERR_IO : COLLDIAG_ERR_PEER;
+        }
+    }
+    f->driver = driver;
+    *out = f;
+    return 0;
+}
+
+int colldiag_file_wrap(MPI_Comm comm, MPI_File fh, colldiag_file **out)
+{
+    static const char fn[] = "colldiag_file_wrap";
+    colldiag_file *f = NULL;
+    int rc = file_alloc(fn, comm, out, &f);
+    if (rc) return rc;
+    int code = fh == MPI_FILE_NULL ? cd_fail(COLLDIAG_ERR_ARG, fn, "fh is MPI_FILE_NULL") : 0;
+    int first = cd_any_fail(f->comm, code != 0);
+    if (first >= 0) {
+        file_dealloc(f);
+        return code ? code : cd_fail(COLLDIAG_ERR_PEER, fn, "rank %d passed MPI_FILE_NULL", first);
+    }
+    f->fh = fh;
+    f->driver = COLLDIAG_DRIVER_MPIO;
+    int mrc = MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+    if (mrc != MPI_SUCCESS) {
+        rc = cd_mpi_fail(fn, mrc, "MPI_File_set_view");
+        file_dealloc(f);
+        return rc;
+    }
+    *out = f;
+    return 0;
+}
+
+int colldiag_file_close(colldiag_file *f)
+{
+    static const char fn[] = "colldiag_file_close";
+    if (!f) return 0;
+    int rc = 0;
+    if (f->own_fh && f->fh != MPI_FILE_NULL) {
+        int mrc = MPI_File_close(&f->fh);
+        if (mrc != MPI_SUCCESS) rc = cd_mpi_fail(fn, mrc, "MPI_File_close");
+    }
+    if (f->fd >= 0 && close(f->fd) != 0) rc = cd_fail(COLLDIAG_ERR_IO, fn, "close failed: %s", strerror(errno));
+    if (f->driver == COLLDIAG_DRIVER_POSIX) MPI_Barrier(f->comm); /* every rank's data is out before anyone proceeds */
+    file_dealloc(f);
+    return rc;
+}
+
+/* ====================================================================================================
+ * 5. transfer properties
+ * ==================================================================================================== */
+
+/* Names of the chunk optimisation settings accepted by COLLDIAG_CHUNK_OPT, indexed by the enum value. */
+static const char *const cd_chunk_opt_env[] = {"default", "link", "multi", "atonce", "ind", "multi_no_opt",
+                                               "aggregate", "auto"};
+
+typedef struct {
+    int mode;                   /* colldiag_xfer_mode_t */
+    int chunk_opt;              /* colldiag_chunk_opt_t */
+    unsigned num, ratio;
+    int coll_opt;
+    int opt_types_disabled;     /* env COLLDIAG_MPI_OPT_TYPES / HDF5_MPI_OPT_TYPES starts with 0 */
+    const char *chunk_opt_src;  /* "setting", "default" or the env text */
+    char env_text[96];
+} cd_settings;
+
+struct colldiag_xfer {
+    cd_settings set;            /* what the code set (env applied per call into a copy) */
+    size_t mem_esize;
+    colldiag_convert_fn conv;
+    void *conv_ctx;
+    colldiag_transform_fn xform;
+    void *xform_ctx;
+    size_t bufsize;
+    /* results of the last call */
+    int chunk_opt_done, io_mode_done;
+    uint32_t local_cause, global_cause;
+    colldiag_chunk_info *chunks;
+    uint64_t nchunks, chunks_cap;
+    colldiag_counters cnt;
+    char reason[256];
+    char errmsg[1024];
+};
+
+int colldiag_xfer_create(colldiag_xfer **out)
+{
+    static const char fn[] = "colldiag_xfer_create";
+    if (!out) return cd_fail(COLLDIAG_ERR_ARG, fn, "out is NULL");
+    colldiag_xfer *x = cd_calloc(1, sizeof *x);
+    if (!x) return cd_fail(COLLDIAG_ERR_NOMEM, fn, "allocating the transfer properties");
+    x->set.mode = COLLDIAG_MPIO_INDEPENDENT;
+    x->set.chunk_opt = COLLDIAG_MPIO_CHUNK_DEFAULT;
+    x->set.num = 0;      /* HDF5's H5D_ONE_LINK_CHUNK_IO_THRESHOLD default */
+    x->set.ratio = 60;   /* HDF5's H5D_MULTI_CHUNK_IO_COL_THRESHOLD default */
+    x->set.coll_opt = COLLDIAG_MPIO_COLLECTIVE_IO;
+    x->bufsize = CD_DEFAULT_BUFFER;
+    *out = x;
+    return 0;
+}
+
+void colldiag_xfer_free(colldiag_xfer *x)
+{
+    if (!x) return;
+    cd_free(x->chunks);
+    cd_free(x);
+}
+
+int colldiag_set_dxpl_mpio(colldiag_xfer *x, colldiag_xfer_mode_t mode)
+{
+    static const char fn[] = "colldiag_set_dxpl_mpio";
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    if (mode != COLLDIAG_MPIO_INDEPENDENT && mode != COLLDIAG_MPIO_COLLECTIVE)
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "mode = %d is not INDEPENDENT (0) or COLLECTIVE (1)", (int)mode);
+    x->set.mode = mode;
+    return 0;
+}
+
+int colldiag_set_dxpl_mpio_collective_opt(colldiag_xfer *x, colldiag_collective_opt_t opt)
+{
+    static const char fn[] = "colldiag_set_dxpl_mpio_collective_opt";
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    if (opt != COLLDIAG_MPIO_COLLECTIVE_IO && opt != COLLDIAG_MPIO_INDIVIDUAL_IO)
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "opt = %d is not COLLECTIVE_IO (0) or INDIVIDUAL_IO (1)", (int)opt);
+    x->set.coll_opt = opt;
+    return 0;
+}
+
+int colldiag_set_dxpl_mpio_chunk_opt(colldiag_xfer *x, colldiag_chunk_opt_t opt)
+{
+    static const char fn[] = "colldiag_set_dxpl_mpio_chunk_opt";
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    if ((int)opt < COLLDIAG_MPIO_CHUNK_DEFAULT || (int)opt > COLLDIAG_MPIO_CHUNK_AUTO)
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "opt = %d is not a colldiag_chunk_opt_t (0..7)", (int)opt);
+    x->set.chunk_opt = opt;
+    return 0;
+}
+
+int colldiag_set_dxpl_mpio_chunk_opt_num(colldiag_xfer *x, unsigned num)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_set_dxpl_mpio_chunk_opt_num", "x is NULL");
+    x->set.num = num;
+    return 0;
+}
+
+int colldiag_set_dxpl_mpio_chunk_opt_ratio(colldiag_xfer *x, unsigned percent)
+{
+    static const char fn[] = "colldiag_set_dxpl_mpio_chunk_opt_ratio";
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    if (percent > 100) return cd_fail(COLLDIAG_ERR_ARG, fn, "percent = %u is above 100", percent);
+    x->set.ratio = percent;
+    return 0;
+}
+
+int colldiag_set_type_conversion(colldiag_xfer *x, size_t mem_elem_size, colldiag_convert_fn fn_, void *ctx)
+{
+    static const char fn[] = "colldiag_set_type_conversion";
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    if (fn_ && mem_elem_size == 0) return cd_fail(COLLDIAG_ERR_ARG, fn, "mem_elem_size is 0");
+    x->conv = fn_;
+    x->conv_ctx = ctx;
+    x->mem_esize = fn_ ? mem_elem_size : 0;
+    return 0;
+}
+
+int colldiag_set_data_transform(colldiag_xfer *x, colldiag_transform_fn fn_, void *ctx)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_set_data_transform", "x is NULL");
+    x->xform = fn_;
+    x->xform_ctx = ctx;
+    return 0;
+}
+
+int colldiag_set_buffer(colldiag_xfer *x, size_t bytes)
+{
+    static const char fn[] = "colldiag_set_buffer";
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    if (bytes < 64) return cd_fail(COLLDIAG_ERR_ARG, fn, "bytes = %zu is below the minimum of 64", bytes);
+    x->bufsize = bytes;
+    return 0;
+}
+
+/* Parses a whole unsigned decimal; -1 if it is not one. */
+static int cd_parse_uint(const char *s, unsigned *out)
+{
+    if (!s || !*s) return -1;
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || *end || v > UINT_MAX || *s == '-') return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+/* The settings of one call: the code's, overridden by the environment (read at each call). */
+static int settings_effective(const char *fn, const colldiag_xfer *x, cd_settings *s)
+{
+    *s = x->set;
+    s->chunk_opt_src = "setting";
+    const char *e = getenv("COLLDIAG_CHUNK_OPT");
+    if (e && *e) {
+        int found = -1;
+        for (int i = 0; i < (int)(sizeof cd_chunk_opt_env / sizeof *cd_chunk_opt_env); i++)
+            if (!strcmp(e, cd_chunk_opt_env[i])) found = i;
+        if (found < 0)
+            return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_CHUNK_OPT=\"%.40s\" is not one of "
+                           "default|link|multi|atonce|ind|multi_no_opt|aggregate|auto", e);
+        s->chunk_opt = found;
+        snprintf(s->env_text, sizeof s->env_text, "env COLLDIAG_CHUNK_OPT=%s", e);
+        s->chunk_opt_src = s->env_text;
+    }
+    e = getenv("COLLDIAG_CHUNK_OPT_NUM");
+    if (e && *e && cd_parse_uint(e, &s->num))
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_CHUNK_OPT_NUM=\"%.40s\" is not an unsigned number", e);
+    e = getenv("COLLDIAG_CHUNK_OPT_RATIO");
+    if (e && *e && (cd_parse_uint(e, &s->ratio) || s->ratio > 100))
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_CHUNK_OPT_RATIO=\"%.40s\" is not a percentage 0..100", e);
+    e = getenv("COLLDIAG_MPI_OPT_TYPES");
+    if (!e) e = getenv("HDF5_MPI_OPT_TYPES");
+    s->opt_types_disabled = e && e[0] == '0';
+    return 0;
+}
+
+static uint64_t settings_digest(const cd_settings *s)
+{
+    uint64_t h = cd_hash_u64(0x5e77u, (uint64_t)s->chunk_opt);
+    h = cd_hash_u64(h, s->num);
+    h = cd_hash_u64(h, s->ratio);
+    return cd_hash_u64(h, (uint64_t)s->coll_opt);
+}
+
+/* ====================================================================================================
+ * 6. chunk mapping
+ *
+ * A piece is this rank's part of one chunk (or, contiguous/compact, of the whole dataset). Pieces come
+ * out in ascending chunk index, and only chunks the selection touches are ever visited: the span tree
+ * is walked level by level, carrying (node, multiplicity) pairs so a regular hyperslab stays one node
+ * per level. A piece stores no element list; its runs are regenerated by walking the tree clipped to
+ * the chunk when the data moves (cd_walk_piece), so memory is O(touched chunks).
+ * ==================================================================================================== */
+
+enum { PF_COLL = 1, PF_IND = 2, PF_UNALLOC = 4 };
+
+typedef struct {
+    uint64_t idx;        /* chunk index (0 for contiguous/compact) */
+    MPI_Offset addr;     /* chunk or dataset address; -1 unallocated */
+    uint64_t nelem;      /* elements of this rank's selection in it */
+    uint64_t pt0;        /* points: first entry in the sorted point arrays */
+    int nproc;           /* ranks touching the chunk, -1 unknown */
+    int flags;
+} cd_piece;
+
+typedef struct { const cd_node *nd; uint64_t w; } cd_nw;
+typedef struct { uint64_t a, b; } cd_range;
+
+typedef struct {
+    cd_piece *pc;
+    uint64_t n, cap;
+    uint64_t *pt_off;    /* points: element offset inside the chunk (or dataset), sorted per piece */
+    uint64_t *pt_k;      /* points: their iteration index */
+    /* per-level scratch for the tree mapping */
+    cd_nw *set[COLLDIAG_MAX_RANK + 1];
+    uint64_t setn[COLLDIAG_MAX_RANK + 1], setcap[COLLDIAG_MAX_RANK + 1];
+    cd_range *rg[COLLDIAG_MAX_RANK];
+    uint64_t rgcap[COLLDIAG_MAX_RANK];
+    const colldiag_layout *l;
+    int nomem;
+} cd_map;
+
+static void map_free(cd_map *m)
+{
+    cd_free(m->pc);
+    cd_free(m->pt_off);
+    cd_free(m->pt_k);
+    for (int d = 0; d <= COLLDIAG_MAX_RANK; d++) cd_free(m->set[d]);
+    for (int d = 0; d < COLLDIAG_MAX_RANK; d++) cd_free(m->rg[d]);
+    memset(m, 0, sizeof *m);
+}
+
+static int map_push(cd_map *m, uint64_t idx, MPI_Offset addr, uint64_t nelem, uint64_t pt0)
+{
+    if (cd_grow((void **)&m->pc, &m->cap, m->n + 1, sizeof *m->pc)) return -1;
+    cd_piece *p = &m->pc[m->n++];
+    p->idx = idx;
+    p->addr = addr;
+    p->nelem = nelem;
+    p->pt0 = pt0;
+    p->nproc = -1;
+    p->flags = addr < 0 ? PF_UNALLOC : 0;
+    return 0;
+}
+
+/* Elements of nd (one dimension) inside [lo, hi]. */
+static uint64_t node_count_in(const cd_node *nd, uint64_t lo, uint64_t hi)
+{
+    uint64_t c = 0;
+    for (uint64_t i = node_find(nd, lo); i < nd->n; i++) {
+        cd_span s;
+        node_span(nd, i, &s);
+        if (s.lo > hi) break;
+        uint64_t a = s.lo > lo ? s.lo : lo, b = s.hi < hi ? s.hi : hi;
+        c += b - a + 1;
+    }
+    return c;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+    const cd_range *x = a, *y = b;
+    return x->a < y->a ? -1 : x->a > y->a;
+}
+
+static int map_tree_level(cd_map *m, int d, uint64_t prefix)
+{
+    const colldiag_layout *l = m->l;
+    const uint64_t C = l->cdims[d];
+    const cd_nw *set = m->set[d];
+    const uint64_t nset = m->setn[d];
+    /* chunk coordinates touched at this level, as merged ranges */
+    uint64_t nr = 0;
+    for (uint64_t j = 0; j < nset; j++) {
+        const cd_node *nd = set[j].nd;
+        for (uint64_t i = 0; i < nd->n; i++) {
+            cd_span s;
+            node_span(nd, i, &s);
+            uint64_t a = s.lo / C, b = s.hi / C;
+            if (nr && m->rg[d][nr - 1].b + 1 >= a && m->rg[d][nr - 1].a <= a) { /* common case: ascending */
+                if (b > m->rg[d][nr - 1].b) m->rg[d][nr - 1].b = b;
+                continue;
+            }
+            if (cd_grow((void **)&m->rg[d], &m->rgcap[d], nr + 1, sizeof(cd_range))) return -1;
+            m->rg[d][nr].a = a;
+            m->rg[d][nr].b = b;
+            nr++;
+        }
+    }
+    if (nset > 1 && nr > 1) {
+        qsort(m->rg[d], (size_t)nr, sizeof(cd_range), cmp_range);
+        uint64_t w = 0;
+        for (uint64_t i = 1; i < nr; i++) {
+            if (m->rg[d][i].a <= m->rg[d][w].b + 1) {
+                if (m->rg[d][i].b > m->rg[d][w].b) m->rg[d][w].b = m->rg[d][i].b;
+            } else {
+                m->rg[d][++w] = m->rg[d][i];
+            }
+        }
+        nr = w + 1;
+    }
+    /* the ranges array is reused by deeper levels' siblings only after this loop finishes with it */
+    for (uint64_t r = 0; r < nr; r++) {
+        const uint64_t ca = m->rg[d][r].a, cb = m->rg[d][r].b;
+        for (uint64_t c = ca; c <= cb; c++) {
+            uint64_t lo = c * C, hi = lo + C - 1;
+            uint64_t idx = prefix * l->grid[d] + c;
+            if (d == l->rank - 1) {
+                uint64_t ne = 0;
+                for (uint64_t j = 0; j < nset; j++) ne += set[j].w * node_count_in(set[j].nd, lo, hi);
+                if (ne && map_push(m, idx, layout_chunk_addr(l, idx), ne, 0)) return -1;
+                continue;
+            }
+            /* children reached from this chunk slab, with how many coordinates lead to each */
+            m->setn[d + 1] = 0;
+            for (uint64_t j = 0; j < nset; j++) {
+                const cd_node *nd = set[j].nd;
+                for (uint64_t i = node_find(nd, lo); i < nd->n; i++) {
+                    cd_span s;
+                    node_span(nd, i, &s);
+                    if (s.lo > hi) break;
+                    uint64_t a = s.lo > lo ? s.lo : lo, b = s.hi < hi ? s.hi : hi;
+                    uint64_t w = set[j].w * (b - a + 1), k;
+                    cd_nw *cs = m->set[d + 1];
+                    uint64_t cn = m->setn[d + 1];
+                    for (k = cn; k > 0 && cs[k - 1].nd != s.down; k--) {
+                        if (cn - k >= 8) { k = 0; break; } /* a short look-back finds shared children */
+                    }
+                    if (k > 0) { cs[k - 1].w += w; continue; }
+                    if (cd_grow((void **)&m->set[d + 1], &m->setcap[d + 1], cn + 1, sizeof(cd_nw))) return -1;
+                    m->set[d + 1][cn].nd = s.down;
+                    m->set[d + 1][cn].w = w;
+                    m->setn[d + 1] = cn + 1;
+                }
+            }
+            if (map_tree_level(m, d + 1, idx)) return -1;
+        }
+        /* deeper levels may have grown rg[d]'s neighbours but never rg[d] itself */
+    }
+    return 0;
+}
+
+typedef struct { uint64_t chunk, off, k; } cd_ptrec;
+static int cmp_ptrec(const void *a, const void *b)
+{
+    const cd_ptrec *x = a, *y = b;
+    if (x->chunk != y->chunk) return x->chunk < y->chunk ? -1 : 1;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Pieces of a point selection: points sorted by (chunk, offset in chunk) so every file type is
+   monotonic, each keeping its iteration index so memory still pairs in the order given. */
+static int map_points(cd_map *m, const colldiag_sel *fs)
+{
+    const colldiag_layout *l = m->l;
+    uint64_t n = fs->npts;
+    cd_ptrec *r = cd_malloc((size_t)n * sizeof *r);
+    if (!r) return -1;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t off = fs->pts[i], ci = 0, co = 0;
+        if (l->storage == STORE_CHUNKED) {
+            uint64_t c[COLLDIAG_MAX_RANK];
+            for (int d = l->rank - 1; d >= 0; d--) { c[d] = off % l->dims[d]; off /= l->dims[d]; }
+            for (int d = 0; d < l->rank; d++) {
+                ci = ci * l->grid[d] + c[d] / l->cdims[d];
+                co = co * l->cdims[d] + c[d] % l->cdims[d];
+            }
+        } else {
+            co = off;
+        }
+        r[i].chunk = ci;
+        r[i].off = co;
+        r[i].k = i;
+    }
+    qsort(r, (size_t)n, sizeof *r, cmp_ptrec);
+    m->pt_off = cd_malloc((size_t)n * sizeof(uint64_t));
+    m->pt_k = cd_malloc((size_t)n * sizeof(uint64_t));
+    if (!m->pt_off || !m->pt_k) { cd_free(r); return -1; }
+    for (uint64_t i = 0; i < n; i++) {
+        m->pt_off[i] = r[i].off;
+        m->pt_k[i] = r[i].k;
+        if (i == 0 || r[i].chunk != r[i - 1].chunk) {
+            MPI_Offset a = l->storage == STORE_CHUNKED ? layout_chunk_addr(l, r[i].chunk) : l->addr;
+            if (map_push(m, r[i].chunk, a, 0, i)) { cd_free(r); return -1; }
+        }
+        m->pc[m->n - 1].nelem++;
+    }
+    cd_free(r);
+    return 0;
+}
+
+/* Builds the pieces of a (validated) file selection. Returns 0 or -1 (out of memory). */
+static int map_build(cd_map *m, const colldiag_layout *l, const colldiag_sel *fs)
+{
+    m->l = l;
+    uint64_t np = colldiag_sel_npoints(fs);
+    if (np == 0 || fs->space == SPACE_NULL) return 0;
+    if (fs->type == SEL_POINTS) return map_points(m, fs);
+    if (fs->space == SPACE_SCALAR) /* one element, the dataset's only one */
+        return map_push(m, 0, l->storage == STORE_CHUNKED ? layout_chunk_addr(l, 0) : l->addr, 1, 0);
+    if (l->storage != STORE_CHUNKED) return map_push(m, 0, l->addr, np, 0);
+    if (cd_grow((void **)&m->set[0], &m->setcap[0], 1, sizeof(cd_nw))) return -1;
+    m->set[0][0].nd = fs->tree;
+    m->set[0][0].w = 1;
+    m->setn[0] = 1;
+    return map_tree_level(m, 0, 0);
+}
+
+/* --- walking a piece's runs ------------------------------------------------------------------------ */
+
+/* A run: n elements contiguous in the file at byte offset foff, iteration indices k..k+n-1. */
+typedef int (*cd_run_fn)(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n);
+
+typedef struct {
+    int rank;
+    uint64_t lo[COLLDIAG_MAX_RANK], hi[COLLDIAG_MAX_RANK], pitch[COLLDIAG_MAX_RANK];
+    MPI_Offset base;
+    size_t esize;
+    cd_run_fn fn;
+    void *ctx;
+} cd_walk;
+
+static int walk_node(const cd_walk *w, const cd_node *nd, int d, uint64_t off, uint64_t k)
+{
+    for (uint64_t i = node_find(nd, w->lo[d]); i < nd->n; i++) {
+        cd_span s;
+        node_span(nd, i, &s);
+        if (s.lo > w->hi[d]) break;
+        uint64_t a = s.lo > w->lo[d] ? s.lo : w->lo[d], b = s.hi < w->hi[d] ? s.hi : w->hi[d];
+        if (d == w->rank - 1) {
+            int rc = w->fn(w->ctx, w->base + (MPI_Offset)((off + a - w->lo[d]) * w->esize), k + s.kbase + (a - s.lo),
+                           b - a + 1);
+            if (rc) return rc;
+            continue;
+        }
+        uint64_t npd = CD_NP(s.down);
+        for (uint64_t x = a; x <= b; x++) {
+            int rc = walk_node(w, s.down, d + 1, off + (x - w->lo[d]) * w->pitch[d], k + s.kbase + (x - s.lo) * npd);
+            if (rc) return rc;
+        }
+    }
+    return 0;
+}
+
+/* Emits the runs of piece p in ascending file offset. */
+static int cd_walk_piece(const cd_map *m, const colldiag_sel *fs, const cd_piece *p, cd_run_fn fn, void *ctx)
+{
+    const colldiag_layout *l = m->l;
+    if (fs->type == SEL_POINTS) {
+        for (uint64_t j = p->pt0; j < p->pt0 + p->nelem; j++) {
+            int rc = fn(ctx, p->addr + (MPI_Offset)(m->pt_off[j] * l->esize), m->pt_k[j], 1);
+            if (rc) return rc;
+        }
+        return 0;
+    }
+    if (fs->space == SPACE_SCALAR) return fn(ctx, p->addr, 0, 1);
+    cd_walk w;
+    w.rank = l->rank;
+    w.base = p->addr;
+    w.esize = l->esize;
+    w.fn = fn;
+    w.ctx = ctx;
+    if (l->storage == STORE_CHUNKED) {
+        uint64_t idx = p->idx, c[COLLDIAG_MAX_RANK];
+        for (int d = l->rank - 1; d >= 0; d--) { c[d] = idx % l->grid[d]; idx /= l->grid[d]; }
+        uint64_t pitch = 1;
+        for (int d = l->rank - 1; d >= 0; d--) {
+            w.lo[d] = c[d] * l->cdims[d];
+            w.hi[d] = w.lo[d] + l->cdims[d] - 1;
+            w.pitch[d] = pitch;
+            pitch *= l->cdims[d];
+        }
+    } else {
+        uint64_t pitch = 1;
+        for (int d = l->rank - 1; d >= 0; d--) {
+            w.lo[d] = 0;
+            w.hi[d] = l->dims[d] - 1;
+            w.pitch[d] = pitch;
+            pitch *= l->dims[d];
+        }
+    }
+    return walk_node(&w, fs->tree, 0, 0, 0);
+}
+
+/* --- memory side: iteration indices to memory element offsets ------------------------------------- */
+
+typedef int (*cd_mrun_fn)(void *ctx, uint64_t moff, uint64_t n);
+
+/* Memory runs (element offsets in the memory space) holding iteration indices k..k+n-1. */
+static int cd_mem_runs(const colldiag_sel *ms, uint64_t k, uint64_t n, cd_mrun_fn fn, void *ctx)
+{
+    if (!ms) return fn(ctx, k, n); /* packed buffer */
+    if (ms->type == SEL_POINTS) {
+        for (uint64_t i = 0; i < n; i++) {
+            int rc = fn(ctx, ms->pts[k + i], 1);
+            if (rc) return rc;
+        }
+        return 0;
+    }
+    if (ms->space == SPACE_SCALAR) return fn(ctx, 0, n);
+    uint64_t pitch[COLLDIAG_MAX_RANK], p = 1;
+    for (int d = ms->rank - 1; d >= 0; d--) { pitch[d] = p; p *= ms->dims[d]; }
+    while (n > 0) {
+        const cd_node *nd = ms->tree;
+        uint64_t kk = k, off = 0, rem = 0;
+        for (int d = 0; d < ms->rank; d++) {
+            cd_span s;
+            node_span(nd, node_find_k(nd, kk), &s);
+            uint64_t npd = CD_NP(s.down), x = s.lo + (kk - s.kbase) / npd;
+            kk -= s.kbase + (x - s.lo) * npd;
+            off += x * pitch[d];
+            if (d == ms->rank - 1) rem = s.hi - x + 1;
+            nd = s.down;
+        }
+        uint64_t t = rem < n ? rem : n;
+        int rc = fn(ctx, off, t);
+        if (rc) return rc;
+        k += t;
+        n -= t;
+    }
+    return 0;
+}
+
+/* ====================================================================================================
+ * 8. datatypes
+ *
+ * Runs arrive in the order data must flow. A stream compresses them online into items: an item is a
+ * contiguous block of len bytes repeated through up to CD_MAXD levels of (count, stride). Runs of equal
+ * length at equal spacing become a vector, equal vectors at equal spacing a vector of vectors, and so
+ * on, so a regular selection of any number of chunks becomes a handful of items, and one MPI type is
+ * built per distinct item shape (never one per chunk). Any run sequence stays exact: what does not
+ * compress stays a separate item.
+ * ==================================================================================================== */
+
+typedef struct {
+    int64_t off;                 /* bytes */
+    uint64_t len;                /* contiguous bytes */
+    int depth;
+    uint64_t cnt[CD_MAXD];
+    int64_t str[CD_MAXD];
+} cd_item;
+
+typedef struct {
+    cd_item *it;
+    uint64_t n, cap;
+    uint64_t bytes;
+    int nomem;
+} cd_stream;
+
+static int item_inner_equal(const cd_item *a, const cd_item *b, int depth)
+{
+    if (a->len != b->len) return 0;
+    for (int i = 0; i < depth; i++)
+        if (a->cnt[i] != b->cnt[i] || a->str[i] != b->str[i]) return 0;
+    return 1;
+}
+
+/* Tries to absorb X (which follows T in the stream) into T. */
+static int item_absorb(cd_item *T, const cd_item *X)
+{
+    if (T->depth == 0 && X->depth == 0 && X->off == T->off + (int64_t)T->len) {
+        T->len += X->len;
+        return 1;
+    }
+    if (T->depth == X->depth + 1 && item_inner_equal(T, X, X->depth)) {
+        int top = T->depth - 1;
+        if (T->cnt[top] < CD_MAX_INT_COUNT && X->off == T->off + (int64_t)T->cnt[top] * T->str[top]) {
+            T->cnt[top]++;
+            return 1;
+        }
+        return 0;
+    }
+    if (T->depth == X->depth && T->depth < CD_MAXD && X->off != T->off && item_inner_equal(T, X, T->depth)) {
+        T->cnt[T->depth] = 2;
+        T->str[T->depth] = X->off - T->off;
+        T->depth++;
+        return 1;
+    }
+    return 0;
+}
+
+static void stream_add(cd_stream *s, int64_t off, uint64_t len)
+{
+    if (len == 0 || s->nomem) return;
+    s->bytes += len;
+    if (s->n && s->it[s->n - 1].depth == 0 && s->it[s->n - 1].off + (int64_t)s->it[s->n - 1].len == off) {
+        s->it[s->n - 1].len += len; /* the common case, without building an item */
+        goto cascade;
+    }
+    if (cd_grow((void **)&s->it, &s->cap, s->n + 1, sizeof(cd_item))) { s->nomem = 1; return; }
+    cd_item *x = &s->it[s->n++];
+    x->off = off;
+    x->len = len;
+    x->depth = 0;
+cascade:
+    while (s->n >= 2 && item_absorb(&s->it[s->n - 2], &s->it[s->n - 1])) s->n--;
+}
+
+static void stream_free(cd_stream *s)
+{
+    cd_free(s->it);
+    memset(s, 0, sizeof *s);
+}
+
+/* A type of len contiguous bytes, whatever len (split in 1 GiB blocks beyond INT_MAX). */
+static int type_bytes(uint64_t len, MPI_Datatype *t)
+{
+    if (len <= CD_MAX_INT_COUNT) return MPI_Type_contiguous((int)len, MPI_BYTE, t);
+    MPI_Datatype blk, many, rest;
+    uint64_t q = len / CD_BIG_BLOCK, r = len % CD_BIG_BLOCK;
+    if (q > CD_MAX_INT_COUNT) return MPI_ERR_COUNT;
+    int rc = MPI_Type_contiguous((int)CD_BIG_BLOCK, MPI_BYTE, &blk);
+    if (rc) return rc;
+    rc = MPI_Type_contiguous((int)q, blk, &many);
+    MPI_Type_free(&blk);
+    if (rc || r == 0) { *t = many; return rc; }
+    rc = MPI_Type_contiguous((int)r, MPI_BYTE, &rest);
+    if (rc) { MPI_Type_free(&many); return rc; }
+    int bl[2] = {1, 1};
+    MPI_Aint dp[2] = {0, (MPI_Aint)(q * CD_BIG_BLOCK)};
+    MPI_Datatype ty[2] = {many, rest};
+    rc = MPI_Type_create_struct(2, bl, dp, ty, t);
+    MPI_Type_free(&many);
+    MPI_Type_free(&rest);
+    return rc;
+}
+
+typedef struct {
+    cd_item shape;   /* off ignored */
+    MPI_Datatype t;
+} cd_tcache_ent;
+
+static int item_type(const cd_item *it, MPI_Datatype *out)
+{
+    MPI_Datatype t;
+    int rc = type_bytes(it->len, &t);
+    if (rc) return rc;
+    for (int i = 0; i < it->depth; i++) {
+        MPI_Datatype v;
+        rc = MPI_Type_create_hvector((int)it->cnt[i], 1, (MPI_Aint)it->str[i], t, &v);
+        MPI_Type_free(&t);
+        if (rc) return rc;
+        t = v;
+    }
+    *out = t;
+    return 0;
+}
+
+/* One committed type for the whole stream (displacements absolute from 0). *ntypes_built counts the
+   MPI types created for item shapes, which the tests use to prove types are not built per chunk. */
+static int stream_type(const cd_stream *s, MPI_Datatype *out, uint64_t *ntypes_built)
+{
+    *out = MPI_DATATYPE_NULL;
+    if (s->n > CD_MAX_INT_COUNT) return MPI_ERR_COUNT;
+    cd_tcache_ent *tc = NULL;
+    uint64_t ntc = 0, tcap = 0;
+    int n = (int)s->n, rc = 0;
+    int *bl = cd_malloc((size_t)n * sizeof *bl);
+    MPI_Aint *dp = cd_malloc((size_t)n * sizeof *dp);
+    MPI_Datatype *ty = cd_malloc((size_t)n * sizeof *ty);
+    if (!bl || !dp || !ty) { rc = MPI_ERR_NO_MEM; goto done; }
+    for (int i = 0; i < n && !rc; i++) {
+        const cd_item *it = &s->it[i];
+        uint64_t j;
+        /* items of one stream repeat few shapes; look back over the distinct ones */
+        for (j = 0; j < ntc; j++)
+            if (tc[j].shape.depth == it->depth && item_inner_equal(&tc[j].shape, it, it->depth)) break;
+        if (j == ntc) {
+            if (cd_grow((void **)&tc, &tcap, ntc + 1, sizeof *tc)) { rc = MPI_ERR_NO_MEM; break; }
+            tc[ntc].shape = *it;
+            rc = item_type(it, &tc[ntc].t);
+            if (rc) break;
+            ntc++;
+            if (ntypes_built) (*ntypes_built)++;
+        }
+        bl[i] = 1;
+        dp[i] = (MPI_Aint)it->off;
+        ty[i] = tc[j].t;
+    }
+    if (!rc) {
+        int same = 1;
+        for (int i = 1; i < n && same; i++) same = ty[i] == ty[0];
+        if (same) rc = MPI_Type_create_hindexed_block(n, 1, dp, ty[0], out);
+        else rc = MPI_Type_create_struct(n, bl, dp, ty, out);
+        if (!rc) rc = MPI_Type_commit(out);
+    }
+done:
+    for (uint64_t j = 0; j < ntc; j++) MPI_Type_free(&tc[j].t);
+    cd_free(tc);
+    cd_free(bl);
+    cd_free(dp);
+    cd_free(ty);
+    return rc;
+}
+
+/* ====================================================================================================
+ * 7. decision and 9. execution share one per-call context
+ * ==================================================================================================== */
+
+enum { DIR_WRITE = 0, DIR_READ = 1, DIR_PLAN = 2 };
+
+typedef struct {
+    const char *fn;
+    colldiag_file *f;
+    const colldiag_layout *l;
+    const colldiag_sel *fs, *ms;
+    const void *wbuf;
+    void *rbuf;
+    colldiag_xfer *x;
+    cd_settings set;
+    int dir;
+    size_t fes, mes;          /* file and memory element sizes */
+    cd_map map;
+    uint64_t *order;          /* piece indices in ascending address (NULL: index order is address order) */
+    int code;                 /* first local error */
+    char msg[sizeof cd_errbuf];
+    uint64_t g[AG_N];         /* the agreed vector */
+    uint64_t types_built;
+} cd_io;
+
+/* Records the first local error of this call (message kept for the xfer and the thread). */
+static int io_fail(cd_io *io, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int io_fail(cd_io *io, int code, const char *fmt, ...)
+{
+    if (io->code) return io->code;
+    char m[640];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m, sizeof m, fmt, ap);
+    va_end(ap);
+    cd_fail(code, io->fn, "%s", m);
+    snprintf(io->msg, sizeof io->msg, "%s", cd_errbuf);
+    io->code = code;
+    return code;
+}
+
+/* --- argument checks (local, pure) --- */
+
+static int sel_dims_match(const colldiag_sel *s, const colldiag_layout *l)
+{
+    if (s->space == SPACE_NULL) return 1;
+    if (s->space == SPACE_SCALAR) return l->nelem == 1;
+    if (s->rank != l->rank) return 0;
+    for (int d = 0; d < l->rank; d++)
+        if (s->dims[d] != l->dims[d]) return 0;
+    return 1;
+}
+
+static int check_args(cd_io *io)
+{
+    const colldiag_layout *l = io->l;
+    const colldiag_sel *fs = io->fs, *ms = io->ms;
+    if (!l) return io_fail(io, COLLDIAG_ERR_ARG, "layout l is NULL");
+    if (!fs) return io_fail(io, COLLDIAG_ERR_ARG, "file_sel is NULL");
+    if (!sel_dims_match(fs, l)) {
+        if (fs->space == SPACE_SCALAR)
+            return io_fail(io, COLLDIAG_ERR_ARG, "file_sel is scalar but the layout has %" PRIu64 " elements", l->nelem);
+        char a[256], b[256];
+        int wa = 0, wb = 0;
+        for (int d = 0; d < fs->rank && wa < 200; d++) wa += snprintf(a + wa, sizeof a - (size_t)wa, "%s%" PRIu64, d ? "x" : "", fs->dims[d]);
+        for (int d = 0; d < l->rank && wb < 200; d++) wb += snprintf(b + wb, sizeof b - (size_t)wb, "%s%" PRIu64, d ? "x" : "", l->dims[d]);
+        return io_fail(io, COLLDIAG_ERR_ARG, "file_sel dims %s (rank %d) differ from the layout's %s (rank %d)", a,
+                       fs->rank, b, l->rank);
+    }
+    uint64_t nf = colldiag_sel_npoints(fs);
+    if (ms) {
+        uint64_t nm = colldiag_sel_npoints(ms);
+        if (fs->space != SPACE_NULL && ms->space != SPACE_NULL && nm != nf)
+            return io_fail(io, COLLDIAG_ERR_ARG, "mem_sel selects %" PRIu64 " elements but file_sel selects %" PRIu64, nm, nf);
+    }
+    if (io->x->conv && io->x->mem_esize == 0) return io_fail(io, COLLDIAG_ERR_ARG, "conversion without a memory element size");
+    if (io->dir != DIR_PLAN && nf > 0 && fs->space != SPACE_NULL && !(ms && ms->space == SPACE_NULL)) {
+        if (io->dir == DIR_WRITE && !io->wbuf) return io_fail(io, COLLDIAG_ERR_ARG, "buf is NULL but %" PRIu64 " elements are selected", nf);
+        if (io->dir == DIR_READ && !io->rbuf) return io_fail(io, COLLDIAG_ERR_ARG, "buf is NULL but %" PRIu64 " elements are selected", nf);
+    }
+    uint64_t tb;
+    if (cd_mul(nf, io->mes, &tb) || tb > CD_MAX_OFFSET || (ms && cd_mul(ms->nelem_space, io->mes, &tb)) || tb > CD_MAX_OFFSET)
+        return io_fail(io, COLLDIAG_ERR_ARG, "the memory buffer's size in bytes overflows");
+    return 0;
+}
+
+static int cmp_piece_addr_ctx_sort(const void *a, const void *b, void *ctx)
+{
+    const cd_piece *pc = ctx;
+    MPI_Offset x = pc[*(const uint64_t *)a].addr, y = pc[*(const uint64_t *)b].addr;
+    return x < y ? -1 : x > y;
+}
+
+/* Table layouts: pieces in address order, and refuse chunks whose storage overlaps. */
+static int order_by_addr(cd_io *io)
+{
+    const cd_map *m = &io->map;
+    if (io->l->storage != STORE_CHUNKED || !io->l->addrs || m->n == 0) return 0;
+    io->order = cd_malloc((size_t)m->n * sizeof *io->order);
+    if (!io->order) return io_fail(io, COLLDIAG_ERR_NOMEM, "ordering %" PRIu64 " chunks by address", m->n);
+    for (uint64_t i = 0; i < m->n; i++) io->order[i] = i;
+    qsort_r(io->order, (size_t)m->n, sizeof *io->order, cmp_piece_addr_ctx_sort, m->pc);
+    const cd_piece *prev = NULL;
+    for (uint64_t i = 0; i < m->n; i++) {
+        const cd_piece *p = &m->pc[io->order[i]];
+        if (p->addr < 0) continue;
+        if (prev && prev->addr + (MPI_Offset)io->l->chunk_bytes > p->addr)
+            return io_fail(io, COLLDIAG_ERR_ARG, "chunks %" PRIu64 " and %" PRIu64 " overlap in the address table (%lld, %lld)",
+                           prev->idx, p->idx, (long long)prev->addr, (long long)p->addr);
+        prev = p;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * 9. execution: primitives
+ * --------------------------------------------------------------------------------------------------- */
+
+static int io_raw(cd_io *io, int write, MPI_Offset off, void *p, uint64_t len)
+{
+    colldiag_counters *c = &io->x->cnt;
+    while (len > 0) {
+        uint64_t part = len > CD_MAX_INT_COUNT ? CD_BIG_BLOCK : len;
+        uint64_t done = 0;
+        if (io->f->driver == COLLDIAG_DRIVER_POSIX) {
+            ssize_t r = write ? pwrite(io->f->fd, p, (size_t)part, (off_t)off) : pread(io->f->fd, p, (size_t)part, (off_t)off);
+            c->calls_independent++;
+            if (r < 0) {
+                if (errno == EINTR) continue;
+                return io_fail(io, COLLDIAG_ERR_IO, "%s at offset %lld failed: %s", write ? "pwrite" : "pread",
+                               (long long)off, strerror(errno));
+            }
+            if (r == 0 && !write) { memset(p, 0, (size_t)part); r = (ssize_t)part; } /* past EOF: zeros, as unwritten storage */
+            if (r == 0) return io_fail(io, COLLDIAG_ERR_IO, "pwrite at offset %lld wrote nothing", (long long)off);
+            done = (uint64_t)r;
+        } else {
+            MPI_Status st;
+            int rc = write ? MPI_File_write_at(io->f->fh, off, p, (int)part, MPI_BYTE, &st)
+                           : MPI_File_read_at(io->f->fh, off, p, (int)part, MPI_BYTE, &st);
+            c->calls_independent++;
+            if (rc != MPI_SUCCESS) {
+                char es[MPI_MAX_ERROR_STRING];
+                int n;
+                MPI_Error_string(rc, es, &n);
+                return io_fail(io, COLLDIAG_ERR_MPI, "%s at offset %lld failed: %s", write ? "MPI_File_write_at" : "MPI_File_read_at",
+                               (long long)off, es);
+            }
+            int got = 0;
+            MPI_Get_count(&st, MPI_BYTE, &got);
+            if (got < 0 || (uint64_t)got > part) got = (int)part;
+            if ((uint64_t)got < part) {
+                if (write) return io_fail(io, COLLDIAG_ERR_IO, "MPI_File_write_at wrote %d of %" PRIu64 " bytes", got, part);
+                memset((char *)p + got, 0, (size_t)(part - (uint64_t)got)); /* past EOF */
+            }
+            done = part;
+        }
+        c->bytes_independent += done;
+        off += (MPI_Offset)done;
+        p = (char *)p + done;
+        len -= done;
+    }
+    return 0;
+}
+
+/* --- independent runs through a staging buffer --- */
+
+typedef struct { uint64_t k, n; } cd_kn;
+
+typedef struct {
+    cd_io *io;
+    unsigned char *fst;   /* file-typed staging */
+    size_t fcap;          /* bytes */
+    unsigned char *mst;   /* memory-typed staging (conversion only) */
+    MPI_Offset poff;      /* pending file region */
+    uint64_t plen;        /* bytes */
+    cd_kn *kl;            /* reads: the (k, n) runs of the pending region */
+    uint64_t nk, kcap;
+    int unalloc;          /* pending region belongs to unallocated chunks (reads: zeros) */
+    unsigned char *cursor;/* gather/scatter position */
+} cd_stage;
+
+static int mrun_gather(void *ctx, uint64_t moff, uint64_t n)
+{
+    cd_stage *st = ctx;
+    size_t es = st->io->mes;
+    memcpy(st->cursor, (const unsigned char *)st->io->wbuf + moff * es, (size_t)(n * es));
+    st->cursor += n * es;
+    return 0;
+}
+static int mrun_scatter(void *ctx, uint64_t moff, uint64_t n)
+{
+    cd_stage *st = ctx;
+    size_t es = st->io->mes;
+    memcpy((unsigned char *)st->io->rbuf + moff * es, st->cursor, (size_t)(n * es));
+    st->cursor += n * es;
+    return 0;
+}
+
+static int stage_convert(cd_stage *st, unsigned char *felems, uint64_t n, colldiag_direction_t dir)
+{
+    cd_io *io = st->io;
+    colldiag_xfer *x = io->x;
+    if (dir == COLLDIAG_TO_FILE) {
+        if (x->conv) {
+            int r = x->conv(st->mst, felems, (size_t)n, COLLDIAG_TO_FILE, x->conv_ctx);
+            if (r) return io_fail(io, COLLDIAG_ERR_ARG, "the type conversion callback returned %d (TO_FILE)", r);
+        }
+        if (x->xform) {
+            int r = x->xform(felems, (size_t)n, COLLDIAG_TO_FILE, x->xform_ctx);
+            if (r) return io_fail(io, COLLDIAG_ERR_ARG, "the data transform callback returned %d (TO_FILE)", r);
+        }
+    } else {
+        if (x->xform) {
+            int r = x->xform(felems, (size_t)n, COLLDIAG_TO_MEMORY, x->xform_ctx);
+            if (r) return io_fail(io, COLLDIAG_ERR_ARG, "the data transform callback returned %d (TO_MEMORY)", r);
+        }
+        if (x->conv) {
+            int r = x->conv(felems, st->mst, (size_t)n, COLLDIAG_TO_MEMORY, x->conv_ctx);
+            if (r) return io_fail(io, COLLDIAG_ERR_ARG, "the type conversion callback returned %d (TO_MEMORY)", r);
+        }
+    }
+    return 0;
+}
+
+static int stage_flush(cd_stage *st)
+{
+    cd_io *io = st->io;
+    if (st->plen == 0) return 0;
+    int rc = 0;
+    if (io->dir == DIR_WRITE) {
+        rc = io_raw(io, 1, st->poff, st->fst, st->plen);
+    } else {
+        if (st->unalloc) memset(st->fst, 0, (size_t)st->plen);
+        else rc = io_raw(io, 0, st->poff, st->fst, st->plen);
+        unsigned char *fp = st->fst;
+        int conv = io->x->conv || io->x->xform;
+        for (uint64_t i = 0; i < st->nk && !rc; i++) {
+            uint64_t n = st->kl[i].n;
+            if (conv) {
+                rc = stage_convert(st, fp, n, COLLDIAG_TO_MEMORY);
+                st->cursor = io->x->conv ? st->mst : fp;
+            } else {
+                st->cursor = fp;
+            }
+            if (!rc) rc = cd_mem_runs(io->ms, st->kl[i].k, n, mrun_scatter, st);
+            fp += n * io->fes;
+        }
+    }
+    st->plen = 0;
+    st->nk = 0;
+    return rc;
+}
+
+static int stage_run(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
+{
+    cd_stage *st = ctx;
+    cd_io *io = st->io;
+    const size_t fes = io->fes;
+    const uint64_t per = st->fcap / fes; /* elements per staging fill */
+    while (n > 0) {
+        uint64_t t = n < per ? n : per;
+        if (st->plen && (foff != st->poff + (MPI_Offset)st->plen || st->plen + t * fes > st->fcap)) {
+            int rc = stage_flush(st);
+            if (rc) return rc;
+        }
+        if (st->plen == 0) st->poff = foff;
+        unsigned char *dst = st->fst + st->plen;
+        if (io->dir == DIR_WRITE) {
+            st->cursor = io->x->conv ? st->mst : dst;
+            int rc = cd_mem_runs(io->ms, k, t, mrun_gather, st);
+            if (!rc && (io->x->conv || io->x->xform)) rc = stage_convert(st, dst, t, COLLDIAG_TO_FILE);
+            if (rc) return rc;
+        } else {
+            if (cd_grow((void **)&st->kl, &st->kcap, st->nk + 1, sizeof *st->kl))
+                return io_fail(io, COLLDIAG_ERR_NOMEM, "staging a read");
+            st->kl[st->nk].k = k;
+            st->kl[st->nk].n = t;
+            st->nk++;
+        }
+        st->plen += t * fes;
+        foff += (MPI_Offset)(t * fes);
+        k += t;
+        n -= t;
+    }
+    return 0;
+}
+
+static int stage_init(cd_stage *st, cd_io *io)
+{
+    memset(st, 0, sizeof *st);
+    st->io = io;
+    int conv = io->x->conv || io->x->xform;
+    size_t cap = conv ? io->x->bufsize : CD_STAGE_BYTES;
+    size_t big = io->fes > io->mes ? io->fes : io->mes;
+    if (cap < big) cap = big; /* at least one element of either type */
+    uint64_t nel = cap / big;
+    st->fcap = (size_t)(nel * io->fes);
+    st->fst = cd_malloc(st->fcap);
+    if (io->x->conv) st->mst = cd_malloc((size_t)(nel * io->mes));
+    if (!st->fst || (io->x->conv && !st->mst)) return io_fail(io, COLLDIAG_ERR_NOMEM, "allocating a %zu-byte staging buffer", cap);
+    return 0;
+}
+
+static void stage_done(cd_stage *st)
+{
+    cd_free(st->fst);
+    cd_free(st->mst);
+    cd_free(st->kl);
+}
+
+/* Moves the given pieces with independent calls (no view change, no collective call). */
+static int ind_pieces(cd_io *io, const uint64_t *list, uint64_t n, int all)
+{
+    if (io->dir == DIR_PLAN || io->code) return io->code;
+    if (n == 0) return 0;
+    double t0 = cd_now();
+    cd_stage st;
+    int rc = stage_init(&st, io);
+    for (uint64_t i = 0; i < n && !rc; i++) {
+        const cd_piece *p = &io->map.pc[all ? i : list[i]];
+        int un = (p->flags & PF_UNALLOC) != 0;
+        if (un && io->dir == DIR_WRITE) {
+            rc = io_fail(io, COLLDIAG_ERR_ARG, "chunk %" PRIu64 " is not allocated (address -1) and cannot be written", p->idx);
+            break;
+        }
+        if (un != st.unalloc) {
+            rc = stage_flush(&st);
+            st.unalloc = un;
+        }
+        if (!rc) rc = cd_walk_piece(&io->map, io->fs, p, stage_run, &st);
+    }
+    if (!rc) rc = stage_flush(&st);
+    stage_done(&st);
+    io->x->cnt.t_io += cd_now() - t0;
+    return rc ? io_fail(io, rc, "independent I/O failed") : 0;
+}
+
+/* --- collective calls --- */
+
+typedef struct {
+    cd_io *io;
+    cd_stream fs, ms;
+    int64_t mbase_mul;
+} cd_coll_build;
+
+static int mrun_stream(void *ctx, uint64_t moff, uint64_t n)
+{
+    cd_coll_build *b = ctx;
+    stream_add(&b->ms, (int64_t)(moff * b->io->mes), n * b->io->mes);
+    return 0;
+}
+static int mrun_zero(void *ctx, uint64_t moff, uint64_t n)
+{
+    cd_io *io = ctx;
+    memset((unsigned char *)io->rbuf + moff * io->mes, 0, (size_t)(n * io->mes));
+    return 0;
+}
+static int run_coll(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
+{
+    cd_coll_build *b = ctx;
+    stream_add(&b->fs, (int64_t)foff, n * b->io->fes);
+    return cd_mem_runs(b->io->ms, k, n, mrun_stream, b);
+}
+static int run_zero(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
+{
+    (void)foff;
+    cd_io *io = ctx;
+    return cd_mem_runs(io->ms, k, n, mrun_zero, io);
+}
+
+static int cd_mpi_err(cd_io *io, int rc, const char *what)
+{
+    char es[MPI_MAX_ERROR_STRING];
+    int n = 0;
+    es[0] = 0;
+    MPI_Error_string(rc, es, &n);
+    return io_fail(io, COLLDIAG_ERR_MPI, "%s failed: %s", what, es);
+}
+
+/* Resets the view to bytes; collective. */
+static void view_reset(cd_io *io)
+{
+    int rc = MPI_File_set_view(io->f->fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+    if (rc != MPI_SUCCESS) cd_mpi_err(io, rc, "MPI_File_set_view (reset)");
+}
+
+/* One collective data call over the given pieces (every rank calls it; count 0 when it has nothing or
+   has already failed). The view is left set; callers reset it once after their last call. With
+   INDIVIDUAL_IO the same pieces move with independent calls instead and nothing collective happens. */
+static void coll_call(cd_io *io, const uint64_t *list, uint64_t n)
+{
+    if (io->dir == DIR_PLAN) return;
+    if (io->set.coll_opt == COLLDIAG_MPIO_INDIVIDUAL_IO) {
+        ind_pieces(io, list, n, list == NULL);
+        return;
+    }
+    double t0 = cd_now();
+    cd_coll_build b;
+    memset(&b, 0, sizeof b);
+    b.io = io;
+    MPI_Datatype ft = MPI_DATATYPE_NULL, mt = MPI_DATATYPE_NULL;
+    if (!io->code) {
+        for (uint64_t i = 0; i < n; i++) {
+            uint64_t pi = list ? list[i] : (io->order ? io->order[i] : i);
+            const cd_piece *p = &io->map.pc[pi];
+            if (p->flags & PF_UNALLOC) {
+                if (io->dir == DIR_WRITE) {
+                    io_fail(io, COLLDIAG_ERR_ARG, "chunk %" PRIu64 " is not allocated (address -1) and cannot be written", p->idx);
+                    break;
+                }
+                cd_walk_piece(&io->map, io->fs, p, run_zero, io);
+                continue;
+            }
+            cd_walk_piece(&io->map, io->fs, p, run_coll, &b);
+        }
+        if (b.fs.nomem || b.ms.nomem) io_fail(io, COLLDIAG_ERR_NOMEM, "describing the data of %" PRIu64 " chunks", n);
+    }
+    if (!io->code && b.fs.bytes) {
+        int rc = stream_type(&b.fs, &ft, &io->types_built);
+        if (!rc) rc = stream_type(&b.ms, &mt, &io->types_built);
+        if (rc) cd_mpi_err(io, rc, "building the MPI datatypes");
+    }
+    int have = !io->code && ft != MPI_DATATYPE_NULL && mt != MPI_DATATYPE_NULL;
+    int rc = MPI_File_set_view(io->f->fh, 0, MPI_BYTE, have ? ft : MPI_BYTE, "native", MPI_INFO_NULL);
+    if (rc != MPI_SUCCESS) {
+        cd_mpi_err(io, rc, "MPI_File_set_view");
+        have = 0;
+    }
+    MPI_Status st;
+    void *buf = io->dir == DIR_WRITE ? (void *)io->wbuf : io->rbuf;
+    rc = io->dir == DIR_WRITE ? MPI_File_write_at_all(io->f->fh, 0, buf, have ? 1 : 0, have ? mt : MPI_BYTE, &st)
+                              : MPI_File_read_at_all(io->f->fh, 0, buf, have ? 1 : 0, have ? mt : MPI_BYTE, &st);
+    io->x->cnt.calls_collective++;
+    if (rc != MPI_SUCCESS) {
+        cd_mpi_err(io, rc, io->dir == DIR_WRITE ? "MPI_File_write_at_all" : "MPI_File_read_at_all");
+    } else if (have) {
+        MPI_Count got = 0;
+        MPI_Get_elements_x(&st, MPI_BYTE, &got);
+        if (got >= 0 && (uint64_t)got < b.fs.bytes && io->dir == DIR_WRITE)
+            io_fail(io, COLLDIAG_ERR_IO, "MPI_File_write_at_all wrote %lld of %" PRIu64 " bytes", (long long)got, b.fs.bytes);
+        io->x->cnt.bytes_collective += b.fs.bytes;
+    }
+    if (ft != MPI_DATATYPE_NULL) MPI_Type_free(&ft);
+    if (mt != MPI_DATATYPE_NULL) MPI_Type_free(&mt);
+    stream_free(&b.fs);
+    stream_free(&b.ms);
+    io->x->cnt.t_io += cd_now() - t0;
+}
+
+/* ---------------------------------------------------------------------------------------------------
+ * 7. decision: per-chunk rank counts without a chunks x ranks gather
+ *
+ * Chunk c is counted by its owner rank, hash(c) mod P: every rank sends the ids of the chunks it
+ * touches to their owners (one Alltoallv), owners count duplicates and send the counts back (one
+ * Alltoallv). Work and memory are O(chunks this rank touches + chunks it owns), never O(total chunks)
+ * nor O(chunks x ranks). Multi-chunk also needs the list of collective chunks on every rank (each
+ * rank joins every collective chunk's call): owners contribute theirs to one Allgatherv.
+ * --------------------------------------------------------------------------------------------------- */
+
+static int owner_of(uint64_t c, int P) { return (int)(cd_mix64(c) % (uint64_t)P); }
+
+/* Fills pc[i].nproc; with want_list, *glist gets the ascending ids of chunks with nproc > thr
+   (all touched chunks when ratio0). Collective; a rank that already failed still takes part. */
+static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, uint64_t **glist, uint64_t *gn)
+{
+    MPI_Comm comm = io->f->comm;
+    const int P = io->f->size;
+    cd_map *m = &io->map;
+    uint64_t n = io->code ? 0 : m->n;
+    int *sc = cd_calloc((size_t)P * 4 + 2, sizeof(int));
+    int *rcnt = sc ? sc + P : NULL, *sd = sc ? sc + 2 * P : NULL, *rd = sc ? sc + 3 * P : NULL;
+    int lerr = !sc;
+    uint64_t *sid = NULL, *rid = NULL, *pos = NULL, *cnt_sorted = NULL;
+    int *rep = NULL, *back = NULL;
+    uint64_t nr = 0;
+    if (!lerr) {
+        for (uint64_t i = 0; i < n; i++) sc[owner_of(m->pc[i].idx, P)]++;
+        sid = cd_malloc((size_t)n * sizeof *sid);
+        pos = cd_malloc((size_t)n * sizeof *pos);
+        lerr = !sid || !pos;
+    }
+    /* every rank must enter each collective, so failures only shrink what a rank sends */
+    if (lerr) { n = 0; if (sc) memset(sc, 0, (size_t)P * sizeof(int)); }
+    if (sc) {
+        for (int r = 1; r < P; r++) sd[r] = sd[r - 1] + sc[r - 1];
+        int *fill = cd_calloc((size_t)P, sizeof(int));
+        if (!fill) { lerr = 1; n = 0; memset(sc, 0, (size_t)P * sizeof(int)); memset(sd, 0, (size_t)P * sizeof(int)); }
+        for (uint64_t i = 0; i < n; i++) {
+            int o = owner_of(m->pc[i].idx, P);
+            pos[i] = (uint64_t)(sd[o] + fill[o]++);
+            sid[pos[i]] = m->pc[i].idx;
+        }
+        cd_free(fill);
+    }
+    int dummy[1] = {0};
+    MPI_Alltoall(sc ? sc : dummy, 1, MPI_INT, rcnt ? rcnt : dummy, 1, MPI_INT, comm);
+    /* (a rank whose small arrays failed to allocate cannot even join; that is the one unrecoverable case) */
+    for (int r = 0; r < P; r++) { rd[r] = (int)nr; nr += (uint64_t)rcnt[r]; }
+    rid = cd_malloc((size_t)nr * sizeof *rid);
+    rep = cd_malloc((size_t)nr * sizeof *rep);
+    back = cd_malloc((size_t)n * sizeof *back);
+    if (!rid || !rep || !back) lerr = 1;
+    MPI_Alltoallv(sid, sc, sd, MPI_UINT64_T, rid ? rid : (uint64_t *)dummy, rcnt, rd, MPI_UINT64_T, comm);
+    /* owner side: count each id */
+    uint64_t nu = 0;
+    if (rid && rep) {
+        cnt_sorted = cd_malloc((size_t)nr * sizeof *cnt_sorted);
+        if (cnt_sorted) {
+            memcpy(cnt_sorted, rid, (size_t)nr * sizeof *rid);
+            qsort(cnt_sorted, (size_t)nr, sizeof *cnt_sorted, cmp_u64);
+            for (uint64_t i = 0; i < nr; i++) {
+                uint64_t id = rid[i], lo = 0, hi = nr;
+                while (lo < hi) { uint64_t mid = (lo + hi) / 2; if (cnt_sorted[mid] < id) lo = mid + 1; else hi = mid; }
+                uint64_t e = lo;
+                while (e < nr && cnt_sorted[e] == id) e++;
+                rep[i] = (int)(e - lo);
+            }
+            /* unique ids with their counts, for the collective list */
+            for (uint64_t i = 0; i < nr;) {
+                uint64_t e = i;
+                while (e < nr && cnt_sorted[e] == cnt_sorted[i]) e++;
+                if (ratio0 || (e - i) > thr) cnt_sorted[nu++] = cnt_sorted[i];
+                i = e;
+            }
+        } else {
+            lerr = 1;
+            for (uint64_t i = 0; i < nr; i++) rep[i] = 0;
+        }
+    }
+    MPI_Alltoallv(rep ? rep : dummy, rcnt, rd, MPI_INT, back ? back : dummy, sc, sd, MPI_INT, comm);
+    for (uint64_t i = 0; i < n && back; i++) m->pc[i].nproc = back[pos[i]];
+    if (want_list) {
+        int mine = (int)nu, *all = cd_malloc((size_t)P * sizeof(int)), *dsp = cd_malloc((size_t)P * sizeof(int));
+        if (!all || !dsp) lerr = 1;
+        MPI_Allgather(&mine, 1, MPI_INT, all ? all : dummy, 1, MPI_INT, comm);
+        uint64_t tot = 0;
+        for (int r = 0; r < P && all && dsp; r++) { dsp[r] = (int)tot; tot += (uint64_t)all[r]; }
+        *glist = cd_malloc((size_t)tot * sizeof(uint64_t));
+        if (!*glist) lerr = 1;
+        MPI_Allgatherv(cnt_sorted ? cnt_sorted : (uint64_t *)dummy, mine, MPI_UINT64_T, *glist ? *glist : (uint64_t *)dummy,
+                       all, dsp, MPI_UINT64_T, comm);
+        if (*glist) qsort(*glist, (size_t)tot, sizeof(uint64_t), cmp_u64);
+        *gn = tot;
+        cd_free(all);
+        cd_free(dsp);
+    }
+    cd_free(sc);
+    cd_free(sid);
+    cd_free(rid);
+    cd_free(pos);
+    cd_free(cnt_sorted);
+    cd_free(rep);
+    cd_free(back);
+    if (lerr) return io_fail(io, COLLDIAG_ERR_NOMEM, "counting the ranks per chunk");
+    return 0;
+}
+
+/* Threshold of the per-chunk ratio rule: collective iff nproc > max(1, floor(P * ratio / 100)). */
+static unsigned ratio_threshold(int P, unsigned ratio)
+{
+    unsigned t = (unsigned)(((uint64_t)P * ratio) / 100u);
+    return t < 1 ? 1 : t;
+}
+
+static int piece_io_mode(const cd_map *m)
+{
+    int mode = 0;
+    for (uint64_t i = 0; i < m->n; i++) {
+        if (m->pc[i].flags & PF_COLL) mode |= COLLDIAG_MPIO_CHUNK_COLLECTIVE;
+        if (m->pc[i].flags & PF_IND) mode |= COLLDIAG_MPIO_CHUNK_INDEPENDENT;
+    }
+    return mode;
+}
+
+/* Indices of the pieces with (or without) PF_COLL, in address order. */
+static uint64_t pick_pieces(const cd_io *io, int coll, uint64_t *out)
+{
+    uint64_t k = 0;
+    for (uint64_t i = 0; i < io->map.n; i++) {
+        uint64_t pi = io->order ? io->order[i] : i;
+        if (((io->map.pc[pi].flags & PF_COLL) != 0) == coll) out[k++] = pi;
+    }
+    return k;
+}
+
+static void set_reason(cd_io *io, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_reason(cd_io *io, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(io->x->reason, sizeof io->x->reason, fmt, ap);
+    va_end(ap);
+}
+
+static const char *forced_by(const cd_io *io)
+{
+    return io->set.chunk_opt_src == io->set.env_text ? io->set.env_text : "forced by setting";
+}
+
+/* Chunked collective execution: the scheme, its per-chunk decisions, and the data. */
+static void exec_chunked(cd_io *io)
+{
+    colldiag_xfer *x = io->x;
+    cd_map *m = &io->map;
+    const int P = io->f->size;
+    int opt = io->set.chunk_opt;
+    if (opt == COLLDIAG_MPIO_CHUNK_DEFAULT) {
+        uint64_t avg = io->g[AG_SUM_CHUNKS] / (uint64_t)P;
+        int link = avg >= io->set.num;
+        set_reason(io, "DEFAULT: average %" PRIu64 " chunks/rank (%" PRIu64 " over %d ranks) %s num %u -> %s", avg,
+                   io->g[AG_SUM_CHUNKS], P, link ? ">=" : "<", io->set.num, link ? "link-chunk" : "multi-chunk");
+        opt = link ? COLLDIAG_MPIO_CHUNK_ONE_IO : COLLDIAG_MPIO_CHUNK_MULTI_IO;
+    } else {
+        set_reason(io, "%s (%s)", forced_by(io), cd_chunk_opt_env[opt]);
+    }
+    uint64_t *list = cd_malloc((size_t)(m->n ? m->n : 1) * sizeof *list);
+    if (!list) io_fail(io, COLLDIAG_ERR_NOMEM, "listing %" PRIu64 " chunks", m->n);
+    const uint64_t n = io->code ? 0 : m->n;
+    switch (opt) {
+    case COLLDIAG_MPIO_CHUNK_ONE_IO:
+        for (uint64_t i = 0; i < n; i++) m->pc[i].flags |= PF_COLL;
+        coll_call(io, NULL, n);
+        if (io->dir != DIR_PLAN && io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO) view_reset(io);
+        x->chunk_opt_done = COLLDIAG_MPIO_LINK_CHUNK;
+        x->io_mode_done = COLLDIAG_MPIO_CHUNK_COLLECTIVE; /* every rank, even one with nothing: as HDF5 */
+        break;
+    case COLLDIAG_MPIO_CHUNK_MULTI_IO:
+    case COLLDIAG_MPIO_COLL_CHUNK_ATONCE_IO: {
+        int multi = opt == COLLDIAG_MPIO_CHUNK_MULTI_IO;
+        unsigned thr = ratio_threshold(P, io->set.ratio);
+        uint64_t *gl = NULL, gn = 0;
+        int want = multi && io->dir != DIR_PLAN && io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO;
+        nproc_exchange(io, thr, io->set.ratio == 0, want, &gl, &gn);
+        for (uint64_t i = 0; i < n; i++)
+            m->pc[i].flags |= (io->set.ratio == 0 || (unsigned)m->pc[i].nproc > thr) ? PF_COLL : PF_IND;
+        if (multi) {
+            if (want) {
+                /* one collective call per collective chunk anybody touched, ascending index */
+                uint64_t j = 0;
+                for (uint64_t g = 0; g < gn; g++) {
+                    while (j < n && m->pc[j].idx < gl[g]) j++;
+                    int mine = j < n && m->pc[j].idx == gl[g] && !io->code;
+                    coll_call(io, mine ? &j : NULL, mine ? 1 : 0);
+                }
+                if (gn) view_reset(io);
+            } else {
+                uint64_t k = list ? pick_pieces(io, 1, list) : 0;
+                for (uint64_t i = 0; i < k; i++) coll_call(io, &list[i], 1);
+            }
+        } else {
+            uint64_t k = list && !io->code ? pick_pieces(io, 1, list) : 0;
+            coll_call(io, list, k);
+            if (io->dir != DIR_PLAN && io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO) view_reset(io);
+        }
+        cd_free(gl);
+        if (list && !io->code) ind_pieces(io, list, pick_pieces(io, 0, list), 0);
+        x->chunk_opt_done = multi ? COLLDIAG_MPIO_MULTI_CHUNK : COLLDIAG_MPIO_COLL_CHUNK_ATONCE;
+        x->io_mode_done = piece_io_mode(m);
+        break;
+    }
+    case COLLDIAG_MPIO_ALL_CHUNK_IND_IO:
+        for (uint64_t i = 0; i < n; i++) m->pc[i].flags |= PF_IND;
+        ind_pieces(io, NULL, n, 1);
+        x->chunk_opt_done = COLLDIAG_MPIO_ALL_CHUNK_IND;
+        x->io_mode_done = piece_io_mode(m);
+        break;
+    case COLLDIAG_MPIO_CHUNK_MULTI_IO_NO_OPT: {
+        uint64_t rounds = io->g[AG_MIN_CHUNKS];
+        for (uint64_t i = 0; i < n; i++) m->pc[i].flags |= i < rounds ? PF_COLL : PF_IND;
+        for (uint64_t r = 0; r < rounds; r++) {
+            uint64_t j = r;
+            coll_call(io, io->code ? NULL : &j, io->code ? 0 : 1);
+        }
+        if (rounds && io->dir != DIR_PLAN && io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO) view_reset(io);
+        if (list && !io->code) ind_pieces(io, list, pick_pieces(io, 0, list), 0);
+        set_reason(io, "%s (multi_no_opt): %" PRIu64 " collective rounds = fewest chunks on any rank", forced_by(io), rounds);
+        x->chunk_opt_done = COLLDIAG_MPIO_MULTI_CHUNK_NO_OPT;
+        x->io_mode_done = piece_io_mode(m);
+        break;
+    }
+    default:
+        io_fail(io, COLLDIAG_ERR_UNSUPPORTED, "chunk optimization %s is not implemented in this version", cd_chunk_opt_env[opt]);
+        break;
+    }
+    cd_free(list);
+}
+
+/* --- results --- */
+
+static int fill_chunk_info(cd_io *io)
+{
+    colldiag_xfer *x = io->x;
+    const colldiag_layout *l = io->l;
+    x->nchunks = 0;
+    if (!l || l->storage != STORE_CHUNKED || io->map.n == 0) return 0;
+    if (cd_grow((void **)&x->chunks, &x->chunks_cap, io->map.n, sizeof *x->chunks))
+        return io_fail(io, COLLDIAG_ERR_NOMEM, "recording %" PRIu64 " chunks", io->map.n);
+    for (uint64_t i = 0; i < io->map.n; i++) {
+        const cd_piece *p = &io->map.pc[i];
+        colldiag_chunk_info *c = &x->chunks[i];
+        memset(c, 0, sizeof *c);
+        c->index = p->idx;
+        uint64_t idx = p->idx;
+        for (int d = l->rank - 1; d >= 0; d--) { c->coords[d] = idx % l->grid[d]; idx /= l->grid[d]; }
+        c->addr = p->addr;
+        c->nelem = p->nelem;
+        c->nproc = p->nproc;
+        c->collective = (p->flags & PF_COLL) != 0;
+    }
+    x->nchunks = io->map.n;
+    return 0;
+}
+
+/* After the data moved: one reduction so that a failure anywhere fails the call everywhere. */
+static int agree_end(cd_io *io)
+{
+    uint64_t v[AG_N], g[AG_N];
+    memset(v, 0, sizeof v);
+    v[AG_FAIL] = io->code ? (uint64_t)io->f->rank * 16u + (uint64_t)(-io->code) : UINT64_MAX;
+    v[AG_MIN_CHUNKS] = UINT64_MAX;
+    int rc = MPI_Allreduce(v, g, AG_N, MPI_UINT64_T, io->f->op, io->f->comm);
+    if (rc != MPI_SUCCESS) return cd_mpi_err(io, rc, "MPI_Allreduce (error agreement)");
+    if (io->code) return io->code;
+    if (g[AG_FAIL] != UINT64_MAX)
+        return io_fail(io, COLLDIAG_ERR_PEER, "rank %" PRIu64 " failed in this collective call (%s); see its message",
+                       g[AG_FAIL] / 16u, colldiag_strerror(-(int)(g[AG_FAIL] % 16u)));
+    return 0;
+}
+
+/* Names the ranks that disagree with rank 0 about the layout or settings (error path only: O(P)). */
+static void report_disagreement(cd_io *io, uint64_t ld, uint64_t sd)
+{
+    const int P = io->f->size;
+    uint64_t mine[2] = {ld, sd}, *all = cd_malloc((size_t)P * 2 * sizeof(uint64_t));
+    uint64_t dummy[2];
+    MPI_Allgather(mine, 2, MPI_UINT64_T, all ? all : dummy, all ? 2 : 0, MPI_UINT64_T, io->f->comm);
+    char who[200] = "";
+    int w = 0, what = 0, nd = 0;
+    for (int r = 1; all && r < P; r++) {
+        int dl = all[2 * r] != all[0], ds = all[2 * r + 1] != all[1];
+        if (!dl && !ds) continue;
+        what |= (dl ? 1 : 0) | (ds ? 2 : 0);
+        if (nd++ < 8 && w < 150) w += snprintf(who + w, sizeof who - (size_t)w, "%s%d", w ? ", " : "", r);
+    }
+    cd_free(all);
+    io_fail(io, COLLDIAG_ERR_ARG, "ranks disagree on the %s of this collective call: rank%s %s%s differ%s from rank 0",
+            what == 3 ? "layout and the transfer settings" : what == 2 ? "transfer settings (chunk opt, num, ratio, collective opt)"
+                                                              : "layout (dims, chunk dims, element size, storage, addresses)",
+            nd > 1 ? "s" : "", who, nd > 8 ? ", ..." : "", nd > 1 ? "" : "s");
+}
+
+static void xfer_reset(colldiag_xfer *x)
+{
+    x->chunk_opt_done = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
+    x->io_mode_done = COLLDIAG_MPIO_NO_COLLECTIVE;
+    x->local_cause = x->global_cause = 0;
+    x->nchunks = 0;
+    memset(&x->cnt, 0, sizeof x->cnt);
+    x->reason[0] = 0;
+    x->errmsg[0] = 0;
+}
+
+static uint32_t local_causes(const cd_io *io)
+{
+    uint32_t c = 0;
+    if (io->set.mode == COLLDIAG_MPIO_INDEPENDENT) c |= COLLDIAG_MPIO_SET_INDEPENDENT;
+    if (io->x->conv) c |= COLLDIAG_MPIO_DATATYPE_CONVERSION;
+    if (io->x->xform) c |= COLLDIAG_MPIO_DATA_TRANSFORMS;
+    if (io->set.opt_types_disabled) c |= COLLDIAG_MPIO_MPI_OPT_TYPES_ENV_VAR_DISABLED;
+    if ((io->fs && io->fs->space == SPACE_NULL) || (io->ms && io->ms->space == SPACE_NULL))
+        c |= COLLDIAG_MPIO_NOT_SIMPLE_OR_SCALAR_DATASPACES;
+    if (io->l && io->l->storage == STORE_COMPACT) c |= COLLDIAG_MPIO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET;
+    if (io->l && io->l->filtered && io->dir == DIR_WRITE) c |= COLLDIAG_MPIO_FILTERS;
+    if (io->f->driver == COLLDIAG_DRIVER_POSIX) c |= COLLDIAG_MPIO_SET_MPIPOSIX;
+    return c;
+}
+
+static int view_is_default(const colldiag_file *f)
+{
+    if (f->driver != COLLDIAG_DRIVER_MPIO) return 1;
+    MPI_Offset disp;
+    MPI_Datatype et, ft;
+    char rep[MPI_MAX_DATAREP_STRING];
+    if (MPI_File_get_view(f->fh, &disp, &et, &ft, rep) != MPI_SUCCESS) return 0;
+    int ok = disp == 0 && et == MPI_BYTE && ft == MPI_BYTE && !strcmp(rep, "native");
+    int ni, na, nt, comb;
+    /* get_view hands out copies of derived types: free them */
+    if (MPI_Type_get_envelope(ft, &ni, &na, &nt, &comb) == MPI_SUCCESS && comb != MPI_COMBINER_NAMED) MPI_Type_free(&ft);
+    if (MPI_Type_get_envelope(et, &ni, &na, &nt, &comb) == MPI_SUCCESS && comb != MPI_COMBINER_NAMED) MPI_Type_free(&et);
+    return ok;
+}
+
+static int finish(cd_io *io, int rc)
+{
+    if (rc && io->x) {
+        snprintf(io->x->errmsg, sizeof io->x->errmsg, "%s", io->msg[0] ? io->msg : cd_errbuf);
+        if (io->msg[0]) snprintf(cd_errbuf, sizeof cd_errbuf, "%s", io->msg);
+    }
+    if (rc && io->x) { /* modes are reported only when the I/O succeeded */
+        io->x->chunk_opt_done = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
+        io->x->io_mode_done = COLLDIAG_MPIO_NO_COLLECTIVE;
+    }
+    map_free(&io->map);
+    cd_free(io->order);
+    return rc;
+}
+
+/* The whole transfer: checks, causes, agreement, scheme, data, results. */
+static int cd_transfer(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *fs, const colldiag_sel *ms,
+                       const void *wbuf, void *rbuf, colldiag_xfer *x, int dir, const char *fn)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL (this rank cannot take part: its results have nowhere to go)");
+    xfer_reset(x);
+    if (!f) {
+        cd_fail(COLLDIAG_ERR_ARG, fn, "f is NULL (this rank cannot take part in the collective call)");
+        snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
+        return COLLDIAG_ERR_ARG;
+    }
+    cd_io io;
+    memset(&io, 0, sizeof io);
+    io.fn = fn;
+    io.f = f;
+    io.l = l;
+    io.fs = fs;
+    io.ms = ms;
+    io.wbuf = wbuf;
+    io.rbuf = rbuf;
+    io.x = x;
+    io.dir = dir;
+    io.fes = l ? l->esize : 1;
+    io.mes = x->conv ? x->mem_esize : io.fes;
+    double t0 = cd_now();
+    if (settings_effective(fn, x, &io.set)) {
+        io.code = COLLDIAG_ERR_ARG; /* settings_effective already wrote the message */
+        snprintf(io.msg, sizeof io.msg, "%s", cd_errbuf);
+    } else {
+        check_args(&io);
+    }
+    uint32_t cause = local_causes(&io);
+    if (!io.code && !(cause & COLLDIAG_MPIO_NOT_SIMPLE_OR_SCALAR_DATASPACES)) {
+        if (map_build(&io.map, l, fs)) io_fail(&io, COLLDIAG_ERR_NOMEM, "mapping the selection onto chunks");
+        else order_by_addr(&io);
+        if (!io.code && dir == DIR_WRITE)
+            for (uint64_t i = 0; i < io.map.n; i++)
+                if (io.map.pc[i].flags & PF_UNALLOC) {
+                    io_fail(&io, COLLDIAG_ERR_ARG, "chunk %" PRIu64 " is not allocated (address -1) and cannot be written",
+                            io.map.pc[i].idx);
+                    break;
+                }
+    }
+    x->cnt.t_map = cd_now() - t0;
+    if (io.code) cause |= COLLDIAG_MPIO_ERROR_WHILE_CHECKING;
+    x->local_cause = cause;
+    t0 = cd_now();
+    int rc;
+    if (io.set.mode == COLLDIAG_MPIO_INDEPENDENT) {
+        /* independent: no communication at all, global = local */
+        x->global_cause = cause;
+        if (io.code) return finish(&io, io.code);
+        if (l->filtered) return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered; colldiag cannot %s filtered chunks",
+                                                    dir == DIR_READ ? "read" : "write"));
+        if (!view_is_default(f)) return finish(&io, io_fail(&io, COLLDIAG_ERR_ARG, "the file's view is not (0, MPI_BYTE, MPI_BYTE, \"native\"); "
+                                                             "independent calls cannot reset it"));
+        char cs[256];
+        colldiag_cause_string(cause, cs, sizeof cs);
+        set_reason(&io, "no collective I/O: %s", cs);
+        ind_pieces(&io, NULL, io.map.n, 1);
+        for (uint64_t i = 0; i < io.map.n; i++) io.map.pc[i].flags |= PF_IND;
+        fill_chunk_info(&io);
+        x->cnt.t_decide = cd_now() - t0 - x->cnt.t_io;
+        return finish(&io, io.code);
+    }
+    /* collective: one reduction decides causes, agreement, first failure and chunk counts */
+    uint64_t ld = io.code ? 0 : layout_digest(l), sd = settings_digest(&io.set);
+    uint64_t v[AG_N];
+    v[AG_CAUSE] = cause;
+    v[AG_LAYOUT] = ld;
+    v[AG_LAYOUT_NOT] = ~ld;
+    v[AG_SETTINGS] = sd;
+    v[AG_SETTINGS_NOT] = ~sd;
+    v[AG_VIEW] = io.code ? 0 : !view_is_default(f);
+    v[AG_FAIL] = io.code ? (uint64_t)f->rank * 16u + (uint64_t)(-io.code) : UINT64_MAX;
+    v[AG_SUM_CHUNKS] = v[AG_MIN_CHUNKS] = v[AG_MAX_CHUNKS] = io.map.n;
+    rc = MPI_Allreduce(v, io.g, AG_N, MPI_UINT64_T, f->op, f->comm);
+    if (rc != MPI_SUCCESS) return finish(&io, cd_mpi_err(&io, rc, "MPI_Allreduce (cause agreement)"));
+    uint32_t global = (uint32_t)io.g[AG_CAUSE];
+    x->global_cause = global;
+    if (global & COLLDIAG_MPIO_ERROR_WHILE_CHECKING) {
+        if (io.code) return finish(&io, io.code);
+        return finish(&io, io_fail(&io, COLLDIAG_ERR_PEER, "rank %" PRIu64 " found a bad argument (%s); see its message",
+                                   io.g[AG_FAIL] / 16u, colldiag_strerror(-(int)(io.g[AG_FAIL] % 16u))));
+    }
+    if ((io.g[AG_LAYOUT] & io.g[AG_LAYOUT_NOT]) || (io.g[AG_SETTINGS] & io.g[AG_SETTINGS_NOT])) {
+        report_disagreement(&io, ld, sd);
+        return finish(&io, io.code);
+    }
+    if (io.g[AG_VIEW] && dir != DIR_PLAN) view_reset(&io);
+    if (global & COLLDIAG_MPIO_FILTERS)
+        return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag cannot write filtered chunks (cause FILTERS)"));
+    if (l->filtered) return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag cannot read filtered chunks"));
+    if (global) {
+        char cs[256];
+        colldiag_cause_string(global, cs, sizeof cs);
+        set_reason(&io, "no collective I/O: %s", cs);
+        for (uint64_t i = 0; i < io.map.n; i++) io.map.pc[i].flags |= PF_IND;
+        ind_pieces(&io, NULL, io.map.n, 1);
+    } else if (l->storage != STORE_CHUNKED) {
+        set_reason(&io, "contiguous dataset: one collective call");
+        coll_call(&io, NULL, io.map.n);
+        if (dir != DIR_PLAN && io.set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO) view_reset(&io);
+        x->io_mode_done = COLLDIAG_MPIO_CONTIGUOUS_COLLECTIVE;
+    } else {
+        exec_chunked(&io);
+    }
+    fill_chunk_info(&io);
+    rc = agree_end(&io);
+    x->cnt.t_decide = cd_now() - t0 - x->cnt.t_io;
+    return finish(&io, rc);
+}
+
+int colldiag_write(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *file_sel, const colldiag_sel *mem_sel,
+                   const void *buf, colldiag_xfer *x)
+{
+    return cd_transfer(f, l, file_sel, mem_sel, buf, NULL, x, DIR_WRITE, "colldiag_write");
+}
+
+int colldiag_read(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *file_sel, const colldiag_sel *mem_sel,
+                  void *buf, colldiag_xfer *x)
+{
+    return cd_transfer(f, l, file_sel, mem_sel, NULL, buf, x, DIR_READ, "colldiag_read");
+}
+
+int colldiag_plan(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *file_sel, const colldiag_sel *mem_sel,
+                  colldiag_xfer *x)
+{
+    return cd_transfer(f, l, file_sel, mem_sel, NULL, NULL, x, DIR_PLAN, "colldiag_plan");
+}
+
+/* ====================================================================================================
+ * 10. reporting
+ * ==================================================================================================== */
+
+static const struct {
+    uint32_t bit;
+    const char *name, *phrase;
+} cd_causes[] = {
+#define CD_CAUSE_ROW(NAME, VALUE, PHRASE) {VALUE, #NAME, PHRASE},
+    COLLDIAG_CAUSE_TABLE(CD_CAUSE_ROW)
+#undef CD_CAUSE_ROW
+};
+/* The table and the public constants must not drift apart. */
+#define CD_CAUSE_CHECK(NAME, VALUE, PHRASE) _Static_assert(COLLDIAG_MPIO_##NAME == VALUE, "cause table mismatch: " #NAME);
+COLLDIAG_CAUSE_TABLE(CD_CAUSE_CHECK)
+#undef CD_CAUSE_CHECK
+
+size_t colldiag_cause_string(uint32_t cause, char *buf, size_t len)
+{
+    size_t need = 0;
+    uint32_t known = 0;
+    char tmp[64];
+    if (buf && len) buf[0] = 0;
+    for (size_t i = 0; i < sizeof cd_causes / sizeof *cd_causes; i++) {
+        known |= cd_causes[i].bit;
+        if (!(cause & cd_causes[i].bit)) continue;
+        const char *parts[2] = {need ? "; " : "", cd_causes[i].phrase};
+        for (int j = 0; j < 2; j++) {
+            size_t pl = strlen(parts[j]);
+            if (buf && len && need < len - 1) {
+                size_t room = len - 1 - need, c = pl < room ? pl : room;
+                memcpy(buf + need, parts[j], c);
+                buf[need + c] = 0;
+            }
+            need += pl;
+        }
+    }
+    if (cause & ~known) {
+        snprintf(tmp, sizeof tmp, "%sunknown cause bits 0x%x", need ? "; " : "", cause & ~known);
+        size_t pl = strlen(tmp);
+        if (buf && len && need < len - 1) {
+            size_t room = len - 1 - need, c = pl < room ? pl : room;
+            memcpy(buf + need, tmp, c);
+            buf[need + c] = 0;
+        }
+        need += pl;
+    }
+    return need;
+}
+
+/* Enum names, generated once so the report, the JSON and the scenario runner print the same words. */
+#define CD_CHUNK_OPT_NAMES(X) X(NO_CHUNK_OPTIMIZATION) X(LINK_CHUNK) X(MULTI_CHUNK) X(COLL_CHUNK_ATONCE) \
+    X(ALL_CHUNK_IND) X(MULTI_CHUNK_NO_OPT) X(CHUNK_AGGREGATE)
+#define CD_IO_MODE_NAMES(X) X(NO_COLLECTIVE) X(CHUNK_INDEPENDENT) X(CHUNK_COLLECTIVE) X(CHUNK_MIXED) X(CONTIGUOUS_COLLECTIVE)
+#define CD_NAME_ROW(N) [COLLDIAG_MPIO_##N] = #N,
+static const char *const cd_chunk_opt_names[] = {CD_CHUNK_OPT_NAMES(CD_NAME_ROW)};
+static const char *const cd_io_mode_names[] = {CD_IO_MODE_NAMES(CD_NAME_ROW)};
+#undef CD_NAME_ROW
+
+const char *colldiag_chunk_opt_name(colldiag_actual_chunk_opt_mode_t v)
+{
+    return (unsigned)v < sizeof cd_chunk_opt_names / sizeof *cd_chunk_opt_names ? cd_chunk_opt_names[v] : "?";
+}
+const char *colldiag_io_mode_name(colldiag_actual_io_mode_t v)
+{
+    return (unsigned)v < sizeof cd_io_mode_names / sizeof *cd_io_mode_names ? cd_io_mode_names[v] : "?";
+}
+
+int colldiag_get_mpio_actual_chunk_opt_mode(const colldiag_xfer *x, colldiag_actual_chunk_opt_mode_t *out)
+{
+    static const char fn[] = "colldiag_get_mpio_actual_chunk_opt_mode";
+    if (!x || !out) return cd_fail(COLLDIAG_ERR_ARG, fn, "%s is NULL", x ? "out" : "x");
+    *out = (colldiag_actual_chunk_opt_mode_t)x->chunk_opt_done;
+    return 0;
+}
+
+int colldiag_get_mpio_actual_io_mode(const colldiag_xfer *x, colldiag_actual_io_mode_t *out)
+{
+    static const char fn[] = "colldiag_get_mpio_actual_io_mode";
+    if (!x || !out) return cd_fail(COLLDIAG_ERR_ARG, fn, "%s is NULL", x ? "out" : "x");
+    *out = (colldiag_actual_io_mode_t)x->io_mode_done;
+    return 0;
+}
+
+int colldiag_get_mpio_no_collective_cause(const colldiag_xfer *x, uint32_t *local, uint32_t *global)
+{
+    static const char fn[] = "colldiag_get_mpio_no_collective_cause";
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    if (local) *local = x->local_cause;
+    if (global) *global = x->global_cause;
+    return 0;
+}
+
+const char *colldiag_xfer_errmsg(const colldiag_xfer *x) { return x ? x->errmsg : ""; }
+
+int colldiag_get_chunk_info(const colldiag_xfer *x, uint64_t *nchunks, const colldiag_chunk_info **chunks)
+{
+    static const char fn[] = "colldiag_get_chunk_info";
+    if (!x || !nchunks || !chunks) return cd_fail(COLLDIAG_ERR_ARG, fn, "%s is NULL", !x ? "x" : !nchunks ? "nchunks" : "chunks");
+    *nchunks = x->nchunks;
+    *chunks = x->chunks;
+    return 0;
+}
+
+int colldiag_get_counters(const colldiag_xfer *x, colldiag_counters *out)
+{
+    static const char fn[] = "colldiag_get_counters";
+    if (!x || !out) return cd_fail(COLLDIAG_ERR_ARG, fn, "%s is NULL", x ? "out" : "x");
+    *out = x->cnt;
+    return 0;
+}
+
+const char *colldiag_scheme_reason(const colldiag_xfer *x) { return x ? x->reason : ""; }

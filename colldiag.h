@@ -1,0 +1,265 @@
+/* colldiag.h — collective I/O you can see into.
+ *
+ * Drop colldiag.h and colldiag.c into your source tree, compile colldiag.c with
+ * your MPI compiler wrapper (mpicc -c colldiag.c), and link it into the MPI
+ * application. colldiag reads and writes N-dimensional arrays stored contiguously,
+ * compactly or in chunks inside a shared file, decides like parallel HDF5 1.10
+ * whether and how to do collective MPI-IO, performs it, and reports exactly what
+ * it did and why.
+ *
+ * Conventions (read these once):
+ *  - Every int-returning function returns COLLDIAG_OK (0) or a negative
+ *    COLLDIAG_ERR_* code; colldiag_last_errmsg() then names the function, the
+ *    argument and the MPI rank.
+ *  - Every *_create / *_open / layout constructor returns an object the caller
+ *    frees with the matching *_free / *_close. Input arrays are copied; colldiag
+ *    never keeps a pointer to caller memory except the I/O buffer during a call.
+ *  - Objects are not thread-safe: lock around shared use.
+ *  - colldiag_write/read/plan are collective over the file's communicator when the
+ *    transfer mode is COLLECTIVE: every rank calls them, and they either succeed
+ *    on every rank or fail on every rank (COLLDIAG_ERR_PEER on the healthy ones).
+ *
+ * Configuration macros (define before compiling colldiag.c):
+ *  - COLLDIAG_MALLOC / COLLDIAG_CALLOC / COLLDIAG_REALLOC / COLLDIAG_FREE:
+ *    the allocator, so an application can account for colldiag's memory.
+ *  - COLLDIAG_WITH_HDF5: compile the HDF5 bridge (needs parallel HDF5).
+ */
+#ifndef COLLDIAG_H
+#define COLLDIAG_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stddef.h>
+
+#ifdef COLLDIAG_WITH_HDF5
+#include <hdf5.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define COLLDIAG_VERSION_MAJOR 1
+#define COLLDIAG_VERSION_MINOR 0
+#define COLLDIAG_VERSION_PATCH 0
+/* "MAJOR.MINOR.PATCH" of the compiled colldiag.c */
+const char *colldiag_version(void);
+
+/* Largest dataset rank, as in HDF5. */
+#define COLLDIAG_MAX_RANK 32
+
+/* ---- return codes: 0 ok, negative error ---- */
+enum {
+    COLLDIAG_OK = 0,
+    COLLDIAG_ERR_ARG = -1,       /* bad argument on this rank */
+    COLLDIAG_ERR_NOMEM = -2,
+    COLLDIAG_ERR_MPI = -3,       /* an MPI call failed (message has the MPI error string) */
+    COLLDIAG_ERR_IO = -4,        /* pread/pwrite or short transfer */
+    COLLDIAG_ERR_UNSUPPORTED = -5,
+    COLLDIAG_ERR_PEER = -6       /* this rank was fine; another rank failed in the same collective call */
+};
+/* Static text for a return code ("unknown error code" for others). */
+const char *colldiag_strerror(int code);
+/* Message of the last failed colldiag call on this thread (any function, constructors included): names
+   the function, the argument and the rank; "" if none failed yet; a success does not clear it. */
+const char *colldiag_last_errmsg(void);
+
+/* ---- requested settings (values 0..2 equal HDF5's H5FD_mpio_*_t) ---- */
+typedef enum { COLLDIAG_MPIO_INDEPENDENT = 0, COLLDIAG_MPIO_COLLECTIVE = 1 } colldiag_xfer_mode_t;
+typedef enum {
+    COLLDIAG_MPIO_CHUNK_DEFAULT = 0, COLLDIAG_MPIO_CHUNK_ONE_IO = 1, COLLDIAG_MPIO_CHUNK_MULTI_IO = 2,
+    COLLDIAG_MPIO_COLL_CHUNK_ATONCE_IO = 3, COLLDIAG_MPIO_ALL_CHUNK_IND_IO = 4,
+    COLLDIAG_MPIO_CHUNK_MULTI_IO_NO_OPT = 5,
+    COLLDIAG_MPIO_CHUNK_AGGREGATE_IO = 6,   /* chunk owners write whole chunks after one exchange */
+    COLLDIAG_MPIO_CHUNK_AUTO = 7            /* colldiag picks by its cost model; DEFAULT stays HDF5's rule */
+} colldiag_chunk_opt_t;
+typedef enum { COLLDIAG_MPIO_COLLECTIVE_IO = 0, COLLDIAG_MPIO_INDIVIDUAL_IO = 1 } colldiag_collective_opt_t;
+
+/* ---- reported results (values 0..2 / 0..4 equal HDF5's H5D_mpio_actual_*_t) ---- */
+typedef enum {
+    COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION = 0, COLLDIAG_MPIO_LINK_CHUNK = 1, COLLDIAG_MPIO_MULTI_CHUNK = 2,
+    COLLDIAG_MPIO_COLL_CHUNK_ATONCE = 3, COLLDIAG_MPIO_ALL_CHUNK_IND = 4, COLLDIAG_MPIO_MULTI_CHUNK_NO_OPT = 5,
+    COLLDIAG_MPIO_CHUNK_AGGREGATE = 6       /* reported with CHUNK_COLLECTIVE on every rank */
+} colldiag_actual_chunk_opt_mode_t;
+typedef enum {
+    COLLDIAG_MPIO_NO_COLLECTIVE = 0, COLLDIAG_MPIO_CHUNK_INDEPENDENT = 1, COLLDIAG_MPIO_CHUNK_COLLECTIVE = 2,
+    COLLDIAG_MPIO_CHUNK_MIXED = 3, COLLDIAG_MPIO_CONTIGUOUS_COLLECTIVE = 4
+} colldiag_actual_io_mode_t;
+
+/* Cause bits (values of HDF5 1.10.5+ H5D_mpio_no_collective_cause_t where HDF5 has the cause).
+   One X-macro table generates these constants' phrases and names in colldiag.c, so a new bit cannot
+   miss its phrase: X(NAME, VALUE, PHRASE). */
+#define COLLDIAG_CAUSE_TABLE(X)                                                                                   \
+    X(SET_INDEPENDENT, 0x01u, "independent I/O was requested")                                                   \
+    X(DATATYPE_CONVERSION, 0x02u, "a datatype conversion was requested")                                          \
+    X(DATA_TRANSFORMS, 0x04u, "a data transform was requested")                                                   \
+    X(MPI_OPT_TYPES_ENV_VAR_DISABLED, 0x08u, "MPI derived types were disabled by COLLDIAG_MPI_OPT_TYPES/HDF5_MPI_OPT_TYPES") \
+    X(NOT_SIMPLE_OR_SCALAR_DATASPACES, 0x10u, "the file or memory dataspace is null (not simple or scalar)")      \
+    X(NOT_CONTIGUOUS_OR_CHUNKED_DATASET, 0x20u, "the dataset is neither contiguous nor chunked (compact)")        \
+    X(FILTERS, 0x40u, "the dataset has filters, which colldiag cannot write")                                     \
+    X(ERROR_WHILE_CHECKING, 0x80u, "a rank found an error in its arguments while checking")                       \
+    X(SET_MPIPOSIX, 0x10000u, "the file uses the POSIX driver, which is never collective")                        \
+    X(POINT_SELECTIONS, 0x20000u, "point selections (reserved, never set)")
+
+/* cause bits: see SPEC.md section 2 for when each is set */
+#define COLLDIAG_MPIO_COLLECTIVE_OK                      0x00u
+#define COLLDIAG_MPIO_SET_INDEPENDENT                    0x01u
+#define COLLDIAG_MPIO_DATATYPE_CONVERSION                0x02u
+#define COLLDIAG_MPIO_DATA_TRANSFORMS                    0x04u
+#define COLLDIAG_MPIO_MPI_OPT_TYPES_ENV_VAR_DISABLED     0x08u
+#define COLLDIAG_MPIO_NOT_SIMPLE_OR_SCALAR_DATASPACES    0x10u
+#define COLLDIAG_MPIO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET  0x20u
+#define COLLDIAG_MPIO_FILTERS                            0x40u
+#define COLLDIAG_MPIO_ERROR_WHILE_CHECKING               0x80u
+#define COLLDIAG_MPIO_SET_MPIPOSIX                       0x10000u
+#define COLLDIAG_MPIO_POINT_SELECTIONS                   0x20000u  /* reserved, never set */
+
+/* Writes "; "-joined phrases for the bits in cause into buf, snprintf-style: always NUL-terminated when
+   len > 0, returns the length (without NUL) it needed; cause 0 gives "". Unknown bits are named in hex. */
+size_t colldiag_cause_string(uint32_t cause, char *buf, size_t len);
+/* Enum name without the COLLDIAG_MPIO_ prefix ("LINK_CHUNK", "CHUNK_MIXED", ...); "?" if out of range. */
+const char *colldiag_chunk_opt_name(colldiag_actual_chunk_opt_mode_t v);
+const char *colldiag_io_mode_name(colldiag_actual_io_mode_t v);
+
+/* ---- file (collective open/close over comm) ---- */
+typedef struct colldiag_file colldiag_file;
+typedef enum { COLLDIAG_DRIVER_MPIO = 0, COLLDIAG_DRIVER_POSIX = 1 } colldiag_driver_t;
+/* Collective. MPIO: MPI_File_open(comm, path, amode, info). POSIX: every rank open()s path (rank 0
+   creates it first when amode has MPI_MODE_CREATE); MPI is then used for coordination only. */
+int colldiag_file_open(MPI_Comm comm, const char *path, int amode /* MPI_MODE_* */, MPI_Info info,
+                       colldiag_driver_t driver, colldiag_file **out);
+/* Collective. Uses an MPI_File the caller opened on comm; caller keeps ownership of fh. The view is set
+   to (0, MPI_BYTE, MPI_BYTE, "native") and left so after every call. */
+int colldiag_file_wrap(MPI_Comm comm, MPI_File fh, colldiag_file **out);
+/* Collective. Closes fh only if opened by colldiag. NULL is accepted. */
+int colldiag_file_close(colldiag_file *f);
+
+/* ---- layout ---- */
+typedef struct colldiag_layout colldiag_layout;
+/* dims[rank] elements of elem_size bytes stored row-major at file offset addr. rank 1..32. */
+int colldiag_layout_contiguous(int rank, const uint64_t *dims, size_t elem_size, MPI_Offset addr,
+                               colldiag_layout **out);
+/* Chunked, dense addresses: chunk k (row-major chunk-grid order) at base + k*chunk_bytes. Edge chunks take
+   a full chunk of storage, as in HDF5. */
+int colldiag_layout_chunked(int rank, const uint64_t *dims, const uint64_t *chunk_dims, size_t elem_size,
+                            MPI_Offset base, colldiag_layout **out);
+/* Replaces dense addressing by a table: addrs[k] for chunk k in row-major chunk-grid order; copied; -1 =
+   not allocated (reads return zeros, writes fail). nchunks must equal the grid's chunk count. */
+int colldiag_layout_set_chunk_addrs(colldiag_layout *l, uint64_t nchunks, const MPI_Offset *addrs);
+/* Stored like contiguous bytes at addr, but never collective (cause NOT_CONTIGUOUS_OR_CHUNKED_DATASET). */
+int colldiag_layout_compact(int rank, const uint64_t *dims, size_t elem_size, MPI_Offset addr,
+                            colldiag_layout **out);
+/* Marks a chunked layout as filtered: colldiag then refuses its I/O (COLLDIAG_ERR_UNSUPPORTED). */
+int colldiag_layout_set_filtered(colldiag_layout *l, int filtered);
+void colldiag_layout_free(colldiag_layout *l);
+
+/* ---- selections (HDF5 dataspace semantics) ---- */
+typedef struct colldiag_sel colldiag_sel;
+/* hyperslab/point calls check their coordinates against the space's dims at once (COLLDIAG_ERR_ARG) and
+   leave the selection unchanged when they fail; duplicated points are rejected at once; a file
+   selection's dims must equal the layout's dims (checked at the I/O call). Elements are transferred in
+   iteration order: row-major for ALL and hyperslabs (an OR is a true union), the given order for points;
+   the k-th file element pairs with the k-th memory element. */
+typedef enum { COLLDIAG_SELECT_SET = 0, COLLDIAG_SELECT_OR = 1 } colldiag_seloper_t;
+/* A simple dataspace of rank 1..32 with ALL selected. A dim may be 0 (no elements). */
+int colldiag_sel_create(int rank, const uint64_t *dims, colldiag_sel **out);
+/* A scalar space: one element, ALL selected. */
+int colldiag_sel_create_scalar(colldiag_sel **out);
+/* A null space: no elements; using it in I/O raises cause NOT_SIMPLE_OR_SCALAR_DATASPACES. */
+int colldiag_sel_create_null(colldiag_sel **out);
+int colldiag_sel_select_all(colldiag_sel *s);
+int colldiag_sel_select_none(colldiag_sel *s);
+/* count 0 selects nothing; block 0, stride < block (with count > 1) or a block past dims are errors.
+   OR onto a point selection is an error, as in HDF5. */
+int colldiag_sel_select_hyperslab(colldiag_sel *s, colldiag_seloper_t op, const uint64_t *start,
+                                  const uint64_t *stride /* NULL = 1s */, const uint64_t *count,
+                                  const uint64_t *block /* NULL = 1s */);
+/* SET replaces the selection; OR appends to a point (or empty) selection. Order is kept. */
+int colldiag_sel_select_elements(colldiag_sel *s, colldiag_seloper_t op, uint64_t npoints,
+                                 const uint64_t *coords /* npoints * rank, row by row */);
+/* Number of selected elements (0 for NULL). */
+uint64_t colldiag_sel_npoints(const colldiag_sel *s);
+void colldiag_sel_free(colldiag_sel *s);
+
+/* ---- transfer properties and results (the DXPL) ---- */
+typedef struct colldiag_xfer colldiag_xfer;
+/* Defaults as in HDF5: INDEPENDENT, CHUNK_DEFAULT, num 0, ratio 60, COLLECTIVE_IO; 1 MiB buffer. */
+int colldiag_xfer_create(colldiag_xfer **out);
+void colldiag_xfer_free(colldiag_xfer *x);
+int colldiag_set_dxpl_mpio(colldiag_xfer *x, colldiag_xfer_mode_t mode);
+/* INDIVIDUAL_IO keeps the collective structure of a call but moves the data with independent calls;
+   reported modes are those HDF5 reports for the same setting (the counters show the real calls). */
+int colldiag_set_dxpl_mpio_collective_opt(colldiag_xfer *x, colldiag_collective_opt_t opt);
+int colldiag_set_dxpl_mpio_chunk_opt(colldiag_xfer *x, colldiag_chunk_opt_t opt);
+/* DEFAULT scheme: link-chunk iff floor(sum of touched chunks / nprocs) >= num. */
+int colldiag_set_dxpl_mpio_chunk_opt_num(colldiag_xfer *x, unsigned num_chunk_per_proc);
+/* Multi/at-once: chunk collective iff nproc(c) > max(1, floor(nprocs*percent/100)); 0 = all. 0..100. */
+int colldiag_set_dxpl_mpio_chunk_opt_ratio(colldiag_xfer *x, unsigned percent_num_proc_per_chunk);
+typedef enum { COLLDIAG_TO_FILE = 0, COLLDIAG_TO_MEMORY = 1 } colldiag_direction_t;
+/* TO_FILE: src holds nelem memory-typed elements, dst receives file-typed ones; TO_MEMORY: the reverse.
+   Return 0 on success; anything else fails the call (COLLDIAG_ERR_ARG, message names the callback).
+   The transform works on file-typed elements: on write after conversion, on read before it. */
+typedef int (*colldiag_convert_fn)(const void *src, void *dst, size_t nelem, colldiag_direction_t dir, void *ctx);
+typedef int (*colldiag_transform_fn)(void *file_elems, size_t nelem, colldiag_direction_t dir, void *ctx);
+/* Sets a conversion (fn NULL removes it); raises cause DATATYPE_CONVERSION. The buffer then holds
+   mem_elem_size-byte elements. */
+int colldiag_set_type_conversion(colldiag_xfer *x, size_t mem_elem_size, colldiag_convert_fn fn, void *ctx);
+/* Sets a transform (fn NULL removes it); raises cause DATA_TRANSFORMS. */
+int colldiag_set_data_transform(colldiag_xfer *x, colldiag_transform_fn fn, void *ctx);
+int colldiag_set_buffer(colldiag_xfer *x, size_t bytes);      /* conversion buffer, default 1 MiB, >= 64 */
+
+/* Results of the last write/read/plan with this xfer (reset at the start of every call; causes are set
+   even if the I/O then fails; modes only when it succeeded). */
+int colldiag_get_mpio_actual_chunk_opt_mode(const colldiag_xfer *x, colldiag_actual_chunk_opt_mode_t *out);
+int colldiag_get_mpio_actual_io_mode(const colldiag_xfer *x, colldiag_actual_io_mode_t *out);
+int colldiag_get_mpio_no_collective_cause(const colldiag_xfer *x, uint32_t *local, uint32_t *global);
+const char *colldiag_xfer_errmsg(const colldiag_xfer *x);    /* message of the last failed call, "" if none */
+
+/* ---- I/O: collective over the file's communicator when the transfer mode is collective ----
+   buf may be NULL when this rank's selection is empty. A wrapped MPI_File's view is left as
+   (0, MPI_BYTE, MPI_BYTE, "native") after every call. Chunks whose table address is -1: a read
+   returns zeros for them, a write fails (COLLDIAG_ERR_ARG). Reading or writing a filtered layout
+   fails with COLLDIAG_ERR_UNSUPPORTED (writes also report cause FILTERS). Compact data is stored
+   row-major at its address, like contiguous. */
+int colldiag_write(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *file_sel,
+                   const colldiag_sel *mem_sel /* NULL = packed */, const void *buf, colldiag_xfer *x);
+int colldiag_read(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *file_sel,
+                  const colldiag_sel *mem_sel, void *buf, colldiag_xfer *x);
+int colldiag_plan(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *file_sel,
+                  const colldiag_sel *mem_sel, colldiag_xfer *x);   /* decides and reports, touches no data */
+
+/* ---- diagnostics beyond HDF5 ---- */
+typedef struct {
+    uint64_t index;                        /* row-major chunk-grid index */
+    uint64_t coords[COLLDIAG_MAX_RANK];    /* chunk-grid coordinates */
+    MPI_Offset addr;                       /* file address of the chunk */
+    uint64_t nelem;                        /* elements this rank moved in this chunk */
+    int nproc;                             /* ranks touching the chunk, -1 if the scheme did not compute it */
+    int collective;                        /* 1 collective, 0 independent */
+} colldiag_chunk_info;
+/* chunked layouts: every chunk this rank touched in the last call, ascending index (also when a cause
+   forced independent I/O: collective = 0); contiguous/compact: none. nproc is exact for multi and
+   at-once (ratio != 0), exact or -1 for the other schemes. The array belongs to the xfer. */
+int colldiag_get_chunk_info(const colldiag_xfer *x, uint64_t *nchunks, const colldiag_chunk_info **chunks);
+
+/* Counters of the last call on this rank: bytes and MPI-IO (or POSIX) data calls. */
+typedef struct {
+    uint64_t bytes_collective, bytes_independent;
+    uint64_t calls_collective, calls_independent;
+    double t_map, t_decide, t_io;          /* seconds: chunk mapping, decisions (incl. their communication), data movement */
+} colldiag_counters;
+int colldiag_get_counters(const colldiag_xfer *x, colldiag_counters *out);
+/* Why the chunk scheme was chosen, in words ("forced by setting", "avg 2 chunks/rank >= num 0", ...). */
+const char *colldiag_scheme_reason(const colldiag_xfer *x);
+
+#ifdef COLLDIAG_WITH_HDF5
+/* ---- HDF5 bridge ---- */
+int colldiag_h5_layout(hid_t dset, colldiag_layout **out);
+int colldiag_h5_sel(hid_t space, colldiag_sel **out);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* COLLDIAG_H */

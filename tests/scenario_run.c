@@ -1,0 +1,841 @@
+/* scenario_run — executes one scenario file (../shared/scenarios/FORMAT.md) with colldiag.
+ *
+ *   mpirun -n R tests/scenario_run [--hdf5] [--keep] FILE
+ *
+ * Writes the dataset image (element i holds i+1) with colldiag, checks every byte of the file
+ * against an image the runner computes on its own (brute force over the dataset, not colldiag's
+ * mapping), reads it back into a canary-filled buffer and checks every byte, and compares each rank's
+ * reported chunk optimisation, I/O mode and causes with the `expect` lines. Exit 0 when all matched,
+ * 1 otherwise, 2 for a malformed file.
+ */
+#define _GNU_SOURCE
+#include "colldiag.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CANARY 0xA5u
+#define MAXR COLLDIAG_MAX_RANK
+#define NAME_LEN 256
+#define MSG_LEN 512
+
+enum { OP_NONE, OP_ALL, OP_HYPER, OP_POINTS };
+
+typedef struct {
+    int kind;
+    int op; /* COLLDIAG_SELECT_SET / OR */
+    uint64_t start[MAXR], stride[MAXR], count[MAXR], block[MAXR];
+    int has_stride, has_block;
+    uint64_t npts;
+    uint64_t *coords;
+    int line;
+} selop;
+
+typedef struct {
+    selop *ops;
+    int n;
+} selops;
+
+typedef struct {
+    int set;
+    char chunk_opt[32], io_mode[32];
+    uint32_t local, global;
+} expect_t;
+
+typedef struct {
+    char name[NAME_LEN];
+    int ranks, rank;
+    uint64_t dims[MAXR];
+    size_t elem;
+    int layout; /* 0 contiguous, 1 chunked, 2 compact */
+    uint64_t cdims[MAXR];
+    int filtered;
+    int mode, chunk_opt, coll_opt, driver;
+    unsigned num, ratio;
+    size_t conv;
+    int xform;
+    int space_null;
+    char *env[64];
+    int nenv;
+    selops *fsel;      /* per rank */
+    int *mrank;        /* per rank: memory space rank (0 = packed) */
+    uint64_t (*mdims)[MAXR];
+    selops *msel;
+    expect_t *exp;
+    int expect_error;  /* rank with the bad argument, -1 none */
+    int has_expect;
+} scenario;
+
+static const char *g_file;
+static int g_line;
+static int g_me;
+
+static void malformed(const char *fmt, ...)
+{
+    if (g_me == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stderr, "%s:%d: malformed scenario: ", g_file, g_line);
+        vfprintf(stderr, fmt, ap);
+        fprintf(stderr, "\n");
+        va_end(ap);
+    }
+    MPI_Finalize();
+    exit(2);
+}
+
+static uint64_t parse_u64(const char *t)
+{
+    if (!t) malformed("a number is missing");
+    char *e;
+    errno = 0;
+    unsigned long long v = strtoull(t, &e, 10);
+    if (*e || errno || *t == '-') malformed("'%s' is not a decimal number", t);
+    return (uint64_t)v;
+}
+
+static int parse_rank_id(const char *t, const scenario *s)
+{
+    uint64_t r = parse_u64(t);
+    if (s->ranks <= 0) malformed("'ranks' must come before per-rank lines");
+    if (r >= (uint64_t)s->ranks) malformed("rank %s is outside 0..%d", t, s->ranks - 1);
+    return (int)r;
+}
+
+static void alloc_ranks(scenario *s)
+{
+    s->fsel = calloc((size_t)s->ranks, sizeof *s->fsel);
+    s->msel = calloc((size_t)s->ranks, sizeof *s->msel);
+    s->mrank = calloc((size_t)s->ranks, sizeof *s->mrank);
+    s->mdims = calloc((size_t)s->ranks, sizeof *s->mdims);
+    s->exp = calloc((size_t)s->ranks, sizeof *s->exp);
+}
+
+static selop *push_op(selops *so)
+{
+    so->ops = realloc(so->ops, (size_t)(so->n + 1) * sizeof *so->ops);
+    memset(&so->ops[so->n], 0, sizeof *so->ops);
+    so->ops[so->n].line = g_line;
+    return &so->ops[so->n++];
+}
+
+/* Parses "... hyperslab set|or start A.. [stride S..] count C.. [block B..]" or "points [set|or] N ..." or all/none. */
+static void parse_sel(char **tok, int nt, int rank, selops *so)
+{
+    if (nt < 1) malformed("a selection is missing");
+    selop *op = push_op(so);
+    if (!strcmp(tok[0], "none")) { op->kind = OP_NONE; return; }
+    if (!strcmp(tok[0], "all")) { op->kind = OP_ALL; return; }
+    if (!strcmp(tok[0], "hyperslab")) {
+        op->kind = OP_HYPER;
+        if (nt < 2) malformed("hyperslab needs set or or");
+        if (!strcmp(tok[1], "set")) op->op = COLLDIAG_SELECT_SET;
+        else if (!strcmp(tok[1], "or")) op->op = COLLDIAG_SELECT_OR;
+        else malformed("hyperslab operation '%s' is not set or or", tok[1]);
+        int i = 2, have_start = 0, have_count = 0;
+        while (i < nt) {
+            uint64_t *dst;
+            if (!strcmp(tok[i], "start")) { dst = op->start; have_start = 1; }
+            else if (!strcmp(tok[i], "stride")) { dst = op->stride; op->has_stride = 1; }
+            else if (!strcmp(tok[i], "count")) { dst = op->count; have_count = 1; }
+            else if (!strcmp(tok[i], "block")) { dst = op->block; op->has_block = 1; }
+            else malformed("unknown hyperslab keyword '%s'", tok[i]);
+            for (int d = 0; d < rank; d++) {
+                if (i + 1 + d >= nt) malformed("'%s' needs %d values", tok[i], rank);
+                dst[d] = parse_u64(tok[i + 1 + d]);
+            }
+            i += 1 + rank;
+        }
+        if (!have_start || !have_count) malformed("hyperslab needs start and count");
+        return;
+    }
+    if (!strcmp(tok[0], "points")) {
+        op->kind = OP_POINTS;
+        op->op = COLLDIAG_SELECT_SET;
+        int i = 1;
+        if (i < nt && (!strcmp(tok[i], "set") || !strcmp(tok[i], "or"))) {
+            op->op = !strcmp(tok[i], "or") ? COLLDIAG_SELECT_OR : COLLDIAG_SELECT_SET;
+            i++;
+        }
+        if (i >= nt) malformed("points needs a count");
+        op->npts = parse_u64(tok[i++]);
+        if ((uint64_t)(nt - i) != op->npts * (uint64_t)rank)
+            malformed("points: %" PRIu64 " points need %" PRIu64 " coordinates, found %d", op->npts, op->npts * (uint64_t)rank, nt - i);
+        op->coords = malloc((size_t)(op->npts * (uint64_t)rank + 1) * sizeof(uint64_t));
+        for (uint64_t k = 0; k < op->npts * (uint64_t)rank; k++) op->coords[k] = parse_u64(tok[i + (int)k]);
+        return;
+    }
+    malformed("unknown selection '%s'", tok[0]);
+}
+
+static int lookup(const char *t, const char *const *names, int n, const char *what)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(t, names[i])) return i;
+    malformed("unknown %s '%s'", what, t);
+    return -1;
+}
+
+static void parse(const char *path, scenario *s)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) { g_line = 0; malformed("cannot open: %s", strerror(errno)); }
+    memset(s, 0, sizeof *s);
+    s->elem = 4;
+    s->layout = -1;
+    s->mode = COLLDIAG_MPIO_COLLECTIVE;
+    s->ratio = 60;
+    s->expect_error = -1;
+    const char *base = strrchr(path, '/');
+    snprintf(s->name, sizeof s->name, "%s", base ? base + 1 : path);
+    char *dot = strrchr(s->name, '.');
+    if (dot && !strcmp(dot, ".scn")) *dot = 0;
+    char *line = NULL;
+    size_t cap = 0;
+    g_line = 0;
+    /* two passes: 'ranks' and 'dims' first, since per-rank lines may come before them */
+    for (int pass = 0; pass < 2; pass++) {
+        rewind(fp);
+        g_line = 0;
+        while (getline(&line, &cap, fp) >= 0) {
+            g_line++;
+            char *h = strchr(line, '#');
+            if (h) *h = 0;
+            char *tok[4096];
+            int nt = 0;
+            for (char *t = strtok(line, " \t\r\n"); t && nt < 4096; t = strtok(NULL, " \t\r\n")) tok[nt++] = t;
+            if (nt == 0) continue;
+            const char *k = tok[0];
+            if (pass == 0) {
+                if (!strcmp(k, "ranks")) {
+                    if (nt != 2) malformed("ranks takes one number");
+                    s->ranks = (int)parse_u64(tok[1]);
+                    if (s->ranks < 1) malformed("ranks must be at least 1");
+                } else if (!strcmp(k, "dims")) {
+                    if (nt < 2 || nt - 1 > MAXR) malformed("dims takes 1..%d values", MAXR);
+                    s->rank = nt - 1;
+                    for (int d = 0; d < s->rank; d++) s->dims[d] = parse_u64(tok[1 + d]);
+                }
+                continue;
+            }
+            if (!strcmp(k, "ranks") || !strcmp(k, "dims")) continue;
+            if (!strcmp(k, "name")) {
+                size_t w = 0;
+                s->name[0] = 0;
+                for (int i = 1; i < nt; i++) w += (size_t)snprintf(s->name + w, sizeof s->name - w, "%s%s", i > 1 ? " " : "", tok[i]);
+            } else if (!strcmp(k, "elem")) {
+                if (nt != 2) malformed("elem takes one number");
+                s->elem = (size_t)parse_u64(tok[1]);
+                if (s->elem != 1 && s->elem != 2 && s->elem != 4 && s->elem != 8) malformed("elem must be 1, 2, 4 or 8");
+            } else if (!strcmp(k, "layout")) {
+                if (nt < 2) malformed("layout needs a kind");
+                if (!strcmp(tok[1], "contiguous")) s->layout = 0;
+                else if (!strcmp(tok[1], "compact")) s->layout = 2;
+                else if (!strcmp(tok[1], "chunked")) {
+                    s->layout = 1;
+                    if (nt - 2 != s->rank) malformed("layout chunked needs %d chunk dims", s->rank);
+                    for (int d = 0; d < s->rank; d++) s->cdims[d] = parse_u64(tok[2 + d]);
+                } else malformed("unknown layout '%s'", tok[1]);
+            } else if (!strcmp(k, "filtered")) {
+                s->filtered = nt == 2 && parse_u64(tok[1]) != 0;
+            } else if (!strcmp(k, "xfer")) {
+                static const char *const n[] = {"independent", "collective"};
+                if (nt != 2) malformed("xfer takes one word");
+                s->mode = lookup(tok[1], n, 2, "transfer mode");
+            } else if (!strcmp(k, "chunk_opt")) {
+                static const char *const n[] = {"default", "one_io", "multi_io", "coll_chunk_atonce_io", "all_chunk_ind_io",
+                                                "multi_io_no_opt", "aggregate_io", "auto"};
+                if (nt != 2) malformed("chunk_opt takes one word");
+                s->chunk_opt = lookup(tok[1], n, 8, "chunk_opt");
+            } else if (!strcmp(k, "num")) {
+                if (nt != 2) malformed("num takes one number");
+                s->num = (unsigned)parse_u64(tok[1]);
+            } else if (!strcmp(k, "ratio")) {
+                if (nt != 2) malformed("ratio takes one number");
+                s->ratio = (unsigned)parse_u64(tok[1]);
+            } else if (!strcmp(k, "coll_opt")) {
+                static const char *const n[] = {"collective_io", "individual_io"};
+                if (nt != 2) malformed("coll_opt takes one word");
+                s->coll_opt = lookup(tok[1], n, 2, "coll_opt");
+            } else if (!strcmp(k, "driver")) {
+                static const char *const n[] = {"mpio", "posix"};
+                if (nt != 2) malformed("driver takes one word");
+                s->driver = lookup(tok[1], n, 2, "driver");
+            } else if (!strcmp(k, "conversion")) {
+                if (nt != 2) malformed("conversion takes one number");
+                s->conv = (size_t)parse_u64(tok[1]);
+                if (s->conv != 4 && s->conv != 8) malformed("conversion MEMBYTES must be 4 or 8");
+            } else if (!strcmp(k, "transform")) {
+                s->xform = nt == 2 && parse_u64(tok[1]) != 0;
+            } else if (!strcmp(k, "space")) {
+                if (nt != 2 || strcmp(tok[1], "null")) malformed("space takes 'null'");
+                s->space_null = 1;
+            } else if (!strcmp(k, "env")) {
+                if (nt != 2 || !strchr(tok[1], '=')) malformed("env takes NAME=VALUE");
+                if (s->nenv < 64) s->env[s->nenv++] = strdup(tok[1]);
+            } else if (!strcmp(k, "sel") || !strcmp(k, "mem")) {
+                if (!s->fsel) alloc_ranks(s);
+                if (nt < 3) malformed("%s needs a rank and a selection", k);
+                int r = parse_rank_id(tok[1], s);
+                if (!strcmp(k, "mem") && !strcmp(tok[2], "dims")) {
+                    if (nt - 3 < 1 || nt - 3 > MAXR) malformed("mem dims takes 1..%d values", MAXR);
+                    s->mrank[r] = nt - 3;
+                    for (int d = 0; d < nt - 3; d++) s->mdims[r][d] = parse_u64(tok[3 + d]);
+                    s->msel[r].n = 0; /* a new memory space starts with ALL */
+                    continue;
+                }
+                if (!strcmp(k, "mem") && s->mrank[r] == 0) malformed("mem %d: 'mem R dims' must come first", r);
+                parse_sel(tok + 2, nt - 2, !strcmp(k, "sel") ? s->rank : s->mrank[r], !strcmp(k, "sel") ? &s->fsel[r] : &s->msel[r]);
+            } else if (!strcmp(k, "expect")) {
+                if (!s->fsel) alloc_ranks(s);
+                if (nt != 6) malformed("expect takes: R CHUNK_OPT IO_MODE LOCAL GLOBAL");
+                int r = parse_rank_id(tok[1], s);
+                expect_t *e = &s->exp[r];
+                e->set = 1;
+                snprintf(e->chunk_opt, sizeof e->chunk_opt, "%s", tok[2]);
+                snprintf(e->io_mode, sizeof e->io_mode, "%s", tok[3]);
+                char *end;
+                e->local = (uint32_t)strtoul(tok[4], &end, 16);
+                if (*end) malformed("'%s' is not a hex cause", tok[4]);
+                e->global = (uint32_t)strtoul(tok[5], &end, 16);
+                if (*end) malformed("'%s' is not a hex cause", tok[5]);
+                s->has_expect = 1;
+            } else if (!strcmp(k, "expect_error")) {
+                if (!s->fsel) alloc_ranks(s);
+                if (nt != 2) malformed("expect_error takes a rank");
+                s->expect_error = parse_rank_id(tok[1], s);
+            } else {
+                malformed("unknown directive '%s'", k);
+            }
+        }
+    }
+    free(line);
+    fclose(fp);
+    g_line = 0;
+    if (s->ranks <= 0) malformed("'ranks' is required");
+    if (s->rank <= 0) malformed("'dims' is required");
+    if (s->layout < 0) malformed("'layout' is required");
+    if (!s->fsel) alloc_ranks(s);
+    if (s->filtered && s->layout != 1) malformed("'filtered 1' needs a chunked layout");
+}
+
+/* ---- building colldiag selections ---- */
+
+static int apply_ops(colldiag_sel *sel, const selops *so, int rank, char *err, size_t errlen)
+{
+    for (int i = 0; i < so->n; i++) {
+        const selop *op = &so->ops[i];
+        int rc = 0;
+        switch (op->kind) {
+        case OP_NONE: rc = colldiag_sel_select_none(sel); break;
+        case OP_ALL: rc = colldiag_sel_select_all(sel); break;
+        case OP_HYPER:
+            rc = colldiag_sel_select_hyperslab(sel, (colldiag_seloper_t)op->op, op->start, op->has_stride ? op->stride : NULL,
+                                               op->count, op->has_block ? op->block : NULL);
+            break;
+        case OP_POINTS: rc = colldiag_sel_select_elements(sel, (colldiag_seloper_t)op->op, op->npts, op->coords); break;
+        }
+        (void)rank;
+        if (rc) {
+            snprintf(err, errlen, "line %d: %s", op->line, colldiag_last_errmsg());
+            return rc;
+        }
+    }
+    return 0;
+}
+
+/* ---- the runner's own model of a selection: element offsets in iteration order (brute force) ---- */
+
+static uint64_t prod(const uint64_t *d, int r)
+{
+    uint64_t p = 1;
+    for (int i = 0; i < r; i++) p *= d[i];
+    return p;
+}
+
+/* Returns the elements (linear offsets) in transfer order; *n their number; -1 if the ops are invalid. */
+static int model_elems(const selops *so, int rank, const uint64_t *dims, uint64_t **out, uint64_t *n)
+{
+    uint64_t N = prod(dims, rank);
+    unsigned char *bm = calloc((size_t)N + 1, 1);
+    uint64_t *pts = NULL, np = 0;
+    int is_points = 0;
+    for (uint64_t i = 0; i < N; i++) bm[i] = 1; /* a new space has ALL */
+    for (int i = 0; i < so->n; i++) {
+        const selop *op = &so->ops[i];
+        if (op->kind == OP_NONE || op->kind == OP_ALL) {
+            memset(bm, op->kind == OP_ALL, (size_t)N);
+            is_points = 0;
+            np = 0;
+        } else if (op->kind == OP_HYPER) {
+            for (int d = 0; d < rank; d++) {
+                uint64_t st = op->has_stride ? op->stride[d] : 1, bl = op->has_block ? op->block[d] : 1;
+                if (op->count[d] && (bl == 0 || (op->count[d] > 1 && st < bl) ||
+                                     op->start[d] + (op->count[d] - 1) * st + bl > dims[d])) {
+                    free(bm); free(pts);
+                    return -1;
+                }
+            }
+            if (op->op == COLLDIAG_SELECT_SET || is_points) { memset(bm, 0, (size_t)N); is_points = 0; np = 0; }
+            for (uint64_t e = 0; e < N; e++) {
+                uint64_t off = e;
+                int in = 1;
+                for (int d = rank - 1; d >= 0 && in; d--) {
+                    uint64_t c = off % dims[d];
+                    off /= dims[d];
+                    uint64_t st = op->has_stride ? op->stride[d] : 1, bl = op->has_block ? op->block[d] : 1;
+                    if (c < op->start[d] || op->count[d] == 0) { in = 0; break; }
+                    uint64_t rel = c - op->start[d];
+                    if (op->count[d] == 1) in = rel < bl; /* HDF5 allows any stride with one block */
+                    else if (rel / st >= op->count[d] || rel % st >= bl) in = 0;
+                }
+                if (in) bm[e] = 1;
+            }
+        } else {
+            if (op->op == COLLDIAG_SELECT_SET || !is_points) np = 0;
+            is_points = 1;
+            pts = realloc(pts, (size_t)(np + op->npts + 1) * sizeof *pts);
+            for (uint64_t k = 0; k < op->npts; k++) {
+                uint64_t off = 0;
+                for (int d = 0; d < rank; d++) {
+                    uint64_t c = op->coords[k * (uint64_t)rank + (uint64_t)d];
+                    if (c >= dims[d]) { free(bm); free(pts); return -1; }
+                    off = off * dims[d] + c;
+                }
+                for (uint64_t j = 0; j < np; j++)
+                    if (pts[j] == off) { free(bm); free(pts); return -1; }
+                pts[np++] = off;
+            }
+        }
+    }
+    if (is_points) {
+        free(bm);
+        *out = pts;
+        *n = np;
+        return 0;
+    }
+    free(pts);
+    uint64_t c = 0;
+    for (uint64_t e = 0; e < N; e++) c += bm[e];
+    uint64_t *r = malloc((size_t)(c + 1) * sizeof *r);
+    c = 0;
+    for (uint64_t e = 0; e < N; e++)
+        if (bm[e]) r[c++] = e;
+    free(bm);
+    *out = r;
+    *n = c;
+    return 0;
+}
+
+/* ---- values ---- */
+
+typedef struct {
+    size_t elem, mbytes;
+} convctx;
+
+static uint64_t mask_of(size_t elem) { return elem >= 8 ? UINT64_MAX : (((uint64_t)1 << (8 * elem)) - 1); }
+static void put_le(unsigned char *p, uint64_t v, size_t w)
+{
+    for (size_t i = 0; i < w; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+static uint64_t get_le(const unsigned char *p, size_t w)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < w; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static int conv_fn(const void *src, void *dst, size_t n, colldiag_direction_t dir, void *vctx)
+{
+    const convctx *c = vctx;
+    for (size_t i = 0; i < n; i++) {
+        if (dir == COLLDIAG_TO_FILE) {
+            const unsigned char *m = (const unsigned char *)src + i * c->mbytes;
+            uint64_t u;
+            if (c->mbytes == 8) { double v; memcpy(&v, m, 8); u = (uint64_t)(int64_t)v; }
+            else { int32_t v; memcpy(&v, m, 4); u = (uint64_t)(int64_t)v; }
+            put_le((unsigned char *)dst + i * c->elem, u & mask_of(c->elem), c->elem);
+        } else {
+            uint64_t u = get_le((const unsigned char *)src + i * c->elem, c->elem);
+            unsigned char *m = (unsigned char *)dst + i * c->mbytes;
+            if (c->mbytes == 8) { double v = (double)u; memcpy(m, &v, 8); }
+            else { int32_t v = (int32_t)(uint32_t)u; memcpy(m, &v, 4); }
+        }
+    }
+    return 0;
+}
+
+static int xform_fn(void *f, size_t n, colldiag_direction_t dir, void *vctx)
+{
+    const convctx *c = vctx;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char *p = (unsigned char *)f + i * c->elem;
+        uint64_t u = get_le(p, c->elem);
+        u = dir == COLLDIAG_TO_FILE ? u + 1 : u - 1;
+        put_le(p, u & mask_of(c->elem), c->elem);
+    }
+    return 0;
+}
+
+/* The memory bytes that pair with file element e: on write, what the buffer must hold so the file gets
+   e+1; on read, what must come back. Both go through the same conversion as colldiag uses. */
+static void mem_value(const scenario *s, const convctx *c, uint64_t e, unsigned char *out)
+{
+    unsigned char fe[8];
+    uint64_t v = (e + 1) & mask_of(s->elem);
+    if (s->xform) v = (v - 1) & mask_of(s->elem);
+    put_le(fe, v, s->elem);
+    if (s->conv) conv_fn(fe, out, 1, COLLDIAG_TO_MEMORY, (void *)c);
+    else memcpy(out, fe, s->elem);
+}
+
+/* ---- file image ---- */
+
+static uint64_t storage_bytes(const scenario *s, MPI_Offset base)
+{
+    uint64_t N = prod(s->dims, s->rank);
+    if (s->layout != 1) return (uint64_t)base + N * s->elem;
+    uint64_t nc = 1, ce = 1;
+    for (int d = 0; d < s->rank; d++) {
+        nc *= (s->dims[d] + s->cdims[d] - 1) / s->cdims[d];
+        ce *= s->cdims[d];
+    }
+    return (uint64_t)base + nc * ce * s->elem;
+}
+
+static uint64_t elem_addr(const scenario *s, MPI_Offset base, uint64_t e)
+{
+    if (s->layout != 1) return (uint64_t)base + e * s->elem;
+    uint64_t c[MAXR], off = e, ci = 0, co = 0, ce = 1;
+    for (int d = s->rank - 1; d >= 0; d--) { c[d] = off % s->dims[d]; off /= s->dims[d]; }
+    for (int d = 0; d < s->rank; d++) {
+        uint64_t g = (s->dims[d] + s->cdims[d] - 1) / s->cdims[d];
+        ci = ci * g + c[d] / s->cdims[d];
+        co = co * s->cdims[d] + c[d] % s->cdims[d];
+        ce *= s->cdims[d];
+    }
+    return (uint64_t)base + (ci * ce + co) * s->elem;
+}
+
+static const char *errname(int rc)
+{
+    switch (rc) {
+    case COLLDIAG_OK: return "OK";
+    case COLLDIAG_ERR_ARG: return "ERR_ARG";
+    case COLLDIAG_ERR_NOMEM: return "ERR_NOMEM";
+    case COLLDIAG_ERR_MPI: return "ERR_MPI";
+    case COLLDIAG_ERR_IO: return "ERR_IO";
+    case COLLDIAG_ERR_UNSUPPORTED: return "ERR_UNSUPPORTED";
+    case COLLDIAG_ERR_PEER: return "ERR_PEER";
+    default: return "ERR_?";
+    }
+}
+
+typedef struct {
+    int rc, chunk_opt, io_mode;
+    uint32_t local, global;
+    char msg[MSG_LEN];
+} result_t;
+
+/* One transfer on every rank; results gathered on rank 0 (res has s->ranks entries there). */
+static void transfer(const scenario *s, const char *path, int dir, colldiag_layout *l, colldiag_sel *fsel, colldiag_sel *msel,
+                     int sel_failed, const char *sel_err, void *buf, const convctx *cc, result_t *res)
+{
+    result_t mine;
+    memset(&mine, 0, sizeof mine);
+    colldiag_file *f = NULL;
+    int amode = dir == 0 ? MPI_MODE_RDWR : MPI_MODE_RDONLY;
+    int rc = colldiag_file_open(MPI_COMM_WORLD, path, amode, MPI_INFO_NULL, (colldiag_driver_t)s->driver, &f);
+    if (rc) {
+        mine.rc = rc;
+        snprintf(mine.msg, sizeof mine.msg, "file_open: %s", colldiag_last_errmsg());
+    } else {
+        colldiag_xfer *x;
+        colldiag_xfer_create(&x);
+        colldiag_set_dxpl_mpio(x, (colldiag_xfer_mode_t)s->mode);
+        colldiag_set_dxpl_mpio_chunk_opt(x, (colldiag_chunk_opt_t)s->chunk_opt);
+        colldiag_set_dxpl_mpio_chunk_opt_num(x, s->num);
+        if (colldiag_set_dxpl_mpio_chunk_opt_ratio(x, s->ratio)) mine.rc = COLLDIAG_ERR_ARG;
+        colldiag_set_dxpl_mpio_collective_opt(x, (colldiag_collective_opt_t)s->coll_opt);
+        if (s->conv) colldiag_set_type_conversion(x, s->conv, conv_fn, (void *)cc);
+        if (s->xform) colldiag_set_data_transform(x, xform_fn, (void *)cc);
+        /* a selection that could not be built is passed as NULL: the collective call must then fail
+           on every rank, which is what the scenario checks */
+        const colldiag_sel *fs = sel_failed ? NULL : fsel;
+        rc = dir == 0 ? colldiag_write(f, l, fs, msel, buf, x) : colldiag_read(f, l, fs, msel, buf, x);
+        mine.rc = rc;
+        colldiag_actual_chunk_opt_mode_t co;
+        colldiag_actual_io_mode_t im;
+        colldiag_get_mpio_actual_chunk_opt_mode(x, &co);
+        colldiag_get_mpio_actual_io_mode(x, &im);
+        colldiag_get_mpio_no_collective_cause(x, &mine.local, &mine.global);
+        mine.chunk_opt = (int)co;
+        mine.io_mode = (int)im;
+        if (rc) snprintf(mine.msg, sizeof mine.msg, "%s%s%s", sel_failed ? sel_err : "", sel_failed ? " / " : "", colldiag_xfer_errmsg(x));
+        colldiag_xfer_free(x);
+        int crc = colldiag_file_close(f);
+        if (crc && !rc) { mine.rc = crc; snprintf(mine.msg, sizeof mine.msg, "file_close: %s", colldiag_last_errmsg()); }
+    }
+    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, res, (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_me);
+    int P;
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    int want_hdf5 = 0, keep = 0;
+    const char *file = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--hdf5")) want_hdf5 = 1;
+        else if (!strcmp(argv[i], "--keep")) keep = 1;
+        else file = argv[i];
+    }
+    if (!file) {
+        if (g_me == 0) fprintf(stderr, "usage: mpirun -n R %s [--hdf5] [--keep] FILE.scn\n", argv[0]);
+        MPI_Finalize();
+        return 2;
+    }
+    g_file = file;
+    scenario s;
+    parse(file, &s);
+    if (s.ranks != P) {
+        if (g_me == 0) fprintf(stderr, "%s: the scenario needs %d ranks; run it with mpirun -n %d (this run has %d)\n", file, s.ranks, s.ranks, P);
+        MPI_Finalize();
+        return 1;
+    }
+    for (int i = 0; i < s.nenv; i++) putenv(s.env[i]);
+
+    const MPI_Offset base = 512; /* a non-zero base catches offset mistakes */
+    const int me = g_me;
+    convctx cc = {s.elem, s.conv ? s.conv : s.elem};
+    size_t mes = cc.mbytes;
+
+    /* layout */
+    colldiag_layout *l = NULL;
+    int rc = s.layout == 0 ? colldiag_layout_contiguous(s.rank, s.dims, s.elem, base, &l)
+           : s.layout == 2 ? colldiag_layout_compact(s.rank, s.dims, s.elem, base, &l)
+                           : colldiag_layout_chunked(s.rank, s.dims, s.cdims, s.elem, base, &l);
+    if (!rc && s.filtered) rc = colldiag_layout_set_filtered(l, 1);
+    if (rc) {
+        if (me == 0) fprintf(stderr, "%s: the layout is invalid: %s\n", file, colldiag_last_errmsg());
+        MPI_Finalize();
+        return 2;
+    }
+
+    /* this rank's selections */
+    colldiag_sel *fsel = NULL, *msel = NULL;
+    char sel_err[MSG_LEN] = "";
+    int sel_failed = 0;
+    if (s.space_null) {
+        colldiag_sel_create_null(&fsel);
+    } else {
+        colldiag_sel_create(s.rank, s.dims, &fsel);
+        colldiag_sel_select_none(fsel); /* FORMAT.md: a rank without sel lines selects nothing */
+        sel_failed = apply_ops(fsel, &s.fsel[me], s.rank, sel_err, sizeof sel_err) != 0;
+        if (s.mrank[me]) {
+            colldiag_sel_create(s.mrank[me], s.mdims[me], &msel);
+            if (!sel_failed) sel_failed = apply_ops(msel, &s.msel[me], s.mrank[me], sel_err, sizeof sel_err) != 0;
+        }
+    }
+    /* the runner's own model of every selection */
+    uint64_t *fel = NULL, nf = 0, *mel = NULL, nm = 0;
+    int model_bad = 0;
+    if (!s.space_null) {
+        selops none_first = s.fsel[me];
+        selop noneop;
+        memset(&noneop, 0, sizeof noneop);
+        noneop.kind = OP_NONE;
+        selops tmp;
+        tmp.n = none_first.n + 1;
+        tmp.ops = malloc((size_t)tmp.n * sizeof *tmp.ops);
+        tmp.ops[0] = noneop;
+        memcpy(tmp.ops + 1, none_first.ops, (size_t)none_first.n * sizeof *tmp.ops);
+        model_bad |= model_elems(&tmp, s.rank, s.dims, &fel, &nf) != 0;
+        free(tmp.ops);
+        if (s.mrank[me]) model_bad |= model_elems(&s.msel[me], s.mrank[me], s.mdims[me], &mel, &nm) != 0;
+        else { nm = nf; mel = NULL; }
+        if (!model_bad && nm != nf) model_bad = 1;
+    }
+    uint64_t mspace = s.mrank[me] ? prod(s.mdims[me], s.mrank[me]) : nf;
+
+    /* file path, decided on rank 0 */
+    char path[512];
+    if (me == 0) {
+        const char *tmpd = getenv("TMPDIR");
+        snprintf(path, sizeof path, "%s/colldiag_scn_%d_%s.bin", tmpd && *tmpd ? tmpd : "/tmp", (int)getpid(), s.name);
+        for (char *p = path + strlen(tmpd && *tmpd ? tmpd : "/tmp") + 1; *p; p++)
+            if (*p == '/' || *p == ' ') *p = '_';
+    }
+    MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+    uint64_t fbytes = storage_bytes(&s, base) + 64;
+    if (me == 0) {
+        FILE *fp = fopen(path, "wb");
+        unsigned char blk[4096];
+        memset(blk, CANARY, sizeof blk);
+        for (uint64_t w = 0; fp && w < fbytes; w += sizeof blk) fwrite(blk, 1, fbytes - w < sizeof blk ? (size_t)(fbytes - w) : sizeof blk, fp);
+        if (fp) fclose(fp);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    /* write */
+    unsigned char *wbuf = malloc((size_t)(mspace * mes) + 1);
+    memset(wbuf, 0x5A, (size_t)(mspace * mes));
+    if (!model_bad)
+        for (uint64_t k = 0; k < nf; k++) mem_value(&s, &cc, fel[k], wbuf + (mel ? mel[k] : k) * mes);
+    result_t *wres = me == 0 ? calloc((size_t)P, sizeof *wres) : NULL;
+    result_t *rres = me == 0 ? calloc((size_t)P, sizeof *rres) : NULL;
+    transfer(&s, path, 0, l, fsel, msel, sel_failed, sel_err, wbuf, &cc, wres);
+
+    /* read back into a canary-filled buffer; every rank checks its own bytes */
+    unsigned char *rbuf = malloc((size_t)(mspace * mes) + 1);
+    memset(rbuf, 0x3C, (size_t)(mspace * mes));
+    transfer(&s, path, 1, l, fsel, msel, sel_failed, sel_err, rbuf, &cc, rres);
+    char rbad[MSG_LEN] = "";
+    if (!model_bad && s.expect_error < 0 && !s.filtered) {
+        unsigned char *want = calloc(1, mes + 8);
+        unsigned char *selm = calloc((size_t)mspace + 1, 1);
+        for (uint64_t k = 0; k < nf && !rbad[0]; k++) {
+            uint64_t mo = mel ? mel[k] : k;
+            selm[mo] = 1;
+            mem_value(&s, &cc, fel[k], want);
+            if (memcmp(rbuf + mo * mes, want, mes))
+                snprintf(rbad, sizeof rbad, "rank %d read: memory element %" PRIu64 " (file element %" PRIu64 ") is wrong", me, mo, fel[k]);
+        }
+        for (uint64_t e = 0; e < mspace && !rbad[0]; e++)
+            if (!selm[e])
+                for (size_t b = 0; b < mes; b++)
+                    if (rbuf[e * mes + b] != 0x3C) {
+                        snprintf(rbad, sizeof rbad, "rank %d read: unselected memory element %" PRIu64 " was overwritten", me, e);
+                        break;
+                    }
+        free(want);
+        free(selm);
+    }
+    char *allbad = me == 0 ? malloc((size_t)P * MSG_LEN) : NULL;
+    MPI_Gather(rbad, MSG_LEN, MPI_CHAR, allbad, MSG_LEN, MPI_CHAR, 0, MPI_COMM_WORLD);
+
+    /* rank 0 needs every rank's file elements for the image: ship them */
+    int status = 0;
+    uint64_t mynf = model_bad ? 0 : nf;
+    uint64_t *counts = me == 0 ? malloc((size_t)P * sizeof *counts) : NULL;
+    MPI_Gather(&mynf, 1, MPI_UINT64_T, counts, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    int *rc_i = NULL, *dsp = NULL;
+    uint64_t *allel = NULL;
+    if (me == 0) {
+        rc_i = malloc((size_t)P * sizeof *rc_i);
+        dsp = malloc((size_t)P * sizeof *dsp);
+        uint64_t t = 0;
+        for (int r = 0; r < P; r++) { rc_i[r] = (int)counts[r]; dsp[r] = (int)t; t += counts[r]; }
+        allel = malloc((size_t)(t + 1) * sizeof *allel);
+    }
+    MPI_Gatherv(fel, (int)mynf, MPI_UINT64_T, allel, rc_i, dsp, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+
+    if (me == 0) {
+        printf("scenario %s\n", s.name);
+        int expect_fail = s.expect_error >= 0;
+        for (int r = 0; r < P; r++) {
+            if (wres[r].rc) printf("rank %d %s: %s\n", r, errname(wres[r].rc), wres[r].msg);
+            else
+                printf("rank %d %s %s 0x%02x 0x%02x\n", r, colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)wres[r].chunk_opt),
+                       colldiag_io_mode_name((colldiag_actual_io_mode_t)wres[r].io_mode), wres[r].local, wres[r].global);
+        }
+        /* expectations */
+        for (int r = 0; r < P; r++) {
+            const expect_t *e = &s.exp[r];
+            for (int pass = 0; pass < 2; pass++) {
+                const result_t *x = pass ? &rres[r] : &wres[r];
+                const char *what = pass ? "read" : "write";
+                if (expect_fail) {
+                    if (x->rc == 0) { printf("FAIL: rank %d's %s succeeded; the scenario expects every rank to fail\n", r, what); status = 1; }
+                    else if (r == s.expect_error && x->rc == COLLDIAG_ERR_PEER) {
+                        printf("FAIL: rank %d's %s failed with ERR_PEER but it is the rank with the bad argument\n", r, what);
+                        status = 1;
+                    }
+                    continue;
+                }
+                if (x->rc) {
+                    if (!(pass == 1 && s.filtered)) {
+                        printf("FAIL: rank %d's %s failed: %s: %s\n", r, what, errname(x->rc), x->msg);
+                        status = 1;
+                    }
+                    continue;
+                }
+                if (!e->set) continue;
+                const char *co = colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)x->chunk_opt);
+                const char *im = colldiag_io_mode_name((colldiag_actual_io_mode_t)x->io_mode);
+                if (strcmp(co, e->chunk_opt) || strcmp(im, e->io_mode) || x->local != e->local || x->global != e->global) {
+                    printf("FAIL: rank %d %s reported %s %s 0x%02x 0x%02x, expected %s %s 0x%02x 0x%02x\n", r, what, co, im, x->local,
+                           x->global, e->chunk_opt, e->io_mode, e->local, e->global);
+                    status = 1;
+                }
+            }
+        }
+        /* the file image */
+        char fbad[MSG_LEN] = "";
+        FILE *fp = fopen(path, "rb");
+        unsigned char *img = malloc((size_t)fbytes + 1), *want = malloc((size_t)fbytes + 1);
+        size_t got = fp ? fread(img, 1, (size_t)fbytes, fp) : 0;
+        if (fp) fclose(fp);
+        memset(want, CANARY, (size_t)fbytes);
+        int write_ok = 1;
+        for (int r = 0; r < P; r++) write_ok &= wres[r].rc == 0;
+        if (write_ok && !expect_fail) {
+            uint64_t t = 0;
+            for (int r = 0; r < P; r++) t += counts[r];
+            for (uint64_t i = 0; i < t; i++) put_le(want + elem_addr(&s, base, allel[i]), (allel[i] + 1) & mask_of(s.elem), s.elem);
+        }
+        if (got < fbytes) snprintf(fbad, sizeof fbad, "the file has %zu bytes, expected %" PRIu64, got, fbytes);
+        for (uint64_t b = 0; b < fbytes && !fbad[0]; b++)
+            if (img[b] != want[b])
+                snprintf(fbad, sizeof fbad, "file byte %" PRIu64 " is 0x%02x, expected 0x%02x%s", b, img[b], want[b],
+                         want[b] == CANARY ? " (untouched)" : "");
+        free(img);
+        free(want);
+        int model_ok = 1;
+        for (int r = 0; r < P; r++) model_ok &= !allbad[r * MSG_LEN];
+        if (fbad[0]) { printf("data MISMATCH: %s\n", fbad); status = 1; }
+        else if (!model_ok) {
+            for (int r = 0; r < P; r++)
+                if (allbad[r * MSG_LEN]) printf("data MISMATCH: %s\n", allbad + r * MSG_LEN);
+            status = 1;
+        } else if (expect_fail) printf("error ok (file untouched)\n");
+        else printf("data ok\n");
+        if (want_hdf5) printf("hdf5 n/a\n");
+        fflush(stdout);
+        if (!keep) unlink(path);
+    }
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    colldiag_sel_free(fsel);
+    colldiag_sel_free(msel);
+    colldiag_layout_free(l);
+    free(wbuf);
+    free(rbuf);
+    free(fel);
+    free(mel);
+    free(wres);
+    free(rres);
+    free(allbad);
+    free(counts);
+    free(rc_i);
+    free(dsp);
+    free(allel);
+    for (int r = 0; r < s.ranks; r++) {
+        for (int i = 0; i < s.fsel[r].n; i++) free(s.fsel[r].ops[i].coords);
+        for (int i = 0; i < s.msel[r].n; i++) free(s.msel[r].ops[i].coords);
+        free(s.fsel[r].ops);
+        free(s.msel[r].ops);
+    }
+    free(s.fsel);
+    free(s.msel);
+    free(s.mrank);
+    free(s.mdims);
+    free(s.exp);
+    MPI_Finalize();
+    return status;
+}
