@@ -1,11 +1,10 @@
 # colldiag — plain GNU make.
-#   make            build the kit, tests and examples
-#   make check      the whole test suite (Open MPI, then a reduced set on MPICH)
-#   make demo       run the examples with 3 ranks
-#   make deps       install missing Debian packages (apt-get), quiet when nothing is missing
+#   make deps demo    install what is missing (Debian, apt-get), build, run the examples with 3 ranks
+#   make deps check   install what is missing and run the whole test suite (Open MPI + ROMIO + MPICH)
+#   make              build the kit's tests and examples for $(MPI)
 #   make clean
-# MPI=openmpi|mpich picks the explicitly named wrapper/launcher pair (a mismatched pair silently runs
-# N singletons); MPICC/MPIRUN override both for any other MPI installation.
+# MPI=openmpi|mpich picks the explicitly named wrapper/launcher pair: a mismatched pair silently runs
+# N singletons. MPICC/MPIRUN override both for any other MPI installation.
 
 MPI ?= openmpi
 ifeq ($(MPI),mpich)
@@ -25,21 +24,61 @@ RUN = $(MPIRUN) $(MPIRUN_FLAGS)
 
 CFLAGS ?= -O2 -g
 WARN = -std=c11 -Wall -Wextra
-BUILD = build/$(MPI)
-SCN_PUBLIC ?= ../shared/scenarios/public
+B = build/$(MPI)
+TESTS = $(B)/scenario_run $(B)/test_io $(B)/test_errors $(B)/test_report
+EXAMPLES = $(B)/rfc_modes $(B)/posix_cause
 
-.PHONY: all check demo deps clean
+# Debian 12 packages the build, the tests and the demo need.
+DEB_PKGS = make gcc libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq
 
-all: $(BUILD)/scenario_run
+.PHONY: all check demo demo-run deps clean
 
-$(BUILD)/colldiag.o: colldiag.c colldiag.h | $(BUILD)
+all: $(TESTS) $(EXAMPLES)
+
+$(B)/colldiag.o: colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -c colldiag.c -o $@
 
-$(BUILD)/scenario_run: tests/scenario_run.c $(BUILD)/colldiag.o colldiag.h
-	$(MPICC) $(WARN) $(CFLAGS) -I. tests/scenario_run.c $(BUILD)/colldiag.o -o $@
+$(B)/pmpi_count.o: tests/pmpi_count.c tests/pmpi_count.h | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) -Itests -c tests/pmpi_count.c -o $@
 
-$(BUILD):
+$(B)/scenario_run: tests/scenario_run.c $(B)/colldiag.o colldiag.h
+	$(MPICC) $(WARN) $(CFLAGS) -I. $< $(B)/colldiag.o -o $@
+
+$(B)/test_errors: tests/test_errors.c $(B)/colldiag.o colldiag.h
+	$(MPICC) $(WARN) $(CFLAGS) -I. $< $(B)/colldiag.o -o $@
+
+# The interposer goes into the executables that count MPI calls.
+$(B)/test_io $(B)/test_report: $(B)/%: tests/%.c $(B)/colldiag.o $(B)/pmpi_count.o colldiag.h
+	$(MPICC) $(WARN) $(CFLAGS) -I. -Itests $< $(B)/colldiag.o $(B)/pmpi_count.o -o $@
+
+$(EXAMPLES): $(B)/%: examples/%.c $(B)/colldiag.o colldiag.h
+	$(MPICC) $(WARN) $(CFLAGS) -I. $< $(B)/colldiag.o -o $@
+
+$(B):
 	mkdir -p $@
+
+# Runs the examples in a scratch directory (they write their demo files there).
+demo-run: $(EXAMPLES)
+	@d=$$(mktemp -d) && top=$$PWD && cd $$d && \
+	echo "== examples/rfc_modes.c ($(MPI), 3 ranks)" && $(RUN) -n 3 $$top/$(B)/rfc_modes && echo && \
+	echo "== examples/posix_cause.c ($(MPI), 3 ranks)" && $(RUN) -n 3 $$top/$(B)/posix_cause; \
+	rc=$$?; rm -rf $$d; exit $$rc
+
+demo: demo-run
+
+check:
+	$(MAKE) MPI=openmpi all
+	$(MAKE) MPI=mpich all
+	tests/check.sh
+
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	fi
 
 clean:
 	rm -rf build

@@ -1059,6 +1059,11 @@ struct colldiag_xfer {
     colldiag_counters cnt;
     char reason[256];
     char errmsg[1024];
+    int grid_rank;                        /* chunk grid of the last call, for the report's map */
+    uint64_t grid[COLLDIAG_MAX_RANK];
+    int called;                           /* a transfer ran with this xfer */
+    unsigned thr;                         /* per-chunk threshold of the last multi/at-once call (0: none) */
+    int ratio0;                           /* ratio 0: every chunk collective */
 };
 
 int colldiag_xfer_create(colldiag_xfer **out)
@@ -2348,6 +2353,8 @@ static void exec_chunked(cd_io *io)
     case COLLDIAG_MPIO_COLL_CHUNK_ATONCE_IO: {
         int multi = opt == COLLDIAG_MPIO_CHUNK_MULTI_IO;
         unsigned thr = ratio_threshold(P, io->set.ratio);
+        x->thr = thr;
+        x->ratio0 = io->set.ratio == 0;
         uint64_t *gl = NULL, gn = 0;
         int want = multi && io->dir != DIR_PLAN && io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO;
         nproc_exchange(io, thr, io->set.ratio == 0, want, &gl, &gn);
@@ -2412,6 +2419,10 @@ static int fill_chunk_info(cd_io *io)
     colldiag_xfer *x = io->x;
     const colldiag_layout *l = io->l;
     x->nchunks = 0;
+    if (l && l->storage == STORE_CHUNKED) {
+        x->grid_rank = l->rank;
+        memcpy(x->grid, l->grid, (size_t)l->rank * sizeof *l->grid);
+    }
     if (!l || l->storage != STORE_CHUNKED || io->map.n == 0) return 0;
     if (cd_grow((void **)&x->chunks, &x->chunks_cap, io->map.n, sizeof *x->chunks))
         return io_fail(io, COLLDIAG_ERR_NOMEM, "recording %" PRIu64 " chunks", io->map.n);
@@ -2471,6 +2482,10 @@ static void report_disagreement(cd_io *io, uint64_t ld, uint64_t sd)
 
 static void xfer_reset(colldiag_xfer *x)
 {
+    x->grid_rank = 0;
+    x->called = 1;
+    x->thr = 0;
+    x->ratio0 = 0;
     x->chunk_opt_done = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
     x->io_mode_done = COLLDIAG_MPIO_NO_COLLECTIVE;
     x->local_cause = x->global_cause = 0;
@@ -2526,7 +2541,7 @@ static int finish(cd_io *io, int rc)
 }
 
 /* The whole transfer: checks, causes, agreement, scheme, data, results. */
-static int cd_transfer(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *fs, const colldiag_sel *ms,
+static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *fs, const colldiag_sel *ms,
                        const void *wbuf, void *rbuf, colldiag_xfer *x, int dir, const char *fn)
 {
     if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL (this rank cannot take part: its results have nowhere to go)");
@@ -2636,6 +2651,35 @@ static int cd_transfer(colldiag_file *f, const colldiag_layout *l, const colldia
     rc = agree_end(&io);
     x->cnt.t_decide = cd_now() - t0 - x->cnt.t_io;
     return finish(&io, rc);
+}
+
+/* env COLLDIAG_REPORT=1 prints the report after every collective call, =json:PATH appends JSON lines
+   to PATH (rank 0 writes): diagnosis with no code change. Independent calls cannot gather, so they
+   never report. */
+static void env_report(colldiag_file *f, const colldiag_xfer *x)
+{
+    const char *e = getenv("COLLDIAG_REPORT");
+    if (!e || !*e || !strcmp(e, "0")) return;
+    if (!strncmp(e, "json:", 5)) {
+        FILE *out = f->rank == 0 ? fopen(e + 5, "a") : NULL;
+        colldiag_report_json(f, x, out);
+        if (out) fclose(out);
+    } else {
+        colldiag_report_print(f, x, f->rank == 0 ? stdout : NULL);
+    }
+}
+
+static int cd_transfer(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *fs, const colldiag_sel *ms,
+                       const void *wbuf, void *rbuf, colldiag_xfer *x, int dir, const char *fn)
+{
+    int rc = cd_transfer_core(f, l, fs, ms, wbuf, rbuf, x, dir, fn);
+    if (f && x && x->set.mode == COLLDIAG_MPIO_COLLECTIVE) {
+        char keep[sizeof cd_errbuf];
+        snprintf(keep, sizeof keep, "%s", cd_errbuf);
+        env_report(f, x);
+        snprintf(cd_errbuf, sizeof cd_errbuf, "%s", keep); /* the transfer's message is the one that matters */
+    }
+    return rc;
 }
 
 int colldiag_write(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *file_sel, const colldiag_sel *mem_sel,
@@ -2769,3 +2813,277 @@ int colldiag_get_counters(const colldiag_xfer *x, colldiag_counters *out)
 }
 
 const char *colldiag_scheme_reason(const colldiag_xfer *x) { return x ? x->reason : ""; }
+
+/* --- the collective report --- */
+
+typedef struct {
+    int32_t bad, chunk_opt, io_mode, grid_rank;
+    uint32_t local, global, thr, ratio0;
+    uint64_t nchunks, sent;
+    colldiag_counters cnt;
+    uint64_t grid[COLLDIAG_MAX_RANK];
+    char reason[256];
+} cd_rep_hdr;
+
+/* Chunks per rank the report carries: beyond this, the JSON and table say how many were left out. */
+#define CD_REPORT_MAX_CHUNKS ((uint64_t)1 << 20)
+
+typedef struct {
+    int P;
+    cd_rep_hdr *h;
+    colldiag_chunk_info *ci;
+    uint64_t *off;
+} cd_rep;
+
+/* Gathers every rank's results on rank 0. Collective; returns the same code everywhere. */
+static int report_gather(colldiag_file *f, const colldiag_xfer *x, const char *fn, cd_rep *r)
+{
+    memset(r, 0, sizeof *r);
+    if (!f) return cd_fail(COLLDIAG_ERR_ARG, fn, "f is NULL (this rank cannot take part)");
+    cd_rep_hdr me;
+    memset(&me, 0, sizeof me);
+    me.bad = !x;
+    if (x) {
+        me.chunk_opt = x->chunk_opt_done;
+        me.io_mode = x->io_mode_done;
+        me.grid_rank = x->grid_rank;
+        memcpy(me.grid, x->grid, sizeof me.grid);
+        me.local = x->local_cause;
+        me.global = x->global_cause;
+        me.thr = x->thr;
+        me.ratio0 = (uint32_t)x->ratio0;
+        me.nchunks = x->nchunks;
+        me.sent = x->nchunks < CD_REPORT_MAX_CHUNKS ? x->nchunks : CD_REPORT_MAX_CHUNKS;
+        me.cnt = x->cnt;
+        snprintf(me.reason, sizeof me.reason, "%s", x->reason);
+    }
+    r->P = f->size;
+    if (f->rank == 0) {
+        r->h = cd_calloc((size_t)r->P, sizeof *r->h);
+        r->off = cd_calloc((size_t)r->P + 1, sizeof *r->off);
+    }
+    int lbad = f->rank == 0 && (!r->h || !r->off);
+    MPI_Gather(&me, (int)sizeof me, MPI_BYTE, r->h ? (void *)r->h : (void *)&me, (int)sizeof me, MPI_BYTE, 0, f->comm);
+    int *cnt = NULL, *dsp = NULL;
+    uint64_t total = 0;
+    if (f->rank == 0 && !lbad) {
+        for (int i = 0; i < r->P; i++) {
+            r->off[i] = total;
+            total += r->h[i].sent;
+            lbad |= r->h[i].bad;
+        }
+        r->off[r->P] = total;
+        cnt = cd_malloc((size_t)r->P * sizeof *cnt);
+        dsp = cd_malloc((size_t)r->P * sizeof *dsp);
+        r->ci = cd_malloc((size_t)(total ? total : 1) * sizeof *r->ci);
+        if (!cnt || !dsp || !r->ci || total * sizeof *r->ci > (uint64_t)INT_MAX) lbad = 1;
+        for (int i = 0; i < r->P && !lbad; i++) {
+            cnt[i] = (int)(r->h[i].sent * sizeof *r->ci);
+            dsp[i] = (int)(r->off[i] * sizeof *r->ci);
+        }
+    }
+    /* rank 0 tells everyone whether the gather can proceed, so nobody blocks in a Gatherv alone */
+    MPI_Bcast(&lbad, 1, MPI_INT, 0, f->comm);
+    int rc = 0;
+    if (!lbad) {
+        MPI_Gatherv(x && me.sent ? (void *)x->chunks : (void *)&me, (int)(me.sent * sizeof *r->ci), MPI_BYTE, r->ci, cnt, dsp, MPI_BYTE, 0,
+                    f->comm);
+    } else {
+        int anyx = !x;
+        int all = 0;
+        MPI_Allreduce(&anyx, &all, 1, MPI_INT, MPI_LOR, f->comm);
+        rc = !x ? cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL")
+             : all ? cd_fail(COLLDIAG_ERR_PEER, fn, "another rank passed x = NULL")
+                   : cd_fail(COLLDIAG_ERR_NOMEM, fn, "gathering the report on rank 0");
+    }
+    cd_free(cnt);
+    cd_free(dsp);
+    return rc;
+}
+
+static void report_free(cd_rep *r)
+{
+    cd_free(r->h);
+    cd_free(r->ci);
+    cd_free(r->off);
+}
+
+/* Ranks touching chunk idx, from the gathered lists (exact whatever the scheme computed). */
+static int report_nranks(const cd_rep *r, uint64_t idx, int *coll)
+{
+    int n = 0;
+    *coll = 0;
+    for (int p = 0; p < r->P; p++) {
+        uint64_t lo = r->off[p], hi = r->off[p + 1];
+        while (lo < hi) {
+            uint64_t mid = (lo + hi) / 2;
+            if (r->ci[mid].index < idx) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo < r->off[p + 1] && r->ci[lo].index == idx) {
+            n++;
+            *coll |= r->ci[lo].collective;
+        }
+    }
+    return n;
+}
+
+static void chunk_reason(const cd_rep_hdr *h, const colldiag_chunk_info *c, int P, char *buf, size_t len)
+{
+    if (h->chunk_opt == COLLDIAG_MPIO_LINK_CHUNK) snprintf(buf, len, "collective: link-chunk moves every chunk in one call");
+    else if (h->chunk_opt == COLLDIAG_MPIO_ALL_CHUNK_IND) snprintf(buf, len, "independent: all-independent scheme");
+    else if (h->chunk_opt == COLLDIAG_MPIO_MULTI_CHUNK_NO_OPT)
+        snprintf(buf, len, "%s: %s", c->collective ? "collective" : "independent",
+                 c->collective ? "within the fewest-chunks rounds" : "beyond the fewest-chunks rounds");
+    else if (h->chunk_opt == COLLDIAG_MPIO_MULTI_CHUNK || h->chunk_opt == COLLDIAG_MPIO_COLL_CHUNK_ATONCE) {
+        if (h->ratio0) snprintf(buf, len, "collective: ratio 0 makes every chunk collective");
+        else snprintf(buf, len, "%s: %d of %d ranks %s threshold %u", c->collective ? "collective" : "independent", c->nproc, P,
+                      c->collective ? ">" : "<=", h->thr);
+    } else {
+        char cs[200];
+        colldiag_cause_string(h->global, cs, sizeof cs);
+        snprintf(buf, len, "independent: no collective I/O (%s)", h->global ? cs : "contiguous");
+    }
+}
+
+int colldiag_report_print(colldiag_file *f, const colldiag_xfer *x, FILE *out)
+{
+    static const char fn[] = "colldiag_report_print";
+    cd_rep r;
+    int rc = report_gather(f, x, fn, &r);
+    if (rc || f->rank != 0 || !out) { report_free(&r); return rc; }
+    const cd_rep_hdr *h0 = &r.h[0];
+    fprintf(out, "== colldiag %s report: %d rank%s, chunk optimization %s\n", colldiag_version(), r.P, r.P > 1 ? "s" : "",
+            colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)h0->chunk_opt));
+    fprintf(out, "   why: %s\n", h0->reason[0] ? h0->reason : "(no transfer yet)");
+    fprintf(out, "   rank  chunk_opt              io_mode                local    global   coll.bytes    ind.bytes  coll.calls  ind.calls  map+decide/io ms\n");
+    for (int p = 0; p < r.P; p++) {
+        const cd_rep_hdr *h = &r.h[p];
+        fprintf(out, "   %4d  %-21s  %-21s  0x%-5x  0x%-5x  %10" PRIu64 "  %11" PRIu64 "  %10" PRIu64 "  %9" PRIu64 "  %.3f/%.3f\n", p,
+                colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)h->chunk_opt),
+                colldiag_io_mode_name((colldiag_actual_io_mode_t)h->io_mode), h->local, h->global, h->cnt.bytes_collective,
+                h->cnt.bytes_independent, h->cnt.calls_collective, h->cnt.calls_independent, 1e3 * (h->cnt.t_map + h->cnt.t_decide),
+                1e3 * h->cnt.t_io);
+    }
+    /* causes, and which ranks raised them */
+    uint32_t seen = 0;
+    for (int p = 0; p < r.P; p++) seen |= r.h[p].local;
+    if (seen) {
+        char cs[512];
+        for (uint32_t bit = 1; bit; bit <<= 1) {
+            if (!(seen & bit)) continue;
+            colldiag_cause_string(bit, cs, sizeof cs);
+            fprintf(out, "   cause 0x%x (%s) raised by rank", bit, cs);
+            int k = 0;
+            for (int p = 0; p < r.P && k < 16; p++)
+                if (r.h[p].local & bit) fprintf(out, "%s%d", k++ ? "," : "s ", p);
+            fprintf(out, "%s\n", k >= 16 ? ",..." : "");
+        }
+    } else {
+        fprintf(out, "   causes: none, collective I/O was possible\n");
+    }
+    /* per-chunk truth, capped so a huge run stays readable */
+    uint64_t shown = 0;
+    for (int p = 0; p < r.P; p++) {
+        for (uint64_t i = r.off[p]; i < r.off[p + 1]; i++) {
+            if (shown++ >= 64) break;
+            const colldiag_chunk_info *c = &r.ci[i];
+            char why[256], co[128];
+            int w = 0;
+            co[0] = 0;
+            for (int d = 0; d < r.h[p].grid_rank && w < 100; d++) w += snprintf(co + w, sizeof co - (size_t)w, "%s%" PRIu64, d ? "," : "", c->coords[d]);
+            chunk_reason(&r.h[p], c, r.P, why, sizeof why);
+            fprintf(out, "   rank %d chunk %" PRIu64 " (%s) @%lld: %" PRIu64 " elements, %s\n", p, c->index, co, (long long)c->addr,
+                    c->nelem, why);
+        }
+    }
+    if (shown > 64) fprintf(out, "   ... %" PRIu64 " more rank/chunk lines (see the JSON report)\n", shown - 64);
+    /* the map of the chunk grid */
+    int gr = h0->grid_rank;
+    for (int p = 1; p < r.P && !gr; p++) gr = r.h[p].grid_rank;
+    const uint64_t *g = NULL;
+    for (int p = 0; p < r.P && !g; p++)
+        if (r.h[p].grid_rank) g = r.h[p].grid;
+    if (g && (gr == 1 || gr == 2)) {
+        uint64_t rows = gr == 2 ? g[0] : 1, cols = gr == 2 ? g[1] : g[0];
+        if (rows <= 32 && cols <= 32) {
+            fprintf(out, "   chunk map (C collective, I independent, . untouched; digit = ranks touching it, + for 10 or more):\n");
+            for (uint64_t i = 0; i < rows; i++) {
+                fprintf(out, "     ");
+                for (uint64_t j = 0; j < cols; j++) {
+                    int coll, n = report_nranks(&r, i * cols + j, &coll);
+                    if (!n) fprintf(out, " . ");
+                    else fprintf(out, " %c%c", coll ? 'C' : 'I', n < 10 ? '0' + n : '+');
+                }
+                fprintf(out, "\n");
+            }
+        } else {
+            uint64_t nc = 0, ni = 0, nt = 0;
+            /* count distinct touched chunks by walking each rank's sorted list once */
+            for (int p = 0; p < r.P; p++)
+                for (uint64_t i = r.off[p]; i < r.off[p + 1]; i++) {
+                    int coll, first = 1;
+                    for (int q = 0; q < p && first; q++) {
+                        uint64_t lo = r.off[q], hi = r.off[q + 1];
+                        while (lo < hi) { uint64_t mid = (lo + hi) / 2; if (r.ci[mid].index < r.ci[i].index) lo = mid + 1; else hi = mid; }
+                        if (lo < r.off[q + 1] && r.ci[lo].index == r.ci[i].index) first = 0;
+                    }
+                    if (!first) continue;
+                    report_nranks(&r, r.ci[i].index, &coll);
+                    nt++;
+                    if (coll) nc++; else ni++;
+                }
+            fprintf(out, "   chunk map omitted (%" PRIu64 " x %" PRIu64 " chunks): %" PRIu64 " touched, %" PRIu64 " collective, %" PRIu64
+                         " independent\n", rows, cols, nt, nc, ni);
+        }
+    }
+    fflush(out);
+    report_free(&r);
+    return 0;
+}
+
+static void json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+        else if (c < 0x20) fprintf(out, "\\u%04x", c);
+        else fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
+{
+    static const char fn[] = "colldiag_report_json";
+    cd_rep r;
+    int rc = report_gather(f, x, fn, &r);
+    if (rc || f->rank != 0 || !out) { report_free(&r); return rc; }
+    fprintf(out, "{\"colldiag\":\"%s\",\"nprocs\":%d,\"scheme\":{\"chunk_opt\":\"%s\",\"reason\":", colldiag_version(), r.P,
+            colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)r.h[0].chunk_opt));
+    json_str(out, r.h[0].reason);
+    fprintf(out, "},\"ranks\":[");
+    for (int p = 0; p < r.P; p++) {
+        const cd_rep_hdr *h = &r.h[p];
+        fprintf(out, "%s{\"rank\":%d,\"chunk_opt\":\"%s\",\"io_mode\":\"%s\",\"local_cause\":%u,\"global_cause\":%u,", p ? "," : "", p,
+                colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)h->chunk_opt), colldiag_io_mode_name((colldiag_actual_io_mode_t)h->io_mode),
+                h->local, h->global);
+        fprintf(out, "\"bytes_collective\":%" PRIu64 ",\"bytes_independent\":%" PRIu64 ",\"calls_collective\":%" PRIu64
+                     ",\"calls_independent\":%" PRIu64 ",\"t_map\":%.9f,\"t_decide\":%.9f,\"t_io\":%.9f,\"chunks_omitted\":%" PRIu64 ",\"chunks\":[",
+                h->cnt.bytes_collective, h->cnt.bytes_independent, h->cnt.calls_collective, h->cnt.calls_independent, h->cnt.t_map,
+                h->cnt.t_decide, h->cnt.t_io, h->nchunks - h->sent);
+        for (uint64_t i = r.off[p]; i < r.off[p + 1]; i++) {
+            const colldiag_chunk_info *c = &r.ci[i];
+            fprintf(out, "%s{\"index\":%" PRIu64 ",\"coords\":[", i > r.off[p] ? "," : "", c->index);
+            for (int d = 0; d < h->grid_rank; d++) fprintf(out, "%s%" PRIu64, d ? "," : "", c->coords[d]);
+            fprintf(out, "],\"addr\":%lld,\"nelem\":%" PRIu64 ",\"nproc\":%d,\"collective\":%s}", (long long)c->addr, c->nelem, c->nproc,
+                    c->collective ? "true" : "false");
+        }
+        fprintf(out, "]}");
+    }
+    fprintf(out, "]}\n");
+    fflush(out);
+    report_free(&r);
+    return 0;
+}

@@ -253,6 +253,18 @@ int colldiag_get_counters(const colldiag_xfer *x, colldiag_counters *out);
 /* Why the chunk scheme was chosen, in words ("forced by setting", "avg 2 chunks/rank >= num 0", ...). */
 const char *colldiag_scheme_reason(const colldiag_xfer *x);
 
+/* Collective over the file's communicator; rank 0 prints (other ranks may pass out = NULL): a per-rank
+   table, cause strings, the scheme and why, every touched chunk with the reason for its mode, and for
+   1-D/2-D chunk grids a map (large grids summarised). Every rank returns the same code. */
+int colldiag_report_print(colldiag_file *f, const colldiag_xfer *x, FILE *out);
+/* Same facts as one JSON object (one line):
+   {"colldiag":"1.x.y","nprocs":P,"scheme":{"chunk_opt":NAME,"reason":TEXT},
+    "ranks":[{"rank":R,"chunk_opt":NAME,"io_mode":NAME,"local_cause":N,"global_cause":N,
+               "bytes_collective":N,"bytes_independent":N,"calls_collective":N,"calls_independent":N,
+               "chunks":[{"index":N,"coords":[..],"addr":N,"nelem":N,"nproc":N,"collective":BOOL}]}]}
+   NAME = enum name without the COLLDIAG_MPIO_ prefix; more keys may be added. */
+int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out);
+
 #ifdef COLLDIAG_WITH_HDF5
 /* ---- HDF5 bridge ---- */
 int colldiag_h5_layout(hid_t dset, colldiag_layout **out);

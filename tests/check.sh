@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The whole test suite: every suite runs under `timeout`, so a hang fails instead of blocking.
+# Usage: tests/check.sh   (called by `make check`; expects build/openmpi and build/mpich to be built)
+set -u
+cd "$(dirname "$0")/.."
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+OMPI="mpirun.openmpi --oversubscribe"
+MPICH="mpirun.mpich"
+SCN_DIRS="${SCN_PUBLIC:-../shared/scenarios/public} tests/scenarios"
+passed=0; failed=0; failed_names=""
+
+suite() { # name, timeout seconds, command...
+    local name=$1 t=$2; shift 2
+    local log; log=$(mktemp)
+    local t0=$SECONDS
+    if timeout "$t" "$@" >"$log" 2>&1; then
+        passed=$((passed + 1)); echo "ok    $name ($((SECONDS - t0)) s)"
+    else
+        failed=$((failed + 1)); failed_names="$failed_names\n  $name"
+        echo "FAIL  $name (exit $?, $((SECONDS - t0)) s)"; grep -v '^\s*$' "$log" | head -40 | sed 's/^/      /'
+    fi
+    rm -f "$log"
+}
+
+scenarios() { # label, runner, launcher, [filter-glob]
+    local label=$1 runner=$2 launcher=$3 glob=${4:-*.scn}
+    for d in $SCN_DIRS; do
+        [ -d "$d" ] || continue
+        for f in "$d"/$glob; do
+            [ -e "$f" ] || continue
+            local n; n=$(awk '$1=="ranks"{print $2}' "$f")
+            suite "$label scenario $(basename "$f")" 120 $launcher -n "$n" "$runner" "$f"
+        done
+    done
+}
+
+# Open MPI, default MPI-IO layer (ompio)
+for p in 1 2 3 4; do suite "openmpi/ompio test_io -n $p" 600 $OMPI -n $p build/openmpi/test_io; done
+for p in 1 3 4; do suite "openmpi/ompio test_errors -n $p" 300 $OMPI -n $p build/openmpi/test_errors; done
+scenarios "openmpi/ompio" build/openmpi/scenario_run "$OMPI"
+suite "openmpi report/json" 300 tests/test_report.sh build/openmpi "$OMPI"
+# Open MPI with ROMIO: the other MPI-IO implementation shipped with Open MPI
+export OMPI_MCA_io=romio321
+for p in 3 4; do suite "openmpi/romio test_io -n $p" 600 $OMPI -n $p build/openmpi/test_io; done
+suite "openmpi/romio test_errors -n 3" 300 $OMPI -n 3 build/openmpi/test_errors
+scenarios "openmpi/romio" build/openmpi/scenario_run "$OMPI"
+unset OMPI_MCA_io
+# MPICH: slow when oversubscribed, so a reduced matrix, but every public scenario
+suite "mpich test_io quick -n 3" 600 $MPICH -n 3 build/mpich/test_io quick
+suite "mpich test_io quick -n 2" 600 $MPICH -n 2 build/mpich/test_io quick
+suite "mpich test_errors -n 3" 300 $MPICH -n 3 build/mpich/test_errors
+scenarios "mpich" build/mpich/scenario_run "$MPICH"
+# the examples (the demo) must run
+suite "openmpi demo" 300 make -s demo-run MPI=openmpi
+suite "mpich demo" 300 make -s demo-run MPI=mpich
+
+echo
+[ "$failed" -gt 0 ] && printf "failed suites:$failed_names\n"
+echo "check: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

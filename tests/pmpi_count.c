@@ -1,0 +1,61 @@
+/* PMPI interposer for the tests: counts, per rank, the MPI-IO data calls colldiag really makes and the
+ * bytes they move, so tests can prove that what colldiag reports is what happened. Linked into the
+ * test executables only. */
+#include "pmpi_count.h"
+
+pmpi_counts g_pmpi;
+
+static void add(uint64_t *calls, uint64_t *bytes, int count, MPI_Datatype t)
+{
+    MPI_Count sz = 0;
+    if (count > 0) PMPI_Type_size_x(t, &sz);
+    (*calls)++;
+    *bytes += (uint64_t)count * (uint64_t)sz;
+}
+
+int MPI_File_write_at_all(MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype t, MPI_Status *st)
+{
+    add(&g_pmpi.coll_calls, &g_pmpi.coll_bytes, count, t);
+    return PMPI_File_write_at_all(fh, off, buf, count, t, st);
+}
+int MPI_File_read_at_all(MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype t, MPI_Status *st)
+{
+    add(&g_pmpi.coll_calls, &g_pmpi.coll_bytes, count, t);
+    return PMPI_File_read_at_all(fh, off, buf, count, t, st);
+}
+int MPI_File_write_at(MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype t, MPI_Status *st)
+{
+    add(&g_pmpi.ind_calls, &g_pmpi.ind_bytes, count, t);
+    return PMPI_File_write_at(fh, off, buf, count, t, st);
+}
+int MPI_File_read_at(MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype t, MPI_Status *st)
+{
+    add(&g_pmpi.ind_calls, &g_pmpi.ind_bytes, count, t);
+    return PMPI_File_read_at(fh, off, buf, count, t, st);
+}
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype et, MPI_Datatype ft, const char *rep, MPI_Info info)
+{
+    g_pmpi.set_view++;
+    return PMPI_File_set_view(fh, disp, et, ft, rep, info);
+}
+int MPI_Allreduce(const void *s, void *r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c)
+{
+    g_pmpi.comm_calls++;
+    return PMPI_Allreduce(s, r, n, t, op, c);
+}
+int MPI_Alltoallv(const void *s, const int *sc, const int *sd, MPI_Datatype st, void *r, const int *rc, const int *rd,
+                  MPI_Datatype rt, MPI_Comm c)
+{
+    g_pmpi.comm_calls++;
+    return PMPI_Alltoallv(s, sc, sd, st, r, rc, rd, rt, c);
+}
+int MPI_Allgather(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, MPI_Comm c)
+{
+    g_pmpi.comm_calls++;
+    return PMPI_Allgather(s, sc, st, r, rc, rt, c);
+}
+int MPI_Type_commit(MPI_Datatype *t)
+{
+    g_pmpi.type_commits++;
+    return PMPI_Type_commit(t);
+}

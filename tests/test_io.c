@@ -1,0 +1,499 @@
+/* test_io — the scheme matrix, run with 1..4 ranks.
+ *
+ * For every scheme x layout x selection shape x rank 1..4: write with colldiag, check every byte of the
+ * file against an image built from the test's own brute-force model of the selections; read back into
+ * a canary-filled buffer and check every byte; check every rank's reported chunk optimisation, I/O
+ * mode, causes and per-chunk info against the SPEC model computed here from gathered chunk sets; and
+ * check with the PMPI interposer that collective bytes went through *_at_all, independent bytes
+ * through *_at, with exactly the number of collective calls the scheme implies.
+ *
+ *   mpirun -n P tests/test_io [quick]
+ */
+#define _GNU_SOURCE
+#include "colldiag.h"
+#include "pmpi_count.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int me, P, failures, checks;
+#define CHECK(cond, ...)                                                        \
+    do {                                                                        \
+        checks++;                                                               \
+        if (!(cond)) {                                                          \
+            failures++;                                                         \
+            printf("rank %d FAIL [%s] %s:%d: ", me, g_case, __FILE__, __LINE__); \
+            printf(__VA_ARGS__);                                                \
+            printf("\n");                                                       \
+            fflush(stdout);                                                     \
+        }                                                                       \
+    } while (0)
+static char g_case[256];
+
+typedef struct {
+    int rank;
+    uint64_t dims[4], cdims[4];
+} shape_t;
+static const shape_t shapes[] = {
+    {1, {37, 0, 0, 0}, {5, 0, 0, 0}},
+    {2, {13, 11, 0, 0}, {4, 3, 0, 0}},
+    {3, {6, 5, 7, 0}, {2, 3, 4, 0}},
+    {4, {4, 3, 5, 6}, {2, 2, 3, 4}},
+};
+
+enum { S_ROWS, S_COLS, S_UNION, S_POINTS, S_EMPTY_LAST, S_MEMSHAPE, S_N };
+static const char *const sel_names[] = {"rows", "cols", "union", "points-reversed", "empty-last-rank", "memory-of-another-shape"};
+
+enum { L_CONTIG, L_DENSE, L_TABLE, L_N };
+static const char *const layout_names[] = {"contiguous", "chunked-dense", "chunked-table"};
+
+typedef struct {
+    const char *name;
+    int mode;      /* xfer mode */
+    int opt;       /* chunk opt */
+    unsigned num, ratio;
+    int coll_opt;
+} scheme_t;
+static const scheme_t schemes[] = {
+    {"default(link)", 1, 0, 0, 60, 0},
+    {"default(multi)", 1, 0, 1000, 60, 0},
+    {"one_io", 1, 1, 0, 60, 0},
+    {"multi_io r60", 1, 2, 0, 60, 0},
+    {"multi_io r0", 1, 2, 0, 0, 0},
+    {"atonce r34", 1, 3, 0, 34, 0},
+    {"all_ind", 1, 4, 0, 60, 0},
+    {"multi_no_opt", 1, 5, 0, 60, 0},
+    {"independent", 0, 0, 0, 60, 0},
+    {"multi individual_io", 1, 2, 0, 0, 1},
+};
+#define NSCHEMES (int)(sizeof schemes / sizeof *schemes)
+
+static uint64_t prod(const uint64_t *d, int r)
+{
+    uint64_t p = 1;
+    for (int i = 0; i < r; i++) p *= d[i];
+    return p;
+}
+
+/* ---- the test's own selection model ---- */
+typedef struct {
+    uint64_t start[4], stride[4], count[4], block[4];
+} hyp;
+
+static int in_hyp(const hyp *h, int rank, const uint64_t *c)
+{
+    for (int d = 0; d < rank; d++) {
+        if (h->count[d] == 0 || c[d] < h->start[d]) return 0;
+        uint64_t rel = c[d] - h->start[d];
+        if (h->count[d] == 1 ? rel >= h->block[d] : (rel / h->stride[d] >= h->count[d] || rel % h->stride[d] >= h->block[d]))
+            return 0;
+    }
+    return 1;
+}
+static void coords_of(uint64_t e, int rank, const uint64_t *dims, uint64_t *c)
+{
+    for (int d = rank - 1; d >= 0; d--) { c[d] = e % dims[d]; e /= dims[d]; }
+}
+
+typedef struct {
+    colldiag_sel *fsel, *msel;
+    uint64_t *fel, nf;   /* file elements in iteration order */
+    uint64_t *mel;       /* memory element for each (NULL = packed) */
+    uint64_t mspace;     /* memory elements in the buffer */
+} rsel;
+
+static hyp band(const shape_t *s, int r, int nr)
+{
+    hyp h;
+    for (int d = 0; d < s->rank; d++) { h.start[d] = 0; h.stride[d] = 1; h.count[d] = 1; h.block[d] = s->dims[d]; }
+    uint64_t lo = s->dims[0] * (uint64_t)r / (uint64_t)nr, hi = s->dims[0] * (uint64_t)(r + 1) / (uint64_t)nr;
+    h.start[0] = lo;
+    h.block[0] = hi - lo;
+    if (hi == lo) h.count[0] = 0;
+    return h;
+}
+
+static void add_hyp(colldiag_sel *s, int op, const hyp *h)
+{
+    int rc = colldiag_sel_select_hyperslab(s, (colldiag_seloper_t)op, h->start, h->stride, h->count, h->block);
+    CHECK(rc == 0, "select_hyperslab: %s", colldiag_last_errmsg());
+}
+
+static void build_sel(const shape_t *s, int kind, rsel *o)
+{
+    memset(o, 0, sizeof *o);
+    const int R = s->rank;
+    const uint64_t N = prod(s->dims, R);
+    unsigned char *bm = calloc((size_t)N, 1);
+    uint64_t c[4];
+    colldiag_sel_create(R, s->dims, &o->fsel);
+    colldiag_sel_select_none(o->fsel);
+    hyp h[2];
+    int nh = 0, points = 0;
+    int last = R - 1;
+    switch (kind) {
+    case S_ROWS: case S_MEMSHAPE: h[nh++] = band(s, me, P); break;
+    case S_EMPTY_LAST:
+        if (me < P - 1) h[nh++] = band(s, me, P - 1);
+        break;
+    case S_COLS: {
+        hyp x = band(s, 0, 1);
+        x.start[last] = (uint64_t)me;
+        x.stride[last] = (uint64_t)P;
+        x.block[last] = 1;
+        x.count[last] = s->dims[last] > (uint64_t)me ? (s->dims[last] - (uint64_t)me + (uint64_t)P - 1) / (uint64_t)P : 0;
+        h[nh++] = x;
+        break;
+    }
+    case S_UNION: {
+        /* every other element of the last dimension OR its first three: an irregular union */
+        hyp a = band(s, me, P), b = a;
+        if (a.count[0] == 0) break;
+        uint64_t len = a.block[last];
+        a.stride[last] = 2; a.block[last] = 1; a.count[last] = (len + 1) / 2;
+        b.block[last] = len < 3 ? len : 3;
+        h[nh++] = a;
+        h[nh++] = b;
+        break;
+    }
+    case S_POINTS: points = 1; break;
+    }
+    for (int i = 0; i < nh; i++) add_hyp(o->fsel, i ? COLLDIAG_SELECT_OR : COLLDIAG_SELECT_SET, &h[i]);
+    if (points) {
+        hyp b = band(s, me, P);
+        uint64_t *lst = malloc((size_t)N * sizeof *lst), n = 0;
+        for (uint64_t e = 0; e < N; e++) {
+            coords_of(e, R, s->dims, c);
+            if (in_hyp(&b, R, c) && (e * 7919u) % 3u != 0) lst[n++] = e;
+        }
+        /* reversed order: the file order and the transfer order differ */
+        uint64_t *coords = malloc((size_t)(n * (uint64_t)R + 1) * sizeof *coords);
+        o->fel = malloc((size_t)(n + 1) * sizeof *o->fel);
+        for (uint64_t i = 0; i < n; i++) {
+            o->fel[i] = lst[n - 1 - i];
+            coords_of(o->fel[i], R, s->dims, coords + i * (uint64_t)R);
+        }
+        o->nf = n;
+        int rc = colldiag_sel_select_elements(o->fsel, COLLDIAG_SELECT_SET, n, coords);
+        CHECK(rc == 0, "select_elements: %s", colldiag_last_errmsg());
+        free(coords);
+        free(lst);
+    } else {
+        for (uint64_t e = 0; e < N; e++) {
+            coords_of(e, R, s->dims, c);
+            for (int i = 0; i < nh; i++)
+                if (in_hyp(&h[i], R, c)) bm[e] = 1;
+        }
+        o->fel = malloc((size_t)(N + 1) * sizeof *o->fel);
+        for (uint64_t e = 0; e < N; e++)
+            if (bm[e]) o->fel[o->nf++] = e;
+    }
+    free(bm);
+    CHECK(colldiag_sel_npoints(o->fsel) == o->nf, "npoints %" PRIu64 " != model %" PRIu64, colldiag_sel_npoints(o->fsel), o->nf);
+    o->mspace = o->nf;
+    if (kind == S_MEMSHAPE) {
+        uint64_t md = 2 * o->nf + 3;
+        colldiag_sel_create(1, &md, &o->msel);
+        uint64_t st = 1, sr = 2, cn = o->nf, bl = 1;
+        int rc = colldiag_sel_select_hyperslab(o->msel, COLLDIAG_SELECT_SET, &st, &sr, &cn, &bl);
+        CHECK(rc == 0, "mem select: %s", colldiag_last_errmsg());
+        o->mel = malloc((size_t)(o->nf + 1) * sizeof *o->mel);
+        for (uint64_t k = 0; k < o->nf; k++) o->mel[k] = 1 + 2 * k;
+        o->mspace = md;
+    }
+}
+
+static void free_sel(rsel *o)
+{
+    colldiag_sel_free(o->fsel);
+    colldiag_sel_free(o->msel);
+    free(o->fel);
+    free(o->mel);
+}
+
+static uint64_t chunk_of(const shape_t *s, uint64_t e)
+{
+    uint64_t c[4], ci = 0;
+    coords_of(e, s->rank, s->dims, c);
+    for (int d = 0; d < s->rank; d++) ci = ci * ((s->dims[d] + s->cdims[d] - 1) / s->cdims[d]) + c[d] / s->cdims[d];
+    return ci;
+}
+static uint64_t nchunks_of(const shape_t *s)
+{
+    uint64_t n = 1;
+    for (int d = 0; d < s->rank; d++) n *= (s->dims[d] + s->cdims[d] - 1) / s->cdims[d];
+    return n;
+}
+static uint64_t elem_addr(const shape_t *s, int layout, MPI_Offset base, uint64_t e)
+{
+    if (layout == L_CONTIG) return (uint64_t)base + e * 4;
+    uint64_t c[4], co = 0, ce = 1, ci = chunk_of(s, e), nc = nchunks_of(s);
+    coords_of(e, s->rank, s->dims, c);
+    for (int d = 0; d < s->rank; d++) { co = co * s->cdims[d] + c[d] % s->cdims[d]; ce *= s->cdims[d]; }
+    uint64_t slot = layout == L_TABLE ? nc - 1 - ci : ci; /* the table stores chunks in reverse */
+    return (uint64_t)base + (slot * ce + co) * 4;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Runs one case. */
+static void run_case(const shape_t *s, int layout, int kind, const scheme_t *sc, const char *path, colldiag_driver_t drv)
+{
+    snprintf(g_case, sizeof g_case, "P=%d %dD %s %s %s%s", P, s->rank, layout_names[layout], sel_names[kind], sc->name,
+             drv == COLLDIAG_DRIVER_POSIX ? " posix" : "");
+    const MPI_Offset base = 100;
+    const uint64_t N = prod(s->dims, s->rank), nc = nchunks_of(s);
+    uint64_t ce = prod(s->cdims, s->rank);
+    uint64_t fbytes = (uint64_t)base + (layout == L_CONTIG ? N : nc * ce) * 4 + 16;
+    colldiag_layout *l = NULL;
+    int rc = layout == L_CONTIG ? colldiag_layout_contiguous(s->rank, s->dims, 4, base, &l)
+                                : colldiag_layout_chunked(s->rank, s->dims, s->cdims, 4, base, &l);
+    CHECK(rc == 0, "layout: %s", colldiag_last_errmsg());
+    if (layout == L_TABLE) {
+        MPI_Offset *t = malloc((size_t)nc * sizeof *t);
+        for (uint64_t i = 0; i < nc; i++) t[i] = base + (MPI_Offset)((nc - 1 - i) * ce * 4);
+        rc = colldiag_layout_set_chunk_addrs(l, nc, t);
+        CHECK(rc == 0, "set_chunk_addrs: %s", colldiag_last_errmsg());
+        free(t);
+    }
+    rsel o;
+    build_sel(s, kind, &o);
+
+    /* the SPEC model: chunks per rank, ranks per chunk */
+    uint64_t *mine = malloc((size_t)(o.nf + 1) * sizeof *mine), nmine = 0;
+    for (uint64_t k = 0; k < o.nf; k++) mine[k] = chunk_of(s, o.fel[k]);
+    qsort(mine, (size_t)o.nf, sizeof *mine, cmp_u64);
+    uint64_t *cnt_in = calloc((size_t)nc, sizeof *cnt_in); /* my elements per chunk */
+    for (uint64_t k = 0; k < o.nf; k++) {
+        cnt_in[mine[k]]++;
+        if (k == 0 || mine[k] != mine[k - 1]) mine[nmine++] = mine[k];
+    }
+    int *counts = malloc((size_t)P * sizeof *counts), *dsp = malloc((size_t)P * sizeof *dsp), nm = (int)nmine;
+    PMPI_Allgather(&nm, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+    int tot = 0, minc = INT32_MAX;
+    for (int r = 0; r < P; r++) { dsp[r] = tot; tot += counts[r]; if (counts[r] < minc) minc = counts[r]; }
+    uint64_t *all = malloc((size_t)(tot + 1) * sizeof *all);
+    PMPI_Allgatherv(mine, nm, MPI_UINT64_T, all, counts, dsp, MPI_UINT64_T, MPI_COMM_WORLD);
+    int *nproc = calloc((size_t)nc, sizeof *nproc);
+    for (int i = 0; i < tot; i++) nproc[all[i]]++;
+    unsigned thr = (unsigned)((uint64_t)P * sc->ratio / 100u);
+    if (thr < 1) thr = 1;
+    int opt = sc->opt;
+    if (opt == 0) opt = ((uint64_t)tot / (uint64_t)P >= sc->num) ? 1 : 2;
+    /* expected per chunk: collective? */
+    unsigned char *coll = calloc((size_t)nc, 1);
+    uint64_t gcoll = 0; /* collective chunks anybody touched */
+    for (uint64_t c = 0; c < nc; c++) {
+        if (!nproc[c]) continue;
+        if (opt == 1) coll[c] = 1;
+        else if (opt == 2 || opt == 3) coll[c] = sc->ratio == 0 || (unsigned)nproc[c] > thr;
+        gcoll += coll[c];
+    }
+    if (opt == 5)
+        for (uint64_t i = 0; i < nmine; i++) coll[mine[i]] = i < (uint64_t)minc;
+    const char *exp_opt;
+    const char *exp_mode;
+    uint32_t exp_cause = 0;
+    uint64_t exp_coll_calls = 0, exp_coll_bytes = 0, exp_ind_bytes = 0;
+    int chunked = layout != L_CONTIG;
+    if (sc->mode == 0 || drv == COLLDIAG_DRIVER_POSIX) {
+        exp_opt = "NO_CHUNK_OPTIMIZATION";
+        exp_mode = "NO_COLLECTIVE";
+        exp_cause = (sc->mode == 0 ? 0x01u : 0) | (drv == COLLDIAG_DRIVER_POSIX ? 0x10000u : 0);
+        exp_ind_bytes = o.nf * 4;
+    } else if (!chunked) {
+        exp_opt = "NO_CHUNK_OPTIMIZATION";
+        exp_mode = "CONTIGUOUS_COLLECTIVE";
+        exp_coll_calls = 1;
+        exp_coll_bytes = o.nf * 4;
+    } else {
+        static const char *const on[] = {"", "LINK_CHUNK", "MULTI_CHUNK", "COLL_CHUNK_ATONCE", "ALL_CHUNK_IND", "MULTI_CHUNK_NO_OPT"};
+        exp_opt = on[opt];
+        int m = 0;
+        for (uint64_t i = 0; i < nmine; i++) {
+            m |= coll[mine[i]] ? 2 : 1;
+            if (coll[mine[i]]) exp_coll_bytes += cnt_in[mine[i]] * 4;
+            else exp_ind_bytes += cnt_in[mine[i]] * 4;
+        }
+        if (opt == 1) m = 2;
+        static const char *const mn[] = {"NO_COLLECTIVE", "CHUNK_INDEPENDENT", "CHUNK_COLLECTIVE", "CHUNK_MIXED"};
+        exp_mode = mn[m];
+        exp_coll_calls = opt == 1 || opt == 3 ? 1 : opt == 2 ? gcoll : opt == 5 ? (uint64_t)minc : 0;
+    }
+    if (sc->coll_opt == 1) { /* INDIVIDUAL_IO: same structure, every byte through independent calls */
+        exp_ind_bytes += exp_coll_bytes;
+        exp_coll_bytes = 0;
+        exp_coll_calls = 0;
+    }
+
+    /* canary file */
+    if (me == 0) {
+        FILE *fp = fopen(path, "wb");
+        for (uint64_t b = 0; b < fbytes; b++) fputc(0xA5, fp);
+        fclose(fp);
+    }
+    PMPI_Barrier(MPI_COMM_WORLD);
+
+    int *wbuf = malloc((size_t)(o.mspace + 1) * 4), *rbuf = malloc((size_t)(o.mspace + 1) * 4);
+    memset(wbuf, 0x5A, (size_t)o.mspace * 4);
+    memset(rbuf, 0x3C, (size_t)o.mspace * 4);
+    for (uint64_t k = 0; k < o.nf; k++) wbuf[o.mel ? o.mel[k] : k] = (int)(o.fel[k] + 1);
+
+    for (int dir = 0; dir < 2; dir++) {
+        colldiag_file *f;
+        rc = colldiag_file_open(MPI_COMM_WORLD, path, dir ? MPI_MODE_RDONLY : MPI_MODE_RDWR, MPI_INFO_NULL, drv, &f);
+        CHECK(rc == 0, "open: %s", colldiag_last_errmsg());
+        colldiag_xfer *x;
+        colldiag_xfer_create(&x);
+        colldiag_set_dxpl_mpio(x, (colldiag_xfer_mode_t)sc->mode);
+        colldiag_set_dxpl_mpio_chunk_opt(x, (colldiag_chunk_opt_t)sc->opt);
+        colldiag_set_dxpl_mpio_chunk_opt_num(x, sc->num);
+        colldiag_set_dxpl_mpio_chunk_opt_ratio(x, sc->ratio);
+        colldiag_set_dxpl_mpio_collective_opt(x, (colldiag_collective_opt_t)sc->coll_opt);
+        pmpi_reset();
+        rc = dir ? colldiag_read(f, l, o.fsel, o.msel, rbuf, x) : colldiag_write(f, l, o.fsel, o.msel, wbuf, x);
+        pmpi_counts pc = g_pmpi;
+        const char *dn = dir ? "read" : "write";
+        CHECK(rc == 0, "%s: %s", dn, colldiag_xfer_errmsg(x));
+        colldiag_actual_chunk_opt_mode_t co;
+        colldiag_actual_io_mode_t im;
+        uint32_t lc, gc;
+        colldiag_get_mpio_actual_chunk_opt_mode(x, &co);
+        colldiag_get_mpio_actual_io_mode(x, &im);
+        colldiag_get_mpio_no_collective_cause(x, &lc, &gc);
+        CHECK(!strcmp(colldiag_chunk_opt_name(co), exp_opt), "%s chunk opt %s, expected %s", dn, colldiag_chunk_opt_name(co), exp_opt);
+        CHECK(!strcmp(colldiag_io_mode_name(im), exp_mode), "%s io mode %s, expected %s", dn, colldiag_io_mode_name(im), exp_mode);
+        CHECK(lc == exp_cause && gc == exp_cause, "%s causes 0x%x/0x%x, expected 0x%x", dn, lc, gc, exp_cause);
+        /* what MPI really saw */
+        if (drv == COLLDIAG_DRIVER_POSIX) {
+            CHECK(pc.coll_calls == 0 && pc.ind_calls == 0, "posix driver made MPI-IO data calls");
+        } else {
+            CHECK(pc.coll_calls == exp_coll_calls, "%s: %" PRIu64 " collective data calls, expected %" PRIu64, dn, pc.coll_calls, exp_coll_calls);
+            CHECK(pc.coll_bytes == exp_coll_bytes, "%s: %" PRIu64 " bytes via *_at_all, expected %" PRIu64, dn, pc.coll_bytes, exp_coll_bytes);
+            CHECK(pc.ind_bytes == exp_ind_bytes, "%s: %" PRIu64 " bytes via *_at, expected %" PRIu64, dn, pc.ind_bytes, exp_ind_bytes);
+            CHECK(exp_ind_bytes == 0 || pc.ind_calls > 0, "%s: independent bytes without calls", dn);
+            if (sc->mode == 0) CHECK(pc.comm_calls == 0 && pc.set_view == 0, "%s: independent mode communicated (%" PRIu64 " calls, %" PRIu64 " views)", dn, pc.comm_calls, pc.set_view);
+        }
+        colldiag_counters cn;
+        colldiag_get_counters(x, &cn);
+        if (drv == COLLDIAG_DRIVER_MPIO) {
+            CHECK(cn.bytes_collective == pc.coll_bytes && cn.bytes_independent == pc.ind_bytes && cn.calls_collective == pc.coll_calls &&
+                      cn.calls_independent == pc.ind_calls,
+                  "%s: counters (%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ") differ from PMPI (%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ")", dn,
+                  cn.bytes_collective, cn.bytes_independent, cn.calls_collective, cn.calls_independent, pc.coll_bytes, pc.ind_bytes,
+                  pc.coll_calls, pc.ind_calls);
+        }
+        /* per-chunk truth */
+        uint64_t nci;
+        const colldiag_chunk_info *ci;
+        colldiag_get_chunk_info(x, &nci, &ci);
+        CHECK(nci == (chunked ? nmine : 0), "%s: %" PRIu64 " chunks reported, expected %" PRIu64, dn, nci, chunked ? nmine : 0);
+        for (uint64_t i = 0; chunked && i < nci && i < nmine; i++) {
+            CHECK(ci[i].index == mine[i], "chunk %" PRIu64 ": index %" PRIu64 ", expected %" PRIu64, i, ci[i].index, mine[i]);
+            CHECK(ci[i].nelem == cnt_in[mine[i]], "chunk %" PRIu64 ": nelem %" PRIu64 ", expected %" PRIu64, mine[i], ci[i].nelem, cnt_in[mine[i]]);
+            int ec = sc->mode == 1 && drv == COLLDIAG_DRIVER_MPIO ? coll[mine[i]] : 0;
+            CHECK(ci[i].collective == ec, "chunk %" PRIu64 ": collective %d, expected %d", mine[i], ci[i].collective, ec);
+            if (sc->mode == 1 && drv == COLLDIAG_DRIVER_MPIO && (opt == 2 || opt == 3))
+                CHECK(ci[i].nproc == nproc[mine[i]], "chunk %" PRIu64 ": nproc %d, expected %d", mine[i], ci[i].nproc, nproc[mine[i]]);
+            uint64_t slot = layout == L_TABLE ? nc - 1 - mine[i] : mine[i];
+            CHECK(ci[i].addr == base + (MPI_Offset)(slot * ce * 4), "chunk %" PRIu64 ": addr %lld", mine[i], (long long)ci[i].addr);
+        }
+        colldiag_xfer_free(x);
+        rc = colldiag_file_close(f);
+        CHECK(rc == 0, "close: %s", colldiag_last_errmsg());
+        if (dir == 0) {
+            /* every byte of the file */
+            int *cn2 = malloc((size_t)P * sizeof *cn2), *dp2 = malloc((size_t)P * sizeof *dp2), n2 = (int)o.nf, t2 = 0;
+            PMPI_Gather(&n2, 1, MPI_INT, cn2, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            if (me == 0) for (int r = 0; r < P; r++) { dp2[r] = t2; t2 += cn2[r]; }
+            uint64_t *el = malloc((size_t)(t2 + 1) * sizeof *el);
+            PMPI_Gatherv(o.fel, n2, MPI_UINT64_T, el, cn2, dp2, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+            if (me == 0) {
+                unsigned char *want = malloc((size_t)fbytes), *img = malloc((size_t)fbytes);
+                memset(want, 0xA5, (size_t)fbytes);
+                for (int i = 0; i < t2; i++) {
+                    int v = (int)(el[i] + 1);
+                    memcpy(want + elem_addr(s, layout, base, el[i]), &v, 4);
+                }
+                FILE *fp = fopen(path, "rb");
+                size_t got = fread(img, 1, (size_t)fbytes, fp);
+                fclose(fp);
+                CHECK(got == fbytes, "file is %zu bytes, expected %" PRIu64, got, fbytes);
+                uint64_t bad = UINT64_MAX;
+                for (uint64_t b = 0; b < fbytes && bad == UINT64_MAX; b++)
+                    if (img[b] != want[b]) bad = b;
+                CHECK(bad == UINT64_MAX, "file byte %" PRIu64 " is 0x%02x, expected 0x%02x", bad, bad < fbytes ? img[bad] : 0,
+                      bad < fbytes ? want[bad] : 0);
+                free(want);
+                free(img);
+            }
+            free(cn2);
+            free(dp2);
+            free(el);
+        } else {
+            uint64_t bad = UINT64_MAX;
+            unsigned char *sel = calloc((size_t)o.mspace + 1, 1);
+            for (uint64_t k = 0; k < o.nf; k++) {
+                uint64_t mo = o.mel ? o.mel[k] : k;
+                sel[mo] = 1;
+                if (rbuf[mo] != (int)(o.fel[k] + 1) && bad == UINT64_MAX) bad = mo;
+            }
+            CHECK(bad == UINT64_MAX, "read: memory element %" PRIu64 " holds %d", bad, bad != UINT64_MAX ? rbuf[bad] : 0);
+            for (uint64_t e = 0; e < o.mspace; e++)
+                if (!sel[e]) CHECK(rbuf[e] == 0x3C3C3C3C, "read: unselected memory element %" PRIu64 " was overwritten", e);
+            free(sel);
+        }
+    }
+    free(wbuf);
+    free(rbuf);
+    free(mine);
+    free(cnt_in);
+    free(counts);
+    free(dsp);
+    free(all);
+    free(nproc);
+    free(coll);
+    free_sel(&o);
+    colldiag_layout_free(l);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    int quick = argc > 1 && !strcmp(argv[1], "quick"); /* the reduced set (for slow MPICH oversubscription) */
+    char path[256];
+    if (me == 0) snprintf(path, sizeof path, "%s/colldiag_test_io_%d.bin", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+    MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+    for (int si = 0; si < (int)(sizeof shapes / sizeof *shapes); si++) {
+        if (quick && si != 1 && si != 3) continue;
+        for (int kind = 0; kind < S_N; kind++) {
+            for (int layout = 0; layout < L_N; layout++) {
+                for (int k = 0; k < NSCHEMES; k++) {
+                    if (layout == L_CONTIG && k != 0 && k != 8) continue;      /* contiguous: the scheme does not apply */
+                    if (layout == L_TABLE && k != 2 && k != 3 && k != 5) continue;
+                    if (quick && layout == L_TABLE) continue;
+                    run_case(&shapes[si], layout, kind, &schemes[k], path, COLLDIAG_DRIVER_MPIO);
+                }
+            }
+            if (!quick) {
+                run_case(&shapes[si], L_CONTIG, kind, &schemes[0], path, COLLDIAG_DRIVER_POSIX);
+                run_case(&shapes[si], L_DENSE, kind, &schemes[3], path, COLLDIAG_DRIVER_POSIX);
+            }
+        }
+    }
+    if (me == 0) unlink(path);
+    int tf = 0, tc = 0;
+    PMPI_Allreduce(&failures, &tf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    PMPI_Allreduce(&checks, &tc, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (me == 0) printf("test_io P=%d: %d passed, %d failed\n", P, tc - tf, tf);
+    MPI_Finalize();
+    return tf ? 1 : 0;
+}

@@ -1,0 +1,147 @@
+/* test_report — the diagnostics: plan-only makes the same decisions as a real write, the report and its
+ * JSON carry the getters' numbers, reporting off costs no communication, and the per-chunk reasons
+ * name the right thresholds at boundary ratios. Writes JSON to argv[1] for tests/test_report.sh.
+ *
+ *   mpirun -n 3 tests/test_report OUT.json
+ */
+#define _GNU_SOURCE
+#include "colldiag.h"
+#include "pmpi_count.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int me, P, failures, checks;
+#define CHECK(cond, ...)                                                   \
+    do {                                                                   \
+        checks++;                                                          \
+        if (!(cond)) {                                                     \
+            failures++;                                                    \
+            printf("rank %d FAIL %s:%d: ", me, __FILE__, __LINE__);        \
+            printf(__VA_ARGS__);                                           \
+            printf("\n");                                                  \
+        }                                                                  \
+    } while (0)
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    if (P != 3 || argc < 2) {
+        if (me == 0) fprintf(stderr, "usage: mpirun -n 3 test_report OUT.json\n");
+        MPI_Finalize();
+        return 2;
+    }
+    char path[256];
+    if (me == 0) snprintf(path, sizeof path, "/tmp/colldiag_test_report_%d.bin", (int)getpid());
+    MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+    const uint64_t dims[1] = {30}, chunk[1] = {10}, start[3] = {1, 6, 22}, count[3] = {5, 8, 6};
+    colldiag_file *f;
+    colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f);
+    colldiag_layout *l;
+    colldiag_layout_chunked(1, dims, chunk, 4, 0, &l);
+    colldiag_sel *s;
+    colldiag_sel_create(1, dims, &s);
+    colldiag_sel_select_hyperslab(s, COLLDIAG_SELECT_SET, &start[me], NULL, &count[me], NULL);
+    int buf[8] = {0};
+
+    /* boundary ratios with 3 ranks: 33 -> threshold max(1, 0) = 1, 34 -> 1, 66 -> 1, 67 -> 2 */
+    const unsigned ratios[4] = {33, 34, 66, 67};
+    const unsigned thr[4] = {1, 1, 1, 2};
+    for (int i = 0; i < 4; i++) {
+        colldiag_xfer *x, *xp;
+        colldiag_xfer_create(&x);
+        colldiag_xfer_create(&xp);
+        colldiag_xfer *both[2] = {x, xp};
+        for (int k = 0; k < 2; k++) {
+            colldiag_set_dxpl_mpio(both[k], COLLDIAG_MPIO_COLLECTIVE);
+            colldiag_set_dxpl_mpio_chunk_opt(both[k], COLLDIAG_MPIO_CHUNK_MULTI_IO);
+            colldiag_set_dxpl_mpio_chunk_opt_ratio(both[k], ratios[i]);
+        }
+        pmpi_reset();
+        CHECK(colldiag_plan(f, l, s, NULL, xp) == 0, "plan: %s", colldiag_xfer_errmsg(xp));
+        CHECK(g_pmpi.coll_calls == 0 && g_pmpi.ind_calls == 0 && g_pmpi.set_view == 0, "plan touched the file");
+        pmpi_reset();
+        CHECK(colldiag_write(f, l, s, NULL, buf, x) == 0, "write: %s", colldiag_xfer_errmsg(x));
+        /* the multi write's communication: agreement, two exchanges + counts, the collective-chunk list, the end */
+        uint64_t comm = g_pmpi.comm_calls;
+        colldiag_actual_io_mode_t a, b;
+        colldiag_get_mpio_actual_io_mode(x, &a);
+        colldiag_get_mpio_actual_io_mode(xp, &b);
+        CHECK(a == b, "ratio %u: plan says io mode %d, the write %d", ratios[i], (int)b, (int)a);
+        uint64_t n1, n2;
+        const colldiag_chunk_info *c1, *c2;
+        colldiag_get_chunk_info(x, &n1, &c1);
+        colldiag_get_chunk_info(xp, &n2, &c2);
+        CHECK(n1 == n2, "chunk counts differ");
+        for (uint64_t j = 0; j < n1 && j < n2; j++)
+            CHECK(c1[j].index == c2[j].index && c1[j].collective == c2[j].collective && c1[j].nproc == c2[j].nproc,
+                  "ratio %u chunk %d: plan and write disagree", ratios[i], (int)c1[j].index);
+        for (uint64_t j = 0; j < n1; j++) {
+            int want = (unsigned)c1[j].nproc > thr[i];
+            CHECK(c1[j].collective == want, "ratio %u chunk %d: nproc %d threshold %u collective %d", ratios[i], (int)c1[j].index,
+                  c1[j].nproc, thr[i], c1[j].collective);
+        }
+        /* with reporting on, the report's gathering happens inside the report function only */
+        setenv("COLLDIAG_REPORT", "json:/dev/null", 1);
+        pmpi_reset();
+        colldiag_write(f, l, s, NULL, buf, x);
+        uint64_t comm_rep = g_pmpi.comm_calls;
+        unsetenv("COLLDIAG_REPORT");
+        pmpi_reset();
+        colldiag_write(f, l, s, NULL, buf, x);
+        CHECK(g_pmpi.comm_calls == comm, "reporting off: %llu collective calls, before %llu", (unsigned long long)g_pmpi.comm_calls,
+              (unsigned long long)comm);
+        CHECK(comm_rep >= comm, "report on: fewer calls");
+        if (i == 3) {
+            /* the human report names the threshold */
+            char *txt = NULL;
+            size_t len = 0;
+            FILE *mem = me == 0 ? open_memstream(&txt, &len) : NULL;
+            CHECK(colldiag_report_print(f, x, mem) == 0, "report_print");
+            if (mem) {
+                fclose(mem);
+                CHECK(strstr(txt, "2 of 3 ranks <= threshold 2") != NULL, "report lacks the chunk reason:\n%s", txt);
+                CHECK(strstr(txt, "chunk map") != NULL, "report lacks the map");
+                free(txt);
+            }
+            FILE *out = me == 0 ? fopen(argv[1], "w") : NULL;
+            CHECK(colldiag_report_json(f, x, out) == 0, "report_json");
+            if (out) fclose(out);
+            /* the getters, for the shell side to compare with the JSON */
+            colldiag_counters cn;
+            colldiag_get_counters(x, &cn);
+            char line[128], all[3][128];
+            snprintf(line, sizeof line, "%d %d %llu %llu", (int)a, (int)n1, (unsigned long long)cn.bytes_collective,
+                     (unsigned long long)cn.bytes_independent);
+            MPI_Gather(line, 128, MPI_CHAR, all, 128, MPI_CHAR, 0, MPI_COMM_WORLD);
+            if (me == 0) {
+                char p2[300];
+                snprintf(p2, sizeof p2, "%s.getters", argv[1]);
+                FILE *g = fopen(p2, "w");
+                for (int r = 0; r < 3; r++) fprintf(g, "%s\n", all[r]);
+                fclose(g);
+            }
+        }
+        colldiag_xfer_free(x);
+        colldiag_xfer_free(xp);
+    }
+    /* a rank passing x = NULL to the report: everybody returns an error, nobody hangs */
+    colldiag_xfer *x;
+    colldiag_xfer_create(&x);
+    int rc = colldiag_report_print(f, me == 1 ? NULL : x, NULL);
+    CHECK(rc == (me == 1 ? COLLDIAG_ERR_ARG : COLLDIAG_ERR_PEER), "report with a NULL xfer on rank 1: rc %d", rc);
+    colldiag_xfer_free(x);
+    colldiag_sel_free(s);
+    colldiag_layout_free(l);
+    colldiag_file_close(f);
+    if (me == 0) unlink(path);
+    int tf, tc;
+    MPI_Allreduce(&failures, &tf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&checks, &tc, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (me == 0) printf("test_report: %d passed, %d failed\n", tc - tf, tf);
+    MPI_Finalize();
+    return tf ? 1 : 0;
+}
