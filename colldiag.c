@@ -1764,6 +1764,21 @@ static int io_fail(cd_io *io, int code, const char *fmt, ...)
     return code;
 }
 
+/* Fault injection for the error-agreement tests, compiled only with -DCOLLDIAG_TESTING:
+   env COLLDIAG_INJECT=PHASE:RANK makes RANK fail in PHASE (map, exchange, types, io). */
+#ifdef COLLDIAG_TESTING
+static int cd_inject(const cd_io *io, const char *phase)
+{
+    const char *e = getenv("COLLDIAG_INJECT");
+    char p[32];
+    int r;
+    if (!e || sscanf(e, "%31[^:]:%d", p, &r) != 2) return 0;
+    return !strcmp(p, phase) && r == io->f->rank;
+}
+#else
+#define cd_inject(io, phase) 0
+#endif
+
 /* --- argument checks (local, pure) --- */
 
 static int sel_dims_match(const colldiag_sel *s, const colldiag_layout *l)
@@ -1844,6 +1859,7 @@ static int order_by_addr(cd_io *io)
 static int io_raw(cd_io *io, int write, MPI_Offset off, void *p, uint64_t len)
 {
     colldiag_counters *c = &io->x->cnt;
+    if (cd_inject(io, "io")) return io_fail(io, COLLDIAG_ERR_IO, "%s at offset %lld failed (injected)", write ? "pwrite" : "pread", (long long)off);
     while (len > 0) {
         uint64_t part = len > CD_MAX_INT_COUNT ? CD_BIG_BLOCK : len;
         uint64_t done = 0;
@@ -2140,11 +2156,13 @@ static void coll_call(cd_io *io, const uint64_t *list, uint64_t n)
         }
         if (b.fs.nomem || b.ms.nomem) io_fail(io, COLLDIAG_ERR_NOMEM, "describing the data of %" PRIu64 " chunks", n);
     }
+    if (!io->code && cd_inject(io, "types")) io_fail(io, COLLDIAG_ERR_NOMEM, "building the MPI datatypes (injected)");
     if (!io->code && b.fs.bytes) {
         int rc = stream_type(&b.fs, &ft, &io->types_built);
         if (!rc) rc = stream_type(&b.ms, &mt, &io->types_built);
         if (rc) cd_mpi_err(io, rc, "building the MPI datatypes");
     }
+    if (!io->code && cd_inject(io, "io")) io_fail(io, COLLDIAG_ERR_MPI, "MPI_File_write_at_all failed (injected)");
     int have = !io->code && ft != MPI_DATATYPE_NULL && mt != MPI_DATATYPE_NULL;
     int rc = MPI_File_set_view(io->f->fh, 0, MPI_BYTE, have ? ft : MPI_BYTE, "native", MPI_INFO_NULL);
     if (rc != MPI_SUCCESS) {
@@ -2194,7 +2212,7 @@ static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, ui
     uint64_t n = io->code ? 0 : m->n;
     int *sc = cd_calloc((size_t)P * 4 + 2, sizeof(int));
     int *rcnt = sc ? sc + P : NULL, *sd = sc ? sc + 2 * P : NULL, *rd = sc ? sc + 3 * P : NULL;
-    int lerr = !sc;
+    int lerr = !sc || cd_inject(io, "exchange");
     uint64_t *sid = NULL, *rid = NULL, *pos = NULL, *cnt_sorted = NULL;
     int *rep = NULL, *back = NULL;
     uint64_t nr = 0;
@@ -2573,7 +2591,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     }
     uint32_t cause = local_causes(&io);
     if (!io.code && !(cause & COLLDIAG_MPIO_NOT_SIMPLE_OR_SCALAR_DATASPACES)) {
-        if (map_build(&io.map, l, fs)) io_fail(&io, COLLDIAG_ERR_NOMEM, "mapping the selection onto chunks");
+        if (map_build(&io.map, l, fs) || cd_inject(&io, "map")) io_fail(&io, COLLDIAG_ERR_NOMEM, "mapping the selection onto chunks");
         else order_by_addr(&io);
         if (!io.code && dir == DIR_WRITE)
             for (uint64_t i = 0; i < io.map.n; i++)
@@ -3087,3 +3105,184 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
     report_free(&r);
     return 0;
 }
+
+/* ====================================================================================================
+ * 11. HDF5 bridge (only with -DCOLLDIAG_WITH_HDF5; needs parallel HDF5 1.10.8 or later)
+ *
+ * A layout from an open dataset and a selection from a dataspace. Whatever colldiag cannot represent
+ * exactly fails with a message: no silent approximation.
+ * ==================================================================================================== */
+#ifdef COLLDIAG_WITH_HDF5
+
+int colldiag_h5_layout(hid_t dset, colldiag_layout **out)
+{
+    static const char fn[] = "colldiag_h5_layout";
+    if (!out) return cd_fail(COLLDIAG_ERR_ARG, fn, "out is NULL");
+    *out = NULL;
+    int rc = 0;
+    hid_t space = H5Dget_space(dset), type = H5Dget_type(dset), dcpl = H5Dget_create_plist(dset);
+    if (space < 0 || type < 0 || dcpl < 0) {
+        rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
+        goto done;
+    }
+    int rank = H5Sget_simple_extent_ndims(space);
+    hsize_t hd[COLLDIAG_MAX_RANK];
+    uint64_t dims[COLLDIAG_MAX_RANK];
+    if (rank < 0 || rank > COLLDIAG_MAX_RANK || H5Sget_simple_extent_dims(space, hd, NULL) < 0) {
+        rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataset's dataspace cannot be read");
+        goto done;
+    }
+    for (int d = 0; d < rank; d++) dims[d] = hd[d];
+    if (rank == 0) { rank = 1; dims[0] = 1; } /* a scalar dataset: one element */
+    if (H5Sget_simple_extent_type(space) == H5S_NULL) {
+        rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataset has a null dataspace: it stores nothing");
+        goto done;
+    }
+    size_t esize = H5Tget_size(type);
+    switch (H5Pget_layout(dcpl)) {
+    case H5D_CONTIGUOUS: {
+        haddr_t a = H5Dget_offset(dset);
+        if (a == HADDR_UNDEF) {
+            rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the contiguous dataset has no storage yet (use H5D_ALLOC_TIME_EARLY, "
+                                                       "the default of parallel HDF5)");
+            goto done;
+        }
+        rc = colldiag_layout_contiguous(rank, dims, esize, (MPI_Offset)a, out);
+        break;
+    }
+    case H5D_COMPACT:
+        /* compact data lives inside the object header, which HDF5 caches and rewrites */
+        rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "compact datasets live in the object header; colldiag cannot address them");
+        goto done;
+    case H5D_CHUNKED: {
+        hsize_t hc[COLLDIAG_MAX_RANK];
+        uint64_t cdims[COLLDIAG_MAX_RANK];
+        if (H5Pget_chunk(dcpl, rank, hc) != rank) {
+            rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot read the chunk dims");
+            goto done;
+        }
+        for (int d = 0; d < rank; d++) cdims[d] = hc[d];
+        rc = colldiag_layout_chunked(rank, dims, cdims, esize, 0, out);
+        if (rc) goto done;
+        colldiag_layout *l = *out;
+        MPI_Offset *t = cd_malloc((size_t)l->nchunks * sizeof *t);
+        if (!t) { rc = cd_fail(COLLDIAG_ERR_NOMEM, fn, "a table of %" PRIu64 " chunk addresses", l->nchunks); goto fail_layout; }
+        for (uint64_t i = 0; i < l->nchunks; i++) t[i] = -1;
+        hsize_t n = 0;
+        if (H5Dget_num_chunks(dset, space, &n) < 0) n = 0; /* 1.10.8 rejects H5S_ALL here */
+        /* HDF5 1.10 has no single-pass chunk iteration: H5Dget_chunk_info(i) walks the index up to i, so
+           this is quadratic in the dataset's chunk count; it runs once per dataset, never per transfer. */
+        for (hsize_t i = 0; i < n; i++) {
+            hsize_t off[COLLDIAG_MAX_RANK];
+            unsigned mask;
+            haddr_t a;
+            hsize_t sz;
+            if (H5Dget_chunk_info(dset, space, i, off, &mask, &a, &sz) < 0) {
+                cd_free(t);
+                rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "H5Dget_chunk_info(%llu) failed", (unsigned long long)i);
+                goto fail_layout;
+            }
+            uint64_t idx = 0;
+            for (int d = 0; d < rank; d++) idx = idx * l->grid[d] + off[d] / cdims[d];
+            if (idx < l->nchunks && a != HADDR_UNDEF) t[idx] = (MPI_Offset)a;
+        }
+        rc = colldiag_layout_set_chunk_addrs(l, l->nchunks, t);
+        cd_free(t);
+        if (rc) goto fail_layout;
+        if (H5Pget_nfilters(dcpl) > 0) colldiag_layout_set_filtered(l, 1);
+        break;
+    fail_layout:
+        colldiag_layout_free(*out);
+        *out = NULL;
+        goto done;
+    }
+    default:
+        rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataset's layout (virtual or unknown) is not supported");
+        goto done;
+    }
+done:
+    if (space >= 0) H5Sclose(space);
+    if (type >= 0) H5Tclose(type);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    return rc;
+}
+
+int colldiag_h5_sel(hid_t space, colldiag_sel **out)
+{
+    static const char fn[] = "colldiag_h5_sel";
+    if (!out) return cd_fail(COLLDIAG_ERR_ARG, fn, "out is NULL");
+    *out = NULL;
+    H5S_class_t cls = H5Sget_simple_extent_type(space);
+    if (cls == H5S_NO_CLASS) return cd_fail(COLLDIAG_ERR_ARG, fn, "space is not a dataspace");
+    if (cls == H5S_NULL) return colldiag_sel_create_null(out);
+    int rc;
+    colldiag_sel *s = NULL;
+    H5S_sel_type st = H5Sget_select_type(space);
+    if (cls == H5S_SCALAR) {
+        rc = colldiag_sel_create_scalar(&s);
+        if (!rc && st == H5S_SEL_NONE) rc = colldiag_sel_select_none(s);
+        goto out;
+    }
+    int rank = H5Sget_simple_extent_ndims(space);
+    hsize_t hd[COLLDIAG_MAX_RANK];
+    uint64_t dims[COLLDIAG_MAX_RANK];
+    if (rank < 1 || rank > COLLDIAG_MAX_RANK || H5Sget_simple_extent_dims(space, hd, NULL) < 0)
+        return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot read the dataspace's dims");
+    for (int d = 0; d < rank; d++) dims[d] = hd[d];
+    rc = colldiag_sel_create(rank, dims, &s);
+    if (rc) return rc;
+    switch (st) {
+    case H5S_SEL_ALL: break;
+    case H5S_SEL_NONE: rc = colldiag_sel_select_none(s); break;
+    case H5S_SEL_POINTS: {
+        hssize_t n = H5Sget_select_elem_npoints(space);
+        hsize_t *p = n > 0 ? cd_malloc((size_t)n * (size_t)rank * sizeof *p) : NULL;
+        if (n > 0 && !p) { rc = cd_fail(COLLDIAG_ERR_NOMEM, fn, "%lld points", (long long)n); break; }
+        if (n > 0 && H5Sget_select_elem_pointlist(space, 0, (hsize_t)n, p) < 0) {
+            cd_free(p);
+            rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot read the point list");
+            break;
+        }
+        /* hsize_t and uint64_t are both 64-bit unsigned here */
+        _Static_assert(sizeof(hsize_t) == sizeof(uint64_t), "hsize_t is not 64-bit");
+        rc = n > 0 ? colldiag_sel_select_elements(s, COLLDIAG_SELECT_SET, (uint64_t)n, (const uint64_t *)p) : colldiag_sel_select_none(s);
+        cd_free(p);
+        break;
+    }
+    case H5S_SEL_HYPERSLABS: {
+        hsize_t a[COLLDIAG_MAX_RANK], b[COLLDIAG_MAX_RANK], c[COLLDIAG_MAX_RANK], e[COLLDIAG_MAX_RANK];
+        if (H5Sis_regular_hyperslab(space) > 0 && H5Sget_regular_hyperslab(space, a, b, c, e) >= 0) {
+            rc = colldiag_sel_select_hyperslab(s, COLLDIAG_SELECT_SET, (const uint64_t *)a, (const uint64_t *)b, (const uint64_t *)c,
+                                               (const uint64_t *)e);
+            break;
+        }
+        /* irregular: the union of HDF5's disjoint blocks, which iterates in the same row-major order */
+        hssize_t nb = H5Sget_select_hyper_nblocks(space);
+        rc = colldiag_sel_select_none(s);
+        hsize_t *bl = nb > 0 ? cd_malloc((size_t)nb * 2 * (size_t)rank * sizeof *bl) : NULL;
+        if (nb > 0 && (!bl || H5Sget_select_hyper_blocklist(space, 0, (hsize_t)nb, bl) < 0)) {
+            cd_free(bl);
+            rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot read the hyperslab block list");
+            break;
+        }
+        for (hssize_t i = 0; i < nb && !rc; i++) {
+            uint64_t st0[COLLDIAG_MAX_RANK], cnt[COLLDIAG_MAX_RANK], one[COLLDIAG_MAX_RANK];
+            for (int d = 0; d < rank; d++) {
+                st0[d] = bl[(size_t)i * 2 * (size_t)rank + (size_t)d];
+                cnt[d] = bl[(size_t)i * 2 * (size_t)rank + (size_t)rank + (size_t)d] - st0[d] + 1;
+                one[d] = 1;
+            }
+            rc = colldiag_sel_select_hyperslab(s, COLLDIAG_SELECT_OR, st0, NULL, one, cnt);
+        }
+        cd_free(bl);
+        break;
+    }
+    default: rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "unknown selection type %d", (int)st); break;
+    }
+out:
+    if (rc) { colldiag_sel_free(s); return rc; }
+    *out = s;
+    return 0;
+}
+
+#endif /* COLLDIAG_WITH_HDF5 */

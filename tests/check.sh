@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 OMPI="mpirun.openmpi --oversubscribe"
 MPICH="mpirun.mpich"
-SCN_DIRS="${SCN_PUBLIC:-../shared/scenarios/public} tests/scenarios"
+PUBLIC="${SCN_PUBLIC:-../shared/scenarios/public}"
+SCN_DIRS="$PUBLIC tests/scenarios"
 passed=0; failed=0; failed_names=""
 
 suite() { # name, timeout seconds, command...
@@ -22,6 +23,8 @@ suite() { # name, timeout seconds, command...
     rm -f "$log"
 }
 
+# HDF5 as the oracle on every scenario: scenario_run fails on any disagreement
+HDF5_FLAG=--hdf5
 scenarios() { # label, runner, launcher, [filter-glob]
     local label=$1 runner=$2 launcher=$3 glob=${4:-*.scn}
     for d in $SCN_DIRS; do
@@ -29,16 +32,20 @@ scenarios() { # label, runner, launcher, [filter-glob]
         for f in "$d"/$glob; do
             [ -e "$f" ] || continue
             local n; n=$(awk '$1=="ranks"{print $2}' "$f")
-            suite "$label scenario $(basename "$f")" 120 $launcher -n "$n" "$runner" "$f"
+            suite "$label scenario $(basename "$f")" 120 $launcher -n "$n" "$runner" ${HDF5_FLAG:-} "$f"
         done
     done
 }
 
+# the public scenarios are the contract: their absence is a failure, not a skip
+suite "public scenarios present in $PUBLIC" 10 bash -c "ls '$PUBLIC'/*.scn >/dev/null"
 # Open MPI, default MPI-IO layer (ompio)
 for p in 1 2 3 4; do suite "openmpi/ompio test_io -n $p" 600 $OMPI -n $p build/openmpi/test_io; done
 for p in 1 3 4; do suite "openmpi/ompio test_errors -n $p" 300 $OMPI -n $p build/openmpi/test_errors; done
 scenarios "openmpi/ompio" build/openmpi/scenario_run "$OMPI"
 suite "openmpi report/json" 300 tests/test_report.sh build/openmpi "$OMPI"
+suite "openmpi hdf5 interop + h5dump" 300 tests/test_h5dump.sh build/openmpi "$OMPI"
+suite "mpich hdf5 interop + h5dump" 300 tests/test_h5dump.sh build/mpich "$MPICH"
 # Open MPI with ROMIO: the other MPI-IO implementation shipped with Open MPI
 export OMPI_MCA_io=romio321
 for p in 3 4; do suite "openmpi/romio test_io -n $p" 600 $OMPI -n $p build/openmpi/test_io; done

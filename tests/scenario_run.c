@@ -535,6 +535,175 @@ static const char *errname(int rc)
     }
 }
 
+
+#ifdef COLLDIAG_WITH_HDF5
+/* ---- HDF5 as the oracle: the same write through parallel HDF5, its three answers per rank ---- */
+
+typedef struct {
+    int ran;              /* 1 ran, 0 n/a */
+    int rc;
+    int chunk_opt, io_mode;
+    uint32_t local, global;
+} h5res_t;
+
+static int h5_apply(hid_t space, const selops *so, int rank)
+{
+    for (int i = 0; i < so->n; i++) {
+        const selop *op = &so->ops[i];
+        herr_t e = 0;
+        hsize_t st[MAXR], sr[MAXR], cn[MAXR], bl[MAXR];
+        for (int d = 0; d < rank; d++) {
+            st[d] = op->start[d];
+            sr[d] = op->has_stride ? op->stride[d] : 1;
+            cn[d] = op->count[d];
+            bl[d] = op->has_block ? op->block[d] : 1;
+        }
+        switch (op->kind) {
+        case OP_NONE: e = H5Sselect_none(space); break;
+        case OP_ALL: e = H5Sselect_all(space); break;
+        case OP_HYPER: {
+            int empty = 0;
+            for (int d = 0; d < rank; d++) empty |= cn[d] == 0;
+            if (empty) e = op->op == COLLDIAG_SELECT_SET ? H5Sselect_none(space) : 0;
+            else e = H5Sselect_hyperslab(space, op->op == COLLDIAG_SELECT_SET ? H5S_SELECT_SET : H5S_SELECT_OR, st, sr, cn, bl);
+            break;
+        }
+        case OP_POINTS:
+            if (op->npts == 0) e = op->op == COLLDIAG_SELECT_SET ? H5Sselect_none(space) : 0;
+            else e = H5Sselect_elements(space, op->op == COLLDIAG_SELECT_SET ? H5S_SELECT_SET : H5S_SELECT_APPEND, op->npts,
+                                        (const hsize_t *)op->coords);
+            break;
+        }
+        if (e < 0) return -1;
+    }
+    return 0;
+}
+
+/* The chunk settings HDF5 would get: the scenario's, overridden by the COLLDIAG_* environment as colldiag
+   does (HDF5 has no such variables). Returns 0 when HDF5 has the scheme. */
+static int h5_settings(const scenario *s, int *opt, unsigned *num, unsigned *ratio)
+{
+    *opt = s->chunk_opt;
+    *num = s->num;
+    *ratio = s->ratio;
+    const char *e = getenv("COLLDIAG_CHUNK_OPT");
+    if (e && *e) {
+        static const char *const n[] = {"default", "link", "multi"};
+        *opt = -1;
+        for (int i = 0; i < 3; i++)
+            if (!strcmp(e, n[i])) *opt = i;
+        if (*opt < 0) return -1;
+    }
+    if ((e = getenv("COLLDIAG_CHUNK_OPT_NUM")) && *e) *num = (unsigned)strtoul(e, NULL, 10);
+    if ((e = getenv("COLLDIAG_CHUNK_OPT_RATIO")) && *e) *ratio = (unsigned)strtoul(e, NULL, 10);
+    return *opt <= 2 ? 0 : -1;
+}
+
+static const char *h5_na_reason(const scenario *s)
+{
+    int o;
+    unsigned n, r;
+    if (s->expect_error >= 0 && !s->filtered) return "an error scenario: HDF5 does not agree errors across ranks and would hang";
+    if (s->driver == 1) return "the POSIX driver";
+    if (h5_settings(s, &o, &n, &r)) return "a chunk optimization HDF5 1.10 does not have";
+    return NULL;
+}
+
+/* Writes through HDF5; rank 0 then checks the HDF5 file's values. *data_ok: 1 same values as colldiag's image. */
+static void h5_run(const scenario *s, const char *path, const void *wbuf, uint64_t nf, int me, h5res_t *res, int *data_ok)
+{
+    memset(res, 0, sizeof *res);
+    *data_ok = 1;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    res->ran = 1;
+    hid_t ftype = s->elem == 1 ? H5T_STD_U8LE : s->elem == 2 ? H5T_STD_U16LE : s->elem == 4 ? H5T_STD_U32LE : H5T_STD_U64LE;
+    hid_t mtype = s->conv == 8 ? H5T_NATIVE_DOUBLE : s->conv == 4 ? H5T_NATIVE_INT32 : ftype;
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    hsize_t hd[MAXR], hc[MAXR];
+    for (int d = 0; d < s->rank; d++) { hd[d] = s->dims[d]; hc[d] = s->cdims[d]; }
+    hid_t fspace = s->space_null ? H5Screate(H5S_NULL) : H5Screate_simple(s->rank, hd, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (s->layout == 1) {
+        H5Pset_chunk(dcpl, s->rank, hc);
+        if (s->filtered) H5Pset_deflate(dcpl, 1);
+    } else if (s->layout == 2) {
+        H5Pset_layout(dcpl, H5D_COMPACT);
+    }
+    hid_t dset = H5Dcreate2(file, "data", ftype, fspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    hid_t fsel = H5S_ALL, msel = H5S_ALL;
+    int bad = file < 0 || dset < 0;
+    if (!s->space_null && !bad) {
+        fsel = H5Dget_space(dset);
+        H5Sselect_none(fsel);
+        bad |= h5_apply(fsel, &s->fsel[me], s->rank) < 0;
+        if (s->mrank[me]) {
+            hsize_t md[MAXR];
+            for (int d = 0; d < s->mrank[me]; d++) md[d] = s->mdims[me][d];
+            msel = H5Screate_simple(s->mrank[me], md, NULL);
+            bad |= h5_apply(msel, &s->msel[me], s->mrank[me]) < 0;
+        } else {
+            hsize_t one = nf ? nf : 1;
+            msel = H5Screate_simple(1, &one, NULL);
+            if (!nf) H5Sselect_none(msel);
+        }
+    }
+    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+    int opt;
+    unsigned num, ratio;
+    h5_settings(s, &opt, &num, &ratio);
+    H5Pset_dxpl_mpio(dxpl, s->mode ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
+    if (opt == 1) H5Pset_dxpl_mpio_chunk_opt(dxpl, H5FD_MPIO_CHUNK_ONE_IO);
+    if (opt == 2) H5Pset_dxpl_mpio_chunk_opt(dxpl, H5FD_MPIO_CHUNK_MULTI_IO);
+    H5Pset_dxpl_mpio_chunk_opt_num(dxpl, num);
+    H5Pset_dxpl_mpio_chunk_opt_ratio(dxpl, ratio);
+    if (s->coll_opt) H5Pset_dxpl_mpio_collective_opt(dxpl, H5FD_MPIO_INDIVIDUAL_IO);
+    if (s->xform) H5Pset_data_transform(dxpl, "x+1");
+    res->rc = bad ? -1 : H5Dwrite(dset, mtype, msel, fsel, dxpl, wbuf) < 0 ? -1 : 0;
+    H5D_mpio_actual_chunk_opt_mode_t co = H5D_MPIO_NO_CHUNK_OPTIMIZATION;
+    H5D_mpio_actual_io_mode_t im = H5D_MPIO_NO_COLLECTIVE;
+    H5Pget_mpio_actual_chunk_opt_mode(dxpl, &co);
+    H5Pget_mpio_actual_io_mode(dxpl, &im);
+    H5Pget_mpio_no_collective_cause(dxpl, &res->local, &res->global);
+    res->chunk_opt = (int)co;
+    res->io_mode = (int)im;
+    if (fsel != H5S_ALL) H5Sclose(fsel);
+    if (msel != H5S_ALL) H5Sclose(msel);
+    H5Pclose(dxpl);
+    H5Pclose(dcpl);
+    H5Sclose(fspace);
+    if (dset >= 0) H5Dclose(dset);
+    if (file >= 0) H5Fclose(file);
+    H5Pclose(fapl);
+    MPI_Barrier(MPI_COMM_WORLD);
+    (void)data_ok;
+}
+
+/* Rank 0: the HDF5 file holds e+1 at every element some rank selected, 0 (the fill value) elsewhere. */
+static int h5_check_data(const scenario *s, const char *path, const uint64_t *allel, uint64_t nall, char *why, size_t wl)
+{
+    if (s->space_null) return 1;
+    uint64_t N = prod(s->dims, s->rank);
+    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t dset = file >= 0 ? H5Dopen2(file, "data", H5P_DEFAULT) : -1;
+    uint64_t *v = calloc((size_t)N + 1, sizeof *v), *want = calloc((size_t)N + 1, sizeof *want);
+    int ok = dset >= 0 && H5Dread(dset, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0;
+    if (!ok) snprintf(why, wl, "HDF5 could not read its own file");
+    for (uint64_t i = 0; i < nall; i++) want[allel[i]] = (allel[i] + 1) & mask_of(s->elem);
+    for (uint64_t e = 0; ok && e < N; e++)
+        if (v[e] != want[e]) {
+            snprintf(why, wl, "HDF5's file holds %" PRIu64 " at element %" PRIu64 ", colldiag's image %" PRIu64, v[e], e, want[e]);
+            ok = 0;
+        }
+    free(v);
+    free(want);
+    if (dset >= 0) H5Dclose(dset);
+    if (file >= 0) H5Fclose(file);
+    return ok;
+}
+#endif
+
 typedef struct {
     int rc, chunk_opt, io_mode;
     uint32_t local, global;
@@ -610,6 +779,9 @@ int main(int argc, char **argv)
         return 1;
     }
     for (int i = 0; i < s.nenv; i++) putenv(s.env[i]);
+    /* HDF5 reads its own name for the same switch */
+    const char *ot = getenv("COLLDIAG_MPI_OPT_TYPES");
+    if (ot && !getenv("HDF5_MPI_OPT_TYPES")) setenv("HDF5_MPI_OPT_TYPES", ot, 1);
 
     const MPI_Offset base = 512; /* a non-zero base catches offset mistakes */
     const int me = g_me;
@@ -736,6 +908,23 @@ int main(int argc, char **argv)
     }
     MPI_Gatherv(fel, (int)mynf, MPI_UINT64_T, allel, rc_i, dsp, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 
+    /* HDF5 as the oracle: the same write through parallel HDF5, on every rank */
+    const char *h5na = "colldiag was built without -DCOLLDIAG_WITH_HDF5";
+    int any_bad = 0;
+    MPI_Allreduce(&model_bad, &any_bad, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+#ifdef COLLDIAG_WITH_HDF5
+    h5res_t h5mine, *h5all = me == 0 ? calloc((size_t)P, sizeof *h5all) : NULL;
+    memset(&h5mine, 0, sizeof h5mine);
+    char h5path[600];
+    snprintf(h5path, sizeof h5path, "%s.h5", path);
+    h5na = h5_na_reason(&s);
+    if (!h5na && any_bad) h5na = "a selection the scenario's model could not build";
+    if (want_hdf5 && !h5na) {
+        int dummy;
+        h5_run(&s, h5path, wbuf, nf, me, &h5mine, &dummy);
+    }
+    MPI_Gather(&h5mine, (int)sizeof h5mine, MPI_BYTE, h5all, (int)sizeof h5mine, MPI_BYTE, 0, MPI_COMM_WORLD);
+#endif
     if (me == 0) {
         printf("scenario %s\n", s.name);
         int expect_fail = s.expect_error >= 0;
@@ -806,7 +995,36 @@ int main(int argc, char **argv)
             status = 1;
         } else if (expect_fail) printf("error ok (file untouched)\n");
         else printf("data ok\n");
-        if (want_hdf5) printf("hdf5 n/a\n");
+        if (want_hdf5 && h5na) printf("hdf5 n/a (%s)\n", h5na);
+#ifdef COLLDIAG_WITH_HDF5
+        if (want_hdf5 && !h5na) {
+            int agree = 1;
+            for (int r = 0; r < P; r++) {
+                const h5res_t *h = &h5all[r];
+                if (h->rc) { printf("hdf5 rank %d error (H5Dwrite failed)\n", r); agree = 0; continue; }
+                printf("hdf5 rank %d %s %s 0x%02x 0x%02x\n", r, colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)h->chunk_opt),
+                       colldiag_io_mode_name((colldiag_actual_io_mode_t)h->io_mode), h->local, h->global);
+                if (wres[r].rc || h->chunk_opt != wres[r].chunk_opt || h->io_mode != wres[r].io_mode || h->local != wres[r].local ||
+                    h->global != wres[r].global)
+                    agree = 0;
+            }
+            char why[256] = "";
+            uint64_t t = 0;
+            for (int r = 0; r < P; r++) t += counts[r];
+            int data_same = h5_check_data(&s, h5path, allel, t, why, sizeof why);
+            if (s.filtered) {
+                printf("hdf5 differs, deliberately: HDF5 1.10.8 writes filtered chunks collectively with compression; colldiag refuses "
+                       "them (cause FILTERS)%s\n", data_same ? "" : "; HDF5's data check failed too");
+                if (!data_same) { printf("  %s\n", why); status = 1; }
+            } else if (agree && data_same) {
+                printf("hdf5 agrees\n");
+            } else {
+                printf("hdf5 DISAGREES%s%s\n", data_same ? "" : ": ", data_same ? "" : why);
+                status = 1;
+            }
+            if (!keep) unlink(h5path);
+        }
+#endif
         fflush(stdout);
         if (!keep) unlink(path);
     }
@@ -825,6 +1043,9 @@ int main(int argc, char **argv)
     free(rc_i);
     free(dsp);
     free(allel);
+#ifdef COLLDIAG_WITH_HDF5
+    free(h5all);
+#endif
     for (int r = 0; r < s.ranks; r++) {
         for (int i = 0; i < s.fsel[r].n; i++) free(s.fsel[r].ops[i].coords);
         for (int i = 0; i < s.msel[r].n; i++) free(s.msel[r].ops[i].coords);

@@ -145,6 +145,50 @@ static void run(int c, int bad, const char *path, int opt)
     colldiag_layout_free(l);
 }
 
+/* One rank fails inside a phase of a collective call (fault injection, -DCOLLDIAG_TESTING): every rank
+   returns an error, the healthy ones COLLDIAG_ERR_PEER naming the failing rank, and nobody hangs. */
+static void run_inject(const char *phase, int opt, int bad, const char *path)
+{
+    snprintf(g_case, sizeof g_case, "P=%d injected %s failure, bad rank %d, chunk_opt %d", P, phase, bad, opt);
+    /* each rank 4 columns straddling two 4x4 chunks: chunk c is shared by ranks c-1 and c */
+    uint64_t dims[2] = {8, (uint64_t)P * 4 + 4}, cd[2] = {4, 4}, st[2] = {0, (uint64_t)me * 4 + 2}, cn[2] = {4, 4};
+    colldiag_layout *l;
+    colldiag_layout_chunked(2, dims, cd, 4, 0, &l);
+    colldiag_sel *fs;
+    colldiag_sel_create(2, dims, &fs);
+    colldiag_sel_select_hyperslab(fs, COLLDIAG_SELECT_SET, st, NULL, cn, NULL);
+    int buf[16] = {0};
+    if (me == 0) {
+        FILE *fp = fopen(path, "wb");
+        fclose(fp);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    char inj[64];
+    snprintf(inj, sizeof inj, "%s:%d", phase, bad);
+    setenv("COLLDIAG_INJECT", inj, 1);
+    colldiag_file *f;
+    colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f);
+    colldiag_xfer *x;
+    colldiag_xfer_create(&x);
+    colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
+    colldiag_set_dxpl_mpio_chunk_opt(x, (colldiag_chunk_opt_t)opt);
+    colldiag_set_dxpl_mpio_chunk_opt_ratio(x, 0); /* every chunk collective: types and collective I/O happen */
+    for (int dir = 0; dir < 2; dir++) {
+        int rc = dir ? colldiag_read(f, l, fs, NULL, buf, x) : colldiag_write(f, l, fs, NULL, buf, x);
+        const char *msg = colldiag_xfer_errmsg(x);
+        char r[32];
+        snprintf(r, sizeof r, "rank %d", bad);
+        if (me == bad) CHECK(rc != 0 && rc != COLLDIAG_ERR_PEER, "%s: the failing rank returned %d (%s)", dir ? "read" : "write", rc, msg);
+        else CHECK(rc == COLLDIAG_ERR_PEER, "%s: healthy rank returned %d (%s), expected ERR_PEER", dir ? "read" : "write", rc, msg);
+        CHECK(strstr(msg, r) != NULL, "%s: message does not name rank %d: %s", dir ? "read" : "write", bad, msg);
+    }
+    unsetenv("COLLDIAG_INJECT");
+    colldiag_xfer_free(x);
+    colldiag_file_close(f);
+    colldiag_sel_free(fs);
+    colldiag_layout_free(l);
+}
+
 /* argument checks that need no communication */
 static void local_checks(void)
 {
@@ -211,6 +255,19 @@ int main(int argc, char **argv)
                 run(c, bads[b], path, opts[o]);
             }
         }
+#ifdef COLLDIAG_TESTING
+    const char *phases[4] = {"map", "exchange", "types", "io"};
+    const int iopts[4] = {COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_COLL_CHUNK_ATONCE_IO,
+                          COLLDIAG_MPIO_ALL_CHUNK_IND_IO};
+    for (int ph = 0; ph < 4; ph++)
+        for (int o = 0; o < 4; o++)
+            for (int b = 0; b < 3; b++) {
+                if (b > 0 && bads[b] == bads[b - 1]) continue;
+                if (ph == 1 && (o == 0 || o == 3)) continue; /* only multi and at-once count ranks per chunk */
+                if (ph == 2 && o == 3) continue;             /* all-independent builds no datatypes */
+                run_inject(phases[ph], iopts[o], bads[b], path);
+            }
+#endif
     if (me == 0) unlink(path);
     int tf = 0, tc = 0;
     MPI_Allreduce(&failures, &tf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -1,0 +1,163 @@
+/* fuzz_map — libFuzzer target: arbitrary bytes become dims, chunk dims, hyperslabs (SET/OR), point lists
+ * and a memory selection; colldiag must reject what is invalid with an error, never crash, leak or
+ * hit undefined behaviour, and for what it accepts the mapping must be exact:
+ *   - the pieces' element counts add up to the selection's size,
+ *   - every run lies inside its chunk and the dataset,
+ *   - the iteration indices of all runs are exactly 0..n-1, each once,
+ *   - memory runs cover exactly the memory selection,
+ *   - the compressed run streams give MPI types of exactly the bytes they describe.
+ * Includes colldiag.c to reach its internals. Build and run: make fuzz (FUZZ_SECONDS=60).
+ */
+#include "../colldiag.c"
+
+static int g_init;
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    MPI_Init(argc, argv);
+    g_init = 1;
+    return 0;
+}
+
+typedef struct {
+    const uint8_t *p;
+    size_t n;
+} rd;
+static uint64_t get(rd *r, uint64_t mod)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 2 && r->n; i++, r->p++, r->n--) v = (v << 8) | *r->p;
+    return mod ? v % mod : v;
+}
+
+#define INVARIANT(c) do { if (!(c)) __builtin_trap(); } while (0)
+
+typedef struct {
+    const colldiag_layout *l;
+    const cd_piece *pc;
+    unsigned char *seen;
+    uint64_t n, runs;
+    cd_stream fs, ms;
+    const colldiag_sel *msel;
+} chk;
+
+static int mem_cb(void *ctx, uint64_t moff, uint64_t n)
+{
+    chk *c = ctx;
+    stream_add(&c->ms, (int64_t)(moff * 4), n * 4);
+    return 0;
+}
+
+static int run_cb(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
+{
+    chk *c = ctx;
+    const colldiag_layout *l = c->l;
+    INVARIANT(n > 0 && k + n <= c->n);
+    INVARIANT(foff >= c->pc->addr && (uint64_t)(foff - c->pc->addr) + n * l->esize <= l->chunk_bytes);
+    for (uint64_t i = 0; i < n; i++) {
+        INVARIANT(!c->seen[k + i]);
+        c->seen[k + i] = 1;
+    }
+    c->runs++;
+    stream_add(&c->fs, foff, n * l->esize);
+    return cd_mem_runs(c->msel, k, n, mem_cb, c);
+}
+
+static void apply_ops(rd *r, colldiag_sel *s, int rank, const uint64_t *dims)
+{
+    int nops = (int)get(r, 5);
+    for (int o = 0; o < nops && r->n; o++) {
+        int kind = (int)get(r, 4);
+        uint64_t st[4], sr[4], cn[4], bl[4];
+        for (int d = 0; d < rank; d++) {
+            st[d] = get(r, dims[d] + 2);
+            sr[d] = get(r, 9);
+            cn[d] = get(r, 7);
+            bl[d] = get(r, 5);
+        }
+        if (kind == 0) colldiag_sel_select_hyperslab(s, COLLDIAG_SELECT_SET, st, sr, cn, bl);
+        else if (kind == 1) colldiag_sel_select_hyperslab(s, COLLDIAG_SELECT_OR, st, sr, cn, bl);
+        else if (kind == 2) {
+            uint64_t np = get(r, 12), co[12 * 4];
+            for (uint64_t i = 0; i < np * (uint64_t)rank; i++) co[i] = get(r, dims[i % (uint64_t)rank] + 1);
+            colldiag_sel_select_elements(s, get(r, 2) ? COLLDIAG_SELECT_OR : COLLDIAG_SELECT_SET, np, co);
+        } else if (get(r, 2)) colldiag_sel_select_all(s);
+        else colldiag_sel_select_none(s);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    rd r = {data, size};
+    int rank = 1 + (int)get(&r, 4);
+    uint64_t dims[4], cd[4];
+    int huge = (int)get(&r, 16) == 0;
+    for (int d = 0; d < rank; d++) {
+        dims[d] = huge ? ((uint64_t)1 << (10 + get(&r, 60))) + get(&r, 0) : get(&r, 24);
+        cd[d] = 1 + get(&r, 9);
+    }
+    colldiag_layout *l = NULL;
+    if (colldiag_layout_chunked(rank, dims, cd, 4, (MPI_Offset)get(&r, 64), &l)) return 0; /* rejected: fine */
+    colldiag_sel *s = NULL, *m = NULL;
+    if (colldiag_sel_create(rank, dims, &s)) { colldiag_layout_free(l); return 0; }
+    apply_ops(&r, s, rank, dims);
+    uint64_t n = colldiag_sel_npoints(s);
+    if (n > 200000) goto out; /* walking is per element: keep an input fast */
+    /* a memory selection of another shape with the same count, when the bytes allow one */
+    if (get(&r, 2) && n > 0) {
+        uint64_t md[2] = {n, 2 + get(&r, 3)};
+        colldiag_sel_create(2, md, &m);
+        uint64_t st[2] = {0, get(&r, 2)}, cn[2] = {n, 1};
+        if (colldiag_sel_select_hyperslab(m, COLLDIAG_SELECT_SET, st, NULL, cn, NULL)) { colldiag_sel_free(m); m = NULL; }
+    }
+    cd_map map;
+    memset(&map, 0, sizeof map);
+    if (map_build(&map, l, s) == 0) {
+        uint64_t tot = 0;
+        chk c;
+        memset(&c, 0, sizeof c);
+        c.l = l;
+        c.n = n;
+        c.msel = m;
+        c.seen = calloc((size_t)n + 1, 1);
+        for (uint64_t i = 0; i < map.n; i++) {
+            INVARIANT(i == 0 || map.pc[i].idx > map.pc[i - 1].idx);
+            INVARIANT(map.pc[i].idx < l->nchunks && map.pc[i].nelem > 0);
+            tot += map.pc[i].nelem;
+            uint64_t before = 0;
+            for (uint64_t k = 0; k < n; k++) before += c.seen[k];
+            c.pc = &map.pc[i];
+            cd_walk_piece(&map, s, &map.pc[i], run_cb, &c);
+            uint64_t after = 0;
+            for (uint64_t k = 0; k < n; k++) after += c.seen[k];
+            INVARIANT(after - before == map.pc[i].nelem);
+        }
+        INVARIANT(tot == n);
+        for (uint64_t k = 0; k < n; k++) INVARIANT(c.seen[k]);
+        INVARIANT(c.fs.bytes == n * 4 && c.ms.bytes == n * 4);
+        if (!c.fs.nomem && c.fs.bytes) {
+            MPI_Datatype t;
+            uint64_t nb = 0;
+            if (stream_type(&c.fs, &t, &nb) == 0) {
+                MPI_Count sz;
+                MPI_Type_size_x(t, &sz);
+                INVARIANT((uint64_t)sz == c.fs.bytes);
+                MPI_Type_free(&t);
+            }
+            if (stream_type(&c.ms, &t, &nb) == 0) {
+                MPI_Count sz;
+                MPI_Type_size_x(t, &sz);
+                INVARIANT((uint64_t)sz == c.ms.bytes);
+                MPI_Type_free(&t);
+            }
+        }
+        stream_free(&c.fs);
+        stream_free(&c.ms);
+        free(c.seen);
+    }
+    map_free(&map);
+out:
+    colldiag_sel_free(m);
+    colldiag_sel_free(s);
+    colldiag_layout_free(l);
+    return 0;
+}
