@@ -29,13 +29,14 @@ B = build/$(MPI)
 H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
-TESTS = $(B)/scenario_run $(B)/test_io $(B)/test_errors $(B)/test_report
+TESTS = $(B)/scenario_run $(B)/test_io $(B)/test_errors $(B)/test_report $(B)/test_large
 EXAMPLES = $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop
 
 # Debian 12 packages the build, the tests and the demo need.
-DEB_PKGS = make gcc libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq
+DEB_PKGS = make gcc libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
+           clang libclang-rt-14-dev valgrind
 
-.PHONY: all check demo demo-run deps clean
+.PHONY: all check demo demo-run deps clean check-asan check-valgrind fuzz
 
 all: $(TESTS) $(EXAMPLES)
 
@@ -56,6 +57,9 @@ $(B)/hdf5_interop: examples/hdf5_interop.c $(B)/colldiag_h5.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< $(B)/colldiag_h5.o $(H5LIBS) -o $@
 
 # Fault injection (COLLDIAG_INJECT) exists only in this test build of the kit.
+$(B)/test_large: tests/test_large.c $(B)/colldiag.o colldiag.h
+	$(MPICC) $(WARN) $(CFLAGS) -I. $< $(B)/colldiag.o -o $@
+
 $(B)/test_errors: tests/test_errors.c colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_TESTING -I. $< colldiag.c -o $@
 
@@ -84,6 +88,50 @@ check:
 	$(MAKE) MPI=openmpi all
 	$(MAKE) MPI=mpich all
 	tests/check.sh
+
+# ---- sanitizers, valgrind, fuzzing (Open MPI; clang through Open MPI's wrapper) ----
+# MPI's own leaks are suppressed by module (tests/lsan.supp, tests/valgrind.supp), never colldiag's;
+# keeping Open MPI's components loaded lets their leaks be attributed to them.
+SAN = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+SANENV = OMPI_MCA_mca_base_component_disable_dlclose=1 ASAN_OPTIONS=detect_leaks=1 \
+         LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
+A = build/asan
+$(A):
+	mkdir -p $@
+$(A)/test_io $(A)/test_report: $(A)/%: tests/%.c tests/pmpi_count.c colldiag.c colldiag.h | $(A)
+	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -I. -Itests $< tests/pmpi_count.c colldiag.c -o $@
+$(A)/test_errors: tests/test_errors.c colldiag.c colldiag.h | $(A)
+	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -DCOLLDIAG_TESTING -I. $< colldiag.c -o $@
+$(A)/scenario_run: tests/scenario_run.c colldiag.c colldiag.h | $(A)
+	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) $(H5CFLAGS) -I. $< colldiag.c $(H5LIBS) -o $@
+$(A)/fuzz_map: tests/fuzz_map.c colldiag.c colldiag.h | $(A)
+	OMPI_CC=clang mpicc.openmpi -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@
+
+check-asan: $(A)/test_io $(A)/test_errors $(A)/test_report $(A)/scenario_run
+	$(SANENV) mpirun.openmpi --oversubscribe -n 3 $(A)/test_io
+	$(SANENV) mpirun.openmpi --oversubscribe -n 4 $(A)/test_errors
+	$(SANENV) tests/test_report.sh $(A) "mpirun.openmpi --oversubscribe" >/dev/null
+	@for f in $(SCN_PUBLIC)/*.scn tests/scenarios/*.scn; do n=$$(awk '$$1=="ranks"{print $$2}' $$f); \
+	  $(SANENV) mpirun.openmpi --oversubscribe -n $$n $(A)/scenario_run --hdf5 $$f >/dev/null 2>$(A)/scn.err || \
+	  { echo "ASan/UBSan: $$f failed"; cat $(A)/scn.err; exit 1; }; done
+	@echo "check-asan: clean"
+
+VG = valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
+     --suppressions=$(CURDIR)/tests/valgrind.supp --suppressions=/usr/share/openmpi/openmpi-valgrind.supp
+check-valgrind: build/openmpi/test_io build/openmpi/test_errors build/openmpi/scenario_run
+	OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 2 $(VG) build/openmpi/test_io quick
+	OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 $(VG) build/openmpi/test_errors
+	@for f in $(SCN_PUBLIC)/tdset_*_n3.scn $(SCN_PUBLIC)/error_*.scn $(SCN_PUBLIC)/tcoll_cchunk3_point*.scn; do \
+	  n=$$(awk '$$1=="ranks"{print $$2}' $$f); \
+	  OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n $$n $(VG) build/openmpi/scenario_run $$f >/dev/null 2>build/vg.err || \
+	  { echo "valgrind: $$f"; cat build/vg.err; exit 1; }; done
+	@echo "check-valgrind: clean"
+
+# libFuzzer over selections, mapping, memory pairing and datatypes, from the committed seed corpus.
+FUZZ_SECONDS ?= 60
+fuzz: $(A)/fuzz_map
+	rm -rf $(A)/corpus && mkdir -p $(A)/corpus && cp tests/fuzz_corpus/* $(A)/corpus/
+	cd $(A) && ASAN_OPTIONS=detect_leaks=0 ./fuzz_map -max_total_time=$(FUZZ_SECONDS) -max_len=512 -print_final_stats=1 corpus
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \

@@ -45,6 +45,12 @@
 #define CD_MAX_INT_COUNT ((uint64_t)INT_MAX)
 /* A single contiguous block in an MPI type is split into 1 GiB pieces so sizes never overflow int. */
 #define CD_BIG_BLOCK ((uint64_t)1 << 30)
+/* Most bytes one rank moves in one collective data call: larger transfers become several agreed rounds.
+   ROMIO 3.2.1 (Open MPI 4.1's romio321) hangs on a collective request above 2 GiB per rank; 1 GiB keeps
+   a margin and is still far beyond where a round's fixed cost matters. */
+#ifndef COLLDIAG_COLL_MAX_BYTES
+#define COLLDIAG_COLL_MAX_BYTES ((uint64_t)1 << 30)
+#endif
 /* Upper bound on the spans one OR may materialise: a guard against selections that would need
    gigabytes of description (the caller gets COLLDIAG_ERR_NOMEM with a message, not an abort). */
 #define CD_MAX_SPANS ((uint64_t)1 << 26)
@@ -857,6 +863,8 @@ enum {
     AG_SUM_CHUNKS,     /* SUM */
     AG_MIN_CHUNKS,     /* MIN */
     AG_MAX_CHUNKS,     /* MAX */
+    AG_MAX_BYTES,      /* MAX: bytes a rank moves in the call */
+    AG_MAX_PIECE,      /* MAX: bytes of the largest piece of any rank */
     AG_N
 };
 
@@ -870,7 +878,7 @@ static void cd_agree_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
             uint64_t x = a[base + i], *y = &b[base + i];
             switch (i) {
             case AG_FAIL: case AG_MIN_CHUNKS: if (x < *y) *y = x; break;
-            case AG_MAX_CHUNKS: if (x > *y) *y = x; break;
+            case AG_MAX_CHUNKS: case AG_MAX_BYTES: case AG_MAX_PIECE: if (x > *y) *y = x; break;
             case AG_SUM_CHUNKS: *y += x; break;
             default: *y |= x; break;
             }
@@ -1824,11 +1832,11 @@ static int check_args(cd_io *io)
     return 0;
 }
 
-static int cmp_piece_addr_ctx_sort(const void *a, const void *b, void *ctx)
+typedef struct { MPI_Offset addr; uint64_t i; } cd_addr_idx;
+static int cmp_addr_idx(const void *a, const void *b)
 {
-    const cd_piece *pc = ctx;
-    MPI_Offset x = pc[*(const uint64_t *)a].addr, y = pc[*(const uint64_t *)b].addr;
-    return x < y ? -1 : x > y;
+    const cd_addr_idx *x = a, *y = b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
 /* Table layouts: pieces in address order, and refuse chunks whose storage overlaps. */
@@ -1837,9 +1845,15 @@ static int order_by_addr(cd_io *io)
     const cd_map *m = &io->map;
     if (io->l->storage != STORE_CHUNKED || !io->l->addrs || m->n == 0) return 0;
     io->order = cd_malloc((size_t)m->n * sizeof *io->order);
-    if (!io->order) return io_fail(io, COLLDIAG_ERR_NOMEM, "ordering %" PRIu64 " chunks by address", m->n);
-    for (uint64_t i = 0; i < m->n; i++) io->order[i] = i;
-    qsort_r(io->order, (size_t)m->n, sizeof *io->order, cmp_piece_addr_ctx_sort, m->pc);
+    cd_addr_idx *t = cd_malloc((size_t)m->n * sizeof *t); /* plain qsort: qsort_r is not portable */
+    if (!io->order || !t) {
+        cd_free(t);
+        return io_fail(io, COLLDIAG_ERR_NOMEM, "ordering %" PRIu64 " chunks by address", m->n);
+    }
+    for (uint64_t i = 0; i < m->n; i++) { t[i].addr = m->pc[i].addr; t[i].i = i; }
+    qsort(t, (size_t)m->n, sizeof *t, cmp_addr_idx);
+    for (uint64_t i = 0; i < m->n; i++) io->order[i] = t[i].i;
+    cd_free(t);
     const cd_piece *prev = NULL;
     for (uint64_t i = 0; i < m->n; i++) {
         const cd_piece *p = &m->pc[io->order[i]];
@@ -2081,7 +2095,7 @@ static int ind_pieces(cd_io *io, const uint64_t *list, uint64_t n, int all)
 typedef struct {
     cd_io *io;
     cd_stream fs, ms;
-    int64_t mbase_mul;
+    uint64_t pos, lo, hi;  /* this round takes the elements [lo, hi) of this rank's stream */
 } cd_coll_build;
 
 static int mrun_stream(void *ctx, uint64_t moff, uint64_t n)
@@ -2099,8 +2113,12 @@ static int mrun_zero(void *ctx, uint64_t moff, uint64_t n)
 static int run_coll(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
 {
     cd_coll_build *b = ctx;
-    stream_add(&b->fs, (int64_t)foff, n * b->io->fes);
-    return cd_mem_runs(b->io->ms, k, n, mrun_stream, b);
+    uint64_t a = b->pos, e = b->pos + n; /* this run's elements in the rank's stream */
+    b->pos = e;
+    if (e <= b->lo || a >= b->hi) return 0;
+    uint64_t skip = a < b->lo ? b->lo - a : 0, take = (e < b->hi ? e : b->hi) - (a + skip);
+    stream_add(&b->fs, (int64_t)foff + (int64_t)(skip * b->io->fes), take * b->io->fes);
+    return cd_mem_runs(b->io->ms, k + skip, take, mrun_stream, b);
 }
 static int run_zero(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
 {
@@ -2125,70 +2143,88 @@ static void view_reset(cd_io *io)
     if (rc != MPI_SUCCESS) cd_mpi_err(io, rc, "MPI_File_set_view (reset)");
 }
 
-/* One collective data call over the given pieces (every rank calls it; count 0 when it has nothing or
-   has already failed). The view is left set; callers reset it once after their last call. With
+/* The collective data calls over the given pieces: `rounds` calls (agreed by every rank), each moving at
+   most a 1/rounds share of this rank's elements, so no rank ever hands MPI more than
+   COLLDIAG_COLL_MAX_BYTES in one call. Every rank makes every call (count 0 when it has nothing or has
+   already failed). The view is left set; callers reset it once after their last call. With
    INDIVIDUAL_IO the same pieces move with independent calls instead and nothing collective happens. */
-static void coll_call(cd_io *io, const uint64_t *list, uint64_t n)
+static void coll_call_rounds(cd_io *io, const uint64_t *list, uint64_t n, uint64_t rounds)
 {
     if (io->dir == DIR_PLAN) return;
     if (io->set.coll_opt == COLLDIAG_MPIO_INDIVIDUAL_IO) {
         ind_pieces(io, list, n, list == NULL);
         return;
     }
-    double t0 = cd_now();
-    cd_coll_build b;
-    memset(&b, 0, sizeof b);
-    b.io = io;
-    MPI_Datatype ft = MPI_DATATYPE_NULL, mt = MPI_DATATYPE_NULL;
-    if (!io->code) {
-        for (uint64_t i = 0; i < n; i++) {
-            uint64_t pi = list ? list[i] : (io->order ? io->order[i] : i);
-            const cd_piece *p = &io->map.pc[pi];
-            if (p->flags & PF_UNALLOC) {
-                if (io->dir == DIR_WRITE) {
-                    io_fail(io, COLLDIAG_ERR_ARG, "chunk %" PRIu64 " is not allocated (address -1) and cannot be written", p->idx);
-                    break;
+    if (rounds < 1) rounds = 1;
+    uint64_t mine = 0;
+    for (uint64_t i = 0; i < n && !io->code; i++) mine += io->map.pc[list ? list[i] : i].nelem;
+    const uint64_t per = mine / rounds + (mine % rounds != 0);
+    for (uint64_t r = 0; r < rounds; r++) {
+        double t0 = cd_now();
+        cd_coll_build b;
+        memset(&b, 0, sizeof b);
+        b.io = io;
+        b.lo = r * per;
+        b.hi = b.lo + per;
+        MPI_Datatype ft = MPI_DATATYPE_NULL, mt = MPI_DATATYPE_NULL;
+        if (!io->code) {
+            for (uint64_t i = 0; i < n && b.pos < b.hi; i++) {
+                uint64_t pi = list ? list[i] : (io->order ? io->order[i] : i);
+                const cd_piece *p = &io->map.pc[pi];
+                if (p->flags & PF_UNALLOC) {
+                    if (io->dir == DIR_WRITE) {
+                        io_fail(io, COLLDIAG_ERR_ARG, "chunk %" PRIu64 " is not allocated (address -1) and cannot be written", p->idx);
+                        break;
+                    }
+                    if (r == 0) cd_walk_piece(&io->map, io->fs, p, run_zero, io);
+                    b.pos += p->nelem;
+                    continue;
                 }
-                cd_walk_piece(&io->map, io->fs, p, run_zero, io);
-                continue;
+                if (b.pos + p->nelem <= b.lo) { b.pos += p->nelem; continue; } /* wholly in an earlier round */
+                cd_walk_piece(&io->map, io->fs, p, run_coll, &b);
             }
-            cd_walk_piece(&io->map, io->fs, p, run_coll, &b);
+            if (b.fs.nomem || b.ms.nomem) io_fail(io, COLLDIAG_ERR_NOMEM, "describing the data of %" PRIu64 " chunks", n);
         }
-        if (b.fs.nomem || b.ms.nomem) io_fail(io, COLLDIAG_ERR_NOMEM, "describing the data of %" PRIu64 " chunks", n);
+        if (!io->code && cd_inject(io, "types")) io_fail(io, COLLDIAG_ERR_NOMEM, "building the MPI datatypes (injected)");
+        if (!io->code && b.fs.bytes) {
+            int rc = stream_type(&b.fs, &ft, &io->types_built);
+            if (!rc) rc = stream_type(&b.ms, &mt, &io->types_built);
+            if (rc) cd_mpi_err(io, rc, "building the MPI datatypes");
+        }
+        if (!io->code && cd_inject(io, "io")) io_fail(io, COLLDIAG_ERR_MPI, "MPI_File_write_at_all failed (injected)");
+        int have = !io->code && ft != MPI_DATATYPE_NULL && mt != MPI_DATATYPE_NULL;
+        int rc = MPI_File_set_view(io->f->fh, 0, MPI_BYTE, have ? ft : MPI_BYTE, "native", MPI_INFO_NULL);
+        if (rc != MPI_SUCCESS) {
+            cd_mpi_err(io, rc, "MPI_File_set_view");
+            have = 0;
+        }
+        MPI_Status st;
+        void *buf = io->dir == DIR_WRITE ? (void *)io->wbuf : io->rbuf;
+        rc = io->dir == DIR_WRITE ? MPI_File_write_at_all(io->f->fh, 0, buf, have ? 1 : 0, have ? mt : MPI_BYTE, &st)
+                                  : MPI_File_read_at_all(io->f->fh, 0, buf, have ? 1 : 0, have ? mt : MPI_BYTE, &st);
+        io->x->cnt.calls_collective++;
+        if (rc != MPI_SUCCESS) {
+            cd_mpi_err(io, rc, io->dir == DIR_WRITE ? "MPI_File_write_at_all" : "MPI_File_read_at_all");
+        } else if (have) {
+            MPI_Count got = 0;
+            MPI_Get_elements_x(&st, MPI_BYTE, &got);
+            if (got >= 0 && (uint64_t)got < b.fs.bytes && io->dir == DIR_WRITE)
+                io_fail(io, COLLDIAG_ERR_IO, "MPI_File_write_at_all wrote %lld of %" PRIu64 " bytes", (long long)got, b.fs.bytes);
+            io->x->cnt.bytes_collective += b.fs.bytes;
+        }
+        if (ft != MPI_DATATYPE_NULL) MPI_Type_free(&ft);
+        if (mt != MPI_DATATYPE_NULL) MPI_Type_free(&mt);
+        stream_free(&b.fs);
+        stream_free(&b.ms);
+        io->x->cnt.t_io += cd_now() - t0;
     }
-    if (!io->code && cd_inject(io, "types")) io_fail(io, COLLDIAG_ERR_NOMEM, "building the MPI datatypes (injected)");
-    if (!io->code && b.fs.bytes) {
-        int rc = stream_type(&b.fs, &ft, &io->types_built);
-        if (!rc) rc = stream_type(&b.ms, &mt, &io->types_built);
-        if (rc) cd_mpi_err(io, rc, "building the MPI datatypes");
-    }
-    if (!io->code && cd_inject(io, "io")) io_fail(io, COLLDIAG_ERR_MPI, "MPI_File_write_at_all failed (injected)");
-    int have = !io->code && ft != MPI_DATATYPE_NULL && mt != MPI_DATATYPE_NULL;
-    int rc = MPI_File_set_view(io->f->fh, 0, MPI_BYTE, have ? ft : MPI_BYTE, "native", MPI_INFO_NULL);
-    if (rc != MPI_SUCCESS) {
-        cd_mpi_err(io, rc, "MPI_File_set_view");
-        have = 0;
-    }
-    MPI_Status st;
-    void *buf = io->dir == DIR_WRITE ? (void *)io->wbuf : io->rbuf;
-    rc = io->dir == DIR_WRITE ? MPI_File_write_at_all(io->f->fh, 0, buf, have ? 1 : 0, have ? mt : MPI_BYTE, &st)
-                              : MPI_File_read_at_all(io->f->fh, 0, buf, have ? 1 : 0, have ? mt : MPI_BYTE, &st);
-    io->x->cnt.calls_collective++;
-    if (rc != MPI_SUCCESS) {
-        cd_mpi_err(io, rc, io->dir == DIR_WRITE ? "MPI_File_write_at_all" : "MPI_File_read_at_all");
-    } else if (have) {
-        MPI_Count got = 0;
-        MPI_Get_elements_x(&st, MPI_BYTE, &got);
-        if (got >= 0 && (uint64_t)got < b.fs.bytes && io->dir == DIR_WRITE)
-            io_fail(io, COLLDIAG_ERR_IO, "MPI_File_write_at_all wrote %lld of %" PRIu64 " bytes", (long long)got, b.fs.bytes);
-        io->x->cnt.bytes_collective += b.fs.bytes;
-    }
-    if (ft != MPI_DATATYPE_NULL) MPI_Type_free(&ft);
-    if (mt != MPI_DATATYPE_NULL) MPI_Type_free(&mt);
-    stream_free(&b.fs);
-    stream_free(&b.ms);
-    io->x->cnt.t_io += cd_now() - t0;
 }
+
+/* Rounds for calls over many pieces (by the most bytes any rank moves) and for one piece per call. */
+static uint64_t rounds_all(const cd_io *io) { return io->g[AG_MAX_BYTES] / COLLDIAG_COLL_MAX_BYTES + 1; }
+static uint64_t rounds_piece(const cd_io *io) { return io->g[AG_MAX_PIECE] / COLLDIAG_COLL_MAX_BYTES + 1; }
+#define coll_call(io, list, n) coll_call_rounds((io), (list), (n), rounds_all(io))
+#define coll_call_piece(io, list, n) coll_call_rounds((io), (list), (n), rounds_piece(io))
 
 /* ---------------------------------------------------------------------------------------------------
  * 7. decision: per-chunk rank counts without a chunks x ranks gather
@@ -2385,12 +2421,12 @@ static void exec_chunked(cd_io *io)
                 for (uint64_t g = 0; g < gn; g++) {
                     while (j < n && m->pc[j].idx < gl[g]) j++;
                     int mine = j < n && m->pc[j].idx == gl[g] && !io->code;
-                    coll_call(io, mine ? &j : NULL, mine ? 1 : 0);
+                    coll_call_piece(io, mine ? &j : NULL, mine ? 1 : 0);
                 }
                 if (gn) view_reset(io);
             } else {
                 uint64_t k = list ? pick_pieces(io, 1, list) : 0;
-                for (uint64_t i = 0; i < k; i++) coll_call(io, &list[i], 1);
+                for (uint64_t i = 0; i < k; i++) coll_call_piece(io, &list[i], 1);
             }
         } else {
             uint64_t k = list && !io->code ? pick_pieces(io, 1, list) : 0;
@@ -2414,7 +2450,7 @@ static void exec_chunked(cd_io *io)
         for (uint64_t i = 0; i < n; i++) m->pc[i].flags |= i < rounds ? PF_COLL : PF_IND;
         for (uint64_t r = 0; r < rounds; r++) {
             uint64_t j = r;
-            coll_call(io, io->code ? NULL : &j, io->code ? 0 : 1);
+            coll_call_piece(io, io->code ? NULL : &j, io->code ? 0 : 1);
         }
         if (rounds && io->dir != DIR_PLAN && io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO) view_reset(io);
         if (list && !io->code) ind_pieces(io, list, pick_pieces(io, 0, list), 0);
@@ -2634,6 +2670,12 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     v[AG_VIEW] = io.code ? 0 : !view_is_default(f);
     v[AG_FAIL] = io.code ? (uint64_t)f->rank * 16u + (uint64_t)(-io.code) : UINT64_MAX;
     v[AG_SUM_CHUNKS] = v[AG_MIN_CHUNKS] = v[AG_MAX_CHUNKS] = io.map.n;
+    v[AG_MAX_BYTES] = v[AG_MAX_PIECE] = 0;
+    for (uint64_t i = 0; i < io.map.n; i++) {
+        uint64_t b = io.map.pc[i].nelem * io.fes;
+        v[AG_MAX_BYTES] += b;
+        if (b > v[AG_MAX_PIECE]) v[AG_MAX_PIECE] = b;
+    }
     rc = MPI_Allreduce(v, io.g, AG_N, MPI_UINT64_T, f->op, f->comm);
     if (rc != MPI_SUCCESS) return finish(&io, cd_mpi_err(&io, rc, "MPI_Allreduce (cause agreement)"));
     uint32_t global = (uint32_t)io.g[AG_CAUSE];

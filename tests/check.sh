@@ -43,6 +43,8 @@ suite "public scenarios present in $PUBLIC" 10 bash -c "ls '$PUBLIC'/*.scn >/dev
 for p in 1 2 3 4; do suite "openmpi/ompio test_io -n $p" 600 $OMPI -n $p build/openmpi/test_io; done
 for p in 1 3 4; do suite "openmpi/ompio test_errors -n $p" 300 $OMPI -n $p build/openmpi/test_errors; done
 scenarios "openmpi/ompio" build/openmpi/scenario_run "$OMPI"
+# > 2 GiB and > 2^31 elements per rank (ompio; see README for ROMIO)
+suite "openmpi/ompio test_large -n 2" 600 $OMPI -n 2 build/openmpi/test_large "${TMPDIR:-/tmp}"
 suite "openmpi report/json" 300 tests/test_report.sh build/openmpi "$OMPI"
 suite "openmpi hdf5 interop + h5dump" 300 tests/test_h5dump.sh build/openmpi "$OMPI"
 suite "mpich hdf5 interop + h5dump" 300 tests/test_h5dump.sh build/mpich "$MPICH"
@@ -57,6 +59,10 @@ suite "mpich test_io quick -n 3" 600 $MPICH -n 3 build/mpich/test_io quick
 suite "mpich test_io quick -n 2" 600 $MPICH -n 2 build/mpich/test_io quick
 suite "mpich test_errors -n 3" 300 $MPICH -n 3 build/mpich/test_errors
 scenarios "mpich" build/mpich/scenario_run "$MPICH"
+# AddressSanitizer + UBSan (clang) and valgrind over the suites, and a bounded fuzzing run
+suite "asan+ubsan (clang)" 900 make -s check-asan
+suite "valgrind" 900 make -s check-valgrind
+suite "fuzz ${FUZZ_SECONDS:-60} s" 300 make -s fuzz FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 # the examples (the demo) must run
 suite "openmpi demo" 300 make -s demo-run MPI=openmpi
 suite "mpich demo" 300 make -s demo-run MPI=mpich

@@ -101,7 +101,7 @@ static void run(int c, int bad, const char *path, int opt)
     if (c == C_LAYOUT_DISAGREE || c == C_SETTINGS_DISAGREE) {
         CHECK(rc == COLLDIAG_ERR_ARG, "rc %d (%s), expected ERR_ARG on every rank", rc, msg);
         char want[32];
-        snprintf(want, sizeof want, bad == 0 ? "ranks 1" : "rank %d", bad);
+        snprintf(want, sizeof want, bad == 0 ? "1" : "rank %d", bad); /* bad 0: "rank 1 differs" / "ranks 1, 2, ..." */
         if (P > 1) CHECK(strstr(msg, "disagree") && strstr(msg, want), "message does not name the rank: %s", msg);
     } else if (c == C_FILTERED) {
         CHECK(rc == COLLDIAG_ERR_UNSUPPORTED, "rc %d (%s), expected ERR_UNSUPPORTED", rc, msg);
