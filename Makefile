@@ -29,14 +29,14 @@ B = build/$(MPI)
 H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
-TESTS = $(B)/scenario_run $(B)/test_io $(B)/test_errors $(B)/test_report $(B)/test_large
+TESTS = $(B)/scenario_run $(B)/test_io $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/bench
 EXAMPLES = $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop
 
 # Debian 12 packages the build, the tests and the demo need.
 DEB_PKGS = make gcc libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
            clang libclang-rt-14-dev valgrind
 
-.PHONY: all check demo demo-run deps clean check-asan check-valgrind fuzz
+.PHONY: all check demo demo-run deps clean check-asan check-valgrind fuzz bench
 
 all: $(TESTS) $(EXAMPLES)
 
@@ -58,20 +58,29 @@ $(B)/hdf5_interop: examples/hdf5_interop.c $(B)/colldiag_h5.o colldiag.h
 
 # Fault injection (COLLDIAG_INJECT) exists only in this test build of the kit.
 $(B)/test_large: tests/test_large.c $(B)/colldiag.o colldiag.h
-	$(MPICC) $(WARN) $(CFLAGS) -I. $< $(B)/colldiag.o -o $@
+	$(MPICC) $(WARN) $(CFLAGS) -I. -Itests $< $(B)/colldiag.o -o $@
 
 $(B)/test_errors: tests/test_errors.c colldiag.c colldiag.h | $(B)
-	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_TESTING -I. $< colldiag.c -o $@
+	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_TESTING -I. -Itests $< colldiag.c -o $@
 
 # The interposer goes into the executables that count MPI calls.
 $(B)/test_io $(B)/test_report: $(B)/%: tests/%.c $(B)/colldiag.o $(B)/pmpi_count.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) -I. -Itests $< $(B)/colldiag.o $(B)/pmpi_count.o -o $@
 
 $(B)/rfc_modes $(B)/posix_cause: $(B)/%: examples/%.c $(B)/colldiag.o colldiag.h
-	$(MPICC) $(WARN) $(CFLAGS) -I. $< $(B)/colldiag.o -o $@
+	$(MPICC) $(WARN) $(CFLAGS) -I. -Itests $< $(B)/colldiag.o -o $@
 
 $(B):
 	mkdir -p $@
+
+# Benchmarks: the patterns of the performance issue against the raw MPI-IO limit (not timed tests).
+#   make bench [BENCH_RANKS=3] [BENCH_ARGS="tiny 1"] [BENCH_DIR=/scratch]   writes bench.csv
+BENCH_RANKS ?= 3
+BENCH_ARGS ?=
+$(B)/bench: bench/bench.c colldiag.c colldiag.h | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) -I. $< -o $@
+bench: $(B)/bench
+	$(RUN) -n $(BENCH_RANKS) $(B)/bench $(BENCH_ARGS)
 
 # Runs the examples in a scratch directory (they write their demo files there).
 demo-run: $(EXAMPLES)
@@ -101,7 +110,7 @@ $(A):
 $(A)/test_io $(A)/test_report: $(A)/%: tests/%.c tests/pmpi_count.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -I. -Itests $< tests/pmpi_count.c colldiag.c -o $@
 $(A)/test_errors: tests/test_errors.c colldiag.c colldiag.h | $(A)
-	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -DCOLLDIAG_TESTING -I. $< colldiag.c -o $@
+	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -DCOLLDIAG_TESTING -I. -Itests $< colldiag.c -o $@
 $(A)/scenario_run: tests/scenario_run.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) $(H5CFLAGS) -I. $< colldiag.c $(H5LIBS) -o $@
 $(A)/fuzz_map: tests/fuzz_map.c colldiag.c colldiag.h | $(A)

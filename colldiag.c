@@ -2505,11 +2505,19 @@ static int agree_end(cd_io *io)
     v[AG_MIN_CHUNKS] = UINT64_MAX;
     int rc = MPI_Allreduce(v, g, AG_N, MPI_UINT64_T, io->f->op, io->f->comm);
     if (rc != MPI_SUCCESS) return cd_mpi_err(io, rc, "MPI_Allreduce (error agreement)");
-    if (io->code) return io->code;
-    if (g[AG_FAIL] != UINT64_MAX)
-        return io_fail(io, COLLDIAG_ERR_PEER, "rank %" PRIu64 " failed in this collective call (%s); see its message",
-                       g[AG_FAIL] / 16u, colldiag_strerror(-(int)(g[AG_FAIL] % 16u)));
-    return 0;
+    if (g[AG_FAIL] == UINT64_MAX) return 0;
+    if (!io->code)
+        io_fail(io, COLLDIAG_ERR_PEER, "rank %" PRIu64 " failed in this collective call (%s); see its message",
+                g[AG_FAIL] / 16u, colldiag_strerror(-(int)(g[AG_FAIL] % 16u)));
+    if (io->dir == DIR_WRITE) {
+        /* what may be in the file: the bytes this rank handed to MPI-IO (or pwrite) before the failure */
+        uint64_t sel = 0, done = io->x->cnt.bytes_collective + io->x->cnt.bytes_independent;
+        for (uint64_t i = 0; i < io->map.n; i++) sel += io->map.pc[i].nelem * io->fes;
+        size_t l = strlen(io->msg);
+        snprintf(io->msg + l, sizeof io->msg - l, "; this rank handed %" PRIu64 " of its %" PRIu64
+                 " selected bytes to the file before the call failed (those may be written; nothing outside the selection was)", done, sel);
+    }
+    return io->code;
 }
 
 /* Names the ranks that disagree with rank 0 about the layout or settings (error path only: O(P)). */

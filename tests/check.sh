@@ -63,6 +63,8 @@ scenarios "mpich" build/mpich/scenario_run "$MPICH"
 suite "asan+ubsan (clang)" 900 make -s check-asan
 suite "valgrind" 900 make -s check-valgrind
 suite "fuzz ${FUZZ_SECONDS:-60} s" 300 make -s fuzz FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+# the benchmark runs (tiny sizes, once): it is not a timed test
+suite "bench (tiny)" 300 bash -c "cd \"\${TMPDIR:-/tmp}\" && $OMPI -n 3 \"$PWD/build/openmpi/bench\" tiny 1"
 # the examples (the demo) must run
 suite "openmpi demo" 300 make -s demo-run MPI=openmpi
 suite "mpich demo" 300 make -s demo-run MPI=mpich

@@ -9,25 +9,13 @@
  */
 #define _GNU_SOURCE
 #include "colldiag.h"
+#include "testutil.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static int me, P, failures, checks;
-static char g_case[200];
-#define CHECK(cond, ...)                                                             \
-    do {                                                                             \
-        checks++;                                                                    \
-        if (!(cond)) {                                                               \
-            failures++;                                                              \
-            printf("rank %d FAIL [%s] %s:%d: ", me, g_case, __FILE__, __LINE__);     \
-            printf(__VA_ARGS__);                                                     \
-            printf("\n");                                                            \
-            fflush(stdout);                                                          \
-        }                                                                            \
-    } while (0)
 
 enum {
     C_OOB_POINT, C_NULL_FILESEL, C_NULL_BUF, C_COUNT_MISMATCH, C_DIMS_MISMATCH, C_BAD_ENV,
@@ -181,6 +169,8 @@ static void run_inject(const char *phase, int opt, int bad, const char *path)
         if (me == bad) CHECK(rc != 0 && rc != COLLDIAG_ERR_PEER, "%s: the failing rank returned %d (%s)", dir ? "read" : "write", rc, msg);
         else CHECK(rc == COLLDIAG_ERR_PEER, "%s: healthy rank returned %d (%s), expected ERR_PEER", dir ? "read" : "write", rc, msg);
         CHECK(strstr(msg, r) != NULL, "%s: message does not name rank %d: %s", dir ? "read" : "write", bad, msg);
+        if (!dir && !strcmp(phase, "io"))
+            CHECK(strstr(msg, "selected bytes to the file before the call failed") != NULL, "a failed write does not say what may be written: %s", msg);
     }
     unsetenv("COLLDIAG_INJECT");
     colldiag_xfer_free(x);
@@ -269,10 +259,7 @@ int main(int argc, char **argv)
             }
 #endif
     if (me == 0) unlink(path);
-    int tf = 0, tc = 0;
-    MPI_Allreduce(&failures, &tf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(&checks, &tc, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (me == 0) printf("test_errors P=%d: %d passed, %d failed\n", P, tc - tf, tf);
+    int status = test_summary("test_errors");
     MPI_Finalize();
-    return tf ? 1 : 0;
+    return status;
 }

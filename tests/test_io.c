@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "colldiag.h"
+#include "testutil.h"
 #include "pmpi_count.h"
 
 #include <inttypes.h>
@@ -18,19 +19,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int me, P, failures, checks;
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        checks++;                                                               \
-        if (!(cond)) {                                                          \
-            failures++;                                                         \
-            printf("rank %d FAIL [%s] %s:%d: ", me, g_case, __FILE__, __LINE__); \
-            printf(__VA_ARGS__);                                                \
-            printf("\n");                                                       \
-            fflush(stdout);                                                     \
-        }                                                                       \
-    } while (0)
-static char g_case[256];
 
 typedef struct {
     int rank;
@@ -490,10 +478,7 @@ int main(int argc, char **argv)
         }
     }
     if (me == 0) unlink(path);
-    int tf = 0, tc = 0;
-    PMPI_Allreduce(&failures, &tf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    PMPI_Allreduce(&checks, &tc, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (me == 0) printf("test_io P=%d: %d passed, %d failed\n", P, tc - tf, tf);
+    int status = test_summary("test_io");
     MPI_Finalize();
-    return tf ? 1 : 0;
+    return status;
 }

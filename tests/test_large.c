@@ -7,24 +7,13 @@
  */
 #define _GNU_SOURCE
 #include "colldiag.h"
+#include "testutil.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static int me, P, failures, checks;
-#define CHECK(cond, ...)                                                 \
-    do {                                                                 \
-        checks++;                                                        \
-        if (!(cond)) {                                                   \
-            failures++;                                                  \
-            printf("rank %d FAIL %s:%d: ", me, __FILE__, __LINE__);      \
-            printf(__VA_ARGS__);                                         \
-            printf("\n");                                                \
-            fflush(stdout);                                              \
-        }                                                                \
-    } while (0)
 
 static uint64_t mem_available(void)
 {
@@ -107,10 +96,7 @@ int main(int argc, char **argv)
     }
     colldiag_sel_free(s);
     free(buf);
-    int tf, tc;
-    MPI_Allreduce(&failures, &tf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(&checks, &tc, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (me == 0) printf("test_large: %d passed, %d failed\n", tc - tf, tf);
+    int status = test_summary("test_large");
     MPI_Finalize();
-    return tf ? 1 : 0;
+    return status;
 }

@@ -6,23 +6,13 @@
  */
 #define _GNU_SOURCE
 #include "colldiag.h"
+#include "testutil.h"
 #include "pmpi_count.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static int me, P, failures, checks;
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        checks++;                                                          \
-        if (!(cond)) {                                                     \
-            failures++;                                                    \
-            printf("rank %d FAIL %s:%d: ", me, __FILE__, __LINE__);        \
-            printf(__VA_ARGS__);                                           \
-            printf("\n");                                                  \
-        }                                                                  \
-    } while (0)
 
 int main(int argc, char **argv)
 {
@@ -138,10 +128,7 @@ int main(int argc, char **argv)
     colldiag_layout_free(l);
     colldiag_file_close(f);
     if (me == 0) unlink(path);
-    int tf, tc;
-    MPI_Allreduce(&failures, &tf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(&checks, &tc, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (me == 0) printf("test_report: %d passed, %d failed\n", tc - tf, tf);
+    int status = test_summary("test_report");
     MPI_Finalize();
-    return tf ? 1 : 0;
+    return status;
 }
