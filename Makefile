@@ -25,6 +25,8 @@ RUN = $(MPIRUN) $(MPIRUN_FLAGS)
 CFLAGS ?= -O2 -g
 WARN = -std=c11 -Wall -Wextra
 B = build/$(MPI)
+# The public scenarios, beside the checkout (CI has them there).
+SCN_PUBLIC ?= ../shared/scenarios/public
 # Parallel HDF5 for the bridge, the oracle and the interop example (Debian: hdf5-openmpi / hdf5-mpich).
 H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
@@ -102,7 +104,7 @@ check:
 # MPI's own leaks are suppressed by module (tests/lsan.supp, tests/valgrind.supp), never colldiag's;
 # keeping Open MPI's components loaded lets their leaks be attributed to them.
 SAN = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
-SANENV = OMPI_MCA_mca_base_component_disable_dlclose=1 ASAN_OPTIONS=detect_leaks=1 \
+SANENV = OMPI_MCA_mca_base_component_disable_dlclose=1 ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 \
          LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 A = build/asan
 $(A):
@@ -113,15 +115,18 @@ $(A)/test_errors: tests/test_errors.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -DCOLLDIAG_TESTING -I. -Itests $< colldiag.c -o $@
 $(A)/scenario_run: tests/scenario_run.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) $(H5CFLAGS) -I. $< colldiag.c $(H5LIBS) -o $@
+$(A)/rfc_modes: examples/rfc_modes.c colldiag.c colldiag.h | $(A)
+	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -I. $< colldiag.c -o $@
 $(A)/fuzz_map: tests/fuzz_map.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@
 
-check-asan: $(A)/test_io $(A)/test_errors $(A)/test_report $(A)/scenario_run
+check-asan: $(A)/test_io $(A)/test_errors $(A)/test_report $(A)/scenario_run $(A)/rfc_modes
 	$(SANENV) mpirun.openmpi --oversubscribe -n 3 $(A)/test_io
 	$(SANENV) mpirun.openmpi --oversubscribe -n 4 $(A)/test_errors
 	$(SANENV) tests/test_report.sh $(A) "mpirun.openmpi --oversubscribe" >/dev/null
+	@# scenarios: memory errors and UB (leaks are checked above, with the slow unwinder they need)
 	@for f in $(SCN_PUBLIC)/*.scn tests/scenarios/*.scn; do n=$$(awk '$$1=="ranks"{print $$2}' $$f); \
-	  $(SANENV) mpirun.openmpi --oversubscribe -n $$n $(A)/scenario_run --hdf5 $$f >/dev/null 2>$(A)/scn.err || \
+	  ASAN_OPTIONS=detect_leaks=0 mpirun.openmpi --oversubscribe -n $$n $(A)/scenario_run --hdf5 $$f >/dev/null 2>$(A)/scn.err || \
 	  { echo "ASan/UBSan: $$f failed"; cat $(A)/scn.err; exit 1; }; done
 	@echo "check-asan: clean"
 
