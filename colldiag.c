@@ -1069,7 +1069,6 @@ struct colldiag_xfer {
     char errmsg[1024];
     int grid_rank;                        /* chunk grid of the last call, for the report's map */
     uint64_t grid[COLLDIAG_MAX_RANK];
-    int called;                           /* a transfer ran with this xfer */
     unsigned thr;                         /* per-chunk threshold of the last multi/at-once call (0: none) */
     int ratio0;                           /* ratio 0: every chunk collective */
 };
@@ -1685,7 +1684,7 @@ static int item_type(const cd_item *it, MPI_Datatype *out)
 }
 
 /* One committed type for the whole stream (displacements absolute from 0). *ntypes_built counts the
-   MPI types created for item shapes, which the tests use to prove types are not built per chunk. */
+   MPI types created for item shapes (one per distinct shape, never one per chunk). */
 static int stream_type(const cd_stream *s, MPI_Datatype *out, uint64_t *ntypes_built)
 {
     *out = MPI_DATATYPE_NULL;
@@ -2545,7 +2544,6 @@ static void report_disagreement(cd_io *io, uint64_t ld, uint64_t sd)
 static void xfer_reset(colldiag_xfer *x)
 {
     x->grid_rank = 0;
-    x->called = 1;
     x->thr = 0;
     x->ratio0 = 0;
     x->chunk_opt_done = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;

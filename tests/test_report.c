@@ -118,6 +118,31 @@ int main(int argc, char **argv)
         colldiag_xfer_free(x);
         colldiag_xfer_free(xp);
     }
+    /* link over many chunks builds one file type and one memory type per rank, never one per chunk */
+    {
+        const uint64_t d2[2] = {64, 64}, c2[2] = {4, 4};
+        uint64_t st[2] = {(uint64_t)me * 20, 0}, cn[2] = {20, 64};
+        colldiag_layout *l2;
+        colldiag_layout_chunked(2, d2, c2, 4, 0, &l2);
+        colldiag_sel *s2;
+        colldiag_sel_create(2, d2, &s2);
+        colldiag_sel_select_hyperslab(s2, COLLDIAG_SELECT_SET, st, NULL, cn, NULL);
+        int *b2 = calloc(20 * 64, sizeof *b2);
+        colldiag_xfer *x2;
+        colldiag_xfer_create(&x2);
+        colldiag_set_dxpl_mpio(x2, COLLDIAG_MPIO_COLLECTIVE);
+        pmpi_reset();
+        CHECK(colldiag_write(f, l2, s2, NULL, b2, x2) == 0, "link write: %s", colldiag_xfer_errmsg(x2));
+        uint64_t n2;
+        const colldiag_chunk_info *c2i;
+        colldiag_get_chunk_info(x2, &n2, &c2i);
+        CHECK(n2 >= 80 && g_pmpi.type_commits == 2, "link over %llu chunks committed %llu MPI types (expected 2)", (unsigned long long)n2,
+              (unsigned long long)g_pmpi.type_commits);
+        colldiag_xfer_free(x2);
+        free(b2);
+        colldiag_sel_free(s2);
+        colldiag_layout_free(l2);
+    }
     /* a rank passing x = NULL to the report: everybody returns an error, nobody hangs */
     colldiag_xfer *x;
     colldiag_xfer_create(&x);
