@@ -38,7 +38,7 @@ EXAMPLES = $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop
 DEB_PKGS = make gcc libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
            clang libclang-rt-14-dev valgrind
 
-.PHONY: all check demo demo-run deps clean check-asan check-valgrind fuzz bench
+.PHONY: all check demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz bench
 
 all: $(TESTS) $(EXAMPLES)
 
@@ -130,6 +130,19 @@ check-asan: $(A)/test_io $(A)/test_errors $(A)/test_report $(A)/scenario_run $(A
 	  { echo "ASan/UBSan: $$f failed"; cat $(A)/scn.err; exit 1; }; done
 	@echo "check-asan: clean"
 
+# MPICH, a reduced set: the error matrix and the quick I/O matrix (MPICH oversubscribed is slow).
+AM = build/asan-mpich
+$(AM):
+	mkdir -p $@
+$(AM)/test_io: tests/test_io.c tests/pmpi_count.c colldiag.c colldiag.h | $(AM)
+	MPICH_CC=clang mpicc.mpich -std=c11 -Wall -Wextra $(SAN) -I. -Itests $< tests/pmpi_count.c colldiag.c -o $@
+$(AM)/test_errors: tests/test_errors.c colldiag.c colldiag.h | $(AM)
+	MPICH_CC=clang mpicc.mpich -std=c11 -Wall -Wextra $(SAN) -DCOLLDIAG_TESTING -I. -Itests $< colldiag.c -o $@
+check-asan-mpich: $(AM)/test_io $(AM)/test_errors
+	$(SANENV) mpirun.mpich -n 2 $(AM)/test_io quick
+	$(SANENV) mpirun.mpich -n 3 $(AM)/test_errors
+	@echo "check-asan-mpich: clean"
+
 VG = valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
      --suppressions=$(CURDIR)/tests/valgrind.supp --suppressions=/usr/share/openmpi/openmpi-valgrind.supp
 check-valgrind: build/openmpi/test_io build/openmpi/test_errors build/openmpi/scenario_run
@@ -139,6 +152,9 @@ check-valgrind: build/openmpi/test_io build/openmpi/test_errors build/openmpi/sc
 	  n=$$(awk '$$1=="ranks"{print $$2}' $$f); \
 	  OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n $$n $(VG) build/openmpi/scenario_run $$f >/dev/null 2>build/vg.err || \
 	  { echo "valgrind: $$f"; cat build/vg.err; exit 1; }; done
+	$(MAKE) -s MPI=mpich build/mpich/test_errors build/mpich/test_io
+	mpirun.mpich -n 2 $(VG) build/mpich/test_errors
+	mpirun.mpich -n 2 $(VG) build/mpich/test_io quick
 	@echo "check-valgrind: clean"
 
 # libFuzzer over selections, mapping, memory pairing and datatypes, from the committed seed corpus.
