@@ -161,14 +161,17 @@ static void run_inject(const char *phase, int opt, int bad, const char *path)
     colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
     colldiag_set_dxpl_mpio_chunk_opt(x, (colldiag_chunk_opt_t)opt);
     colldiag_set_dxpl_mpio_chunk_opt_ratio(x, 0); /* every chunk collective: types and collective I/O happen */
-    for (int dir = 0; dir < 2; dir++) {
-        int rc = dir ? colldiag_read(f, l, fs, NULL, buf, x) : colldiag_write(f, l, fs, NULL, buf, x);
+    /* write, read, and plan-only (which maps and counts, but builds no types and moves no data) */
+    const int ndir = !strcmp(phase, "map") || !strcmp(phase, "exchange") ? 3 : 2;
+    for (int dir = 0; dir < ndir; dir++) {
+        int rc = dir == 2 ? colldiag_plan(f, l, fs, NULL, x) : dir ? colldiag_read(f, l, fs, NULL, buf, x) : colldiag_write(f, l, fs, NULL, buf, x);
         const char *msg = colldiag_xfer_errmsg(x);
         char r[32];
         snprintf(r, sizeof r, "rank %d", bad);
-        if (me == bad) CHECK(rc != 0 && rc != COLLDIAG_ERR_PEER, "%s: the failing rank returned %d (%s)", dir ? "read" : "write", rc, msg);
-        else CHECK(rc == COLLDIAG_ERR_PEER, "%s: healthy rank returned %d (%s), expected ERR_PEER", dir ? "read" : "write", rc, msg);
-        CHECK(strstr(msg, r) != NULL, "%s: message does not name rank %d: %s", dir ? "read" : "write", bad, msg);
+        const char *dn = dir == 2 ? "plan" : dir ? "read" : "write";
+        if (me == bad) CHECK(rc != 0 && rc != COLLDIAG_ERR_PEER, "%s: the failing rank returned %d (%s)", dn, rc, msg);
+        else CHECK(rc == COLLDIAG_ERR_PEER, "%s: healthy rank returned %d (%s), expected ERR_PEER", dn, rc, msg);
+        CHECK(strstr(msg, r) != NULL, "%s: message does not name rank %d: %s", dn, bad, msg);
         if (!dir && !strcmp(phase, "io"))
             CHECK(strstr(msg, "selected bytes to the file before the call failed") != NULL, "a failed write does not say what may be written: %s", msg);
     }
