@@ -1,16 +1,18 @@
 /* colldiag.c — the whole kit in one translation unit. See colldiag.h for the manual.
  *
- * Sections, in order:
+ * Sections (numbered by topic; 7 and 9 interleave in the file because the execution primitives must
+ * precede the schemes that call them):
  *   1. errors and small helpers
  *   2. selections (span trees, points)
  *   3. layouts
- *   4. files
+ *   4. files (and the agreement reduction's layout)
  *   5. transfer properties
- *   6. chunk mapping (pieces)
- *   7. decision (causes, agreement, schemes, per-chunk ratio rule)
+ *   6. chunk mapping (pieces, run walks, memory pairing)
  *   8. datatypes (run streams compressed into compact MPI types)
- *   9. execution (collective calls, independent runs, conversion)
- *  10. reporting (getters, cause strings)
+ *   7/9. the per-call context and argument checks, then 9. execution primitives (independent runs,
+ *        collective rounds), then 7. decision (rank counts per chunk, schemes, results, agreement,
+ *        the transfer itself)
+ *  10. reporting (cause strings, getters, the collective report)
  *  11. HDF5 bridge (only with -DCOLLDIAG_WITH_HDF5)
  *
  * The decision logic (sections 6-7) is pure: it never touches the file, and colldiag_plan runs it alone.
