@@ -50,6 +50,30 @@
 /* Most bytes one rank moves in one collective data call: larger transfers become several agreed rounds.
    ROMIO 3.2.1 (Open MPI 4.1's romio321) hangs on a collective request above 2 GiB per rank; 1 GiB keeps
    a margin and is still far beyond where a round's fixed cost matters. */
+/* AUTO's cost model (section 7), measured on a 2-core Debian 12 box with Open MPI 4.1.4 (bench B1-B3):
+   override per machine, the choice follows the ratios, not the absolute values. */
+#ifndef COLLDIAG_AUTO_LAT
+#define COLLDIAG_AUTO_LAT 5e-4     /* s per collective MPI-IO call (set_view + two-phase round trip) */
+#endif
+#ifndef COLLDIAG_AUTO_LAT_X
+#define COLLDIAG_AUTO_LAT_X 1e-4   /* s per all-to-all exchange of the aggregation */
+#endif
+#ifndef COLLDIAG_AUTO_RUN
+#define COLLDIAG_AUTO_RUN 5e-6     /* s per file run in two-phase I/O (B3 link: 1.4M runs/rank ~ 7 s) */
+#endif
+#ifndef COLLDIAG_AUTO_COPY
+#define COLLDIAG_AUTO_COPY 3e-8    /* s per run packed or placed by aggregation */
+#endif
+#ifndef COLLDIAG_AUTO_BW_IO
+#define COLLDIAG_AUTO_BW_IO 1e9    /* B/s into the file system per rank */
+#endif
+#ifndef COLLDIAG_AUTO_BW_COPY
+#define COLLDIAG_AUTO_BW_COPY 5e9  /* B/s of memcpy */
+#endif
+#ifndef COLLDIAG_AUTO_BW_NET
+#define COLLDIAG_AUTO_BW_NET 2e9   /* B/s per rank through the exchange */
+#endif
+
 #ifndef COLLDIAG_COLL_MAX_BYTES
 #define COLLDIAG_COLL_MAX_BYTES ((uint64_t)1 << 30)
 #endif
@@ -867,6 +891,8 @@ enum {
     AG_MAX_CHUNKS,     /* MAX */
     AG_MAX_BYTES,      /* MAX: bytes a rank moves in the call */
     AG_MAX_PIECE,      /* MAX: bytes of the largest piece of any rank */
+    AG_MAX_RUNS,       /* MAX: file runs a rank hands MPI-IO (mapping-time estimate, the AUTO model's input) */
+    AG_SUM_RUNS,       /* SUM */
     AG_N
 };
 
@@ -880,8 +906,8 @@ static void cd_agree_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
             uint64_t x = a[base + i], *y = &b[base + i];
             switch (i) {
             case AG_FAIL: case AG_MIN_CHUNKS: if (x < *y) *y = x; break;
-            case AG_MAX_CHUNKS: case AG_MAX_BYTES: case AG_MAX_PIECE: if (x > *y) *y = x; break;
-            case AG_SUM_CHUNKS: *y += x; break;
+            case AG_MAX_CHUNKS: case AG_MAX_BYTES: case AG_MAX_PIECE: case AG_MAX_RUNS: if (x > *y) *y = x; break;
+            case AG_SUM_CHUNKS: case AG_SUM_RUNS: *y += x; break;
             default: *y |= x; break;
             }
         }
@@ -1073,6 +1099,7 @@ struct colldiag_xfer {
     uint64_t grid[COLLDIAG_MAX_RANK];
     unsigned thr;                         /* per-chunk threshold of the last multi/at-once call (0: none) */
     int ratio0;                           /* ratio 0: every chunk collective */
+    double auto_est[3];                   /* AUTO's estimates (link, multi, aggregation), -1 when not AUTO */
 };
 
 int colldiag_xfer_create(colldiag_xfer **out)
@@ -1087,6 +1114,7 @@ int colldiag_xfer_create(colldiag_xfer **out)
     x->set.ratio = 60;   /* HDF5's H5D_MULTI_CHUNK_IO_COL_THRESHOLD default */
     x->set.coll_opt = COLLDIAG_MPIO_COLLECTIVE_IO;
     x->bufsize = CD_DEFAULT_BUFFER;
+    x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = -1.0;
     *out = x;
     return 0;
 }
@@ -1238,7 +1266,9 @@ typedef struct {
     MPI_Offset addr;     /* chunk or dataset address; -1 unallocated */
     uint64_t nelem;      /* elements of this rank's selection in it */
     uint64_t pt0;        /* points: first entry in the sorted point arrays */
+    uint64_t nruns;      /* file runs estimated at mapping time (the AUTO cost model's input) */
     int nproc;           /* ranks touching the chunk, -1 unknown */
+    int owner;           /* aggregation: the rank that moves this chunk's bytes, -1 otherwise */
     int flags;
 } cd_piece;
 
@@ -1277,7 +1307,9 @@ static int map_push(cd_map *m, uint64_t idx, MPI_Offset addr, uint64_t nelem, ui
     p->addr = addr;
     p->nelem = nelem;
     p->pt0 = pt0;
+    p->nruns = nelem ? 1 : 0;
     p->nproc = -1;
+    p->owner = -1;
     p->flags = addr < 0 ? PF_UNALLOC : 0;
     return 0;
 }
@@ -1293,6 +1325,22 @@ static uint64_t node_count_in(const cd_node *nd, uint64_t lo, uint64_t hi)
         uint64_t a = s.lo > lo ? s.lo : lo, b = s.hi < hi ? s.hi : hi;
         c += b - a + 1;
     }
+    return c;
+}
+
+/* Spans of nd (one dimension) meeting [lo, hi]: the runs one row contributes, for the cost model. */
+static uint64_t node_spans_in(const cd_node *nd, uint64_t lo, uint64_t hi)
+{
+    uint64_t i0 = node_find(nd, lo);
+    if (i0 >= nd->n) return 0;
+    if (!nd->sp) {
+        if (hi < nd->start) return 0;
+        uint64_t i1 = (hi - nd->start) / nd->stride;
+        if (i1 >= nd->n) i1 = nd->n - 1;
+        return i1 >= i0 ? i1 - i0 + 1 : 0;
+    }
+    uint64_t c = 0;
+    for (uint64_t i = i0; i < nd->n && nd->sp[i].lo <= hi; i++) c++;
     return c;
 }
 
@@ -1345,9 +1393,13 @@ static int map_tree_level(cd_map *m, int d, uint64_t prefix)
             uint64_t lo = c * C, hi = lo + C - 1;
             uint64_t idx = prefix * l->grid[d] + c;
             if (d == l->rank - 1) {
-                uint64_t ne = 0;
-                for (uint64_t j = 0; j < nset; j++) ne += set[j].w * node_count_in(set[j].nd, lo, hi);
+                uint64_t ne = 0, nrun = 0;
+                for (uint64_t j = 0; j < nset; j++) {
+                    ne += set[j].w * node_count_in(set[j].nd, lo, hi);
+                    nrun += set[j].w * node_spans_in(set[j].nd, lo, hi);
+                }
                 if (ne && map_push(m, idx, layout_chunk_addr(l, idx), ne, 0)) return -1;
+                if (ne) m->pc[m->n - 1].nruns = ne == l->chunk_elems ? 1 : nrun; /* a full chunk is one run */
                 continue;
             }
             /* children reached from this chunk slab, with how many coordinates lead to each */
@@ -1423,6 +1475,7 @@ static int map_points(cd_map *m, const colldiag_sel *fs)
             if (map_push(m, r[i].chunk, a, 0, i)) { cd_free(r); return -1; }
         }
         m->pc[m->n - 1].nelem++;
+        m->pc[m->n - 1].nruns = m->pc[m->n - 1].nelem;
     }
     cd_free(r);
     return 0;
@@ -2239,8 +2292,27 @@ static uint64_t rounds_piece(const cd_io *io) { return io->g[AG_MAX_PIECE] / COL
 
 static int owner_of(uint64_t c, int P) { return (int)(cd_mix64(c) % (uint64_t)P); }
 
-/* Fills pc[i].nproc; with want_list, *glist gets the ascending ids of chunks with nproc > thr
-   (all touched chunks when ratio0). Collective; a rank that already failed still takes part. */
+/* The owner of a chunk under aggregation, chosen by its counter from the ranks touching it (ascending in
+   src[0..n)): the first toucher at or after c mod P, cyclically. A rank that touches the chunk never
+   ships its piece, and chunks every rank touches rotate over the ranks, so owners spread evenly. */
+static int choose_owner(uint64_t c, int P, const int *src, uint64_t n)
+{
+    int start = (int)(c % (uint64_t)P);
+    for (uint64_t i = 0; i < n; i++)
+        if (src[i] >= start) return src[i];
+    return src[0];
+}
+
+typedef struct { uint64_t id; int src; int at; } cd_idsrc;
+static int cmp_idsrc(const void *a, const void *b)
+{
+    const cd_idsrc *x = a, *y = b;
+    if (x->id != y->id) return x->id < y->id ? -1 : 1;
+    return (x->src > y->src) - (x->src < y->src);
+}
+
+/* Fills pc[i].nproc and pc[i].owner; with want_list, *glist gets the ascending ids of chunks with
+   nproc > thr (all touched chunks when ratio0). Collective; a rank that already failed still takes part. */
 static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, uint64_t **glist, uint64_t *gn)
 {
     MPI_Comm comm = io->f->comm;
@@ -2250,8 +2322,9 @@ static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, ui
     int *sc = cd_calloc((size_t)P * 4 + 2, sizeof(int));
     int *rcnt = sc ? sc + P : NULL, *sd = sc ? sc + 2 * P : NULL, *rd = sc ? sc + 3 * P : NULL;
     int lerr = !sc || cd_inject(io, "exchange");
-    uint64_t *sid = NULL, *rid = NULL, *pos = NULL, *cnt_sorted = NULL;
-    int *rep = NULL, *back = NULL;
+    uint64_t *sid = NULL, *rid = NULL, *pos = NULL, *uniq = NULL;
+    int *rep = NULL, *back = NULL, *srcs = NULL;
+    cd_idsrc *rec = NULL;
     uint64_t nr = 0;
     if (!lerr) {
         for (uint64_t i = 0; i < n; i++) sc[owner_of(m->pc[i].idx, P)]++;
@@ -2272,43 +2345,43 @@ static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, ui
         }
         cd_free(fill);
     }
-    int dummy[1] = {0};
+    int dummy[2] = {0, 0};
     MPI_Alltoall(sc ? sc : dummy, 1, MPI_INT, rcnt ? rcnt : dummy, 1, MPI_INT, comm);
     /* (a rank whose small arrays failed to allocate cannot even join; that is the one unrecoverable case) */
     for (int r = 0; r < P; r++) { rd[r] = (int)nr; nr += (uint64_t)rcnt[r]; }
     rid = cd_malloc((size_t)nr * sizeof *rid);
-    rep = cd_malloc((size_t)nr * sizeof *rep);
-    back = cd_malloc((size_t)n * sizeof *back);
+    rep = cd_malloc((size_t)nr * 2 * sizeof *rep);   /* per entry: (rank count, owner) */
+    back = cd_malloc((size_t)n * 2 * sizeof *back);
     if (!rid || !rep || !back) lerr = 1;
     MPI_Alltoallv(sid, sc, sd, MPI_UINT64_T, rid ? rid : (uint64_t *)dummy, rcnt, rd, MPI_UINT64_T, comm);
-    /* owner side: count each id */
+    /* counter side: group the ids it received by (id, source rank) */
     uint64_t nu = 0;
     if (rid && rep) {
-        cnt_sorted = cd_malloc((size_t)nr * sizeof *cnt_sorted);
-        if (cnt_sorted) {
-            memcpy(cnt_sorted, rid, (size_t)nr * sizeof *rid);
-            qsort(cnt_sorted, (size_t)nr, sizeof *cnt_sorted, cmp_u64);
-            for (uint64_t i = 0; i < nr; i++) {
-                uint64_t id = rid[i], lo = 0, hi = nr;
-                while (lo < hi) { uint64_t mid = (lo + hi) / 2; if (cnt_sorted[mid] < id) lo = mid + 1; else hi = mid; }
-                uint64_t e = lo;
-                while (e < nr && cnt_sorted[e] == id) e++;
-                rep[i] = (int)(e - lo);
-            }
-            /* unique ids with their counts, for the collective list */
+        rec = cd_malloc((size_t)nr * sizeof *rec);
+        uniq = cd_malloc((size_t)nr * sizeof *uniq);
+        srcs = cd_malloc((size_t)nr * sizeof *srcs);
+        if (rec && uniq && srcs) {
+            for (int r = 0; r < P; r++)
+                for (int i = rd[r]; i < rd[r] + rcnt[r]; i++) { rec[i].id = rid[i]; rec[i].src = r; rec[i].at = i; }
+            qsort(rec, (size_t)nr, sizeof *rec, cmp_idsrc);
             for (uint64_t i = 0; i < nr;) {
                 uint64_t e = i;
-                while (e < nr && cnt_sorted[e] == cnt_sorted[i]) e++;
-                if (ratio0 || (e - i) > thr) cnt_sorted[nu++] = cnt_sorted[i];
+                while (e < nr && rec[e].id == rec[i].id) { srcs[e - i] = rec[e].src; e++; }
+                int own = choose_owner(rec[i].id, P, srcs, e - i);
+                for (uint64_t j = i; j < e; j++) { rep[2 * rec[j].at] = (int)(e - i); rep[2 * rec[j].at + 1] = own; }
+                if (ratio0 || (e - i) > thr) uniq[nu++] = rec[i].id;
                 i = e;
             }
         } else {
             lerr = 1;
-            for (uint64_t i = 0; i < nr; i++) rep[i] = 0;
+            for (uint64_t i = 0; i < 2 * nr; i++) rep[i] = 0;
         }
     }
-    MPI_Alltoallv(rep ? rep : dummy, rcnt, rd, MPI_INT, back ? back : dummy, sc, sd, MPI_INT, comm);
-    for (uint64_t i = 0; i < n && back; i++) m->pc[i].nproc = back[pos[i]];
+    MPI_Alltoallv(rep ? rep : dummy, rcnt, rd, MPI_2INT, back ? back : dummy, sc, sd, MPI_2INT, comm);
+    for (uint64_t i = 0; i < n && back; i++) {
+        m->pc[i].nproc = back[2 * pos[i]];
+        m->pc[i].owner = back[2 * pos[i] + 1];
+    }
     if (want_list) {
         int mine = (int)nu, *all = cd_malloc((size_t)P * sizeof(int)), *dsp = cd_malloc((size_t)P * sizeof(int));
         if (!all || !dsp) lerr = 1;
@@ -2317,7 +2390,7 @@ static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, ui
         for (int r = 0; r < P && all && dsp; r++) { dsp[r] = (int)tot; tot += (uint64_t)all[r]; }
         *glist = cd_malloc((size_t)tot * sizeof(uint64_t));
         if (!*glist) lerr = 1;
-        MPI_Allgatherv(cnt_sorted ? cnt_sorted : (uint64_t *)dummy, mine, MPI_UINT64_T, *glist ? *glist : (uint64_t *)dummy,
+        MPI_Allgatherv(uniq ? uniq : (uint64_t *)dummy, mine, MPI_UINT64_T, *glist ? *glist : (uint64_t *)dummy,
                        all, dsp, MPI_UINT64_T, comm);
         if (*glist) qsort(*glist, (size_t)tot, sizeof(uint64_t), cmp_u64);
         *gn = tot;
@@ -2328,7 +2401,9 @@ static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, ui
     cd_free(sid);
     cd_free(rid);
     cd_free(pos);
-    cd_free(cnt_sorted);
+    cd_free(uniq);
+    cd_free(srcs);
+    cd_free(rec);
     cd_free(rep);
     cd_free(back);
     if (lerr) return io_fail(io, COLLDIAG_ERR_NOMEM, "counting the ranks per chunk");
@@ -2377,6 +2452,557 @@ static const char *forced_by(const cd_io *io)
     return io->set.chunk_opt_src == io->set.env_text ? io->set.env_text : "forced by setting";
 }
 
+/* ---------------------------------------------------------------------------------------------------
+ * 9. execution: chunk aggregation (AGGREGATE_IO)
+ *
+ * Fine-grained interleaved access (every rank a few bytes of every row of every chunk) makes MPI-IO
+ * sort and merge millions of tiny runs. Aggregation first moves each chunk's pieces to one owner
+ * (chosen by nproc_exchange: a rank touching the chunk, rotating over ranks), so the file sees each
+ * chunk's covered bytes as a few long runs:
+ *   1. each rank describes its piece of a chunk as strided records (chunk-local offset, length, stride,
+ *      count) -- a chunk row of every-third-column elements is one record -- and, for writes, packs
+ *      the piece's bytes; records and bytes go to the owners in one point-to-point exchange;
+ *   2. an owner lays the pieces of each owned chunk into an image of the chunk's touched window with a
+ *      coverage bitmap and emits the covered bytes as runs, in address order;
+ *   3. one collective call (agreed rounds of <= COLLDIAG_COLL_MAX_BYTES per rank) moves them; the
+ *      datatype layer merges runs that touch across chunk boundaries;
+ *   4. reads run step 2 backwards and send every rank its bytes in the order of its records.
+ * Only covered bytes are written. Where ranks' pieces overlap, the highest rank's bytes win.
+ * Memory: the pieces' bytes once more on their owners, plus one chunk window at a time.
+ * --------------------------------------------------------------------------------------------------- */
+
+typedef struct { uint64_t off, len, stride, count; } cd_rec;   /* chunk-local bytes */
+#define AGG_HDR 3u   /* words before a piece's records: chunk index, record count, bytes */
+#define AGG_REC 4u   /* words per record */
+
+typedef struct {
+    cd_io *io;
+    uint64_t *meta;            /* words: headers and records of every piece, grouped by owner */
+    uint64_t mlen, mcap;
+    uint64_t rec0;             /* first record word of the current piece */
+    MPI_Offset base;           /* the current chunk's address */
+    unsigned char *cursor;     /* writes: where the next bytes of the current piece go */
+    int nomem;
+} cd_agg_send;
+
+/* Appends one run to the current piece, extending or striding the last record when it can. */
+static void agg_rec_add(cd_agg_send *s, uint64_t off, uint64_t len)
+{
+    if (s->nomem) return;
+    if (s->mlen > s->rec0) {
+        cd_rec *c = (cd_rec *)(s->meta + s->mlen - AGG_REC);
+        uint64_t end = c->off + (c->count - 1) * c->stride + c->len;
+        if (c->count == 1 && off == end) { c->len += len; return; }
+        if (len == c->len && c->count == 1 && off > c->off) { c->stride = off - c->off; c->count = 2; return; }
+        if (len == c->len && c->count > 1 && off == c->off + c->count * c->stride) { c->count++; return; }
+    }
+    if (cd_grow((void **)&s->meta, &s->mcap, s->mlen + AGG_REC, sizeof *s->meta)) { s->nomem = 1; return; }
+    cd_rec *r = (cd_rec *)(s->meta + s->mlen);
+    r->off = off;
+    r->len = len;
+    r->stride = len;
+    r->count = 1;
+    s->mlen += AGG_REC;
+}
+
+typedef struct { cd_io *io; unsigned char *cursor; } cd_copy;
+static int mrun_copy_in(void *ctx, uint64_t moff, uint64_t n)
+{
+    cd_copy *c = ctx;
+    size_t es = c->io->mes;
+    memcpy(c->cursor, (const unsigned char *)c->io->wbuf + moff * es, (size_t)(n * es));
+    c->cursor += n * es;
+    return 0;
+}
+static int mrun_copy_out(void *ctx, uint64_t moff, uint64_t n)
+{
+    cd_copy *c = ctx;
+    size_t es = c->io->mes;
+    memcpy((unsigned char *)c->io->rbuf + moff * es, c->cursor, (size_t)(n * es));
+    c->cursor += n * es;
+    return 0;
+}
+
+static int agg_run_send(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
+{
+    cd_agg_send *s = ctx;
+    agg_rec_add(s, (uint64_t)(foff - s->base), n * s->io->fes);
+    if (s->io->dir != DIR_WRITE) return 0;
+    cd_copy c = {s->io, s->cursor};
+    int rc = cd_mem_runs(s->io->ms, k, n, mrun_copy_in, &c);
+    s->cursor = c.cursor;
+    return rc;
+}
+static int agg_run_recv(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
+{
+    (void)foff;
+    cd_copy *c = ctx;
+    return cd_mem_runs(c->io->ms, k, n, mrun_copy_out, c);
+}
+
+/* Point-to-point exchange of byte segments (per-peer counts and displacements), every message at most
+   COLLDIAG_COLL_MAX_BYTES so counts stay ints. Collective in effect: both sides derive the same counts
+   from one Alltoall. Returns an MPI code. */
+static int agg_p2p(cd_io *io, const unsigned char *sb, const uint64_t *scnt, const uint64_t *sdsp, unsigned char *rb,
+                   const uint64_t *rcnt, const uint64_t *rdsp, int tag)
+{
+    const int P = io->f->size;
+    const uint64_t M = COLLDIAG_COLL_MAX_BYTES;
+    uint64_t nreq = 0;
+    for (int r = 0; r < P; r++) nreq += (scnt[r] + M - 1) / M + (rcnt[r] + M - 1) / M;
+    MPI_Request *rq = cd_malloc((size_t)nreq * sizeof *rq);
+    MPI_Status *sts = cd_malloc((size_t)nreq * sizeof *sts); /* not MPI_STATUSES_IGNORE: MPICH's header then
+                                                                  trips gcc's -Wstringop-overflow */
+    if (!rq || !sts) { cd_free(rq); cd_free(sts); return MPI_ERR_NO_MEM; }
+    uint64_t q = 0;
+    int rc = MPI_SUCCESS;
+    for (int r = 0; r < P && rc == MPI_SUCCESS; r++)
+        for (uint64_t o = 0; o < rcnt[r] && rc == MPI_SUCCESS; o += M)
+            rc = MPI_Irecv(rb + rdsp[r] + o, (int)(rcnt[r] - o < M ? rcnt[r] - o : M), MPI_BYTE, r, tag, io->f->comm, &rq[q++]);
+    for (int r = 0; r < P && rc == MPI_SUCCESS; r++)
+        for (uint64_t o = 0; o < scnt[r] && rc == MPI_SUCCESS; o += M)
+            rc = MPI_Isend(sb + sdsp[r] + o, (int)(scnt[r] - o < M ? scnt[r] - o : M), MPI_BYTE, r, tag, io->f->comm, &rq[q++]);
+    if (q) {
+        int w = MPI_Waitall((int)q, rq, sts);
+        if (rc == MPI_SUCCESS) rc = w;
+    }
+    cd_free(rq);
+    cd_free(sts);
+    return rc;
+}
+
+/* One owned chunk on its owner: the pieces sent for it, and where its covered runs went. */
+typedef struct {
+    uint64_t idx;
+    MPI_Offset addr;
+    int src;
+    const uint64_t *hdr;      /* header, then records */
+    uint64_t doff;            /* the piece's bytes: offset in the received (write) or reply (read) buffer */
+} cd_agg_ent;
+static int cmp_agg_ent(const void *a, const void *b)
+{
+    const cd_agg_ent *x = a, *y = b;
+    if (x->addr != y->addr) return x->addr < y->addr ? -1 : 1;
+    if (x->idx != y->idx) return x->idx < y->idx ? -1 : 1;
+    return (x->src > y->src) - (x->src < y->src);
+}
+
+typedef struct { MPI_Offset foff; uint64_t len; } cd_frun;
+
+static void bits_set(uint64_t *b, uint64_t a, uint64_t n)
+{
+    while (n > 0 && (a & 63)) { b[a >> 6] |= 1ULL << (a & 63); a++; n--; }
+    while (n >= 64) { b[a >> 6] = ~0ULL; a += 64; n -= 64; }
+    while (n > 0) { b[a >> 6] |= 1ULL << (a & 63); a++; n--; }
+}
+
+/* Next covered run [*a, *b) at or after from, 0 if none. */
+static int bits_next_run(const uint64_t *b, uint64_t nbits, uint64_t from, uint64_t *ra, uint64_t *rb)
+{
+    uint64_t i = from;
+    while (i < nbits) {
+        uint64_t w = b[i >> 6] >> (i & 63);
+        if (w == 0) { i = (i | 63) + 1; continue; }
+        i += (uint64_t)__builtin_ctzll(w);
+        break;
+    }
+    if (i >= nbits) return 0;
+    *ra = i;
+    while (i < nbits) {
+        uint64_t w = ~b[i >> 6] >> (i & 63);
+        if ((i & 63) && w == 0) { i = (i | 63) + 1; continue; }
+        if (w == 0) { i += 64; continue; }
+        i += (uint64_t)__builtin_ctzll(w);
+        break;
+    }
+    *rb = i < nbits ? i : nbits;
+    return 1;
+}
+
+static uint64_t rec_end(const cd_rec *r) { return r->off + (r->count - 1) * r->stride + r->len; }
+
+typedef struct {
+    cd_agg_ent *ent;
+    uint64_t nent;
+    cd_frun *run;              /* covered runs of every owned chunk, address order */
+    uint64_t nrun, runcap;
+    uint64_t *grun;            /* per entry group (indexed by its first entry): first run */
+    unsigned char *pack;       /* covered bytes, in run order */
+    uint64_t packlen;
+    unsigned char *img;        /* one chunk window */
+    uint64_t imgcap;
+    uint64_t *bits;
+    uint64_t bitscap;
+} cd_agg_own;
+
+/* Owner, step 2: for writes fills pack with the covered bytes; for reads only computes the runs. */
+static int agg_owner_build(cd_io *io, cd_agg_own *o, const unsigned char *rdata)
+{
+    const size_t es = io->fes;
+    int wr = io->dir == DIR_WRITE;
+    MPI_Offset prev_end = -1;
+    for (uint64_t i = 0; i < o->nent;) {
+        uint64_t e = i;
+        uint64_t wlo = UINT64_MAX, whi = 0;
+        while (e < o->nent && o->ent[e].idx == o->ent[i].idx) {
+            const uint64_t *h = o->ent[e].hdr;
+            const cd_rec *r = (const cd_rec *)(h + AGG_HDR);
+            if (h[1]) {
+                if (r[0].off < wlo) wlo = r[0].off;
+                if (rec_end(&r[h[1] - 1]) > whi) whi = rec_end(&r[h[1] - 1]);
+            }
+            e++;
+        }
+        o->grun[i] = o->nrun;
+        if (whi > wlo) {
+            uint64_t nel = (whi - wlo) / es, nw = nel / 64 + 1;
+            if ((wr && cd_grow((void **)&o->img, &o->imgcap, whi - wlo, 1)) || cd_grow((void **)&o->bits, &o->bitscap, nw, sizeof *o->bits))
+                return io_fail(io, COLLDIAG_ERR_NOMEM, "a %" PRIu64 "-byte chunk window for aggregation", whi - wlo);
+            memset(o->bits, 0, (size_t)nw * sizeof *o->bits);
+            for (uint64_t j = i; j < e; j++) {
+                const uint64_t *h = o->ent[j].hdr;
+                const cd_rec *r = (const cd_rec *)(h + AGG_HDR);
+                const unsigned char *d = wr ? rdata + o->ent[j].doff : NULL;
+                for (uint64_t q = 0; q < h[1]; q++) {
+                    for (uint64_t c = 0, off = r[q].off - wlo; c < r[q].count; c++, off += r[q].stride) {
+                        if (wr) {
+                            memcpy(o->img + off, d, (size_t)r[q].len);
+                            d += r[q].len;
+                        }
+                        bits_set(o->bits, off / es, r[q].len / es);
+                    }
+                }
+            }
+            const MPI_Offset base = o->ent[i].addr + (MPI_Offset)wlo;
+            uint64_t a, b, from = 0;
+            while (bits_next_run(o->bits, nel, from, &a, &b)) {
+                from = b;
+                MPI_Offset f0 = base + (MPI_Offset)(a * es);
+                uint64_t len = (b - a) * es;
+                if (f0 < prev_end)
+                    return io_fail(io, COLLDIAG_ERR_ARG, "chunk %" PRIu64 " overlaps another chunk in the address table", o->ent[i].idx);
+                prev_end = f0 + (MPI_Offset)len;
+                if (cd_grow((void **)&o->run, &o->runcap, o->nrun + 1, sizeof *o->run))
+                    return io_fail(io, COLLDIAG_ERR_NOMEM, "listing aggregated runs");
+                o->run[o->nrun].foff = f0;
+                o->run[o->nrun].len = len;
+                o->nrun++;
+                if (wr) memcpy(o->pack + o->packlen, o->img + a * es, (size_t)len);
+                o->packlen += len;
+            }
+        }
+        i = e;
+    }
+    return 0;
+}
+
+/* Owner, step 4 (reads): the pack back into chunk windows, and every piece's bytes into its reply. */
+static int agg_owner_reply(cd_io *io, cd_agg_own *o, unsigned char *reply)
+{
+    uint64_t pk = 0;
+    for (uint64_t i = 0; i < o->nent;) {
+        uint64_t e = i, wlo = UINT64_MAX, whi = 0;
+        while (e < o->nent && o->ent[e].idx == o->ent[i].idx) {
+            const uint64_t *h = o->ent[e].hdr;
+            const cd_rec *r = (const cd_rec *)(h + AGG_HDR);
+            if (h[1]) {
+                if (r[0].off < wlo) wlo = r[0].off;
+                if (rec_end(&r[h[1] - 1]) > whi) whi = rec_end(&r[h[1] - 1]);
+            }
+            e++;
+        }
+        if (whi > wlo) {
+            if (cd_grow((void **)&o->img, &o->imgcap, whi - wlo, 1))
+                return io_fail(io, COLLDIAG_ERR_NOMEM, "a %" PRIu64 "-byte chunk window for aggregation", whi - wlo);
+            const MPI_Offset base = o->ent[i].addr + (MPI_Offset)wlo;
+            uint64_t rend = e < o->nent ? o->grun[e] : o->nrun;
+            for (uint64_t q = o->grun[i]; q < rend; q++) {
+                memcpy(o->img + (o->run[q].foff - base), o->pack + pk, (size_t)o->run[q].len);
+                pk += o->run[q].len;
+            }
+            for (uint64_t j = i; j < e; j++) {
+                const uint64_t *h = o->ent[j].hdr;
+                const cd_rec *r = (const cd_rec *)(h + AGG_HDR);
+                unsigned char *d = reply + o->ent[j].doff;
+                for (uint64_t q = 0; q < h[1]; q++)
+                    for (uint64_t c = 0, off = r[q].off - wlo; c < r[q].count; c++, off += r[q].stride) {
+                        memcpy(d, o->img + off, (size_t)r[q].len);
+                        d += r[q].len;
+                    }
+            }
+        }
+        i = e;
+    }
+    return 0;
+}
+
+/* Step 3: the owner's runs in agreed rounds of collective calls (independent calls with INDIVIDUAL_IO).
+   Every rank calls this, failed or not; gfail (agreed) skips the data. */
+static void agg_move(cd_io *io, const cd_agg_own *o, uint64_t gmax)
+{
+    if (io->set.coll_opt == COLLDIAG_MPIO_INDIVIDUAL_IO) {
+        double t0 = cd_now();
+        uint64_t pk = 0;
+        for (uint64_t q = 0; q < o->nrun && !io->code; q++) {
+            io_raw(io, io->dir == DIR_WRITE, o->run[q].foff, o->pack + pk, o->run[q].len);
+            pk += o->run[q].len;
+        }
+        io->x->cnt.t_io += cd_now() - t0;
+        return;
+    }
+    uint64_t rounds = gmax / COLLDIAG_COLL_MAX_BYTES + 1, total = io->code ? 0 : o->packlen;
+    const uint64_t per = total / rounds + (total % rounds != 0);
+    uint64_t q = 0, pos = 0; /* run cursor, and the pack offset where run q starts */
+    for (uint64_t rd = 0; rd < rounds; rd++) {
+        double t0 = cd_now();
+        uint64_t lo = rd * per, hi = lo + per > total ? total : lo + per;
+        if (lo > total) lo = total;
+        cd_stream fs;
+        memset(&fs, 0, sizeof fs);
+        while (!io->code && q < o->nrun && pos < hi) {
+            uint64_t a = pos > lo ? pos : lo, b = pos + o->run[q].len < hi ? pos + o->run[q].len : hi;
+            stream_add(&fs, (int64_t)(o->run[q].foff + (MPI_Offset)(a - pos)), b - a);
+            if (pos + o->run[q].len <= hi) { pos += o->run[q].len; q++; }
+            else break;
+        }
+        if (fs.nomem) io_fail(io, COLLDIAG_ERR_NOMEM, "describing %" PRIu64 " aggregated runs", o->nrun);
+        MPI_Datatype ft = MPI_DATATYPE_NULL;
+        if (!io->code && cd_inject(io, "types")) io_fail(io, COLLDIAG_ERR_NOMEM, "building the MPI datatypes (injected)");
+        if (!io->code && fs.bytes) {
+            int rc = stream_type(&fs, &ft, &io->types_built);
+            if (rc) cd_mpi_err(io, rc, "building the MPI datatypes");
+        }
+        if (!io->code && cd_inject(io, "io")) io_fail(io, COLLDIAG_ERR_MPI, "MPI_File_write_at_all failed (injected)");
+        int have = !io->code && ft != MPI_DATATYPE_NULL;
+        int rc = MPI_File_set_view(io->f->fh, 0, MPI_BYTE, have ? ft : MPI_BYTE, "native", MPI_INFO_NULL);
+        if (rc != MPI_SUCCESS) { cd_mpi_err(io, rc, "MPI_File_set_view"); have = 0; }
+        MPI_Status st;
+        int cnt = have ? (int)(hi - lo) : 0;
+        rc = io->dir == DIR_WRITE ? MPI_File_write_at_all(io->f->fh, 0, o->pack + lo, cnt, MPI_BYTE, &st)
+                                  : MPI_File_read_at_all(io->f->fh, 0, o->pack + lo, cnt, MPI_BYTE, &st);
+        io->x->cnt.calls_collective++;
+        if (rc != MPI_SUCCESS) {
+            cd_mpi_err(io, rc, io->dir == DIR_WRITE ? "MPI_File_write_at_all" : "MPI_File_read_at_all");
+        } else if (have) {
+            MPI_Count got = 0;
+            MPI_Get_elements_x(&st, MPI_BYTE, &got);
+            if (got >= 0 && (uint64_t)got < (uint64_t)cnt && io->dir == DIR_WRITE)
+                io_fail(io, COLLDIAG_ERR_IO, "MPI_File_write_at_all wrote %lld of %d bytes", (long long)got, cnt);
+            if (got >= 0 && (uint64_t)got < (uint64_t)cnt && io->dir == DIR_READ) /* past EOF: zeros, as unwritten storage */
+                memset(o->pack + lo + got, 0, (size_t)((uint64_t)cnt - (uint64_t)got));
+            io->x->cnt.bytes_collective += (uint64_t)cnt;
+        }
+        if (ft != MPI_DATATYPE_NULL) MPI_Type_free(&ft);
+        stream_free(&fs);
+        io->x->cnt.t_io += cd_now() - t0;
+    }
+    view_reset(io);
+}
+
+/* The whole scheme after owners are known (pc[].owner). Collective; a failed rank still takes part. */
+static void exec_aggregate(cd_io *io)
+{
+    const int P = io->f->size;
+    const cd_map *m = &io->map;
+    const int wr = io->dir == DIR_WRITE;
+    const uint64_t n = io->code ? 0 : m->n;
+    double t0 = cd_now();
+    /* sender: pieces grouped by owner (counting sort keeps ascending chunk index inside a group) */
+    uint64_t *cnt = cd_calloc((size_t)P * 8, sizeof *cnt);     /* 4 count/displacement arrays of 2P */
+    uint64_t *by = cd_malloc((size_t)(n ? n : 1) * sizeof *by);
+    cd_agg_send s;
+    memset(&s, 0, sizeof s);
+    s.io = io;
+    unsigned char *sdata = NULL, *rdata = NULL;
+    uint64_t *rmeta = NULL;
+    cd_agg_own o;
+    memset(&o, 0, sizeof o);
+    if (!cnt) { io_fail(io, COLLDIAG_ERR_NOMEM, "aggregation counts for %d ranks", P); cd_free(by); return; } /* cannot even join */
+    uint64_t *sc = cnt, *sd = cnt + 2 * P, *rc_ = cnt + 4 * P, *rdp = cnt + 6 * P; /* [2r] meta words, [2r+1] data bytes */
+    if (!by) io_fail(io, COLLDIAG_ERR_NOMEM, "ordering %" PRIu64 " chunks by owner", n);
+    uint64_t dtotal = 0, nby = 0; /* by[0..nby): allocated pieces, grouped by owner */
+    if (!io->code) {
+        for (uint64_t i = 0; i < n; i++) {
+            if (m->pc[i].flags & PF_UNALLOC) continue; /* reads give zeros here; writes failed earlier */
+            sc[2 * m->pc[i].owner + 1] += m->pc[i].nelem * io->fes;
+            dtotal += m->pc[i].nelem * io->fes;
+        }
+        uint64_t *fill = cd_calloc((size_t)P, sizeof *fill);
+        uint64_t *gstart = cd_calloc((size_t)P + 1, sizeof *gstart);
+        if (!fill || !gstart) io_fail(io, COLLDIAG_ERR_NOMEM, "ordering chunks by owner");
+        else {
+            for (uint64_t i = 0; i < n; i++) if (!(m->pc[i].flags & PF_UNALLOC)) gstart[m->pc[i].owner + 1]++;
+            for (int r = 0; r < P; r++) gstart[r + 1] += gstart[r];
+            for (uint64_t i = 0; i < n; i++)
+                if (!(m->pc[i].flags & PF_UNALLOC)) by[gstart[m->pc[i].owner] + fill[m->pc[i].owner]++] = i;
+            nby = gstart[P];
+            sdata = cd_malloc((size_t)(dtotal ? dtotal : 1));
+            if (!sdata) io_fail(io, COLLDIAG_ERR_NOMEM, "a %" PRIu64 "-byte aggregation send buffer", dtotal);
+            /* describe (and for writes pack) every piece, owner by owner */
+            s.cursor = sdata;
+            for (int r = 0; r < P && !io->code; r++) {
+                sd[2 * r] = s.mlen;
+                sd[2 * r + 1] = (uint64_t)(s.cursor - sdata);
+                for (uint64_t j = gstart[r]; j < gstart[r + 1] && !io->code; j++) {
+                    const cd_piece *p = &m->pc[by[j]];
+                    if (cd_grow((void **)&s.meta, &s.mcap, s.mlen + AGG_HDR, sizeof *s.meta)) { s.nomem = 1; break; }
+                    uint64_t h = s.mlen;
+                    s.meta[h] = p->idx;
+                    s.meta[h + 2] = p->nelem * io->fes;
+                    s.mlen += AGG_HDR;
+                    s.rec0 = s.mlen;
+                    s.base = p->addr;
+                    if (!wr) s.cursor += p->nelem * io->fes;
+                    if (cd_walk_piece(m, io->fs, p, agg_run_send, &s)) io_fail(io, COLLDIAG_ERR_ARG, "gathering chunk %" PRIu64, p->idx);
+                    if (s.nomem) break;
+                    s.meta[h + 1] = (s.mlen - s.rec0) / AGG_REC;
+                }
+                sc[2 * r] = s.mlen - sd[2 * r];
+            }
+            if (s.nomem) io_fail(io, COLLDIAG_ERR_NOMEM, "describing %" PRIu64 " chunks for aggregation", n);
+        }
+        cd_free(fill);
+        cd_free(gstart);
+    }
+    if (!io->code && cd_inject(io, "exchange")) io_fail(io, COLLDIAG_ERR_NOMEM, "the aggregation exchange (injected)");
+    if (io->code) memset(sc, 0, (size_t)P * 2 * sizeof *sc); /* a failed rank sends nothing; peers expect nothing */
+    int mrc = MPI_Alltoall(sc, 2, MPI_UINT64_T, rc_, 2, MPI_UINT64_T, io->f->comm);
+    if (mrc != MPI_SUCCESS) cd_mpi_err(io, mrc, "MPI_Alltoall (aggregation counts)");
+    /* in bytes for the exchange */
+    uint64_t *smb = cd_calloc((size_t)P * 4, sizeof *smb);
+    uint64_t rmw = 0, rdb = 0;
+    for (int r = 0; r < P; r++) { rdp[2 * r] = rmw; rdp[2 * r + 1] = rdb; rmw += rc_[2 * r]; rdb += rc_[2 * r + 1]; }
+    rmeta = cd_malloc((size_t)(rmw ? rmw : 1) * sizeof *rmeta);
+    rdata = cd_malloc((size_t)(rdb ? rdb : 1));
+    o.pack = cd_malloc((size_t)(rdb ? rdb : 1));
+    if (!smb || !rmeta || !rdata || !o.pack) io_fail(io, COLLDIAG_ERR_NOMEM, "aggregation receive buffers (%" PRIu64 " bytes)", rdb);
+    /* the exchange: even a failed rank must post what its peers will send it */
+    uint64_t *scb = smb, *sdb = smb ? smb + P : NULL, *rcb = smb ? smb + 2 * P : NULL, *rdbb = smb ? smb + 3 * P : NULL;
+    /* a rank that cannot post its receives would leave its peers' sends hanging: agree first */
+    int lost = !smb || !rmeta || !rdata || !o.pack, glost = 1;
+    mrc = MPI_Allreduce(&lost, &glost, 1, MPI_INT, MPI_MAX, io->f->comm);
+    if (mrc != MPI_SUCCESS) { cd_mpi_err(io, mrc, "MPI_Allreduce (aggregation buffers)"); glost = 1; }
+    if (!glost) {
+        for (int r = 0; r < P; r++) {
+            scb[r] = sc[2 * r] * 8; sdb[r] = sd[2 * r] * 8; rcb[r] = rc_[2 * r] * 8; rdbb[r] = rdp[2 * r] * 8;
+        }
+        mrc = agg_p2p(io, (const unsigned char *)s.meta, scb, sdb, (unsigned char *)rmeta, rcb, rdbb, 71);
+        if (mrc != MPI_SUCCESS) cd_mpi_err(io, mrc, "exchanging chunk pieces");
+        if (wr) {
+            for (int r = 0; r < P; r++) {
+                scb[r] = sc[2 * r + 1]; sdb[r] = sd[2 * r + 1]; rcb[r] = rc_[2 * r + 1]; rdbb[r] = rdp[2 * r + 1];
+            }
+            mrc = agg_p2p(io, sdata, scb, sdb, rdata, rcb, rdbb, 72);
+            if (mrc != MPI_SUCCESS) cd_mpi_err(io, mrc, "exchanging chunk bytes");
+        }
+    }
+    /* owner: entries for every piece received, sorted by chunk address */
+    if (!io->code) {
+        uint64_t ne = 0;
+        for (uint64_t w = 0; w < rmw;) {
+            if (w + AGG_HDR > rmw || rmeta[w + 1] > (rmw - w - AGG_HDR) / AGG_REC) { io_fail(io, COLLDIAG_ERR_MPI, "a malformed aggregation message"); break; }
+            w += AGG_HDR + rmeta[w + 1] * AGG_REC;
+            ne++;
+        }
+        o.ent = cd_malloc((size_t)(ne ? ne : 1) * sizeof *o.ent);
+        o.grun = cd_malloc((size_t)(ne ? ne : 1) * sizeof *o.grun);
+        if (!o.ent || !o.grun) io_fail(io, COLLDIAG_ERR_NOMEM, "listing %" PRIu64 " received pieces", ne);
+        for (int r = 0; r < P && !io->code; r++) {
+            uint64_t doff = rdp[2 * r + 1];
+            for (uint64_t w = rdp[2 * r]; w < rdp[2 * r] + rc_[2 * r];) {
+                cd_agg_ent *e = &o.ent[o.nent++];
+                e->idx = rmeta[w];
+                e->addr = io->l->storage == STORE_CHUNKED && e->idx < io->l->nchunks ? layout_chunk_addr(io->l, e->idx) : -1;
+                e->src = r;
+                e->hdr = rmeta + w;
+                e->doff = doff;
+                doff += rmeta[w + 2];
+                if (e->addr < 0) { io_fail(io, COLLDIAG_ERR_MPI, "aggregation message for chunk %" PRIu64 " without storage", e->idx); break; }
+                w += AGG_HDR + rmeta[w + 1] * AGG_REC;
+            }
+        }
+        if (!io->code) {
+            qsort(o.ent, (size_t)o.nent, sizeof *o.ent, cmp_agg_ent);
+            agg_owner_build(io, &o, rdata);
+        }
+    }
+    /* the exchange and the owners' assembly count as moving data */
+    io->x->cnt.t_io += cd_now() - t0;
+    /* agree on rounds and on whether anybody failed: nobody moves data unless everybody can */
+    uint64_t v[2] = {io->code ? 0 : o.packlen, io->code != 0}, g[2] = {0, 0};
+    mrc = MPI_Allreduce(v, g, 2, MPI_UINT64_T, MPI_MAX, io->f->comm);
+    if (mrc != MPI_SUCCESS) cd_mpi_err(io, mrc, "MPI_Allreduce (aggregation rounds)");
+    if (!g[1] && !glost && mrc == MPI_SUCCESS) {
+        agg_move(io, &o, g[0]);
+        if (!wr) {
+            t0 = cd_now();
+            /* replies: each owner returns every piece's bytes in the order its records came */
+            if (!io->code) agg_owner_reply(io, &o, rdata);
+            for (int r = 0; r < P; r++) {
+                scb[r] = rc_[2 * r + 1]; sdb[r] = rdp[2 * r + 1]; rcb[r] = sc[2 * r + 1]; rdbb[r] = sd[2 * r + 1];
+            }
+            mrc = agg_p2p(io, rdata, scb, sdb, sdata, rcb, rdbb, 73);
+            if (mrc != MPI_SUCCESS) cd_mpi_err(io, mrc, "returning chunk bytes");
+            /* scatter into memory, owner group by owner group in the order the pieces were described */
+            cd_copy c = {io, sdata};
+            for (uint64_t j = 0; j < nby && !io->code && sdata; j++) {
+                const cd_piece *p = &m->pc[by[j]];
+                if (cd_walk_piece(m, io->fs, p, agg_run_recv, &c)) io_fail(io, COLLDIAG_ERR_ARG, "scattering chunk %" PRIu64, p->idx);
+            }
+            io->x->cnt.t_io += cd_now() - t0;
+        }
+    }
+    /* reads: unallocated chunks read as zeros, locally */
+    for (uint64_t i = 0; i < n && !wr && !io->code; i++)
+        if (m->pc[i].flags & PF_UNALLOC) cd_walk_piece(m, io->fs, &m->pc[i], run_zero, io);
+    cd_free(cnt);
+    cd_free(smb);
+    cd_free(by);
+    cd_free(s.meta);
+    cd_free(sdata);
+    cd_free(rmeta);
+    cd_free(rdata);
+    cd_free(o.ent);
+    cd_free(o.grun);
+    cd_free(o.run);
+    cd_free(o.pack);
+    cd_free(o.img);
+    cd_free(o.bits);
+}
+
+
+/* ---------------------------------------------------------------------------------------------------
+ * 7. decision: AUTO's cost model
+ *
+ * Inputs are the agreed totals every rank already holds after the first reduction, so choosing costs
+ * no extra communication and every rank chooses the same. Estimated seconds, with
+ *   R = max(runs on the busiest rank, all runs / P)   -- two-phase I/O handles every rank's runs on the
+ *                                                        aggregators, spread over about P of them
+ *   B = bytes of the busiest rank, C = chunks of the busiest rank, S = all chunks touched, P ranks:
+ *   link        L + R c_run + B / W
+ *   multi       max(C, S/P) L + R c_run + B / W       (one collective call per collective chunk)
+ *   aggregation L + 3 L_x + R c_copy + C c_run + B (2 / W_copy + 1 / W_net) + B / W
+ *               (exchange counts, records, bytes; pack and assemble; owners write about one run per
+ *                chunk they own, at most the chunks they touch)
+ * multi never wins in this model unless a rank's runs dominate (it does not, today, in colldiag): it
+ * is kept so the report shows its estimate and the constants can be tuned per machine.
+ * --------------------------------------------------------------------------------------------------- */
+static int auto_choose(const uint64_t *g, int P, double est[3])
+{
+    const double R = (double)(g[AG_MAX_RUNS] > g[AG_SUM_RUNS] / (uint64_t)P ? g[AG_MAX_RUNS] : g[AG_SUM_RUNS] / (uint64_t)P);
+    const double B = (double)g[AG_MAX_BYTES], C = (double)g[AG_MAX_CHUNKS];
+    const double S = (double)g[AG_SUM_CHUNKS] / (double)P;
+    est[0] = COLLDIAG_AUTO_LAT + R * COLLDIAG_AUTO_RUN + B / COLLDIAG_AUTO_BW_IO;
+    est[1] = (C > S ? C : S) * COLLDIAG_AUTO_LAT + R * COLLDIAG_AUTO_RUN + B / COLLDIAG_AUTO_BW_IO;
+    est[2] = COLLDIAG_AUTO_LAT + 3 * COLLDIAG_AUTO_LAT_X + R * COLLDIAG_AUTO_COPY + C * COLLDIAG_AUTO_RUN +
+             B * (2 / COLLDIAG_AUTO_BW_COPY + 1 / COLLDIAG_AUTO_BW_NET) + B / COLLDIAG_AUTO_BW_IO;
+    int best = 0;
+    for (int i = 1; i < 3; i++)
+        if (est[i] < est[best]) best = i;
+    static const int opt[3] = {COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_CHUNK_AGGREGATE_IO};
+    return opt[best];
+}
+
 /* Chunked collective execution: the scheme, its per-chunk decisions, and the data. */
 static void exec_chunked(cd_io *io)
 {
@@ -2384,7 +3010,13 @@ static void exec_chunked(cd_io *io)
     cd_map *m = &io->map;
     const int P = io->f->size;
     int opt = io->set.chunk_opt;
-    if (opt == COLLDIAG_MPIO_CHUNK_DEFAULT) {
+    x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = -1.0;
+    if (opt == COLLDIAG_MPIO_CHUNK_AUTO) {
+        opt = auto_choose(io->g, P, x->auto_est);
+        set_reason(io, "AUTO: estimated link %.3g s, multi %.3g s, aggregation %.3g s (%" PRIu64 " runs, %" PRIu64
+                       " chunks over %d ranks) -> %s", x->auto_est[0], x->auto_est[1], x->auto_est[2], io->g[AG_SUM_RUNS],
+                   io->g[AG_SUM_CHUNKS], P, cd_chunk_opt_env[opt]);
+    } else if (opt == COLLDIAG_MPIO_CHUNK_DEFAULT) {
         uint64_t avg = io->g[AG_SUM_CHUNKS] / (uint64_t)P;
         int link = avg >= io->set.num;
         set_reason(io, "DEFAULT: average %" PRIu64 " chunks/rank (%" PRIu64 " over %d ranks) %s num %u -> %s", avg,
@@ -2460,6 +3092,14 @@ static void exec_chunked(cd_io *io)
         x->io_mode_done = piece_io_mode(m);
         break;
     }
+    case COLLDIAG_MPIO_CHUNK_AGGREGATE_IO:
+        /* owners come from the same exchange that counts ranks per chunk, so nproc is exact too */
+        nproc_exchange(io, 1, 1, 0, NULL, NULL);
+        for (uint64_t i = 0; i < n; i++) m->pc[i].flags |= PF_COLL;
+        if (io->dir != DIR_PLAN) exec_aggregate(io);
+        x->chunk_opt_done = COLLDIAG_MPIO_CHUNK_AGGREGATE;
+        x->io_mode_done = COLLDIAG_MPIO_CHUNK_COLLECTIVE; /* every rank joins the exchange and the call */
+        break;
     default:
         io_fail(io, COLLDIAG_ERR_UNSUPPORTED, "chunk optimization %s is not implemented in this version", cd_chunk_opt_env[opt]);
         break;
@@ -2492,6 +3132,7 @@ static int fill_chunk_info(cd_io *io)
         c->nelem = p->nelem;
         c->nproc = p->nproc;
         c->collective = (p->flags & PF_COLL) != 0;
+        c->owner = x->chunk_opt_done == COLLDIAG_MPIO_CHUNK_AGGREGATE ? p->owner : -1;
     }
     x->nchunks = io->map.n;
     return 0;
@@ -2548,6 +3189,7 @@ static void xfer_reset(colldiag_xfer *x)
     x->grid_rank = 0;
     x->thr = 0;
     x->ratio0 = 0;
+    x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = -1.0;
     x->chunk_opt_done = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
     x->io_mode_done = COLLDIAG_MPIO_NO_COLLECTIVE;
     x->local_cause = x->global_cause = 0;
@@ -2678,12 +3320,14 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     v[AG_VIEW] = io.code ? 0 : !view_is_default(f);
     v[AG_FAIL] = io.code ? (uint64_t)f->rank * 16u + (uint64_t)(-io.code) : UINT64_MAX;
     v[AG_SUM_CHUNKS] = v[AG_MIN_CHUNKS] = v[AG_MAX_CHUNKS] = io.map.n;
-    v[AG_MAX_BYTES] = v[AG_MAX_PIECE] = 0;
+    v[AG_MAX_BYTES] = v[AG_MAX_PIECE] = v[AG_MAX_RUNS] = 0;
     for (uint64_t i = 0; i < io.map.n; i++) {
         uint64_t b = io.map.pc[i].nelem * io.fes;
+        v[AG_MAX_RUNS] += io.map.pc[i].nruns;
         v[AG_MAX_BYTES] += b;
         if (b > v[AG_MAX_PIECE]) v[AG_MAX_PIECE] = b;
     }
+    v[AG_SUM_RUNS] = v[AG_MAX_RUNS];
     rc = MPI_Allreduce(v, io.g, AG_N, MPI_UINT64_T, f->op, f->comm);
     if (rc != MPI_SUCCESS) return finish(&io, cd_mpi_err(&io, rc, "MPI_Allreduce (cause agreement)"));
     uint32_t global = (uint32_t)io.g[AG_CAUSE];
@@ -2877,6 +3521,15 @@ int colldiag_get_counters(const colldiag_xfer *x, colldiag_counters *out)
     static const char fn[] = "colldiag_get_counters";
     if (!x || !out) return cd_fail(COLLDIAG_ERR_ARG, fn, "%s is NULL", x ? "out" : "x");
     *out = x->cnt;
+    return 0;
+}
+
+int colldiag_get_auto_estimates(const colldiag_xfer *x, double *link_s, double *multi_s, double *aggregate_s)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_auto_estimates", "x is NULL");
+    if (link_s) *link_s = x->auto_est[0];
+    if (multi_s) *multi_s = x->auto_est[1];
+    if (aggregate_s) *aggregate_s = x->auto_est[2];
     return 0;
 }
 

@@ -237,11 +237,16 @@ typedef struct {
     uint64_t nelem;                        /* elements this rank moved in this chunk */
     int nproc;                             /* ranks touching the chunk, -1 if the scheme did not compute it */
     int collective;                        /* 1 collective, 0 independent */
+    int owner;                             /* aggregation: the rank that wrote/read the chunk; else -1 */
 } colldiag_chunk_info;
 /* chunked layouts: every chunk this rank touched in the last call, ascending index (also when a cause
-   forced independent I/O: collective = 0); contiguous/compact: none. nproc is exact for multi and
-   at-once (ratio != 0), exact or -1 for the other schemes. The array belongs to the xfer. */
+   forced independent I/O: collective = 0); contiguous/compact: none. nproc is exact for multi,
+   at-once (ratio != 0) and aggregation, exact or -1 for the other schemes. The array belongs to the xfer. */
 int colldiag_get_chunk_info(const colldiag_xfer *x, uint64_t *nchunks, const colldiag_chunk_info **chunks);
+/* COLLDIAG_MPIO_CHUNK_AUTO: the cost model's estimated seconds for each alternative in the last call
+   (colldiag_plan included; the choice is the smallest); -1 each when the last call did not run AUTO.
+   Any pointer may be NULL. The model and its constants (COLLDIAG_AUTO_*) are in colldiag.c section 7. */
+int colldiag_get_auto_estimates(const colldiag_xfer *x, double *link_s, double *multi_s, double *aggregate_s);
 
 /* Counters of the last call on this rank: bytes and MPI-IO (or POSIX) data calls. */
 typedef struct {

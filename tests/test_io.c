@@ -55,6 +55,8 @@ static const scheme_t schemes[] = {
     {"multi_no_opt", 1, 5, 0, 60, 0},
     {"independent", 0, 0, 0, 60, 0},
     {"multi individual_io", 1, 2, 0, 0, 1},
+    {"aggregate", 1, 6, 0, 60, 0},
+    {"auto", 1, 7, 0, 60, 0},
 };
 #define NSCHEMES (int)(sizeof schemes / sizeof *schemes)
 
@@ -274,6 +276,35 @@ static void run_case(const shape_t *s, int layout, int kind, const scheme_t *sc,
     if (thr < 1) thr = 1;
     int opt = sc->opt;
     if (opt == 0) opt = ((uint64_t)tot / (uint64_t)P >= sc->num) ? 1 : 2;
+    if (opt == 7 && layout != L_CONTIG) {
+        /* AUTO: whatever the plan chooses must be link, multi or aggregation, the same on every rank,
+           and then behave exactly as that scheme forced */
+        colldiag_file *pf;
+        colldiag_xfer *px;
+        rc = colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, drv, &pf);
+        CHECK(rc == 0, "open for plan: %s", colldiag_last_errmsg());
+        colldiag_xfer_create(&px);
+        colldiag_set_dxpl_mpio(px, (colldiag_xfer_mode_t)sc->mode);
+        colldiag_set_dxpl_mpio_chunk_opt(px, COLLDIAG_MPIO_CHUNK_AUTO);
+        rc = colldiag_plan(pf, l, o.fsel, o.msel, px);
+        CHECK(rc == 0, "plan: %s", colldiag_xfer_errmsg(px));
+        colldiag_actual_chunk_opt_mode_t pco;
+        colldiag_get_mpio_actual_chunk_opt_mode(px, &pco);
+        double e[3];
+        colldiag_get_auto_estimates(px, &e[0], &e[1], &e[2]);
+        int lo = (int)pco, hi = (int)pco;
+        PMPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        PMPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        CHECK(lo == hi, "AUTO chose %d..%d across ranks", lo, hi);
+        CHECK(pco == COLLDIAG_MPIO_LINK_CHUNK || pco == COLLDIAG_MPIO_MULTI_CHUNK || pco == COLLDIAG_MPIO_CHUNK_AGGREGATE,
+              "AUTO chose %s", colldiag_chunk_opt_name(pco));
+        int best = pco == COLLDIAG_MPIO_LINK_CHUNK ? 0 : pco == COLLDIAG_MPIO_MULTI_CHUNK ? 1 : 2;
+        CHECK(e[0] >= 0 && e[1] >= 0 && e[2] >= 0 && e[best] <= e[0] && e[best] <= e[1] && e[best] <= e[2],
+              "AUTO estimates %g %g %g do not justify %s", e[0], e[1], e[2], colldiag_chunk_opt_name(pco));
+        opt = best == 0 ? 1 : best == 1 ? 2 : 6;
+        colldiag_xfer_free(px);
+        colldiag_file_close(pf);
+    }
     /* expected per chunk: collective? */
     unsigned char *coll = calloc((size_t)nc, 1);
     uint64_t gcoll = 0; /* collective chunks anybody touched */
@@ -285,6 +316,22 @@ static void run_case(const shape_t *s, int layout, int kind, const scheme_t *sc,
     }
     if (opt == 5)
         for (uint64_t i = 0; i < nmine; i++) coll[mine[i]] = i < (uint64_t)minc;
+    /* aggregation: chunk c's owner is its first toucher at or after c mod P (cyclically); the owner moves
+       the chunk's covered bytes (the test's selections never overlap, so: every rank's elements in it) */
+    int *owner = malloc((size_t)nc * sizeof *owner);
+    uint64_t *covered = calloc((size_t)nc, sizeof *covered);
+    for (uint64_t c = 0; c < nc; c++) {
+        owner[c] = -1;
+        for (int k = 0; k < P && nproc[c]; k++) {
+            int r = (int)((c + (uint64_t)k) % (uint64_t)P);
+            for (int i = dsp[r]; i < dsp[r] + counts[r]; i++)
+                if (all[i] == c) { owner[c] = r; break; }
+            if (owner[c] >= 0) break;
+        }
+    }
+    PMPI_Allreduce(cnt_in, covered, (int)nc, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (opt == 6)
+        for (uint64_t c = 0; c < nc; c++) coll[c] = nproc[c] > 0;
     const char *exp_opt;
     const char *exp_mode;
     uint32_t exp_cause = 0;
@@ -301,7 +348,7 @@ static void run_case(const shape_t *s, int layout, int kind, const scheme_t *sc,
         exp_coll_calls = 1;
         exp_coll_bytes = o.nf * 4;
     } else {
-        static const char *const on[] = {"", "LINK_CHUNK", "MULTI_CHUNK", "COLL_CHUNK_ATONCE", "ALL_CHUNK_IND", "MULTI_CHUNK_NO_OPT"};
+        static const char *const on[] = {"", "LINK_CHUNK", "MULTI_CHUNK", "COLL_CHUNK_ATONCE", "ALL_CHUNK_IND", "MULTI_CHUNK_NO_OPT", "CHUNK_AGGREGATE"};
         exp_opt = on[opt];
         int m = 0;
         for (uint64_t i = 0; i < nmine; i++) {
@@ -309,10 +356,15 @@ static void run_case(const shape_t *s, int layout, int kind, const scheme_t *sc,
             if (coll[mine[i]]) exp_coll_bytes += cnt_in[mine[i]] * 4;
             else exp_ind_bytes += cnt_in[mine[i]] * 4;
         }
-        if (opt == 1) m = 2;
+        if (opt == 1 || opt == 6) m = 2;
+        if (opt == 6) { /* the owner moves whole chunks' covered bytes, in one collective call */
+            exp_coll_bytes = 0;
+            for (uint64_t c = 0; c < nc; c++)
+                if (owner[c] == me) exp_coll_bytes += covered[c] * 4;
+        }
         static const char *const mn[] = {"NO_COLLECTIVE", "CHUNK_INDEPENDENT", "CHUNK_COLLECTIVE", "CHUNK_MIXED"};
         exp_mode = mn[m];
-        exp_coll_calls = opt == 1 || opt == 3 ? 1 : opt == 2 ? gcoll : opt == 5 ? (uint64_t)minc : 0;
+        exp_coll_calls = opt == 1 || opt == 3 || opt == 6 ? 1 : opt == 2 ? gcoll : opt == 5 ? (uint64_t)minc : 0;
     }
     if (sc->coll_opt == 1) { /* INDIVIDUAL_IO: same structure, every byte through independent calls */
         exp_ind_bytes += exp_coll_bytes;
@@ -387,8 +439,10 @@ static void run_case(const shape_t *s, int layout, int kind, const scheme_t *sc,
             CHECK(ci[i].nelem == cnt_in[mine[i]], "chunk %" PRIu64 ": nelem %" PRIu64 ", expected %" PRIu64, mine[i], ci[i].nelem, cnt_in[mine[i]]);
             int ec = sc->mode == 1 && drv == COLLDIAG_DRIVER_MPIO ? coll[mine[i]] : 0;
             CHECK(ci[i].collective == ec, "chunk %" PRIu64 ": collective %d, expected %d", mine[i], ci[i].collective, ec);
-            if (sc->mode == 1 && drv == COLLDIAG_DRIVER_MPIO && (opt == 2 || opt == 3))
+            if (sc->mode == 1 && drv == COLLDIAG_DRIVER_MPIO && (opt == 2 || opt == 3 || opt == 6))
                 CHECK(ci[i].nproc == nproc[mine[i]], "chunk %" PRIu64 ": nproc %d, expected %d", mine[i], ci[i].nproc, nproc[mine[i]]);
+            int eo = sc->mode == 1 && drv == COLLDIAG_DRIVER_MPIO && opt == 6 ? owner[mine[i]] : -1;
+            CHECK(ci[i].owner == eo, "chunk %" PRIu64 ": owner %d, expected %d", mine[i], ci[i].owner, eo);
             uint64_t slot = layout == L_TABLE ? nc - 1 - mine[i] : mine[i];
             CHECK(ci[i].addr == base + (MPI_Offset)(slot * ce * 4), "chunk %" PRIu64 ": addr %lld", mine[i], (long long)ci[i].addr);
         }
@@ -447,6 +501,8 @@ static void run_case(const shape_t *s, int layout, int kind, const scheme_t *sc,
     free(all);
     free(nproc);
     free(coll);
+    free(owner);
+    free(covered);
     free_sel(&o);
     colldiag_layout_free(l);
 }
@@ -466,7 +522,7 @@ int main(int argc, char **argv)
             for (int layout = 0; layout < L_N; layout++) {
                 for (int k = 0; k < NSCHEMES; k++) {
                     if (layout == L_CONTIG && k != 0 && k != 8) continue;      /* contiguous: the scheme does not apply */
-                    if (layout == L_TABLE && k != 2 && k != 3 && k != 5) continue;
+                    if (layout == L_TABLE && k != 2 && k != 3 && k != 5 && k != 10) continue;
                     if (quick && layout == L_TABLE) continue;
                     run_case(&shapes[si], layout, kind, &schemes[k], path, COLLDIAG_DRIVER_MPIO);
                 }
