@@ -3652,6 +3652,8 @@ static int report_nranks(const cd_rep *r, uint64_t idx, int *coll)
 static void chunk_reason(const cd_rep_hdr *h, const colldiag_chunk_info *c, int P, char *buf, size_t len)
 {
     if (h->chunk_opt == COLLDIAG_MPIO_LINK_CHUNK) snprintf(buf, len, "collective: link-chunk moves every chunk in one call");
+    else if (h->chunk_opt == COLLDIAG_MPIO_CHUNK_AGGREGATE)
+        snprintf(buf, len, "collective: aggregated, rank %d of the %d touching it moves the chunk", c->owner, c->nproc);
     else if (h->chunk_opt == COLLDIAG_MPIO_ALL_CHUNK_IND) snprintf(buf, len, "independent: all-independent scheme");
     else if (h->chunk_opt == COLLDIAG_MPIO_MULTI_CHUNK_NO_OPT)
         snprintf(buf, len, "%s: %s", c->collective ? "collective" : "independent",
@@ -3798,8 +3800,8 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
             const colldiag_chunk_info *c = &r.ci[i];
             fprintf(out, "%s{\"index\":%" PRIu64 ",\"coords\":[", i > r.off[p] ? "," : "", c->index);
             for (int d = 0; d < h->grid_rank; d++) fprintf(out, "%s%" PRIu64, d ? "," : "", c->coords[d]);
-            fprintf(out, "],\"addr\":%lld,\"nelem\":%" PRIu64 ",\"nproc\":%d,\"collective\":%s}", (long long)c->addr, c->nelem, c->nproc,
-                    c->collective ? "true" : "false");
+            fprintf(out, "],\"addr\":%lld,\"nelem\":%" PRIu64 ",\"nproc\":%d,\"collective\":%s,\"owner\":%d}", (long long)c->addr, c->nelem,
+                    c->nproc, c->collective ? "true" : "false", c->owner);
         }
         fprintf(out, "]}");
     }

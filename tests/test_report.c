@@ -143,6 +143,62 @@ int main(int argc, char **argv)
         colldiag_sel_free(s2);
         colldiag_layout_free(l2);
     }
+    /* aggregation: the owner of each chunk is in the chunk info and the report (chunk 0: ranks 0 and 1
+       touch it, owner = first toucher at or after 0 mod 3 = rank 0; chunks 1 and 2: their only toucher) */
+    {
+        colldiag_xfer *xa;
+        colldiag_xfer_create(&xa);
+        colldiag_set_dxpl_mpio(xa, COLLDIAG_MPIO_COLLECTIVE);
+        colldiag_set_dxpl_mpio_chunk_opt(xa, COLLDIAG_MPIO_CHUNK_AGGREGATE_IO);
+        for (int i = 0; i < (int)count[me]; i++) buf[i] = 100 * me + i;
+        CHECK(colldiag_write(f, l, s, NULL, buf, xa) == 0, "aggregate write: %s", colldiag_xfer_errmsg(xa));
+        uint64_t na;
+        const colldiag_chunk_info *ca;
+        colldiag_get_chunk_info(xa, &na, &ca);
+        const int want_owner[3] = {0, 1, 2}, want_nproc[3] = {2, 1, 1};
+        for (uint64_t j = 0; j < na; j++)
+            CHECK(ca[j].owner == want_owner[ca[j].index] && ca[j].nproc == want_nproc[ca[j].index] && ca[j].collective,
+                  "aggregate chunk %d: owner %d nproc %d collective %d", (int)ca[j].index, ca[j].owner, ca[j].nproc, ca[j].collective);
+        char *txt = NULL;
+        size_t len = 0;
+        FILE *mem = me == 0 ? open_memstream(&txt, &len) : NULL;
+        CHECK(colldiag_report_print(f, xa, mem) == 0, "report_print (aggregate)");
+        if (mem) {
+            fclose(mem);
+            CHECK(strstr(txt, "rank 1 chunk 0 (0) @0: 4 elements, collective: aggregated, rank 0 of the 2 touching it moves the chunk") != NULL,
+                  "aggregate report lacks rank 1's chunk 0 owner line:\n%s", txt);
+            CHECK(strstr(txt, "CHUNK_AGGREGATE") != NULL, "aggregate report lacks the scheme:\n%s", txt);
+            free(txt);
+        }
+        int back[8] = {0};
+        CHECK(colldiag_read(f, l, s, NULL, back, xa) == 0, "aggregate read: %s", colldiag_xfer_errmsg(xa));
+        for (uint64_t i = 0; i < count[me]; i++) CHECK(back[i] == 100 * me + (int)i, "aggregate read element %d: %d", (int)i, back[i]);
+        /* AUTO: plan reports the choice and an estimate for each alternative; the write does what the plan said */
+        colldiag_xfer *xp;
+        colldiag_xfer_create(&xp);
+        colldiag_set_dxpl_mpio(xp, COLLDIAG_MPIO_COLLECTIVE);
+        colldiag_set_dxpl_mpio_chunk_opt(xp, COLLDIAG_MPIO_CHUNK_AUTO);
+        double el = 0, em = 0, ea = 0;
+        colldiag_get_auto_estimates(xp, &el, &em, &ea);
+        CHECK(el == -1 && em == -1 && ea == -1, "estimates before any AUTO call: %g %g %g", el, em, ea);
+        CHECK(colldiag_plan(f, l, s, NULL, xp) == 0, "AUTO plan: %s", colldiag_xfer_errmsg(xp));
+        colldiag_get_auto_estimates(xp, &el, &em, &ea);
+        colldiag_actual_chunk_opt_mode_t pc, wc;
+        colldiag_get_mpio_actual_chunk_opt_mode(xp, &pc);
+        double best = pc == COLLDIAG_MPIO_LINK_CHUNK ? el : pc == COLLDIAG_MPIO_MULTI_CHUNK ? em : ea;
+        CHECK(el > 0 && em > 0 && ea > 0 && best <= el && best <= em && best <= ea, "AUTO chose %s with estimates %g %g %g",
+              colldiag_chunk_opt_name(pc), el, em, ea);
+        CHECK(strstr(colldiag_scheme_reason(xp), "AUTO: estimated link") != NULL, "AUTO reason: %s", colldiag_scheme_reason(xp));
+        CHECK(colldiag_write(f, l, s, NULL, buf, xp) == 0, "AUTO write: %s", colldiag_xfer_errmsg(xp));
+        colldiag_get_mpio_actual_chunk_opt_mode(xp, &wc);
+        CHECK(wc == pc, "AUTO planned %s, wrote with %s", colldiag_chunk_opt_name(pc), colldiag_chunk_opt_name(wc));
+        colldiag_set_dxpl_mpio_chunk_opt(xp, COLLDIAG_MPIO_CHUNK_ONE_IO);
+        CHECK(colldiag_plan(f, l, s, NULL, xp) == 0, "plan: %s", colldiag_xfer_errmsg(xp));
+        colldiag_get_auto_estimates(xp, &el, NULL, NULL);
+        CHECK(el == -1, "estimates survive a non-AUTO call: %g", el);
+        colldiag_xfer_free(xp);
+        colldiag_xfer_free(xa);
+    }
     /* a rank passing x = NULL to the report: everybody returns an error, nobody hangs */
     colldiag_xfer *x;
     colldiag_xfer_create(&x);

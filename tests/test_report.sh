@@ -17,6 +17,7 @@ while read -r mode nchunks bc bi; do
 done < "$tmp/r.json.getters"
 [ "$(jq -r .scheme.chunk_opt "$tmp/r.json")" = MULTI_CHUNK ] || { echo "scheme is not MULTI_CHUNK"; exit 1; }
 [ "$(jq -r '.ranks[1].chunks[1].collective' "$tmp/r.json")" = false ] || { echo "rank 1 chunk 1 should be independent"; exit 1; }
+[ "$(jq -r '[.ranks[].chunks[].owner] | unique | join(",")' "$tmp/r.json")" = "-1" ] || { echo "multi-chunk reported chunk owners"; exit 1; }
 # no code change: the environment alone prints the report on rank 0 only
 out=$(cd "$tmp" && COLLDIAG_REPORT=1 $launch -n 3 "$OLDPWD/$b/rfc_modes" "$tmp/x.bin")
 n=$(grep -c '== colldiag' <<<"$out")
