@@ -31,14 +31,14 @@ SCN_PUBLIC ?= ../shared/scenarios/public
 H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
-TESTS = $(B)/scenario_run $(B)/test_io $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/bench
+TESTS = $(B)/scenario_run $(B)/test_io $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/bench $(B)/bench-hdf5
 EXAMPLES = $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop
 
 # Debian 12 packages the build, the tests and the demo need.
 DEB_PKGS = make gcc libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
            clang libclang-rt-14-dev valgrind
 
-.PHONY: all check demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz bench
+.PHONY: all check demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz bench bench-hdf5
 
 all: $(TESTS) $(EXAMPLES)
 
@@ -83,6 +83,11 @@ $(B)/bench: bench/bench.c colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -I. $< -o $@
 bench: $(B)/bench
 	$(RUN) -n $(BENCH_RANKS) $(B)/bench $(BENCH_ARGS)
+# The same with parallel HDF5's link, multi and independent writes as columns.
+$(B)/bench-hdf5: bench/bench.c colldiag.c colldiag.h | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< -o $@ $(H5LIBS)
+bench-hdf5: $(B)/bench-hdf5
+	$(RUN) -n $(BENCH_RANKS) $(B)/bench-hdf5 $(BENCH_ARGS)
 
 # Runs the examples in a scratch directory (they write their demo files there).
 demo-run: $(EXAMPLES)

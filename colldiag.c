@@ -43,6 +43,13 @@
 /* Staging for plain independent runs (gathering scattered memory into file order): 4 MiB keeps
    pwrite/MPI_File_write_at calls large without a selection-sized copy. */
 #define CD_STAGE_BYTES ((size_t)4 << 20)
+/* Collective calls pack memory into file order themselves when the memory side's runs average fewer
+   bytes than this: MPI-IO libraries walk a many-run memory type slower than memcpy does (B4: 5.6M
+   32-byte runs, 1.8 s through the memory type against 1.0 s packed), at the price of one copy of the
+   round's bytes, whose fresh pages cost more than 512-byte runs do (B1: 0.08 s unpacked, 0.12 packed). */
+#ifndef COLLDIAG_PACK_RUN_BYTES
+#define COLLDIAG_PACK_RUN_BYTES 256
+#endif
 /* MPI counts are int: no single count or block length above this, by construction. */
 #define CD_MAX_INT_COUNT ((uint64_t)INT_MAX)
 /* A single contiguous block in an MPI type is split into 1 GiB pieces so sizes never overflow int. */
@@ -1075,6 +1082,7 @@ typedef struct {
     unsigned num, ratio;
     int coll_opt;
     int opt_types_disabled;     /* env COLLDIAG_MPI_OPT_TYPES / HDF5_MPI_OPT_TYPES starts with 0 */
+    unsigned pack_run;          /* env COLLDIAG_PACK_RUN_BYTES (0: never pack); a local choice, not agreed */
     const char *chunk_opt_src;  /* "setting", "default" or the env text */
     char env_text[96];
 } cd_settings;
@@ -1090,8 +1098,12 @@ struct colldiag_xfer {
     /* results of the last call */
     int chunk_opt_done, io_mode_done;
     uint32_t local_cause, global_cause;
-    colldiag_chunk_info *chunks;
-    uint64_t nchunks, chunks_cap;
+    colldiag_chunk_info *chunks;          /* materialised on demand from pcs (about 300 bytes a chunk) */
+    uint64_t nchunks, chunks_cap, chunks_ready;
+    void *pcs;                            /* the last call's cd_piece array (56 bytes a chunk), kept */
+    uint64_t data_buf_bytes;              /* most bytes of data copies (packing, aggregation) alive at once in
+                                             the last call: what bench subtracts to see the per-chunk cost */
+    uint64_t pcs_cap;
     colldiag_counters cnt;
     char reason[256];
     char errmsg[1024];
@@ -1123,6 +1135,7 @@ void colldiag_xfer_free(colldiag_xfer *x)
 {
     if (!x) return;
     cd_free(x->chunks);
+    cd_free(x->pcs);
     cd_free(x);
 }
 
@@ -1238,6 +1251,10 @@ static int settings_effective(const char *fn, const colldiag_xfer *x, cd_setting
     e = getenv("COLLDIAG_MPI_OPT_TYPES");
     if (!e) e = getenv("HDF5_MPI_OPT_TYPES");
     s->opt_types_disabled = e && e[0] == '0';
+    s->pack_run = COLLDIAG_PACK_RUN_BYTES;
+    e = getenv("COLLDIAG_PACK_RUN_BYTES");
+    if (e && *e && cd_parse_uint(e, &s->pack_run))
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_PACK_RUN_BYTES=\"%.40s\" is not an unsigned number", e);
     return 0;
 }
 
@@ -1393,10 +1410,13 @@ static int map_tree_level(cd_map *m, int d, uint64_t prefix)
             uint64_t lo = c * C, hi = lo + C - 1;
             uint64_t idx = prefix * l->grid[d] + c;
             if (d == l->rank - 1) {
-                uint64_t ne = 0, nrun = 0;
+                uint64_t ne = 0, nrun = 0, rows = l->chunk_elems / C; /* chunk rows of the last dimension */
                 for (uint64_t j = 0; j < nset; j++) {
-                    ne += set[j].w * node_count_in(set[j].nd, lo, hi);
-                    nrun += set[j].w * node_spans_in(set[j].nd, lo, hi);
+                    uint64_t k = node_count_in(set[j].nd, lo, hi);
+                    ne += set[j].w * k;
+                    /* full-width rows usually lie back to back in the chunk: count them as merged (an
+                       estimate for AUTO; partial rows are exact: one run per span per row) */
+                    nrun += k == C ? (set[j].w + rows - 1) / rows : set[j].w * node_spans_in(set[j].nd, lo, hi);
                 }
                 if (ne && map_push(m, idx, layout_chunk_addr(l, idx), ne, 0)) return -1;
                 if (ne) m->pc[m->n - 1].nruns = ne == l->chunk_elems ? 1 : nrun; /* a full chunk is one run */
@@ -1808,6 +1828,7 @@ typedef struct {
     char msg[sizeof cd_errbuf];
     uint64_t g[AG_N];         /* the agreed vector */
     uint64_t types_built;
+    int keep_pieces;          /* hand map.pc to the xfer at the end (the chunk info's source) */
 } cd_io;
 
 /* Records the first local error of this call (message kept for the xfer and the thread). */
@@ -2105,6 +2126,7 @@ static int stage_init(cd_stage *st, cd_io *io)
     uint64_t nel = cap / big;
     st->fcap = (size_t)(nel * io->fes);
     st->fst = cd_malloc(st->fcap);
+    if (st->fcap > io->x->data_buf_bytes) io->x->data_buf_bytes = st->fcap; /* a data copy, not per-chunk state */
     if (io->x->conv) st->mst = cd_malloc((size_t)(nel * io->mes));
     if (!st->fst || (io->x->conv && !st->mst)) return io_fail(io, COLLDIAG_ERR_NOMEM, "allocating a %zu-byte staging buffer", cap);
     return 0;
@@ -2150,12 +2172,33 @@ typedef struct {
     cd_io *io;
     cd_stream fs, ms;
     uint64_t pos, lo, hi;  /* this round takes the elements [lo, hi) of this rank's stream */
+    uint64_t mruns;        /* memory runs counted by the first walk */
+    int walk;              /* WALK_FILE: file stream + count memory runs; WALK_MEM: memory stream; WALK_PACK */
+    unsigned char *pk;     /* packing: the round's bytes in file order, and the copy cursor */
+    int pk_out;            /* packing direction: 0 memory -> pk, 1 pk -> memory */
 } cd_coll_build;
+enum { WALK_FILE, WALK_MEM, WALK_PACK };
 
+static int mrun_count(void *ctx, uint64_t moff, uint64_t n)
+{
+    (void)moff;
+    (void)n;
+    ((cd_coll_build *)ctx)->mruns++;
+    return 0;
+}
 static int mrun_stream(void *ctx, uint64_t moff, uint64_t n)
 {
     cd_coll_build *b = ctx;
     stream_add(&b->ms, (int64_t)(moff * b->io->mes), n * b->io->mes);
+    return 0;
+}
+static int mrun_pack(void *ctx, uint64_t moff, uint64_t n)
+{
+    cd_coll_build *b = ctx;
+    const size_t es = b->io->mes, len = (size_t)(n * es);
+    if (b->pk_out) memcpy((unsigned char *)b->io->rbuf + moff * es, b->pk, len);
+    else memcpy(b->pk, (const unsigned char *)b->io->wbuf + moff * es, len);
+    b->pk += len;
     return 0;
 }
 static int mrun_zero(void *ctx, uint64_t moff, uint64_t n)
@@ -2171,8 +2214,26 @@ static int run_coll(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
     b->pos = e;
     if (e <= b->lo || a >= b->hi) return 0;
     uint64_t skip = a < b->lo ? b->lo - a : 0, take = (e < b->hi ? e : b->hi) - (a + skip);
+    if (b->walk == WALK_PACK) return cd_mem_runs(b->io->ms, k + skip, take, mrun_pack, b);
+    if (b->walk == WALK_MEM) return cd_mem_runs(b->io->ms, k + skip, take, mrun_stream, b);
     stream_add(&b->fs, (int64_t)foff + (int64_t)(skip * b->io->fes), take * b->io->fes);
-    return cd_mem_runs(b->io->ms, k + skip, take, mrun_stream, b);
+    return cd_mem_runs(b->io->ms, k + skip, take, mrun_count, b);
+}
+/* The round's pieces again: the memory stream (pk NULL), or packing (unpacking) memory in file order. */
+static void coll_pack_walk(cd_io *io, cd_coll_build *b, const uint64_t *list, uint64_t n, unsigned char *pk, int out)
+{
+    b->pos = 0;
+    b->walk = pk ? WALK_PACK : WALK_MEM;
+    b->pk = pk;
+    b->pk_out = out;
+    for (uint64_t i = 0; i < n && b->pos < b->hi; i++) {
+        uint64_t pi = list ? list[i] : (io->order ? io->order[i] : i);
+        const cd_piece *p = &io->map.pc[pi];
+        if ((p->flags & PF_UNALLOC) || b->pos + p->nelem <= b->lo) { b->pos += p->nelem; continue; }
+        cd_walk_piece(&io->map, io->fs, p, run_coll, b);
+    }
+    b->pk = NULL;
+    b->walk = WALK_FILE;
 }
 static int run_zero(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
 {
@@ -2240,9 +2301,24 @@ static void coll_call_rounds(cd_io *io, const uint64_t *list, uint64_t n, uint64
             if (b.fs.nomem || b.ms.nomem) io_fail(io, COLLDIAG_ERR_NOMEM, "describing the data of %" PRIu64 " chunks", n);
         }
         if (!io->code && cd_inject(io, "types")) io_fail(io, COLLDIAG_ERR_NOMEM, "building the MPI datatypes (injected)");
+        /* many short memory runs: pack them in file order here instead of handing MPI the memory type */
+        unsigned char *pack = NULL;
+        if (!io->code && b.fs.bytes && b.mruns > 1 && b.fs.bytes / b.mruns < io->set.pack_run) {
+            pack = cd_malloc((size_t)b.fs.bytes);
+            if (b.fs.bytes > io->x->data_buf_bytes) io->x->data_buf_bytes = b.fs.bytes;
+            if (pack && io->dir == DIR_WRITE) coll_pack_walk(io, &b, list, n, pack, 0);
+        }
+        if (!io->code && b.fs.bytes && !pack) {
+            coll_pack_walk(io, &b, list, n, NULL, 0); /* the memory side as a stream (few, long runs) */
+            if (b.ms.nomem) io_fail(io, COLLDIAG_ERR_NOMEM, "describing the memory of %" PRIu64 " chunks", n);
+        }
         if (!io->code && b.fs.bytes) {
             int rc = stream_type(&b.fs, &ft, &io->types_built);
-            if (!rc) rc = stream_type(&b.ms, &mt, &io->types_built);
+            if (!rc && !pack) rc = stream_type(&b.ms, &mt, &io->types_built);
+            if (!rc && pack) {
+                rc = type_bytes(b.fs.bytes, &mt);
+                if (!rc) rc = MPI_Type_commit(&mt);
+            }
             if (rc) cd_mpi_err(io, rc, "building the MPI datatypes");
         }
         if (!io->code && cd_inject(io, "io")) io_fail(io, COLLDIAG_ERR_MPI, "MPI_File_write_at_all failed (injected)");
@@ -2253,7 +2329,7 @@ static void coll_call_rounds(cd_io *io, const uint64_t *list, uint64_t n, uint64
             have = 0;
         }
         MPI_Status st;
-        void *buf = io->dir == DIR_WRITE ? (void *)io->wbuf : io->rbuf;
+        void *buf = pack ? pack : io->dir == DIR_WRITE ? (void *)io->wbuf : io->rbuf;
         rc = io->dir == DIR_WRITE ? MPI_File_write_at_all(io->f->fh, 0, buf, have ? 1 : 0, have ? mt : MPI_BYTE, &st)
                                   : MPI_File_read_at_all(io->f->fh, 0, buf, have ? 1 : 0, have ? mt : MPI_BYTE, &st);
         io->x->cnt.calls_collective++;
@@ -2265,7 +2341,9 @@ static void coll_call_rounds(cd_io *io, const uint64_t *list, uint64_t n, uint64
             if (got >= 0 && (uint64_t)got < b.fs.bytes && io->dir == DIR_WRITE)
                 io_fail(io, COLLDIAG_ERR_IO, "MPI_File_write_at_all wrote %lld of %" PRIu64 " bytes", (long long)got, b.fs.bytes);
             io->x->cnt.bytes_collective += b.fs.bytes;
+            if (pack && io->dir == DIR_READ) coll_pack_walk(io, &b, list, n, pack, 1);
         }
+        cd_free(pack);
         if (ft != MPI_DATATYPE_NULL) MPI_Type_free(&ft);
         if (mt != MPI_DATATYPE_NULL) MPI_Type_free(&mt);
         stream_free(&b.fs);
@@ -2876,6 +2954,7 @@ static void exec_aggregate(cd_io *io)
     rdata = cd_malloc((size_t)(rdb ? rdb : 1));
     o.pack = cd_malloc((size_t)(rdb ? rdb : 1));
     if (!smb || !rmeta || !rdata || !o.pack) io_fail(io, COLLDIAG_ERR_NOMEM, "aggregation receive buffers (%" PRIu64 " bytes)", rdb);
+    io->x->data_buf_bytes = dtotal + 2 * rdb; /* + one chunk window, below */
     /* the exchange: even a failed rank must post what its peers will send it */
     uint64_t *scb = smb, *sdb = smb ? smb + P : NULL, *rcb = smb ? smb + 2 * P : NULL, *rdbb = smb ? smb + 3 * P : NULL;
     /* a rank that cannot post its receives would leave its peers' sends hanging: agree first */
@@ -2924,6 +3003,7 @@ static void exec_aggregate(cd_io *io)
         if (!io->code) {
             qsort(o.ent, (size_t)o.nent, sizeof *o.ent, cmp_agg_ent);
             agg_owner_build(io, &o, rdata);
+            io->x->data_buf_bytes += o.imgcap;
         }
     }
     /* the exchange and the owners' assembly count as moving data */
@@ -3114,28 +3194,41 @@ static int fill_chunk_info(cd_io *io)
     colldiag_xfer *x = io->x;
     const colldiag_layout *l = io->l;
     x->nchunks = 0;
+    x->chunks_ready = 0;
     if (l && l->storage == STORE_CHUNKED) {
         x->grid_rank = l->rank;
         memcpy(x->grid, l->grid, (size_t)l->rank * sizeof *l->grid);
     }
     if (!l || l->storage != STORE_CHUNKED || io->map.n == 0) return 0;
-    if (cd_grow((void **)&x->chunks, &x->chunks_cap, io->map.n, sizeof *x->chunks))
-        return io_fail(io, COLLDIAG_ERR_NOMEM, "recording %" PRIu64 " chunks", io->map.n);
-    for (uint64_t i = 0; i < io->map.n; i++) {
-        const cd_piece *p = &io->map.pc[i];
+    x->nchunks = io->map.n;
+    io->keep_pieces = 1; /* finish() hands the piece array to the xfer */
+    return 0;
+}
+
+/* The public chunk info of the first upto chunks, built from the kept pieces on first request: a call
+   touching a million chunks does not pay 300 bytes a chunk unless somebody looks. */
+static const colldiag_chunk_info *chunks_view(const colldiag_xfer *cx, uint64_t upto)
+{
+    colldiag_xfer *x = (colldiag_xfer *)cx; /* a cache: the results do not change */
+    if (upto > x->nchunks) upto = x->nchunks;
+    if (upto <= x->chunks_ready) return x->chunks;
+    if (cd_grow((void **)&x->chunks, &x->chunks_cap, upto, sizeof *x->chunks)) return NULL;
+    const cd_piece *pc = x->pcs;
+    for (uint64_t i = x->chunks_ready; i < upto; i++) {
+        const cd_piece *p = &pc[i];
         colldiag_chunk_info *c = &x->chunks[i];
         memset(c, 0, sizeof *c);
         c->index = p->idx;
         uint64_t idx = p->idx;
-        for (int d = l->rank - 1; d >= 0; d--) { c->coords[d] = idx % l->grid[d]; idx /= l->grid[d]; }
+        for (int d = x->grid_rank - 1; d >= 0; d--) { c->coords[d] = idx % x->grid[d]; idx /= x->grid[d]; }
         c->addr = p->addr;
         c->nelem = p->nelem;
         c->nproc = p->nproc;
         c->collective = (p->flags & PF_COLL) != 0;
         c->owner = x->chunk_opt_done == COLLDIAG_MPIO_CHUNK_AGGREGATE ? p->owner : -1;
     }
-    x->nchunks = io->map.n;
-    return 0;
+    x->chunks_ready = upto;
+    return x->chunks;
 }
 
 /* After the data moved: one reduction so that a failure anywhere fails the call everywhere. */
@@ -3194,6 +3287,8 @@ static void xfer_reset(colldiag_xfer *x)
     x->io_mode_done = COLLDIAG_MPIO_NO_COLLECTIVE;
     x->local_cause = x->global_cause = 0;
     x->nchunks = 0;
+    x->chunks_ready = 0;
+    x->data_buf_bytes = 0;
     memset(&x->cnt, 0, sizeof x->cnt);
     x->reason[0] = 0;
     x->errmsg[0] = 0;
@@ -3238,6 +3333,14 @@ static int finish(cd_io *io, int rc)
     if (rc && io->x) { /* modes are reported only when the I/O succeeded */
         io->x->chunk_opt_done = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
         io->x->io_mode_done = COLLDIAG_MPIO_NO_COLLECTIVE;
+    }
+    if (io->keep_pieces) { /* the pieces become the xfer's chunk info, materialised when asked for */
+        void *old = io->x->pcs;
+        uint64_t oldcap = io->x->pcs_cap;
+        io->x->pcs = io->map.pc;
+        io->x->pcs_cap = io->map.cap;
+        io->map.pc = old;
+        io->map.cap = oldcap;
     }
     map_free(&io->map);
     cd_free(io->order);
@@ -3511,8 +3614,10 @@ int colldiag_get_chunk_info(const colldiag_xfer *x, uint64_t *nchunks, const col
 {
     static const char fn[] = "colldiag_get_chunk_info";
     if (!x || !nchunks || !chunks) return cd_fail(COLLDIAG_ERR_ARG, fn, "%s is NULL", !x ? "x" : !nchunks ? "nchunks" : "chunks");
+    const colldiag_chunk_info *v = chunks_view(x, x->nchunks);
+    if (!v && x->nchunks) return cd_fail(COLLDIAG_ERR_NOMEM, fn, "materialising %" PRIu64 " chunk records", x->nchunks);
     *nchunks = x->nchunks;
-    *chunks = x->chunks;
+    *chunks = x->nchunks ? v : NULL;
     return 0;
 }
 
@@ -3575,6 +3680,7 @@ static int report_gather(colldiag_file *f, const colldiag_xfer *x, const char *f
         me.ratio0 = (uint32_t)x->ratio0;
         me.nchunks = x->nchunks;
         me.sent = x->nchunks < CD_REPORT_MAX_CHUNKS ? x->nchunks : CD_REPORT_MAX_CHUNKS;
+        if (me.sent && !chunks_view(x, me.sent)) me.sent = 0; /* out of memory: the report goes on without chunk lines */
         me.cnt = x->cnt;
         snprintf(me.reason, sizeof me.reason, "%s", x->reason);
     }

@@ -241,7 +241,8 @@ typedef struct {
 } colldiag_chunk_info;
 /* chunked layouts: every chunk this rank touched in the last call, ascending index (also when a cause
    forced independent I/O: collective = 0); contiguous/compact: none. nproc is exact for multi,
-   at-once (ratio != 0) and aggregation, exact or -1 for the other schemes. The array belongs to the xfer. */
+   at-once (ratio != 0) and aggregation, exact or -1 for the other schemes. The array belongs to the xfer
+   and is built on the first request after a call (the call itself keeps only ~60 bytes a chunk). */
 int colldiag_get_chunk_info(const colldiag_xfer *x, uint64_t *nchunks, const colldiag_chunk_info **chunks);
 /* COLLDIAG_MPIO_CHUNK_AUTO: the cost model's estimated seconds for each alternative in the last call
    (colldiag_plan included; the choice is the smallest); -1 each when the last call did not run AUTO.
