@@ -2560,8 +2560,19 @@ typedef struct {
     uint64_t rec0;             /* first record word of the current piece */
     MPI_Offset base;           /* the current chunk's address */
     unsigned char *cursor;     /* writes: where the next bytes of the current piece go */
+    uint64_t mk, mn;           /* writes from a packed buffer: pending memory elements [mk, mk + mn) */
     int nomem;
 } cd_agg_send;
+
+/* Packed memory: consecutive runs of a chunk row are usually consecutive in memory; copy them at once. */
+static void agg_flush_mem(cd_agg_send *s)
+{
+    if (!s->mn) return;
+    size_t es = s->io->mes;
+    memcpy(s->cursor, (const unsigned char *)s->io->wbuf + s->mk * es, (size_t)(s->mn * es));
+    s->cursor += s->mn * es;
+    s->mn = 0;
+}
 
 /* Appends one run to the current piece, extending or striding the last record when it can. */
 static void agg_rec_add(cd_agg_send *s, uint64_t off, uint64_t len)
@@ -2606,6 +2617,13 @@ static int agg_run_send(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
     cd_agg_send *s = ctx;
     agg_rec_add(s, (uint64_t)(foff - s->base), n * s->io->fes);
     if (s->io->dir != DIR_WRITE) return 0;
+    if (!s->io->ms) {
+        if (s->mn && k == s->mk + s->mn) { s->mn += n; return 0; }
+        agg_flush_mem(s);
+        s->mk = k;
+        s->mn = n;
+        return 0;
+    }
     cd_copy c = {s->io, s->cursor};
     int rc = cd_mem_runs(s->io->ms, k, n, mrun_copy_in, &c);
     s->cursor = c.cursor;
@@ -2706,7 +2724,7 @@ typedef struct {
     uint64_t nrun, runcap;
     uint64_t *grun;            /* per entry group (indexed by its first entry): first run */
     unsigned char *pack;       /* covered bytes, in run order */
-    uint64_t packlen;
+    uint64_t packlen, packcap;
     unsigned char *img;        /* one chunk window */
     uint64_t imgcap;
     uint64_t *bits;
@@ -2734,17 +2752,38 @@ static int agg_owner_build(cd_io *io, cd_agg_own *o, const unsigned char *rdata)
         o->grun[i] = o->nrun;
         if (whi > wlo) {
             uint64_t nel = (whi - wlo) / es, nw = nel / 64 + 1;
-            if ((wr && cd_grow((void **)&o->img, &o->imgcap, whi - wlo, 1)) || cd_grow((void **)&o->bits, &o->bitscap, nw, sizeof *o->bits))
+            /* writes assemble the window right where its covered bytes will go in the pack when it fits
+               (covered runs then only move left); a separate window buffer otherwise */
+            int inplace = wr && o->packcap - o->packlen >= whi - wlo;
+            if ((wr && !inplace && cd_grow((void **)&o->img, &o->imgcap, whi - wlo, 1)) ||
+                cd_grow((void **)&o->bits, &o->bitscap, nw, sizeof *o->bits))
                 return io_fail(io, COLLDIAG_ERR_NOMEM, "a %" PRIu64 "-byte chunk window for aggregation", whi - wlo);
+            unsigned char *img = inplace ? o->pack + o->packlen : o->img;
             memset(o->bits, 0, (size_t)nw * sizeof *o->bits);
             for (uint64_t j = i; j < e; j++) {
                 const uint64_t *h = o->ent[j].hdr;
                 const cd_rec *r = (const cd_rec *)(h + AGG_HDR);
                 const unsigned char *d = wr ? rdata + o->ent[j].doff : NULL;
                 for (uint64_t q = 0; q < h[1]; q++) {
-                    for (uint64_t c = 0, off = r[q].off - wlo; c < r[q].count; c++, off += r[q].stride) {
+                    uint64_t off = r[q].off - wlo;
+                    if (r[q].len == es && es <= 8) { /* single elements (interleaved access): the hot case */
+                        for (uint64_t c = 0; c < r[q].count; c++, off += r[q].stride) {
+                            uint64_t e = off / es;
+                            o->bits[e >> 6] |= 1ULL << (e & 63);
+                        }
                         if (wr) {
-                            memcpy(o->img + off, d, (size_t)r[q].len);
+                            off = r[q].off - wlo;
+                            switch (es) {
+                            case 4: for (uint64_t c = 0; c < r[q].count; c++, off += r[q].stride, d += 4) memcpy(img + off, d, 4); break;
+                            case 8: for (uint64_t c = 0; c < r[q].count; c++, off += r[q].stride, d += 8) memcpy(img + off, d, 8); break;
+                            default: for (uint64_t c = 0; c < r[q].count; c++, off += r[q].stride, d += es) memcpy(img + off, d, es); break;
+                            }
+                        }
+                        continue;
+                    }
+                    for (uint64_t c = 0; c < r[q].count; c++, off += r[q].stride) {
+                        if (wr) {
+                            memcpy(img + off, d, (size_t)r[q].len);
                             d += r[q].len;
                         }
                         bits_set(o->bits, off / es, r[q].len / es);
@@ -2765,7 +2804,7 @@ static int agg_owner_build(cd_io *io, cd_agg_own *o, const unsigned char *rdata)
                 o->run[o->nrun].foff = f0;
                 o->run[o->nrun].len = len;
                 o->nrun++;
-                if (wr) memcpy(o->pack + o->packlen, o->img + a * es, (size_t)len);
+                if (wr && o->pack + o->packlen != img + a * es) memmove(o->pack + o->packlen, img + a * es, (size_t)len);
                 o->packlen += len;
             }
         }
@@ -2932,6 +2971,7 @@ static void exec_aggregate(cd_io *io)
                     s.base = p->addr;
                     if (!wr) s.cursor += p->nelem * io->fes;
                     if (cd_walk_piece(m, io->fs, p, agg_run_send, &s)) io_fail(io, COLLDIAG_ERR_ARG, "gathering chunk %" PRIu64, p->idx);
+                    agg_flush_mem(&s);
                     if (s.nomem) break;
                     s.meta[h + 1] = (s.mlen - s.rec0) / AGG_REC;
                 }
@@ -2953,6 +2993,7 @@ static void exec_aggregate(cd_io *io)
     rmeta = cd_malloc((size_t)(rmw ? rmw : 1) * sizeof *rmeta);
     rdata = cd_malloc((size_t)(rdb ? rdb : 1));
     o.pack = cd_malloc((size_t)(rdb ? rdb : 1));
+    o.packcap = rdb;
     if (!smb || !rmeta || !rdata || !o.pack) io_fail(io, COLLDIAG_ERR_NOMEM, "aggregation receive buffers (%" PRIu64 " bytes)", rdb);
     io->x->data_buf_bytes = dtotal + 2 * rdb; /* + one chunk window, below */
     /* the exchange: even a failed rank must post what its peers will send it */

@@ -330,7 +330,7 @@ int main(int argc, char **argv)
                 int cd = o > 0 && opts[o] < 100;
                 double per = cd && nch[i] ? ((double)mem[i][o] - (double)dbuf[i][o]) / (double)nch[i] : 0;
                 char extra[64] = "";
-                if (o == O_AUTO && chosen[i][0]) snprintf(extra, sizeof extra, "  -> %s", chosen[i]);
+                if (o == O_AUTO && chosen[i][0]) snprintf(extra, sizeof extra, "  -> %.30s", chosen[i]);
                 if (cd)
                     printf("%-16s %-10s %10.4f %8.2f %12.6f %10.3f %14zu %12.1f%s\n", pt[i].name, oname[o], m, m / lim, pl,
                            nch[i] ? 1e6 * pl / (double)nch[i] : 0.0, mem[i][o], per, extra);
