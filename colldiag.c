@@ -10,8 +10,8 @@
  *   6. chunk mapping (pieces, run walks, memory pairing)
  *   8. datatypes (run streams compressed into compact MPI types)
  *   7/9. the per-call context and argument checks, then 9. execution primitives (independent runs,
- *        collective rounds), then 7. decision (rank counts per chunk, schemes, results, agreement,
- *        the transfer itself)
+ *        collective rounds), 7. rank counts and owners per chunk, 9. chunk aggregation, 7. AUTO's
+ *        cost model, then the schemes, results, agreement and the transfer itself
  *  10. reporting (cause strings, getters, the collective report)
  *  11. HDF5 bridge (only with -DCOLLDIAG_WITH_HDF5)
  *
@@ -2006,23 +2006,24 @@ typedef struct {
     cd_kn *kl;            /* reads: the (k, n) runs of the pending region */
     uint64_t nk, kcap;
     int unalloc;          /* pending region belongs to unallocated chunks (reads: zeros) */
-    unsigned char *cursor;/* gather/scatter position */
 } cd_stage;
 
-static int mrun_gather(void *ctx, uint64_t moff, uint64_t n)
+/* Memory runs copied to (in) or from (out) a cursor that advances: gathering writes, scattering reads. */
+typedef struct { cd_io *io; unsigned char *cursor; } cd_copy;
+static int mrun_copy_in(void *ctx, uint64_t moff, uint64_t n)
 {
-    cd_stage *st = ctx;
-    size_t es = st->io->mes;
-    memcpy(st->cursor, (const unsigned char *)st->io->wbuf + moff * es, (size_t)(n * es));
-    st->cursor += n * es;
+    cd_copy *c = ctx;
+    size_t es = c->io->mes;
+    memcpy(c->cursor, (const unsigned char *)c->io->wbuf + moff * es, (size_t)(n * es));
+    c->cursor += n * es;
     return 0;
 }
-static int mrun_scatter(void *ctx, uint64_t moff, uint64_t n)
+static int mrun_copy_out(void *ctx, uint64_t moff, uint64_t n)
 {
-    cd_stage *st = ctx;
-    size_t es = st->io->mes;
-    memcpy((unsigned char *)st->io->rbuf + moff * es, st->cursor, (size_t)(n * es));
-    st->cursor += n * es;
+    cd_copy *c = ctx;
+    size_t es = c->io->mes;
+    memcpy((unsigned char *)c->io->rbuf + moff * es, c->cursor, (size_t)(n * es));
+    c->cursor += n * es;
     return 0;
 }
 
@@ -2066,13 +2067,12 @@ static int stage_flush(cd_stage *st)
         int conv = io->x->conv || io->x->xform;
         for (uint64_t i = 0; i < st->nk && !rc; i++) {
             uint64_t n = st->kl[i].n;
+            cd_copy cp = {io, fp};
             if (conv) {
                 rc = stage_convert(st, fp, n, COLLDIAG_TO_MEMORY);
-                st->cursor = io->x->conv ? st->mst : fp;
-            } else {
-                st->cursor = fp;
+                if (io->x->conv) cp.cursor = st->mst;
             }
-            if (!rc) rc = cd_mem_runs(io->ms, st->kl[i].k, n, mrun_scatter, st);
+            if (!rc) rc = cd_mem_runs(io->ms, st->kl[i].k, n, mrun_copy_out, &cp);
             fp += n * io->fes;
         }
     }
@@ -2096,8 +2096,8 @@ static int stage_run(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
         if (st->plen == 0) st->poff = foff;
         unsigned char *dst = st->fst + st->plen;
         if (io->dir == DIR_WRITE) {
-            st->cursor = io->x->conv ? st->mst : dst;
-            int rc = cd_mem_runs(io->ms, k, t, mrun_gather, st);
+            cd_copy cp = {io, io->x->conv ? st->mst : dst};
+            int rc = cd_mem_runs(io->ms, k, t, mrun_copy_in, &cp);
             if (!rc && (io->x->conv || io->x->xform)) rc = stage_convert(st, dst, t, COLLDIAG_TO_FILE);
             if (rc) return rc;
         } else {
@@ -2592,24 +2592,6 @@ static void agg_rec_add(cd_agg_send *s, uint64_t off, uint64_t len)
     r->stride = len;
     r->count = 1;
     s->mlen += AGG_REC;
-}
-
-typedef struct { cd_io *io; unsigned char *cursor; } cd_copy;
-static int mrun_copy_in(void *ctx, uint64_t moff, uint64_t n)
-{
-    cd_copy *c = ctx;
-    size_t es = c->io->mes;
-    memcpy(c->cursor, (const unsigned char *)c->io->wbuf + moff * es, (size_t)(n * es));
-    c->cursor += n * es;
-    return 0;
-}
-static int mrun_copy_out(void *ctx, uint64_t moff, uint64_t n)
-{
-    cd_copy *c = ctx;
-    size_t es = c->io->mes;
-    memcpy((unsigned char *)c->io->rbuf + moff * es, c->cursor, (size_t)(n * es));
-    c->cursor += n * es;
-    return 0;
 }
 
 static int agg_run_send(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)

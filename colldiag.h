@@ -71,8 +71,11 @@ typedef enum {
     COLLDIAG_MPIO_CHUNK_DEFAULT = 0, COLLDIAG_MPIO_CHUNK_ONE_IO = 1, COLLDIAG_MPIO_CHUNK_MULTI_IO = 2,
     COLLDIAG_MPIO_COLL_CHUNK_ATONCE_IO = 3, COLLDIAG_MPIO_ALL_CHUNK_IND_IO = 4,
     COLLDIAG_MPIO_CHUNK_MULTI_IO_NO_OPT = 5,
-    COLLDIAG_MPIO_CHUNK_AGGREGATE_IO = 6,   /* chunk owners write whole chunks after one exchange */
-    COLLDIAG_MPIO_CHUNK_AUTO = 7            /* colldiag picks by its cost model; DEFAULT stays HDF5's rule */
+    COLLDIAG_MPIO_CHUNK_AGGREGATE_IO = 6,   /* colldiag's own: one owner per chunk (a rank touching it) gets
+                                               the others' pieces in one exchange and moves the chunk's
+                                               covered bytes as long runs in one collective call */
+    COLLDIAG_MPIO_CHUNK_AUTO = 7            /* colldiag's own: link, multi or aggregation by a cost model
+                                               (reported as the one chosen); DEFAULT stays HDF5's rule */
 } colldiag_chunk_opt_t;
 typedef enum { COLLDIAG_MPIO_COLLECTIVE_IO = 0, COLLDIAG_MPIO_INDIVIDUAL_IO = 1 } colldiag_collective_opt_t;
 

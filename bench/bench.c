@@ -180,7 +180,7 @@ static void h5_close(h5pat *h, int i, const char *dir)
     snprintf(path, sizeof path, "%s/colldiag_bench_h5_%d.h5", dir, i);
     if (me == 0) unlink(path);
 }
-static void h5_write(h5pat *h, const pattern *p, int how, const void *buf)
+static int h5_write(h5pat *h, const pattern *p, int how, const void *buf)
 {
     hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
     if (how == 2) H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_INDEPENDENT);
@@ -188,9 +188,10 @@ static void h5_write(h5pat *h, const pattern *p, int how, const void *buf)
         H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
         H5Pset_dxpl_mpio_chunk_opt(dxpl, how == 0 ? H5FD_MPIO_CHUNK_ONE_IO : H5FD_MPIO_CHUNK_MULTI_IO);
     }
-    if (H5Dwrite(h->dset, p->esize == 8 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT, h->mspace, h->fspace, dxpl, buf) < 0 && me == 0)
-        fprintf(stderr, "%s: HDF5 write failed\n", p->name);
+    herr_t e = H5Dwrite(h->dset, p->esize == 8 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT, h->mspace, h->fspace, dxpl, buf);
+    if (e < 0 && me == 0) fprintf(stderr, "%s: HDF5 write failed\n", p->name);
     H5Pclose(dxpl);
+    return e < 0;
 }
 #endif
 
@@ -222,6 +223,7 @@ int main(int argc, char **argv)
     if (reps < 1) reps = 1;
     if (reps > 16) reps = 16;
     const char *dir = getenv("BENCH_DIR") ? getenv("BENCH_DIR") : "/tmp";
+    int nfail = 0; /* failed writes: the exit status says so (make check runs the bench once) */
     char path[512];
     snprintf(path, sizeof path, "%s/colldiag_bench.bin", dir);
     pattern pt[NP];
@@ -261,7 +263,7 @@ int main(int argc, char **argv)
                     MPI_File_write_at_all(f->fh, (MPI_Offset)((uint64_t)me * pt[i].bytes), buf, (int)pt[i].bytes, MPI_BYTE, &st);
                 } else if (opts[o] >= 100) {
 #ifdef COLLDIAG_WITH_HDF5
-                    h5_write(&h5[i], &pt[i], opts[o] - 100, buf);
+                    nfail += h5_write(&h5[i], &pt[i], opts[o] - 100, buf);
 #endif
                 } else {
                     colldiag_xfer *x;
@@ -271,7 +273,10 @@ int main(int argc, char **argv)
                     size_t base = g_live;
                     g_peak = g_live;
                     int rc = colldiag_write(f, l, pt[i].sel, NULL, buf, x);
-                    if (rc && me == 0) fprintf(stderr, "%s %s: %s\n", pt[i].name, oname[o], colldiag_xfer_errmsg(x));
+                    if (rc) {
+                        nfail++;
+                        if (me == 0) fprintf(stderr, "%s %s: %s\n", pt[i].name, oname[o], colldiag_xfer_errmsg(x));
+                    }
                     if (g_peak - base > mem[i][o]) {
                         mem[i][o] = g_peak - base;
                         dbuf[i][o] = (size_t)x->data_buf_bytes;
@@ -365,6 +370,8 @@ int main(int argc, char **argv)
         if (csv) fclose(csv);
     }
     for (int i = 0; i < NP; i++) colldiag_sel_free(pt[i].sel);
+    int any = 0;
+    MPI_Allreduce(&nfail, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();
-    return 0;
+    return any ? 1 : 0;
 }

@@ -67,7 +67,7 @@ suite "asan+ubsan (clang, mpich)" 600 make -s check-asan-mpich
 suite "valgrind" 900 make -s check-valgrind
 suite "fuzz ${FUZZ_SECONDS:-60} s" 300 make -s fuzz FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 # the benchmark runs (tiny sizes, once): it is not a timed test
-suite "bench (tiny)" 300 bash -c "cd \"\${TMPDIR:-/tmp}\" && $OMPI -n 3 \"$PWD/build/openmpi/bench\" tiny 1"
+suite "bench with HDF5 columns (tiny)" 300 bash -c "cd \"\${TMPDIR:-/tmp}\" && out=\$($OMPI -n 3 \"$PWD/build/openmpi/bench-hdf5\" tiny 1) && echo \"\$out\" && grep -q 'h5 multi' <<<\"\$out\""
 # the examples (the demo) must run
 suite "openmpi demo" 300 make -s demo-run MPI=openmpi
 suite "mpich demo" 300 make -s demo-run MPI=mpich
