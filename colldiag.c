@@ -2173,11 +2173,19 @@ typedef struct {
     cd_stream fs, ms;
     uint64_t pos, lo, hi;  /* this round takes the elements [lo, hi) of this rank's stream */
     uint64_t mruns;        /* memory runs counted by the first walk */
-    int walk;              /* WALK_FILE: file stream + count memory runs; WALK_MEM: memory stream; WALK_PACK */
+    uint64_t pbytes;       /* WALK_PROBE: bytes seen */
+    int walk;              /* what run_coll does with a run (WALK_*) */
     unsigned char *pk;     /* packing: the round's bytes in file order, and the copy cursor */
     int pk_out;            /* packing direction: 0 memory -> pk, 1 pk -> memory */
 } cd_coll_build;
-enum { WALK_FILE, WALK_MEM, WALK_PACK };
+enum {
+    WALK_FILE,   /* file stream, memory runs counted (packing expected) */
+    WALK_BOTH,   /* file and memory streams (memory type expected) */
+    WALK_MEM,    /* memory stream only (after WALK_FILE guessed wrong) */
+    WALK_PACK,   /* memory copied to or from pk */
+    WALK_PROBE   /* memory runs and bytes of the first runs only: which of FILE and BOTH to start with */
+};
+#define CD_PROBE_RUNS 64
 
 static int mrun_count(void *ctx, uint64_t moff, uint64_t n)
 {
@@ -2189,6 +2197,7 @@ static int mrun_count(void *ctx, uint64_t moff, uint64_t n)
 static int mrun_stream(void *ctx, uint64_t moff, uint64_t n)
 {
     cd_coll_build *b = ctx;
+    b->mruns++;
     stream_add(&b->ms, (int64_t)(moff * b->io->mes), n * b->io->mes);
     return 0;
 }
@@ -2214,10 +2223,21 @@ static int run_coll(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
     b->pos = e;
     if (e <= b->lo || a >= b->hi) return 0;
     uint64_t skip = a < b->lo ? b->lo - a : 0, take = (e < b->hi ? e : b->hi) - (a + skip);
-    if (b->walk == WALK_PACK) return cd_mem_runs(b->io->ms, k + skip, take, mrun_pack, b);
-    if (b->walk == WALK_MEM) return cd_mem_runs(b->io->ms, k + skip, take, mrun_stream, b);
+    switch (b->walk) {
+    case WALK_PACK: return cd_mem_runs(b->io->ms, k + skip, take, mrun_pack, b);
+    case WALK_MEM: return cd_mem_runs(b->io->ms, k + skip, take, mrun_stream, b);
+    case WALK_PROBE:
+        b->pbytes += take * b->io->fes;
+        cd_mem_runs(b->io->ms, k + skip, take, mrun_count, b);
+        return b->mruns >= CD_PROBE_RUNS; /* enough seen: stop the walk */
+    default: break;
+    }
     stream_add(&b->fs, (int64_t)foff + (int64_t)(skip * b->io->fes), take * b->io->fes);
-    return cd_mem_runs(b->io->ms, k + skip, take, mrun_count, b);
+    return cd_mem_runs(b->io->ms, k + skip, take, b->walk == WALK_BOTH ? mrun_stream : mrun_count, b);
+}
+static int pack_pays(const cd_io *io, uint64_t bytes, uint64_t mruns)
+{
+    return bytes && mruns > 1 && bytes / mruns < io->set.pack_run;
 }
 /* The round's pieces again: the memory stream (pk NULL), or packing (unpacking) memory in file order. */
 static void coll_pack_walk(cd_io *io, cd_coll_build *b, const uint64_t *list, uint64_t n, unsigned char *pk, int out)
@@ -2283,6 +2303,19 @@ static void coll_call_rounds(cd_io *io, const uint64_t *list, uint64_t n, uint64
         b.hi = b.lo + per;
         MPI_Datatype ft = MPI_DATATYPE_NULL, mt = MPI_DATATYPE_NULL;
         if (!io->code) {
+            /* a look at the first runs decides whether to describe memory now or count it for packing,
+               so that one walk usually does (a wrong guess costs one more walk, never correctness) */
+            b.walk = WALK_PROBE;
+            for (uint64_t i = 0; i < n && b.pos < b.hi && b.mruns < CD_PROBE_RUNS; i++) {
+                const cd_piece *p = &io->map.pc[list ? list[i] : (io->order ? io->order[i] : i)];
+                if ((p->flags & PF_UNALLOC) || b.pos + p->nelem <= b.lo) { b.pos += p->nelem; continue; }
+                cd_walk_piece(&io->map, io->fs, p, run_coll, &b);
+                b.pos = 0; /* only the first touched piece: positions restart for the real walk */
+                break;
+            }
+            b.walk = pack_pays(io, b.pbytes, b.mruns) ? WALK_FILE : WALK_BOTH;
+            b.pos = 0;
+            b.mruns = 0;
             for (uint64_t i = 0; i < n && b.pos < b.hi; i++) {
                 uint64_t pi = list ? list[i] : (io->order ? io->order[i] : i);
                 const cd_piece *p = &io->map.pc[pi];
@@ -2303,13 +2336,13 @@ static void coll_call_rounds(cd_io *io, const uint64_t *list, uint64_t n, uint64
         if (!io->code && cd_inject(io, "types")) io_fail(io, COLLDIAG_ERR_NOMEM, "building the MPI datatypes (injected)");
         /* many short memory runs: pack them in file order here instead of handing MPI the memory type */
         unsigned char *pack = NULL;
-        if (!io->code && b.fs.bytes && b.mruns > 1 && b.fs.bytes / b.mruns < io->set.pack_run) {
+        if (!io->code && b.walk == WALK_FILE && pack_pays(io, b.fs.bytes, b.mruns)) {
             pack = cd_malloc((size_t)b.fs.bytes);
             if (b.fs.bytes > io->x->data_buf_bytes) io->x->data_buf_bytes = b.fs.bytes;
             if (pack && io->dir == DIR_WRITE) coll_pack_walk(io, &b, list, n, pack, 0);
         }
-        if (!io->code && b.fs.bytes && !pack) {
-            coll_pack_walk(io, &b, list, n, NULL, 0); /* the memory side as a stream (few, long runs) */
+        if (!io->code && b.fs.bytes && !pack && b.walk == WALK_FILE) {
+            coll_pack_walk(io, &b, list, n, NULL, 0); /* the probe guessed packing wrong: describe memory now */
             if (b.ms.nomem) io_fail(io, COLLDIAG_ERR_NOMEM, "describing the memory of %" PRIu64 " chunks", n);
         }
         if (!io->code && b.fs.bytes) {
