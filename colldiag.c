@@ -2651,20 +2651,25 @@ static int agg_run_recv(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
     return cd_mem_runs(c->io->ms, k, n, mrun_copy_out, c);
 }
 
-/* Point-to-point exchange of byte segments (per-peer counts and displacements), every message at most
-   COLLDIAG_COLL_MAX_BYTES so counts stay ints. Collective in effect: both sides derive the same counts
-   from one Alltoall. Returns an MPI code. */
-static int agg_p2p(cd_io *io, const unsigned char *sb, const uint64_t *scnt, const uint64_t *sdsp, unsigned char *rb,
-                   const uint64_t *rcnt, const uint64_t *rdsp, int tag)
+/* Messages of an exchange: every message is at most COLLDIAG_COLL_MAX_BYTES, so counts stay ints. */
+static uint64_t agg_nmsg(const uint64_t *cnt, int P, int step, uint64_t scale)
+{
+    const uint64_t M = COLLDIAG_COLL_MAX_BYTES;
+    uint64_t k = 0;
+    for (int r = 0; r < P; r++) k += (cnt[step * r] * scale + M - 1) / M;
+    return k;
+}
+
+typedef struct { MPI_Request *rq; MPI_Status *st; } cd_reqs; /* sized before the exchanges are agreed */
+
+/* Point-to-point exchange of byte segments (per-peer counts and displacements). Collective in effect:
+   both sides derive the same counts from one Alltoall. Returns an MPI code. */
+static int agg_p2p(cd_io *io, const cd_reqs *rs, const unsigned char *sb, const uint64_t *scnt, const uint64_t *sdsp,
+                   unsigned char *rb, const uint64_t *rcnt, const uint64_t *rdsp, int tag)
 {
     const int P = io->f->size;
     const uint64_t M = COLLDIAG_COLL_MAX_BYTES;
-    uint64_t nreq = 0;
-    for (int r = 0; r < P; r++) nreq += (scnt[r] + M - 1) / M + (rcnt[r] + M - 1) / M;
-    MPI_Request *rq = cd_malloc((size_t)nreq * sizeof *rq);
-    MPI_Status *sts = cd_malloc((size_t)nreq * sizeof *sts); /* not MPI_STATUSES_IGNORE: MPICH's header then
-                                                                  trips gcc's -Wstringop-overflow */
-    if (!rq || !sts) { cd_free(rq); cd_free(sts); return MPI_ERR_NO_MEM; }
+    MPI_Request *rq = rs->rq;
     uint64_t q = 0;
     int rc = MPI_SUCCESS;
     for (int r = 0; r < P && rc == MPI_SUCCESS; r++)
@@ -2674,11 +2679,10 @@ static int agg_p2p(cd_io *io, const unsigned char *sb, const uint64_t *scnt, con
         for (uint64_t o = 0; o < scnt[r] && rc == MPI_SUCCESS; o += M)
             rc = MPI_Isend(sb + sdsp[r] + o, (int)(scnt[r] - o < M ? scnt[r] - o : M), MPI_BYTE, r, tag, io->f->comm, &rq[q++]);
     if (q) {
-        int w = MPI_Waitall((int)q, rq, sts);
+        int w = MPI_Waitall((int)q, rq, rs->st); /* not MPI_STATUSES_IGNORE: MPICH's header then trips
+                                                    gcc's -Wstringop-overflow */
         if (rc == MPI_SUCCESS) rc = w;
     }
-    cd_free(rq);
-    cd_free(sts);
     return rc;
 }
 
@@ -3013,26 +3017,33 @@ static void exec_aggregate(cd_io *io)
     io->x->data_buf_bytes = dtotal + 2 * rdb; /* + one chunk window, below */
     /* the exchange: even a failed rank must post what its peers will send it */
     uint64_t *scb = smb, *sdb = smb ? smb + P : NULL, *rcb = smb ? smb + 2 * P : NULL, *rdbb = smb ? smb + 3 * P : NULL;
+    /* request arrays for the largest of the exchanges (records; bytes; and the reply, its mirror) */
+    uint64_t nm = agg_nmsg(sc, P, 2, 8) + agg_nmsg(rc_, P, 2, 8), nd = agg_nmsg(sc + 1, P, 2, 1) + agg_nmsg(rc_ + 1, P, 2, 1);
+    uint64_t nreq = nm > nd ? nm : nd;
+    cd_reqs rs = {cd_malloc((size_t)(nreq ? nreq : 1) * sizeof(MPI_Request)), cd_malloc((size_t)(nreq ? nreq : 1) * sizeof(MPI_Status))};
     /* a rank that cannot post its receives would leave its peers' sends hanging: agree first */
-    int lost = !smb || !rmeta || !rdata || !o.pack, glost = 1;
+    int lost = !smb || !rmeta || !rdata || !o.pack || !rs.rq || !rs.st, glost = 1;
+    if (!lost && !io->code && cd_inject(io, "buffers")) lost = 1;
+    if (lost) io_fail(io, COLLDIAG_ERR_NOMEM, "aggregation exchange buffers (%" PRIu64 " bytes to receive)", rdb);
     mrc = MPI_Allreduce(&lost, &glost, 1, MPI_INT, MPI_MAX, io->f->comm);
     if (mrc != MPI_SUCCESS) { cd_mpi_err(io, mrc, "MPI_Allreduce (aggregation buffers)"); glost = 1; }
     if (!glost) {
         for (int r = 0; r < P; r++) {
             scb[r] = sc[2 * r] * 8; sdb[r] = sd[2 * r] * 8; rcb[r] = rc_[2 * r] * 8; rdbb[r] = rdp[2 * r] * 8;
         }
-        mrc = agg_p2p(io, (const unsigned char *)s.meta, scb, sdb, (unsigned char *)rmeta, rcb, rdbb, 71);
+        mrc = agg_p2p(io, &rs, (const unsigned char *)s.meta, scb, sdb, (unsigned char *)rmeta, rcb, rdbb, 71);
         if (mrc != MPI_SUCCESS) cd_mpi_err(io, mrc, "exchanging chunk pieces");
         if (wr) {
             for (int r = 0; r < P; r++) {
                 scb[r] = sc[2 * r + 1]; sdb[r] = sd[2 * r + 1]; rcb[r] = rc_[2 * r + 1]; rdbb[r] = rdp[2 * r + 1];
             }
-            mrc = agg_p2p(io, sdata, scb, sdb, rdata, rcb, rdbb, 72);
+            mrc = agg_p2p(io, &rs, sdata, scb, sdb, rdata, rcb, rdbb, 72);
             if (mrc != MPI_SUCCESS) cd_mpi_err(io, mrc, "exchanging chunk bytes");
         }
     }
-    /* owner: entries for every piece received, sorted by chunk address */
-    if (!io->code) {
+    /* owner: entries for every piece received, sorted by chunk address (nothing was received when a
+       rank could not take part in the exchange) */
+    if (!io->code && !glost) {
         uint64_t ne = 0;
         for (uint64_t w = 0; w < rmw;) {
             if (w + AGG_HDR > rmw || rmeta[w + 1] > (rmw - w - AGG_HDR) / AGG_REC) { io_fail(io, COLLDIAG_ERR_MPI, "a malformed aggregation message"); break; }
@@ -3077,7 +3088,7 @@ static void exec_aggregate(cd_io *io)
             for (int r = 0; r < P; r++) {
                 scb[r] = rc_[2 * r + 1]; sdb[r] = rdp[2 * r + 1]; rcb[r] = sc[2 * r + 1]; rdbb[r] = sd[2 * r + 1];
             }
-            mrc = agg_p2p(io, rdata, scb, sdb, sdata, rcb, rdbb, 73);
+            mrc = agg_p2p(io, &rs, rdata, scb, sdb, sdata, rcb, rdbb, 73);
             if (mrc != MPI_SUCCESS) cd_mpi_err(io, mrc, "returning chunk bytes");
             /* scatter into memory, owner group by owner group in the order the pieces were described */
             cd_copy c = {io, sdata};
@@ -3093,6 +3104,8 @@ static void exec_aggregate(cd_io *io)
         if (m->pc[i].flags & PF_UNALLOC) cd_walk_piece(m, io->fs, &m->pc[i], run_zero, io);
     cd_free(cnt);
     cd_free(smb);
+    cd_free(rs.rq);
+    cd_free(rs.st);
     cd_free(by);
     cd_free(s.meta);
     cd_free(sdata);
