@@ -2750,6 +2750,24 @@ typedef struct {
     uint64_t bitscap;
 } cd_agg_own;
 
+/* The entries [i, return) are the pieces of one chunk; [*wlo, *whi) the chunk-local bytes they touch. */
+static uint64_t agg_group(const cd_agg_own *o, uint64_t i, uint64_t *wlo, uint64_t *whi)
+{
+    uint64_t e = i;
+    *wlo = UINT64_MAX;
+    *whi = 0;
+    while (e < o->nent && o->ent[e].idx == o->ent[i].idx) {
+        const uint64_t *h = o->ent[e].hdr;
+        const cd_rec *r = (const cd_rec *)(h + AGG_HDR);
+        if (h[1]) {
+            if (r[0].off < *wlo) *wlo = r[0].off;
+            if (rec_end(&r[h[1] - 1]) > *whi) *whi = rec_end(&r[h[1] - 1]);
+        }
+        e++;
+    }
+    return e;
+}
+
 /* Owner, step 2: for writes fills pack with the covered bytes; for reads only computes the runs. */
 static int agg_owner_build(cd_io *io, cd_agg_own *o, const unsigned char *rdata)
 {
@@ -2757,17 +2775,7 @@ static int agg_owner_build(cd_io *io, cd_agg_own *o, const unsigned char *rdata)
     int wr = io->dir == DIR_WRITE;
     MPI_Offset prev_end = -1;
     for (uint64_t i = 0; i < o->nent;) {
-        uint64_t e = i;
-        uint64_t wlo = UINT64_MAX, whi = 0;
-        while (e < o->nent && o->ent[e].idx == o->ent[i].idx) {
-            const uint64_t *h = o->ent[e].hdr;
-            const cd_rec *r = (const cd_rec *)(h + AGG_HDR);
-            if (h[1]) {
-                if (r[0].off < wlo) wlo = r[0].off;
-                if (rec_end(&r[h[1] - 1]) > whi) whi = rec_end(&r[h[1] - 1]);
-            }
-            e++;
-        }
+        uint64_t wlo, whi, e = agg_group(o, i, &wlo, &whi);
         o->grun[i] = o->nrun;
         if (whi > wlo) {
             uint64_t nel = (whi - wlo) / es, nw = nel / 64 + 1;
@@ -2837,16 +2845,7 @@ static int agg_owner_reply(cd_io *io, cd_agg_own *o, unsigned char *reply)
 {
     uint64_t pk = 0;
     for (uint64_t i = 0; i < o->nent;) {
-        uint64_t e = i, wlo = UINT64_MAX, whi = 0;
-        while (e < o->nent && o->ent[e].idx == o->ent[i].idx) {
-            const uint64_t *h = o->ent[e].hdr;
-            const cd_rec *r = (const cd_rec *)(h + AGG_HDR);
-            if (h[1]) {
-                if (r[0].off < wlo) wlo = r[0].off;
-                if (rec_end(&r[h[1] - 1]) > whi) whi = rec_end(&r[h[1] - 1]);
-            }
-            e++;
-        }
+        uint64_t wlo, whi, e = agg_group(o, i, &wlo, &whi);
         if (whi > wlo) {
             if (cd_grow((void **)&o->img, &o->imgcap, whi - wlo, 1))
                 return io_fail(io, COLLDIAG_ERR_NOMEM, "a %" PRIu64 "-byte chunk window for aggregation", whi - wlo);
