@@ -2283,6 +2283,27 @@ static void view_reset(cd_io *io)
    COLLDIAG_COLL_MAX_BYTES in one call. Every rank makes every call (count 0 when it has nothing or has
    already failed). The view is left set; callers reset it once after their last call. With
    INDIVIDUAL_IO the same pieces move with independent calls instead and nothing collective happens. */
+/* One collective data call (every rank makes it; have = 0 joins with nothing), counted, with a short
+   write reported as an error. Returns the bytes moved, -1 if the call failed or moved nothing. */
+static MPI_Count coll_data_call(cd_io *io, void *buf, int count, MPI_Datatype t, uint64_t want, int have)
+{
+    MPI_Status st;
+    int rc = io->dir == DIR_WRITE ? MPI_File_write_at_all(io->f->fh, 0, buf, have ? count : 0, have ? t : MPI_BYTE, &st)
+                                  : MPI_File_read_at_all(io->f->fh, 0, buf, have ? count : 0, have ? t : MPI_BYTE, &st);
+    io->x->cnt.calls_collective++;
+    if (rc != MPI_SUCCESS) {
+        cd_mpi_err(io, rc, io->dir == DIR_WRITE ? "MPI_File_write_at_all" : "MPI_File_read_at_all");
+        return -1;
+    }
+    if (!have) return -1;
+    MPI_Count got = 0;
+    MPI_Get_elements_x(&st, MPI_BYTE, &got);
+    if (got >= 0 && (uint64_t)got < want && io->dir == DIR_WRITE)
+        io_fail(io, COLLDIAG_ERR_IO, "MPI_File_write_at_all wrote %lld of %" PRIu64 " bytes", (long long)got, want);
+    io->x->cnt.bytes_collective += want;
+    return got;
+}
+
 static void coll_call_rounds(cd_io *io, const uint64_t *list, uint64_t n, uint64_t rounds)
 {
     if (io->dir == DIR_PLAN) return;
@@ -2361,21 +2382,9 @@ static void coll_call_rounds(cd_io *io, const uint64_t *list, uint64_t n, uint64
             cd_mpi_err(io, rc, "MPI_File_set_view");
             have = 0;
         }
-        MPI_Status st;
         void *buf = pack ? pack : io->dir == DIR_WRITE ? (void *)io->wbuf : io->rbuf;
-        rc = io->dir == DIR_WRITE ? MPI_File_write_at_all(io->f->fh, 0, buf, have ? 1 : 0, have ? mt : MPI_BYTE, &st)
-                                  : MPI_File_read_at_all(io->f->fh, 0, buf, have ? 1 : 0, have ? mt : MPI_BYTE, &st);
-        io->x->cnt.calls_collective++;
-        if (rc != MPI_SUCCESS) {
-            cd_mpi_err(io, rc, io->dir == DIR_WRITE ? "MPI_File_write_at_all" : "MPI_File_read_at_all");
-        } else if (have) {
-            MPI_Count got = 0;
-            MPI_Get_elements_x(&st, MPI_BYTE, &got);
-            if (got >= 0 && (uint64_t)got < b.fs.bytes && io->dir == DIR_WRITE)
-                io_fail(io, COLLDIAG_ERR_IO, "MPI_File_write_at_all wrote %lld of %" PRIu64 " bytes", (long long)got, b.fs.bytes);
-            io->x->cnt.bytes_collective += b.fs.bytes;
-            if (pack && io->dir == DIR_READ) coll_pack_walk(io, &b, list, n, pack, 1);
-        }
+        if (coll_data_call(io, buf, 1, mt, b.fs.bytes, have) >= 0 && pack && io->dir == DIR_READ)
+            coll_pack_walk(io, &b, list, n, pack, 1);
         cd_free(pack);
         if (ft != MPI_DATATYPE_NULL) MPI_Type_free(&ft);
         if (mt != MPI_DATATYPE_NULL) MPI_Type_free(&mt);
@@ -2911,22 +2920,10 @@ static void agg_move(cd_io *io, const cd_agg_own *o, uint64_t gmax)
         int have = !io->code && ft != MPI_DATATYPE_NULL;
         int rc = MPI_File_set_view(io->f->fh, 0, MPI_BYTE, have ? ft : MPI_BYTE, "native", MPI_INFO_NULL);
         if (rc != MPI_SUCCESS) { cd_mpi_err(io, rc, "MPI_File_set_view"); have = 0; }
-        MPI_Status st;
-        int cnt = have ? (int)(hi - lo) : 0;
-        rc = io->dir == DIR_WRITE ? MPI_File_write_at_all(io->f->fh, 0, o->pack + lo, cnt, MPI_BYTE, &st)
-                                  : MPI_File_read_at_all(io->f->fh, 0, o->pack + lo, cnt, MPI_BYTE, &st);
-        io->x->cnt.calls_collective++;
-        if (rc != MPI_SUCCESS) {
-            cd_mpi_err(io, rc, io->dir == DIR_WRITE ? "MPI_File_write_at_all" : "MPI_File_read_at_all");
-        } else if (have) {
-            MPI_Count got = 0;
-            MPI_Get_elements_x(&st, MPI_BYTE, &got);
-            if (got >= 0 && (uint64_t)got < (uint64_t)cnt && io->dir == DIR_WRITE)
-                io_fail(io, COLLDIAG_ERR_IO, "MPI_File_write_at_all wrote %lld of %d bytes", (long long)got, cnt);
-            if (got >= 0 && (uint64_t)got < (uint64_t)cnt && io->dir == DIR_READ) /* past EOF: zeros, as unwritten storage */
-                memset(o->pack + lo + got, 0, (size_t)((uint64_t)cnt - (uint64_t)got));
-            io->x->cnt.bytes_collective += (uint64_t)cnt;
-        }
+        const uint64_t cnt = hi - lo; /* <= COLLDIAG_COLL_MAX_BYTES by the rounds */
+        MPI_Count got = coll_data_call(io, o->pack + lo, (int)cnt, MPI_BYTE, cnt, have);
+        if (got >= 0 && (uint64_t)got < cnt && io->dir == DIR_READ) /* past EOF: zeros, as unwritten storage */
+            memset(o->pack + lo + got, 0, (size_t)(cnt - (uint64_t)got));
         if (ft != MPI_DATATYPE_NULL) MPI_Type_free(&ft);
         stream_free(&fs);
         io->x->cnt.t_io += cd_now() - t0;
