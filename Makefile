@@ -31,7 +31,7 @@ SCN_PUBLIC ?= ../shared/scenarios/public
 H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
-TESTS = $(B)/scenario_run $(B)/test_io $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/bench $(B)/bench-hdf5
+TESTS = $(B)/scenario_run $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/bench $(B)/bench-hdf5
 EXAMPLES = $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop
 
 # Debian 12 packages the build, the tests and the demo need.
@@ -68,6 +68,11 @@ $(B)/test_errors: tests/test_errors.c colldiag.c colldiag.h | $(B)
 # The interposer goes into the executables that count MPI calls.
 $(B)/test_io $(B)/test_report: $(B)/%: tests/%.c $(B)/colldiag.o $(B)/pmpi_count.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) -I. -Itests $< $(B)/colldiag.o $(B)/pmpi_count.o -o $@
+
+# The same test against a kit whose collective calls move at most 24 bytes per rank: every call splits
+# into rounds, inside chunks and inside blocks of rows, as > 1 GiB per rank would.
+$(B)/test_io_rounds: tests/test_io.c colldiag.c colldiag.h $(B)/pmpi_count.o
+	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_COLL_MAX_BYTES=24 -DTEST_SMALL_ROUNDS -I. -Itests tests/test_io.c colldiag.c $(B)/pmpi_count.o -o $@
 
 $(B)/rfc_modes $(B)/posix_cause: $(B)/%: examples/%.c $(B)/colldiag.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) -I. -Itests $< $(B)/colldiag.o -o $@

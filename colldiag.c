@@ -1522,6 +1522,10 @@ static int map_build(cd_map *m, const colldiag_layout *l, const colldiag_sel *fs
 
 /* A run: n elements contiguous in the file at byte offset foff, iteration indices k..k+n-1. */
 typedef int (*cd_run_fn)(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n);
+/* cnt such runs, the c-th at foff + c * fstride with indices from k + c * kstride, in this order: the
+   rows of a block in one call, so that a walker who can take them whole (collective calls describing
+   a chunk piece) does not pay a call per row. */
+typedef int (*cd_srun_fn)(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_t cnt, MPI_Offset fstride, uint64_t kstride);
 
 typedef struct {
     int rank;
@@ -1529,8 +1533,25 @@ typedef struct {
     MPI_Offset base;
     size_t esize;
     cd_run_fn fn;
+    cd_srun_fn sfn; /* optional */
     void *ctx;
 } cd_walk;
+
+/* The one span of the last dimension's node nd inside [lo, hi], if there is exactly one: then every row
+   of a block contributes the same run. Returns 1 (one span, in *t), 0 (none) or 2 (several). */
+static int last_dim_single_span(const cd_node *nd, uint64_t lo, uint64_t hi, cd_span *t)
+{
+    uint64_t j = node_find(nd, lo);
+    if (j >= nd->n) return 0;
+    node_span(nd, j, t);
+    if (t->lo > hi) return 0;
+    if (j + 1 < nd->n) {
+        cd_span u;
+        node_span(nd, j + 1, &u);
+        if (u.lo <= hi) return 2;
+    }
+    return 1;
+}
 
 static int walk_node(const cd_walk *w, const cd_node *nd, int d, uint64_t off, uint64_t k)
 {
@@ -1546,6 +1567,19 @@ static int walk_node(const cd_walk *w, const cd_node *nd, int d, uint64_t off, u
             continue;
         }
         uint64_t npd = CD_NP(s.down);
+        if (w->sfn && d == w->rank - 2) {
+            cd_span t;
+            int one = last_dim_single_span(s.down, w->lo[d + 1], w->hi[d + 1], &t);
+            if (one == 0) continue;
+            if (one == 1) {
+                uint64_t a2 = t.lo > w->lo[d + 1] ? t.lo : w->lo[d + 1], b2 = t.hi < w->hi[d + 1] ? t.hi : w->hi[d + 1];
+                uint64_t f0 = off + (a - w->lo[d]) * w->pitch[d] + (a2 - w->lo[d + 1]);
+                int rc = w->sfn(w->ctx, w->base + (MPI_Offset)(f0 * w->esize), k + s.kbase + (a - s.lo) * npd + t.kbase + (a2 - t.lo),
+                                b2 - a2 + 1, b - a + 1, (MPI_Offset)(w->pitch[d] * w->esize), npd);
+                if (rc) return rc;
+                continue;
+            }
+        }
         for (uint64_t x = a; x <= b; x++) {
             int rc = walk_node(w, s.down, d + 1, off + (x - w->lo[d]) * w->pitch[d], k + s.kbase + (x - s.lo) * npd);
             if (rc) return rc;
@@ -1554,8 +1588,8 @@ static int walk_node(const cd_walk *w, const cd_node *nd, int d, uint64_t off, u
     return 0;
 }
 
-/* Emits the runs of piece p in ascending file offset. */
-static int cd_walk_piece(const cd_map *m, const colldiag_sel *fs, const cd_piece *p, cd_run_fn fn, void *ctx)
+/* Emits the runs of piece p in ascending file offset; blocks of rows through sfn when it is given. */
+static int cd_walk_piece_rows(const cd_map *m, const colldiag_sel *fs, const cd_piece *p, cd_run_fn fn, cd_srun_fn sfn, void *ctx)
 {
     const colldiag_layout *l = m->l;
     if (fs->type == SEL_POINTS) {
@@ -1571,6 +1605,7 @@ static int cd_walk_piece(const cd_map *m, const colldiag_sel *fs, const cd_piece
     w.base = p->addr;
     w.esize = l->esize;
     w.fn = fn;
+    w.sfn = sfn;
     w.ctx = ctx;
     if (l->storage == STORE_CHUNKED) {
         uint64_t idx = p->idx, c[COLLDIAG_MAX_RANK];
@@ -1592,6 +1627,10 @@ static int cd_walk_piece(const cd_map *m, const colldiag_sel *fs, const cd_piece
         }
     }
     return walk_node(&w, fs->tree, 0, 0, 0);
+}
+static int cd_walk_piece(const cd_map *m, const colldiag_sel *fs, const cd_piece *p, cd_run_fn fn, void *ctx)
+{
+    return cd_walk_piece_rows(m, fs, p, fn, NULL, ctx);
 }
 
 /* --- memory side: iteration indices to memory element offsets ------------------------------------- */
@@ -1682,6 +1721,14 @@ static int item_absorb(cd_item *T, const cd_item *X)
         }
         return 0;
     }
+    if (T->depth == X->depth && T->depth > 0) { /* X continues T's outermost repetition: one longer item */
+        int top = T->depth - 1;
+        if (item_inner_equal(T, X, top) && T->str[top] == X->str[top] && X->off == T->off + (int64_t)T->cnt[top] * T->str[top] &&
+            T->cnt[top] + X->cnt[top] <= CD_MAX_INT_COUNT) {
+            T->cnt[top] += X->cnt[top];
+            return 1;
+        }
+    }
     if (T->depth == X->depth && T->depth < CD_MAXD && X->off != T->off && item_inner_equal(T, X, T->depth)) {
         T->cnt[T->depth] = 2;
         T->str[T->depth] = X->off - T->off;
@@ -1705,6 +1752,29 @@ static void stream_add(cd_stream *s, int64_t off, uint64_t len)
     x->len = len;
     x->depth = 0;
 cascade:
+    while (s->n >= 2 && item_absorb(&s->it[s->n - 2], &s->it[s->n - 1])) s->n--;
+}
+
+/* cnt runs of len bytes, stride bytes apart: one item instead of cnt additions. */
+static void stream_add_strided(cd_stream *s, int64_t off, uint64_t len, uint64_t cnt, int64_t stride)
+{
+    if (cnt == 1 || stride == (int64_t)len) {
+        stream_add(s, off, len * cnt);
+        return;
+    }
+    if (len == 0 || s->nomem) return;
+    if (cnt > CD_MAX_INT_COUNT || stride <= 0) {
+        for (uint64_t c = 0; c < cnt; c++) stream_add(s, off + (int64_t)c * stride, len);
+        return;
+    }
+    if (cd_grow((void **)&s->it, &s->cap, s->n + 1, sizeof(cd_item))) { s->nomem = 1; return; }
+    s->bytes += len * cnt;
+    cd_item *x = &s->it[s->n++];
+    x->off = off;
+    x->len = len;
+    x->depth = 1;
+    x->cnt[0] = cnt;
+    x->str[0] = stride;
     while (s->n >= 2 && item_absorb(&s->it[s->n - 2], &s->it[s->n - 1])) s->n--;
 }
 
@@ -2235,6 +2305,25 @@ static int run_coll(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
     stream_add(&b->fs, (int64_t)foff + (int64_t)(skip * b->io->fes), take * b->io->fes);
     return cd_mem_runs(b->io->ms, k + skip, take, b->walk == WALK_BOTH ? mrun_stream : mrun_count, b);
 }
+/* A block of rows: described whole when it all falls in this round and memory is the plain buffer
+   (each row one memory run); otherwise row by row, exactly as run_coll would see them. */
+static int srun_coll(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_t cnt, MPI_Offset fstride, uint64_t kstride)
+{
+    cd_coll_build *b = ctx;
+    const uint64_t tot = n * cnt;
+    if ((b->walk == WALK_FILE || b->walk == WALK_BOTH) && !b->io->ms && b->pos >= b->lo && b->pos + tot <= b->hi) {
+        b->pos += tot;
+        stream_add_strided(&b->fs, (int64_t)foff, n * b->io->fes, cnt, (int64_t)fstride);
+        if (b->walk == WALK_BOTH) stream_add_strided(&b->ms, (int64_t)(k * b->io->mes), n * b->io->mes, cnt, (int64_t)(kstride * b->io->mes));
+        b->mruns += cnt;
+        return 0;
+    }
+    for (uint64_t c = 0; c < cnt; c++) {
+        int rc = run_coll(ctx, foff + (MPI_Offset)c * fstride, k + c * kstride, n);
+        if (rc) return rc;
+    }
+    return 0;
+}
 static int pack_pays(const cd_io *io, uint64_t bytes, uint64_t mruns)
 {
     return bytes && mruns > 1 && bytes / mruns < io->set.pack_run;
@@ -2250,7 +2339,7 @@ static void coll_pack_walk(cd_io *io, cd_coll_build *b, const uint64_t *list, ui
         uint64_t pi = list ? list[i] : (io->order ? io->order[i] : i);
         const cd_piece *p = &io->map.pc[pi];
         if ((p->flags & PF_UNALLOC) || b->pos + p->nelem <= b->lo) { b->pos += p->nelem; continue; }
-        cd_walk_piece(&io->map, io->fs, p, run_coll, b);
+        cd_walk_piece_rows(&io->map, io->fs, p, run_coll, srun_coll, b);
     }
     b->pk = NULL;
     b->walk = WALK_FILE;
@@ -2330,7 +2419,7 @@ static void coll_call_rounds(cd_io *io, const uint64_t *list, uint64_t n, uint64
             for (uint64_t i = 0; i < n && b.pos < b.hi && b.mruns < CD_PROBE_RUNS; i++) {
                 const cd_piece *p = &io->map.pc[list ? list[i] : (io->order ? io->order[i] : i)];
                 if ((p->flags & PF_UNALLOC) || b.pos + p->nelem <= b.lo) { b.pos += p->nelem; continue; }
-                cd_walk_piece(&io->map, io->fs, p, run_coll, &b);
+                cd_walk_piece_rows(&io->map, io->fs, p, run_coll, srun_coll, &b);
                 b.pos = 0; /* only the first touched piece: positions restart for the real walk */
                 break;
             }
@@ -2350,7 +2439,7 @@ static void coll_call_rounds(cd_io *io, const uint64_t *list, uint64_t n, uint64
                     continue;
                 }
                 if (b.pos + p->nelem <= b.lo) { b.pos += p->nelem; continue; } /* wholly in an earlier round */
-                cd_walk_piece(&io->map, io->fs, p, run_coll, &b);
+                cd_walk_piece_rows(&io->map, io->fs, p, run_coll, srun_coll, &b);
             }
             if (b.fs.nomem || b.ms.nomem) io_fail(io, COLLDIAG_ERR_NOMEM, "describing the data of %" PRIu64 " chunks", n);
         }

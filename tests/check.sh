@@ -43,6 +43,8 @@ suite "public scenarios present in $PUBLIC" 10 bash -c "ls '$PUBLIC'/*.scn >/dev
 for p in 1 2 3 4; do suite "openmpi/ompio test_io -n $p" 600 $OMPI -n $p build/openmpi/test_io; done
 # collective calls normally pack short memory runs themselves; this run hands MPI the memory types
 suite "openmpi/ompio test_io -n 3, memory types (COLLDIAG_PACK_RUN_BYTES=0)" 600 env COLLDIAG_PACK_RUN_BYTES=0 $OMPI -n 3 build/openmpi/test_io
+# calls split into rounds of 24 bytes: the round boundaries fall inside chunks and blocks of rows
+suite "openmpi/ompio test_io -n 3, 24-byte rounds" 600 $OMPI -n 3 build/openmpi/test_io_rounds
 for p in 1 3 4; do suite "openmpi/ompio test_errors -n $p" 300 $OMPI -n $p build/openmpi/test_errors; done
 scenarios "openmpi/ompio" build/openmpi/scenario_run "$OMPI"
 # > 2 GiB and > 2^31 elements per rank (ompio; see README for ROMIO)
