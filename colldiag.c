@@ -2247,6 +2247,10 @@ typedef struct {
     int walk;              /* what run_coll does with a run (WALK_*) */
     unsigned char *pk;     /* packing: the round's bytes in file order, and the copy cursor */
     int pk_out;            /* packing direction: 0 memory -> pk, 1 pk -> memory */
+    /* memory runs of a block of rows waiting to become one strided item: g_cnt runs of g_len bytes,
+       g_str apart, from g_off (srun_coll with a memory selection) */
+    int64_t g_off, g_str;
+    uint64_t g_len, g_cnt;
 } cd_coll_build;
 enum {
     WALK_FILE,   /* file stream, memory runs counted (packing expected) */
@@ -2305,18 +2309,54 @@ static int run_coll(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
     stream_add(&b->fs, (int64_t)foff + (int64_t)(skip * b->io->fes), take * b->io->fes);
     return cd_mem_runs(b->io->ms, k + skip, take, b->walk == WALK_BOTH ? mrun_stream : mrun_count, b);
 }
-/* A block of rows: described whole when it all falls in this round and memory is the plain buffer
-   (each row one memory run); otherwise row by row, exactly as run_coll would see them. */
+static void mrun_group_flush(cd_coll_build *b)
+{
+    if (b->g_cnt) stream_add_strided(&b->ms, b->g_off, b->g_len, b->g_cnt, b->g_cnt > 1 ? b->g_str : (int64_t)b->g_len);
+    b->g_cnt = 0;
+}
+/* A memory run of a block of rows: joins the pending group when it continues it at the same stride. */
+static int mrun_group(void *ctx, uint64_t moff, uint64_t n)
+{
+    cd_coll_build *b = ctx;
+    const int64_t off = (int64_t)(moff * b->io->mes);
+    const uint64_t len = n * b->io->mes;
+    b->mruns++;
+    if (b->g_cnt && len == b->g_len && b->g_cnt < CD_MAX_INT_COUNT) {
+        const int64_t d = off - (b->g_off + (int64_t)(b->g_cnt - 1) * b->g_str);
+        if (b->g_cnt == 1 && d > 0) b->g_str = d;
+        if (d > 0 && d == b->g_str) {
+            b->g_cnt++;
+            return 0;
+        }
+    }
+    mrun_group_flush(b);
+    b->g_off = off;
+    b->g_len = len;
+    b->g_cnt = 1;
+    return 0;
+}
+
+/* A block of rows: described whole when it all falls in this round (the file side as one strided item,
+   memory as one too for the plain buffer, or as its runs grouped by stride for a memory selection);
+   otherwise row by row, exactly as run_coll would see them. */
 static int srun_coll(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_t cnt, MPI_Offset fstride, uint64_t kstride)
 {
     cd_coll_build *b = ctx;
     const uint64_t tot = n * cnt;
-    if ((b->walk == WALK_FILE || b->walk == WALK_BOTH) && !b->io->ms && b->pos >= b->lo && b->pos + tot <= b->hi) {
+    const colldiag_sel *ms = b->io->ms;
+    if ((b->walk == WALK_FILE || b->walk == WALK_BOTH) && b->pos >= b->lo && b->pos + tot <= b->hi) {
         b->pos += tot;
         stream_add_strided(&b->fs, (int64_t)foff, n * b->io->fes, cnt, (int64_t)fstride);
-        if (b->walk == WALK_BOTH) stream_add_strided(&b->ms, (int64_t)(k * b->io->mes), n * b->io->mes, cnt, (int64_t)(kstride * b->io->mes));
-        b->mruns += cnt;
-        return 0;
+        if (!ms) {
+            if (b->walk == WALK_BOTH) stream_add_strided(&b->ms, (int64_t)(k * b->io->mes), n * b->io->mes, cnt, (int64_t)(kstride * b->io->mes));
+            b->mruns += cnt;
+            return 0;
+        }
+        int rc = 0;
+        for (uint64_t c = 0; c < cnt && !rc; c++)
+            rc = cd_mem_runs(ms, k + c * kstride, n, b->walk == WALK_BOTH ? mrun_group : mrun_count, b);
+        if (b->walk == WALK_BOTH) mrun_group_flush(b);
+        return rc;
     }
     for (uint64_t c = 0; c < cnt; c++) {
         int rc = run_coll(ctx, foff + (MPI_Offset)c * fstride, k + c * kstride, n);

@@ -31,8 +31,9 @@ static const shape_t shapes[] = {
     {4, {4, 3, 5, 6}, {2, 2, 3, 4}},
 };
 
-enum { S_ROWS, S_COLS, S_UNION, S_POINTS, S_EMPTY_LAST, S_MEMSHAPE, S_N };
-static const char *const sel_names[] = {"rows", "cols", "union", "points-reversed", "empty-last-rank", "memory-of-another-shape"};
+enum { S_ROWS, S_COLS, S_UNION, S_POINTS, S_EMPTY_LAST, S_MEMSHAPE, S_MEMGHOST, S_N };
+static const char *const sel_names[] = {"rows", "cols", "union", "points-reversed", "empty-last-rank", "memory-of-another-shape",
+                                        "memory-with-ghost-cells"};
 
 enum { L_CONTIG, L_DENSE, L_TABLE, L_N };
 static const char *const layout_names[] = {"contiguous", "chunked-dense", "chunked-table"};
@@ -124,7 +125,7 @@ static void build_sel(const shape_t *s, int kind, rsel *o)
     int nh = 0, points = 0;
     int last = R - 1;
     switch (kind) {
-    case S_ROWS: case S_MEMSHAPE: h[nh++] = band(s, me, P); break;
+    case S_ROWS: case S_MEMSHAPE: case S_MEMGHOST: h[nh++] = band(s, me, P); break;
     case S_EMPTY_LAST:
         if (me < P - 1) h[nh++] = band(s, me, P - 1);
         break;
@@ -192,6 +193,20 @@ static void build_sel(const shape_t *s, int kind, rsel *o)
         o->mel = malloc((size_t)(o->nf + 1) * sizeof *o->mel);
         for (uint64_t k = 0; k < o->nf; k++) o->mel[k] = 1 + 2 * k;
         o->mspace = md;
+    }
+    if (kind == S_MEMGHOST) { /* rows of W (the dataset's last dimension) inside a 2-D buffer with a one-element halo */
+        const uint64_t W = s->dims[s->rank - 1], q = o->nf / W, rem = o->nf % W;
+        uint64_t md[2] = {q + 3, W + 2}, st[2] = {1, 1}, sr[2] = {1, 1}, cn[2] = {1, 1}, bl[2] = {q, W};
+        colldiag_sel_create(2, md, &o->msel);
+        int rc = q ? colldiag_sel_select_hyperslab(o->msel, COLLDIAG_SELECT_SET, st, sr, cn, bl) : colldiag_sel_select_none(o->msel);
+        if (!rc && rem) {
+            uint64_t st2[2] = {q + 1, 1}, bl2[2] = {1, rem};
+            rc = colldiag_sel_select_hyperslab(o->msel, COLLDIAG_SELECT_OR, st2, sr, cn, bl2);
+        }
+        CHECK(rc == 0, "mem select: %s", colldiag_last_errmsg());
+        o->mel = malloc((size_t)(o->nf + 1) * sizeof *o->mel);
+        for (uint64_t k = 0; k < o->nf; k++) o->mel[k] = (1 + k / W) * (W + 2) + 1 + k % W;
+        o->mspace = md[0] * md[1];
     }
 }
 
