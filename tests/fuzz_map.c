@@ -76,6 +76,54 @@ static int run_cb(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
     return cd_mem_runs(c->msel, k, n, mem_cb, c);
 }
 
+/* The runs of a walk, in order, to compare the per-row walk with the block-of-rows walk. */
+typedef struct {
+    uint64_t *v; /* foff, k, n triples */
+    uint64_t n, cap;
+    cd_stream fs; /* the file stream built from blocks where blocks come */
+} runlog;
+static void log_run(runlog *g, MPI_Offset foff, uint64_t k, uint64_t n)
+{
+    if (g->n + 3 > g->cap) {
+        g->cap = g->cap ? 2 * g->cap : 96;
+        g->v = realloc(g->v, g->cap * sizeof *g->v);
+    }
+    g->v[g->n++] = (uint64_t)foff;
+    g->v[g->n++] = k;
+    g->v[g->n++] = n;
+}
+static int row_cb(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
+{
+    runlog *g = ctx;
+    log_run(g, foff, k, n);
+    stream_add(&g->fs, foff, n * 4);
+    return 0;
+}
+static int block_cb(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_t cnt, MPI_Offset fstride, uint64_t kstride)
+{
+    runlog *g = ctx;
+    INVARIANT(cnt > 0 && n > 0);
+    for (uint64_t c = 0; c < cnt; c++) log_run(g, foff + (MPI_Offset)c * fstride, k + c * kstride, n);
+    stream_add_strided(&g->fs, foff, n * 4, cnt, fstride);
+    return 0;
+}
+/* A stream as its byte runs, adjacent runs merged: two streams describe the same bytes in the same
+   order exactly when these lists are equal. */
+static void flat_item(const cd_item *it, int lvl, int64_t off, runlog *out)
+{
+    if (lvl < 0) {
+        uint64_t m = out->n;
+        if (m && (int64_t)(out->v[m - 3] + out->v[m - 1]) == off) out->v[m - 1] += it->len;
+        else log_run(out, off, 0, it->len);
+        return;
+    }
+    for (uint64_t i = 0; i < it->cnt[lvl]; i++) flat_item(it, lvl - 1, off + (int64_t)i * it->str[lvl], out);
+}
+static void flat_stream(const cd_stream *s, runlog *out)
+{
+    for (uint64_t i = 0; i < s->n; i++) flat_item(&s->it[i], s->it[i].depth - 1, s->it[i].off, out);
+}
+
 static void apply_ops(rd *r, colldiag_sel *s, int rank, const uint64_t *dims)
 {
     int nops = (int)get(r, 5);
@@ -143,6 +191,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             INVARIANT(c.in_piece == map.pc[i].nelem);
         }
         INVARIANT(tot == n);
+        /* the walk by blocks of rows gives the same runs in the same order, and its strided stream
+           items the same bytes as the per-row stream */
+        runlog rows, blocks, fr, fb;
+        memset(&rows, 0, sizeof rows);
+        memset(&blocks, 0, sizeof blocks);
+        memset(&fr, 0, sizeof fr);
+        memset(&fb, 0, sizeof fb);
+        for (uint64_t i = 0; i < map.n; i++) {
+            cd_walk_piece(&map, s, &map.pc[i], row_cb, &rows);
+            cd_walk_piece_rows(&map, s, &map.pc[i], row_cb, block_cb, &blocks);
+        }
+        INVARIANT(rows.n == blocks.n && (rows.n == 0 || !memcmp(rows.v, blocks.v, rows.n * sizeof *rows.v)));
+        if (!rows.fs.nomem && !blocks.fs.nomem) {
+            INVARIANT(rows.fs.bytes == blocks.fs.bytes);
+            flat_stream(&rows.fs, &fr);
+            flat_stream(&blocks.fs, &fb);
+            INVARIANT(fr.n == fb.n && (fr.n == 0 || !memcmp(fr.v, fb.v, fr.n * sizeof *fr.v)));
+        }
+        stream_free(&rows.fs);
+        stream_free(&blocks.fs);
+        free(rows.v);
+        free(blocks.v);
+        free(fr.v);
+        free(fb.v);
         for (uint64_t k = 0; k < n; k++) INVARIANT(c.seen[k]);
         INVARIANT(c.fs.bytes == n * 4 && c.ms.bytes == n * 4);
         if (!c.fs.nomem && c.fs.bytes) {
