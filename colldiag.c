@@ -2358,6 +2358,16 @@ static int srun_coll(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_
         if (b->walk == WALK_BOTH) mrun_group_flush(b);
         return rc;
     }
+    if (b->walk == WALK_PACK && !ms && b->pos >= b->lo && b->pos + tot <= b->hi) { /* the rows straight to or from pk */
+        const size_t es = b->io->mes, len = (size_t)(n * es);
+        b->pos += tot;
+        for (uint64_t c = 0; c < cnt; c++, b->pk += len) {
+            const size_t at = (size_t)((k + c * kstride) * es);
+            if (b->pk_out) memcpy((unsigned char *)b->io->rbuf + at, b->pk, len);
+            else memcpy(b->pk, (const unsigned char *)b->io->wbuf + at, len);
+        }
+        return 0;
+    }
     for (uint64_t c = 0; c < cnt; c++) {
         int rc = run_coll(ctx, foff + (MPI_Offset)c * fstride, k + c * kstride, n);
         if (rc) return rc;
