@@ -9,7 +9,8 @@
  *                    multi-chunk time must not grow with the dataset's chunk count
  *
  * For each pattern, in one run, interleaved round-robin and repeated REPS times (median reported):
- * the raw limit (one contiguous MPI_File_write_at_all of the same number of bytes per rank), every
+ * the raw limit (one contiguous MPI_File_write_at_all of the same number of bytes per rank), for the
+ * 2-D block patterns the same link-chunk write as one MPI call built by hand ("mpi by hand"), every
  * colldiag scheme and, built with -DCOLLDIAG_WITH_HDF5 (make bench-hdf5), parallel HDF5's link, multi
  * and independent writes of the same selection on the same chunked layout. Prints seconds, the ratio to
  * the limit, colldiag's mapping+deciding time per touched chunk, and the memory a call adds beyond its
