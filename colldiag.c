@@ -2718,9 +2718,10 @@ static const char *forced_by(const cd_io *io)
  * sort and merge millions of tiny runs. Aggregation first moves each chunk's pieces to one owner
  * (chosen by nproc_exchange: a rank touching the chunk, rotating over ranks), so the file sees each
  * chunk's covered bytes as a few long runs:
- *   1. each rank describes its piece of a chunk as strided records (chunk-local offset, length, stride,
- *      count) -- a chunk row of every-third-column elements is one record -- and, for writes, packs
- *      the piece's bytes; records and bytes go to the owners in one point-to-point exchange;
+ *   1. each rank describes its piece of a chunk as two-level strided records (chunk-local offset,
+ *      length, stride, count, then stride2 and count2 repeating that row) -- a chunk's every-third
+ *      column is one record, not one per chunk row -- and, for writes, packs the piece's bytes;
+ *      records and bytes go to the owners in one point-to-point exchange;
  *   2. an owner lays the pieces of each owned chunk into an image of the chunk's touched window with a
  *      coverage bitmap and emits the covered bytes as runs, in address order;
  *   3. one collective call (agreed rounds of <= COLLDIAG_COLL_MAX_BYTES per rank) moves them; the
@@ -2730,9 +2731,10 @@ static const char *forced_by(const cd_io *io)
  * Memory: the pieces' bytes once more on their owners, plus one chunk window at a time.
  * --------------------------------------------------------------------------------------------------- */
 
-typedef struct { uint64_t off, len, stride, count; } cd_rec;   /* chunk-local bytes */
+/* Chunk-local bytes: count2 rows stride2 apart, each count runs of len bytes stride apart, in order. */
+typedef struct { uint64_t off, len, stride, count, stride2, count2; } cd_rec;
 #define AGG_HDR 3u   /* words before a piece's records: chunk index, record count, bytes */
-#define AGG_REC 4u   /* words per record */
+#define AGG_REC 6u   /* words per record */
 
 typedef struct {
     cd_io *io;
@@ -2755,23 +2757,43 @@ static void agg_flush_mem(cd_agg_send *s)
     s->mn = 0;
 }
 
+/* The last record of the current piece is complete: fold it into the one before as one more row when
+   it repeats that record's row at its row stride. */
+static void agg_rec_close(cd_agg_send *s)
+{
+    if (s->nomem || s->mlen < s->rec0 + 2 * AGG_REC) return;
+    cd_rec *p = (cd_rec *)(s->meta + s->mlen - 2 * AGG_REC), *r = p + 1;
+    if (r->count2 != 1 || r->len != p->len || r->count != p->count || (r->count > 1 && r->stride != p->stride)) return;
+    if (p->count2 == 1) {
+        if (r->off <= p->off) return;
+        p->stride2 = r->off - p->off;
+    } else if (r->off != p->off + p->count2 * p->stride2) {
+        return;
+    }
+    p->count2++;
+    s->mlen -= AGG_REC;
+}
+
 /* Appends one run to the current piece, extending or striding the last record when it can. */
 static void agg_rec_add(cd_agg_send *s, uint64_t off, uint64_t len)
 {
     if (s->nomem) return;
     if (s->mlen > s->rec0) {
-        cd_rec *c = (cd_rec *)(s->meta + s->mlen - AGG_REC);
+        cd_rec *c = (cd_rec *)(s->meta + s->mlen - AGG_REC); /* its count2 is 1: only closed records repeat */
         uint64_t end = c->off + (c->count - 1) * c->stride + c->len;
         if (c->count == 1 && off == end) { c->len += len; return; }
         if (len == c->len && c->count == 1 && off > c->off) { c->stride = off - c->off; c->count = 2; return; }
         if (len == c->len && c->count > 1 && off == c->off + c->count * c->stride) { c->count++; return; }
     }
+    agg_rec_close(s);
     if (cd_grow((void **)&s->meta, &s->mcap, s->mlen + AGG_REC, sizeof *s->meta)) { s->nomem = 1; return; }
     cd_rec *r = (cd_rec *)(s->meta + s->mlen);
     r->off = off;
     r->len = len;
     r->stride = len;
     r->count = 1;
+    r->stride2 = 0;
+    r->count2 = 1;
     s->mlen += AGG_REC;
 }
 
@@ -2882,7 +2904,7 @@ static int bits_next_run(const uint64_t *b, uint64_t nbits, uint64_t from, uint6
     return 1;
 }
 
-static uint64_t rec_end(const cd_rec *r) { return r->off + (r->count - 1) * r->stride + r->len; }
+static uint64_t rec_end(const cd_rec *r) { return r->off + (r->count2 - 1) * r->stride2 + (r->count - 1) * r->stride + r->len; }
 
 typedef struct {
     cd_agg_ent *ent;
@@ -2939,15 +2961,16 @@ static int agg_owner_build(cd_io *io, cd_agg_own *o, const unsigned char *rdata)
                 const uint64_t *h = o->ent[j].hdr;
                 const cd_rec *r = (const cd_rec *)(h + AGG_HDR);
                 const unsigned char *d = wr ? rdata + o->ent[j].doff : NULL;
-                for (uint64_t q = 0; q < h[1]; q++) {
-                    uint64_t off = r[q].off - wlo;
+                for (uint64_t q = 0, row = 0; q < h[1]; row = row + 1 < r[q].count2 ? row + 1 : (q++, 0)) {
+                    const uint64_t off0 = r[q].off + row * r[q].stride2 - wlo;
+                    uint64_t off = off0;
                     if (r[q].len == es && es <= 8) { /* single elements (interleaved access): the hot case */
                         for (uint64_t c = 0; c < r[q].count; c++, off += r[q].stride) {
                             uint64_t e = off / es;
                             o->bits[e >> 6] |= 1ULL << (e & 63);
                         }
                         if (wr) {
-                            off = r[q].off - wlo;
+                            off = off0;
                             switch (es) {
                             case 4: for (uint64_t c = 0; c < r[q].count; c++, off += r[q].stride, d += 4) memcpy(img + off, d, 4); break;
                             case 8: for (uint64_t c = 0; c < r[q].count; c++, off += r[q].stride, d += 8) memcpy(img + off, d, 8); break;
@@ -3008,10 +3031,11 @@ static int agg_owner_reply(cd_io *io, cd_agg_own *o, unsigned char *reply)
                 const cd_rec *r = (const cd_rec *)(h + AGG_HDR);
                 unsigned char *d = reply + o->ent[j].doff;
                 for (uint64_t q = 0; q < h[1]; q++)
-                    for (uint64_t c = 0, off = r[q].off - wlo; c < r[q].count; c++, off += r[q].stride) {
-                        memcpy(d, o->img + off, (size_t)r[q].len);
-                        d += r[q].len;
-                    }
+                    for (uint64_t row = 0; row < r[q].count2; row++)
+                        for (uint64_t c = 0, off = r[q].off + row * r[q].stride2 - wlo; c < r[q].count; c++, off += r[q].stride) {
+                            memcpy(d, o->img + off, (size_t)r[q].len);
+                            d += r[q].len;
+                        }
             }
         }
         i = e;
@@ -3126,6 +3150,7 @@ static void exec_aggregate(cd_io *io)
                     if (!wr) s.cursor += p->nelem * io->fes;
                     if (cd_walk_piece(m, io->fs, p, agg_run_send, &s)) io_fail(io, COLLDIAG_ERR_ARG, "gathering chunk %" PRIu64, p->idx);
                     agg_flush_mem(&s);
+                    agg_rec_close(&s);
                     if (s.nomem) break;
                     s.meta[h + 1] = (s.mlen - s.rec0) / AGG_REC;
                 }
