@@ -14,6 +14,17 @@
 #include <unistd.h>
 
 
+/* The text report (collective), as a string on rank 0 (caller frees), NULL elsewhere. */
+static char *report_text(colldiag_file *f, const colldiag_xfer *x, const char *what)
+{
+    char *txt = NULL;
+    size_t len = 0;
+    FILE *mem = me == 0 ? open_memstream(&txt, &len) : NULL;
+    CHECK(colldiag_report_print(f, x, mem) == 0, "%s", what);
+    if (mem) fclose(mem);
+    return txt;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -87,12 +98,8 @@ int main(int argc, char **argv)
         CHECK(comm_rep >= comm, "report on: fewer calls");
         if (i == 3) {
             /* the human report names the threshold */
-            char *txt = NULL;
-            size_t len = 0;
-            FILE *mem = me == 0 ? open_memstream(&txt, &len) : NULL;
-            CHECK(colldiag_report_print(f, x, mem) == 0, "report_print");
-            if (mem) {
-                fclose(mem);
+            char *txt = report_text(f, x, "report_print");
+            if (txt) {
                 CHECK(strstr(txt, "2 of 3 ranks <= threshold 2") != NULL, "report lacks the chunk reason:\n%s", txt);
                 CHECK(strstr(txt, "chunk map") != NULL, "report lacks the map");
                 free(txt);
@@ -159,12 +166,8 @@ int main(int argc, char **argv)
         for (uint64_t j = 0; j < na; j++)
             CHECK(ca[j].owner == want_owner[ca[j].index] && ca[j].nproc == want_nproc[ca[j].index] && ca[j].collective,
                   "aggregate chunk %d: owner %d nproc %d collective %d", (int)ca[j].index, ca[j].owner, ca[j].nproc, ca[j].collective);
-        char *txt = NULL;
-        size_t len = 0;
-        FILE *mem = me == 0 ? open_memstream(&txt, &len) : NULL;
-        CHECK(colldiag_report_print(f, xa, mem) == 0, "report_print (aggregate)");
-        if (mem) {
-            fclose(mem);
+        char *txt = report_text(f, xa, "report_print (aggregate)");
+        if (txt) {
             CHECK(strstr(txt, "rank 1 chunk 0 (0) @0: 4 elements, collective: aggregated, rank 0 of the 2 touching it moves the chunk") != NULL,
                   "aggregate report lacks rank 1's chunk 0 owner line:\n%s", txt);
             CHECK(strstr(txt, "CHUNK_AGGREGATE") != NULL, "aggregate report lacks the scheme:\n%s", txt);
