@@ -1738,21 +1738,29 @@ static int item_absorb(cd_item *T, const cd_item *X)
     return 0;
 }
 
+/* Appends the run block [off, +len) repeated cnt times stride apart (cnt 1: a plain run) and lets the
+   stream's tail absorb it. */
+static void stream_push(cd_stream *s, int64_t off, uint64_t len, uint64_t cnt, int64_t stride)
+{
+    s->bytes += len * cnt;
+    if (cnt == 1 && s->n && s->it[s->n - 1].depth == 0 && s->it[s->n - 1].off + (int64_t)s->it[s->n - 1].len == off) {
+        s->it[s->n - 1].len += len; /* the common case, without building an item */
+    } else {
+        if (cd_grow((void **)&s->it, &s->cap, s->n + 1, sizeof(cd_item))) { s->nomem = 1; return; }
+        cd_item *x = &s->it[s->n++];
+        x->off = off;
+        x->len = len;
+        x->depth = cnt > 1;
+        x->cnt[0] = cnt;
+        x->str[0] = stride;
+    }
+    while (s->n >= 2 && item_absorb(&s->it[s->n - 2], &s->it[s->n - 1])) s->n--;
+}
+
 static void stream_add(cd_stream *s, int64_t off, uint64_t len)
 {
     if (len == 0 || s->nomem) return;
-    s->bytes += len;
-    if (s->n && s->it[s->n - 1].depth == 0 && s->it[s->n - 1].off + (int64_t)s->it[s->n - 1].len == off) {
-        s->it[s->n - 1].len += len; /* the common case, without building an item */
-        goto cascade;
-    }
-    if (cd_grow((void **)&s->it, &s->cap, s->n + 1, sizeof(cd_item))) { s->nomem = 1; return; }
-    cd_item *x = &s->it[s->n++];
-    x->off = off;
-    x->len = len;
-    x->depth = 0;
-cascade:
-    while (s->n >= 2 && item_absorb(&s->it[s->n - 2], &s->it[s->n - 1])) s->n--;
+    stream_push(s, off, len, 1, 0);
 }
 
 /* cnt runs of len bytes, stride bytes apart: one item instead of cnt additions. */
@@ -1767,15 +1775,7 @@ static void stream_add_strided(cd_stream *s, int64_t off, uint64_t len, uint64_t
         for (uint64_t c = 0; c < cnt; c++) stream_add(s, off + (int64_t)c * stride, len);
         return;
     }
-    if (cd_grow((void **)&s->it, &s->cap, s->n + 1, sizeof(cd_item))) { s->nomem = 1; return; }
-    s->bytes += len * cnt;
-    cd_item *x = &s->it[s->n++];
-    x->off = off;
-    x->len = len;
-    x->depth = 1;
-    x->cnt[0] = cnt;
-    x->str[0] = stride;
-    while (s->n >= 2 && item_absorb(&s->it[s->n - 2], &s->it[s->n - 1])) s->n--;
+    stream_push(s, off, len, cnt, stride);
 }
 
 static void stream_free(cd_stream *s)
