@@ -1729,7 +1729,11 @@ static int item_absorb(cd_item *T, const cd_item *X)
             return 1;
         }
     }
-    if (T->depth == X->depth && T->depth < CD_MAXD && X->off != T->off && item_inner_equal(T, X, T->depth)) {
+    /* A new repetition level only for a positive stride: Open MPI 4.1's datatype engine packs
+       hvector(2, 1, -1) of one byte as the two bytes from the start upwards (a descending 1-byte pair
+       read as contiguous: silent wrong data, tests/mpi_negative_stride.c), and descending runs are rare
+       enough (points given in reverse) to stay separate items. */
+    if (T->depth == X->depth && T->depth < CD_MAXD && X->off > T->off && item_inner_equal(T, X, T->depth)) {
         T->cnt[T->depth] = 2;
         T->str[T->depth] = X->off - T->off;
         T->depth++;
