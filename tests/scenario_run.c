@@ -58,11 +58,15 @@ typedef struct {
     unsigned num, ratio;
     size_t conv;
     int xform;
-    int space_null;
+    int space_null, space_scalar;
+    int direction;     /* 0: colldiag writes, then reads back; 1: the runner writes the image, colldiag reads */
+    int64_t *addrs;    /* chunk address table (chunk_addrs), -1 = unallocated; NULL = dense */
+    uint64_t naddrs;
+    size_t buffer;     /* colldiag_set_buffer, 0 = default */
     char *env[64];
     int nenv;
     selops *fsel;      /* per rank */
-    int *mrank;        /* per rank: memory space rank (0 = packed) */
+    int *mrank;        /* per rank: memory space rank (0 = packed, -1 null space, -2 scalar space) */
     uint64_t (*mdims)[MAXR];
     selops *msel;
     expect_t *exp;
@@ -180,7 +184,7 @@ static int lookup(const char *t, const char *const *names, int n, const char *wh
     return -1;
 }
 
-static void parse(const char *path, scenario *s)
+__attribute__((unused)) static void parse(const char *path, scenario *s)
 {
     FILE *fp = fopen(path, "r");
     if (!fp) { g_line = 0; malformed("cannot open: %s", strerror(errno)); }
@@ -230,7 +234,7 @@ static void parse(const char *path, scenario *s)
             } else if (!strcmp(k, "elem")) {
                 if (nt != 2) malformed("elem takes one number");
                 s->elem = (size_t)parse_u64(tok[1]);
-                if (s->elem != 1 && s->elem != 2 && s->elem != 4 && s->elem != 8) malformed("elem must be 1, 2, 4 or 8");
+                if (s->elem < 1 || s->elem > 64) malformed("elem must be 1..64 bytes");
             } else if (!strcmp(k, "layout")) {
                 if (nt < 2) malformed("layout needs a kind");
                 if (!strcmp(tok[1], "contiguous")) s->layout = 0;
@@ -272,8 +276,21 @@ static void parse(const char *path, scenario *s)
             } else if (!strcmp(k, "transform")) {
                 s->xform = nt == 2 && parse_u64(tok[1]) != 0;
             } else if (!strcmp(k, "space")) {
-                if (nt != 2 || strcmp(tok[1], "null")) malformed("space takes 'null'");
-                s->space_null = 1;
+                if (nt != 2 || (strcmp(tok[1], "null") && strcmp(tok[1], "scalar"))) malformed("space takes 'null' or 'scalar'");
+                if (!strcmp(tok[1], "null")) s->space_null = 1;
+                else s->space_scalar = 1;
+            } else if (!strcmp(k, "direction")) {
+                static const char *const n[] = {"both", "read"};
+                if (nt != 2) malformed("direction takes one word");
+                s->direction = lookup(tok[1], n, 2, "direction");
+            } else if (!strcmp(k, "buffer")) {
+                if (nt != 2) malformed("buffer takes one number");
+                s->buffer = (size_t)parse_u64(tok[1]);
+            } else if (!strcmp(k, "chunk_addrs")) {
+                free(s->addrs);
+                s->naddrs = (uint64_t)(nt - 1);
+                s->addrs = malloc((size_t)(nt) * sizeof *s->addrs);
+                for (int i = 1; i < nt; i++) s->addrs[i - 1] = !strcmp(tok[i], "-1") ? -1 : (int64_t)parse_u64(tok[i]);
             } else if (!strcmp(k, "env")) {
                 if (nt != 2 || !strchr(tok[1], '=')) malformed("env takes NAME=VALUE");
                 if (s->nenv < 64) s->env[s->nenv++] = strdup(tok[1]);
@@ -281,6 +298,12 @@ static void parse(const char *path, scenario *s)
                 if (!s->fsel) alloc_ranks(s);
                 if (nt < 3) malformed("%s needs a rank and a selection", k);
                 int r = parse_rank_id(tok[1], s);
+                if (!strcmp(k, "mem") && (!strcmp(tok[2], "null") || !strcmp(tok[2], "scalar"))) {
+                    if (nt != 3) malformed("mem R %s takes nothing more", tok[2]);
+                    s->mrank[r] = !strcmp(tok[2], "null") ? -1 : -2;
+                    s->msel[r].n = 0;
+                    continue;
+                }
                 if (!strcmp(k, "mem") && !strcmp(tok[2], "dims")) {
                     if (nt - 3 < 1 || nt - 3 > MAXR) malformed("mem dims takes 1..%d values", MAXR);
                     s->mrank[r] = nt - 3;
@@ -288,7 +311,7 @@ static void parse(const char *path, scenario *s)
                     s->msel[r].n = 0; /* a new memory space starts with ALL */
                     continue;
                 }
-                if (!strcmp(k, "mem") && s->mrank[r] == 0) malformed("mem %d: 'mem R dims' must come first", r);
+                if (!strcmp(k, "mem") && s->mrank[r] <= 0) malformed("mem %d: 'mem R dims' must come first (null and scalar spaces take no selection)", r);
                 parse_sel(tok + 2, nt - 2, !strcmp(k, "sel") ? s->rank : s->mrank[r], !strcmp(k, "sel") ? &s->fsel[r] : &s->msel[r]);
             } else if (!strcmp(k, "expect")) {
                 if (!s->fsel) alloc_ranks(s);
@@ -321,6 +344,16 @@ static void parse(const char *path, scenario *s)
     if (s->layout < 0) malformed("'layout' is required");
     if (!s->fsel) alloc_ranks(s);
     if (s->filtered && s->layout != 1) malformed("'filtered 1' needs a chunked layout");
+    if ((s->conv || s->xform) && s->elem > 8) malformed("conversion and transform need elem <= 8 (integer elements)");
+    if (s->space_null && s->space_scalar) malformed("space is null or scalar, not both");
+    if (s->space_scalar)
+        for (int d = 0; d < s->rank; d++)
+            if (s->dims[d] != 1) malformed("space scalar needs dims of 1 (a one-element dataset)");
+    if (s->addrs) {
+        uint64_t nc = 1;
+        for (int d = 0; d < s->rank && s->layout == 1; d++) nc *= (s->dims[d] + s->cdims[d] - 1) / s->cdims[d];
+        if (s->layout != 1 || s->naddrs != nc) malformed("chunk_addrs needs a chunked layout and one address per chunk (%" PRIu64 ")", nc);
+    }
 }
 
 /* ---- building colldiag selections ---- */
@@ -438,9 +471,11 @@ typedef struct {
 } convctx;
 
 static uint64_t mask_of(size_t elem) { return elem >= 8 ? UINT64_MAX : (((uint64_t)1 << (8 * elem)) - 1); }
+/* An element's bytes: the value little-endian; past 8 bytes (odd wide elements) the low bytes again, mixed
+   with the byte's position, so a misplaced byte inside a wide element still shows. */
 static void put_le(unsigned char *p, uint64_t v, size_t w)
 {
-    for (size_t i = 0; i < w; i++) p[i] = (unsigned char)(v >> (8 * i));
+    for (size_t i = 0; i < w; i++) p[i] = (unsigned char)(i < 8 ? v >> (8 * i) : (v >> (8 * (i % 8))) ^ (0x5bu * i));
 }
 static uint64_t get_le(const unsigned char *p, size_t w)
 {
@@ -485,7 +520,7 @@ static int xform_fn(void *f, size_t n, colldiag_direction_t dir, void *vctx)
    e+1; on read, what must come back. Both go through the same conversion as colldiag uses. */
 static void mem_value(const scenario *s, const convctx *c, uint64_t e, unsigned char *out)
 {
-    unsigned char fe[8];
+    unsigned char fe[64];
     uint64_t v = (e + 1) & mask_of(s->elem);
     if (s->xform) v = (v - 1) & mask_of(s->elem);
     put_le(fe, v, s->elem);
@@ -504,8 +539,16 @@ static uint64_t storage_bytes(const scenario *s, MPI_Offset base)
         nc *= (s->dims[d] + s->cdims[d] - 1) / s->cdims[d];
         ce *= s->cdims[d];
     }
+    if (s->addrs) { /* a table: the file ends after its last allocated chunk */
+        uint64_t end = (uint64_t)base;
+        for (uint64_t c = 0; c < s->naddrs; c++)
+            if (s->addrs[c] >= 0 && (uint64_t)s->addrs[c] + ce * s->elem > end) end = (uint64_t)s->addrs[c] + ce * s->elem;
+        return end;
+    }
     return (uint64_t)base + nc * ce * s->elem;
 }
+
+#define NOT_STORED UINT64_MAX /* elem_addr of an element in an unallocated chunk */
 
 static uint64_t elem_addr(const scenario *s, MPI_Offset base, uint64_t e)
 {
@@ -518,7 +561,17 @@ static uint64_t elem_addr(const scenario *s, MPI_Offset base, uint64_t e)
         co = co * s->cdims[d] + c[d] % s->cdims[d];
         ce *= s->cdims[d];
     }
+    if (s->addrs) return s->addrs[ci] < 0 ? NOT_STORED : (uint64_t)s->addrs[ci] + co * s->elem;
     return (uint64_t)base + (ci * ce + co) * s->elem;
+}
+
+/* The chunk-grid index of element e (chunked layouts). */
+static uint64_t elem_chunk(const scenario *s, uint64_t e)
+{
+    uint64_t c[MAXR], off = e, ci = 0;
+    for (int d = s->rank - 1; d >= 0; d--) { c[d] = off % s->dims[d]; off /= s->dims[d]; }
+    for (int d = 0; d < s->rank; d++) ci = ci * ((s->dims[d] + s->cdims[d] - 1) / s->cdims[d]) + c[d] / s->cdims[d];
+    return ci;
 }
 
 static const char *errname(int rc)
@@ -606,11 +659,17 @@ static const char *h5_na_reason(const scenario *s)
     if (s->expect_error >= 0 && !s->filtered) return "an error scenario: HDF5 does not agree errors across ranks and would hang";
     if (s->driver == 1) return "the POSIX driver";
     if (h5_settings(s, &o, &n, &r)) return "a chunk optimization HDF5 1.10 does not have";
+    if (s->elem != 1 && s->elem != 2 && s->elem != 4 && s->elem != 8) return "an element size without an HDF5 integer type";
+    if (s->addrs) return "a chunk address table (HDF5 places its chunks itself)";
+    if (s->direction == 1) return "a read-only scenario";
+    if (s->space_scalar) return "a scalar dataspace";
+    for (int r = 0; r < s->ranks; r++)
+        if (s->mrank[r] < 0) return "a null or scalar memory space";
     return NULL;
 }
 
 /* Writes through HDF5; rank 0 then checks the HDF5 file's values. *data_ok: 1 same values as colldiag's image. */
-static void h5_run(const scenario *s, const char *path, const void *wbuf, uint64_t nf, int me, h5res_t *res, int *data_ok)
+static void h5_run(const scenario *s, MPI_Comm comm, const char *path, const void *wbuf, uint64_t nf, int me, h5res_t *res, int *data_ok)
 {
     memset(res, 0, sizeof *res);
     *data_ok = 1;
@@ -619,7 +678,7 @@ static void h5_run(const scenario *s, const char *path, const void *wbuf, uint64
     hid_t ftype = s->elem == 1 ? H5T_STD_U8LE : s->elem == 2 ? H5T_STD_U16LE : s->elem == 4 ? H5T_STD_U32LE : H5T_STD_U64LE;
     hid_t mtype = s->conv == 8 ? H5T_NATIVE_DOUBLE : s->conv == 4 ? H5T_NATIVE_INT32 : ftype;
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
     hid_t file = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     hsize_t hd[MAXR], hc[MAXR];
     for (int d = 0; d < s->rank; d++) { hd[d] = s->dims[d]; hc[d] = s->cdims[d]; }
@@ -676,7 +735,7 @@ static void h5_run(const scenario *s, const char *path, const void *wbuf, uint64
     if (dset >= 0) H5Dclose(dset);
     if (file >= 0) H5Fclose(file);
     H5Pclose(fapl);
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(comm);
     (void)data_ok;
 }
 
@@ -710,15 +769,15 @@ typedef struct {
     char msg[MSG_LEN];
 } result_t;
 
-/* One transfer on every rank; results gathered on rank 0 (res has s->ranks entries there). */
-static void transfer(const scenario *s, const char *path, int dir, colldiag_layout *l, colldiag_sel *fsel, colldiag_sel *msel,
-                     int sel_failed, const char *sel_err, void *buf, const convctx *cc, result_t *res)
+/* One transfer on every rank of comm; results gathered on its rank 0 (res has s->ranks entries there). */
+static void transfer(const scenario *s, MPI_Comm comm, const char *path, int dir, colldiag_layout *l, colldiag_sel *fsel,
+                     colldiag_sel *msel, int sel_failed, const char *sel_err, void *buf, const convctx *cc, result_t *res)
 {
     result_t mine;
     memset(&mine, 0, sizeof mine);
     colldiag_file *f = NULL;
     int amode = dir == 0 ? MPI_MODE_RDWR : MPI_MODE_RDONLY;
-    int rc = colldiag_file_open(MPI_COMM_WORLD, path, amode, MPI_INFO_NULL, (colldiag_driver_t)s->driver, &f);
+    int rc = colldiag_file_open(comm, path, amode, MPI_INFO_NULL, (colldiag_driver_t)s->driver, &f);
     if (rc) {
         mine.rc = rc;
         snprintf(mine.msg, sizeof mine.msg, "file_open: %s", colldiag_last_errmsg());
@@ -732,6 +791,7 @@ static void transfer(const scenario *s, const char *path, int dir, colldiag_layo
         colldiag_set_dxpl_mpio_collective_opt(x, (colldiag_collective_opt_t)s->coll_opt);
         if (s->conv) colldiag_set_type_conversion(x, s->conv, conv_fn, (void *)cc);
         if (s->xform) colldiag_set_data_transform(x, xform_fn, (void *)cc);
+        if (s->buffer) colldiag_set_buffer(x, s->buffer);
         /* a selection that could not be built is passed as NULL: the collective call must then fail
            on every rank, which is what the scenario checks */
         const colldiag_sel *fs = sel_failed ? NULL : fsel;
@@ -749,77 +809,225 @@ static void transfer(const scenario *s, const char *path, int dir, colldiag_layo
         int crc = colldiag_file_close(f);
         if (crc && !rc) { mine.rc = crc; snprintf(mine.msg, sizeof mine.msg, "file_close: %s", colldiag_last_errmsg()); }
     }
-    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, res, (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
+    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, res, (int)sizeof mine, MPI_BYTE, 0, comm);
 }
 
-int main(int argc, char **argv)
+/* ---- the rules of SPEC.md sections 2-4: the runner's own small reference, never colldiag's code ---- */
+
+typedef struct { int chunk_opt, io_mode; uint32_t local, global; } rule_t;
+
+static int cmp_u64(const void *a, const void *b)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g_me);
-    int P;
-    MPI_Comm_size(MPI_COMM_WORLD, &P);
-    int want_hdf5 = 0, keep = 0;
-    const char *file = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--hdf5")) want_hdf5 = 1;
-        else if (!strcmp(argv[i], "--keep")) keep = 1;
-        else file = argv[i];
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Every rank's expected (chunk_opt, io_mode, causes) for one call (dir 0 write, 1 read), from the scenario,
+   the environment the call saw, and each rank's selected file elements (allel, counts per rank). The
+   scheme AUTO ran is not predicted: *auto_ok lists the schemes whose rules the caller may accept. */
+static void rules_expect(const scenario *s, int P, int dir, int scheme, const uint64_t *allel, const uint64_t *counts,
+                         rule_t *out)
+{
+    static const char *const envn[] = {"default", "link", "multi", "atonce", "ind", "multi_no_opt", "aggregate", "auto"};
+    int opt = s->chunk_opt;
+    unsigned num = s->num, ratio = s->ratio;
+    const char *e = getenv("COLLDIAG_CHUNK_OPT");
+    if (e)
+        for (int i = 0; i < 8; i++)
+            if (!strcmp(e, envn[i])) opt = i;
+    if ((e = getenv("COLLDIAG_CHUNK_OPT_NUM"))) num = (unsigned)strtoul(e, NULL, 10);
+    if ((e = getenv("COLLDIAG_CHUNK_OPT_RATIO"))) ratio = (unsigned)strtoul(e, NULL, 10);
+    e = getenv("COLLDIAG_MPI_OPT_TYPES");
+    if (!e) e = getenv("HDF5_MPI_OPT_TYPES");
+    uint32_t common = 0;
+    if (s->mode == COLLDIAG_MPIO_INDEPENDENT) common |= 0x01;
+    if (s->conv) common |= 0x02;
+    if (s->xform) common |= 0x04;
+    if (e && e[0] == '0') common |= 0x08;
+    if (s->space_null) common |= 0x10;
+    if (s->layout == 2) common |= 0x20;
+    if (s->filtered && dir == 0) common |= 0x40;
+    if (s->driver == 1) common |= 0x10000;
+    uint32_t global = 0;
+    for (int r = 0; r < P; r++) {
+        out[r].local = common | (s->mrank[r] == -1 ? 0x10u : 0u);
+        global |= out[r].local;
     }
-    if (!file) {
-        if (g_me == 0) fprintf(stderr, "usage: mpirun -n R %s [--hdf5] [--keep] FILE.scn\n", argv[0]);
-        MPI_Finalize();
-        return 2;
+    /* each rank's touched chunks, ascending, and how many ranks touch each */
+    uint64_t **tc = calloc((size_t)P, sizeof *tc), *nt = calloc((size_t)P, sizeof *nt), tot = 0, at = 0;
+    for (int r = 0; r < P; r++) tot += counts[r];
+    uint64_t *all = malloc((size_t)(tot + 1) * sizeof *all), nall = 0;
+    for (int r = 0; r < P; r++) {
+        tc[r] = malloc((size_t)(counts[r] + 1) * sizeof **tc);
+        for (uint64_t i = 0; i < counts[r]; i++) tc[r][i] = s->layout == 1 ? elem_chunk(s, allel[at + i]) : 0;
+        at += counts[r];
+        qsort(tc[r], (size_t)counts[r], sizeof **tc, cmp_u64);
+        for (uint64_t i = 0; i < counts[r]; i++)
+            if (i == 0 || tc[r][i] != tc[r][i - 1]) { tc[r][nt[r]++] = tc[r][i]; all[nall++] = tc[r][i]; }
     }
-    g_file = file;
-    scenario s;
-    parse(file, &s);
-    if (s.ranks != P) {
-        if (g_me == 0) fprintf(stderr, "%s: the scenario needs %d ranks; run it with mpirun -n %d (this run has %d)\n", file, s.ranks, s.ranks, P);
-        MPI_Finalize();
-        return 1;
+    qsort(all, (size_t)nall, sizeof *all, cmp_u64);
+    uint64_t sum = 0, mn = UINT64_MAX;
+    for (int r = 0; r < P; r++) { sum += nt[r]; if (nt[r] < mn) mn = nt[r]; }
+    unsigned thr = (unsigned)((uint64_t)P * ratio / 100);
+    if (thr < 1) thr = 1;
+    if (opt == COLLDIAG_MPIO_CHUNK_DEFAULT) opt = sum / (uint64_t)P >= num ? COLLDIAG_MPIO_CHUNK_ONE_IO : COLLDIAG_MPIO_CHUNK_MULTI_IO;
+    if (opt == COLLDIAG_MPIO_CHUNK_AUTO) opt = scheme;
+    for (int r = 0; r < P; r++) {
+        rule_t *o = &out[r];
+        o->global = (o->local & 0x01) ? o->local : global;
+        o->chunk_opt = o->io_mode = 0;
+        if (o->global) continue;
+        if (s->layout != 1) { o->io_mode = COLLDIAG_MPIO_CONTIGUOUS_COLLECTIVE; continue; }
+        o->chunk_opt = opt == COLLDIAG_MPIO_CHUNK_AGGREGATE_IO ? COLLDIAG_MPIO_CHUNK_AGGREGATE : opt;
+        if (opt == COLLDIAG_MPIO_CHUNK_ONE_IO || opt == COLLDIAG_MPIO_CHUNK_AGGREGATE_IO) {
+            o->io_mode = COLLDIAG_MPIO_CHUNK_COLLECTIVE;
+            continue;
+        }
+        for (uint64_t k = 0; k < nt[r]; k++) {
+            int coll;
+            if (opt == COLLDIAG_MPIO_ALL_CHUNK_IND_IO) coll = 0;
+            else if (opt == COLLDIAG_MPIO_CHUNK_MULTI_IO_NO_OPT) coll = k < mn;
+            else {
+                uint64_t lo = 0, hi = nall; /* ranks touching chunk tc[r][k]: its run in the sorted list */
+                while (lo < hi) { uint64_t m = (lo + hi) / 2; if (all[m] < tc[r][k]) lo = m + 1; else hi = m; }
+                uint64_t n = 0;
+                while (lo + n < nall && all[lo + n] == tc[r][k]) n++;
+                coll = ratio == 0 || n > thr;
+            }
+            o->io_mode |= coll ? COLLDIAG_MPIO_CHUNK_COLLECTIVE : COLLDIAG_MPIO_CHUNK_INDEPENDENT;
+        }
     }
-    for (int i = 0; i < s.nenv; i++) putenv(s.env[i]);
+    for (int r = 0; r < P; r++) free(tc[r]);
+    free(tc);
+    free(nt);
+    free(all);
+}
+
+/* Compares every rank's result with the rules; AUTO may have run link, multi or aggregation, the same on every rank. */
+static int rules_check(const scenario *s, int P, int dir, const result_t *res, const uint64_t *allel, const uint64_t *counts,
+                       char *why, size_t wl)
+{
+    static const int schemes[] = {COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_CHUNK_AGGREGATE_IO};
+    rule_t *ex = calloc((size_t)P, sizeof *ex);
+    int ok = 0;
+    for (int a = 0; a < 3 && !ok; a++) {
+        rules_expect(s, P, dir, schemes[a], allel, counts, ex);
+        ok = 1;
+        for (int r = 0; r < P && ok; r++) {
+            const result_t *x = &res[r];
+            if (x->chunk_opt != ex[r].chunk_opt || x->io_mode != ex[r].io_mode || x->local != ex[r].local || x->global != ex[r].global) {
+                ok = 0;
+                snprintf(why, wl, "rank %d %s reported %s %s 0x%02x 0x%02x, the rules give %s %s 0x%02x 0x%02x", r, dir ? "read" : "write",
+                         colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)x->chunk_opt),
+                         colldiag_io_mode_name((colldiag_actual_io_mode_t)x->io_mode), x->local, x->global,
+                         colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)ex[r].chunk_opt),
+                         colldiag_io_mode_name((colldiag_actual_io_mode_t)ex[r].io_mode), ex[r].local, ex[r].global);
+            }
+        }
+        int opt = s->chunk_opt;
+        const char *e = getenv("COLLDIAG_CHUNK_OPT");
+        if (!(opt == COLLDIAG_MPIO_CHUNK_AUTO || (e && !strcmp(e, "auto")))) break; /* only AUTO has alternatives */
+    }
+    free(ex);
+    return ok;
+}
+
+/* ---- one scenario run ---- */
+
+typedef struct {
+    int hdf5;   /* also run it through parallel HDF5 and compare */
+    int keep;   /* keep the data files */
+    int rules;  /* check every rank's report against rules_expect */
+    FILE *out;  /* the canonical output (rank 0) */
+} run_opts;
+
+/* Sets the scenario's env lines for the run; restore_env puts the previous values back. */
+static char **set_env(const scenario *s, int want_hdf5)
+{
+    char **old = calloc((size_t)s->nenv + 2, sizeof *old);
+    for (int i = 0; i < s->nenv; i++) {
+        char name[256];
+        const char *eq = strchr(s->env[i], '=');
+        snprintf(name, sizeof name, "%.*s", (int)(eq - s->env[i]), s->env[i]);
+        const char *prev = getenv(name);
+        old[i] = prev ? strdup(prev) : NULL;
+        setenv(name, eq + 1, 1);
+    }
     /* HDF5 reads its own name for the same switch */
     const char *ot = getenv("COLLDIAG_MPI_OPT_TYPES");
-    if (ot && !getenv("HDF5_MPI_OPT_TYPES")) setenv("HDF5_MPI_OPT_TYPES", ot, 1);
+    if (want_hdf5 && ot && !getenv("HDF5_MPI_OPT_TYPES")) {
+        setenv("HDF5_MPI_OPT_TYPES", ot, 1);
+        old[s->nenv] = strdup("set");
+    }
+    return old;
+}
+static void restore_env(const scenario *s, char **old)
+{
+    for (int i = 0; i < s->nenv; i++) {
+        char name[256];
+        const char *eq = strchr(s->env[i], '=');
+        snprintf(name, sizeof name, "%.*s", (int)(eq - s->env[i]), s->env[i]);
+        if (old[i]) setenv(name, old[i], 1);
+        else unsetenv(name);
+        free(old[i]);
+    }
+    if (old[s->nenv]) unsetenv("HDF5_MPI_OPT_TYPES");
+    free(old[s->nenv]);
+    free(old);
+}
+
+/* Runs scenario s on comm (which has s->ranks ranks): colldiag writes (or the runner does, for direction read),
+   colldiag reads back, everything is checked. Returns 0 when all matched, 1 otherwise, on every rank; rank 0
+   prints the canonical output to o->out. */
+static int run_case(const scenario *s, MPI_Comm comm, const run_opts *o)
+{
+    int me, P;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &P);
+    FILE *out = o->out ? o->out : stdout;
+    char **oldenv = set_env(s, o->hdf5);
 
     const MPI_Offset base = 512; /* a non-zero base catches offset mistakes */
-    const int me = g_me;
-    convctx cc = {s.elem, s.conv ? s.conv : s.elem};
+    convctx cc = {s->elem, s->conv ? s->conv : s->elem};
     size_t mes = cc.mbytes;
 
     /* layout */
     colldiag_layout *l = NULL;
-    int rc = s.layout == 0 ? colldiag_layout_contiguous(s.rank, s.dims, s.elem, base, &l)
-           : s.layout == 2 ? colldiag_layout_compact(s.rank, s.dims, s.elem, base, &l)
-                           : colldiag_layout_chunked(s.rank, s.dims, s.cdims, s.elem, base, &l);
-    if (!rc && s.filtered) rc = colldiag_layout_set_filtered(l, 1);
+    int rc = s->layout == 0 ? colldiag_layout_contiguous(s->rank, s->dims, s->elem, base, &l)
+           : s->layout == 2 ? colldiag_layout_compact(s->rank, s->dims, s->elem, base, &l)
+                            : colldiag_layout_chunked(s->rank, s->dims, s->cdims, s->elem, base, &l);
+    if (!rc && s->filtered) rc = colldiag_layout_set_filtered(l, 1);
+    if (!rc && s->addrs) rc = colldiag_layout_set_chunk_addrs(l, s->naddrs, (const MPI_Offset *)s->addrs);
     if (rc) {
-        if (me == 0) fprintf(stderr, "%s: the layout is invalid: %s\n", file, colldiag_last_errmsg());
-        MPI_Finalize();
-        return 2;
+        if (me == 0) fprintf(out, "scenario %s\nthe layout is invalid: %s\n", s->name, colldiag_last_errmsg());
+        colldiag_layout_free(l);
+        restore_env(s, oldenv);
+        return 1;
     }
 
     /* this rank's selections */
     colldiag_sel *fsel = NULL, *msel = NULL;
     char sel_err[MSG_LEN] = "";
     int sel_failed = 0;
-    if (s.space_null) {
+    if (s->space_null) {
         colldiag_sel_create_null(&fsel);
     } else {
-        colldiag_sel_create(s.rank, s.dims, &fsel);
+        if (s->space_scalar) colldiag_sel_create_scalar(&fsel);
+        else colldiag_sel_create(s->rank, s->dims, &fsel);
         colldiag_sel_select_none(fsel); /* FORMAT.md: a rank without sel lines selects nothing */
-        sel_failed = apply_ops(fsel, &s.fsel[me], s.rank, sel_err, sizeof sel_err) != 0;
-        if (s.mrank[me]) {
-            colldiag_sel_create(s.mrank[me], s.mdims[me], &msel);
-            if (!sel_failed) sel_failed = apply_ops(msel, &s.msel[me], s.mrank[me], sel_err, sizeof sel_err) != 0;
-        }
+        sel_failed = apply_ops(fsel, &s->fsel[me], s->rank, sel_err, sizeof sel_err) != 0;
     }
-    /* the runner's own model of every selection */
+    if (s->mrank[me] == -1) colldiag_sel_create_null(&msel);
+    else if (s->mrank[me] == -2) colldiag_sel_create_scalar(&msel);
+    else if (s->mrank[me] > 0) {
+        colldiag_sel_create(s->mrank[me], s->mdims[me], &msel);
+        if (!sel_failed) sel_failed = apply_ops(msel, &s->msel[me], s->mrank[me], sel_err, sizeof sel_err) != 0;
+    }
+    /* the runner's own model of every selection; a null space on either side moves nothing */
     uint64_t *fel = NULL, nf = 0, *mel = NULL, nm = 0;
-    int model_bad = 0;
-    if (!s.space_null) {
-        selops none_first = s.fsel[me];
+    int model_bad = 0, moves_nothing = s->space_null || s->mrank[me] == -1;
+    if (!moves_nothing) {
+        selops none_first = s->fsel[me];
         selop noneop;
         memset(&noneop, 0, sizeof noneop);
         noneop.kind = OP_NONE;
@@ -828,54 +1036,64 @@ int main(int argc, char **argv)
         tmp.ops = malloc((size_t)tmp.n * sizeof *tmp.ops);
         tmp.ops[0] = noneop;
         memcpy(tmp.ops + 1, none_first.ops, (size_t)none_first.n * sizeof *tmp.ops);
-        model_bad |= model_elems(&tmp, s.rank, s.dims, &fel, &nf) != 0;
+        model_bad |= model_elems(&tmp, s->rank, s->dims, &fel, &nf) != 0;
         free(tmp.ops);
-        if (s.mrank[me]) model_bad |= model_elems(&s.msel[me], s.mrank[me], s.mdims[me], &mel, &nm) != 0;
+        if (s->mrank[me] > 0) model_bad |= model_elems(&s->msel[me], s->mrank[me], s->mdims[me], &mel, &nm) != 0;
+        else if (s->mrank[me] == -2) { nm = 1; mel = calloc(1, sizeof *mel); }
         else { nm = nf; mel = NULL; }
         if (!model_bad && nm != nf) model_bad = 1;
     }
-    uint64_t mspace = s.mrank[me] ? prod(s.mdims[me], s.mrank[me]) : nf;
+    uint64_t mspace = s->mrank[me] > 0 ? prod(s->mdims[me], s->mrank[me]) : s->mrank[me] == -2 ? 1 : s->mrank[me] == -1 ? 0 : nf;
 
     /* file path, decided on rank 0 */
     char path[512];
+    static unsigned serial;
     if (me == 0) {
         const char *tmpd = getenv("TMPDIR");
-        snprintf(path, sizeof path, "%s/colldiag_scn_%d_%s.bin", tmpd && *tmpd ? tmpd : "/tmp", (int)getpid(), s.name);
+        snprintf(path, sizeof path, "%s/colldiag_scn_%d_%u_%s.bin", tmpd && *tmpd ? tmpd : "/tmp", (int)getpid(), serial++, s->name);
         for (char *p = path + strlen(tmpd && *tmpd ? tmpd : "/tmp") + 1; *p; p++)
             if (*p == '/' || *p == ' ') *p = '_';
     }
-    MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
-    uint64_t fbytes = storage_bytes(&s, base) + 64;
+    MPI_Bcast(path, sizeof path, MPI_CHAR, 0, comm);
+    uint64_t fbytes = storage_bytes(s, base) + 64;
+    const uint64_t N = prod(s->dims, s->rank);
     if (me == 0) {
+        /* canary everywhere; for a read-only scenario every stored element holds its value */
+        unsigned char *img = malloc((size_t)fbytes + 1);
+        memset(img, CANARY, (size_t)fbytes);
+        if (s->direction == 1)
+            for (uint64_t e = 0; e < N; e++) {
+                uint64_t a = elem_addr(s, base, e);
+                if (a != NOT_STORED) put_le(img + a, (e + 1) & mask_of(s->elem), s->elem);
+            }
         FILE *fp = fopen(path, "wb");
-        unsigned char blk[4096];
-        memset(blk, CANARY, sizeof blk);
-        for (uint64_t w = 0; fp && w < fbytes; w += sizeof blk) fwrite(blk, 1, fbytes - w < sizeof blk ? (size_t)(fbytes - w) : sizeof blk, fp);
-        if (fp) fclose(fp);
+        if (fp) { fwrite(img, 1, (size_t)fbytes, fp); fclose(fp); }
+        free(img);
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(comm);
 
     /* write */
     unsigned char *wbuf = malloc((size_t)(mspace * mes) + 1);
     memset(wbuf, 0x5A, (size_t)(mspace * mes));
     if (!model_bad)
-        for (uint64_t k = 0; k < nf; k++) mem_value(&s, &cc, fel[k], wbuf + (mel ? mel[k] : k) * mes);
+        for (uint64_t k = 0; k < nf; k++) mem_value(s, &cc, fel[k], wbuf + (mel ? mel[k] : k) * mes);
     result_t *wres = me == 0 ? calloc((size_t)P, sizeof *wres) : NULL;
     result_t *rres = me == 0 ? calloc((size_t)P, sizeof *rres) : NULL;
-    transfer(&s, path, 0, l, fsel, msel, sel_failed, sel_err, wbuf, &cc, wres);
+    if (s->direction == 0) transfer(s, comm, path, 0, l, fsel, msel, sel_failed, sel_err, wbuf, &cc, wres);
 
     /* read back into a canary-filled buffer; every rank checks its own bytes */
     unsigned char *rbuf = malloc((size_t)(mspace * mes) + 1);
     memset(rbuf, 0x3C, (size_t)(mspace * mes));
-    transfer(&s, path, 1, l, fsel, msel, sel_failed, sel_err, rbuf, &cc, rres);
+    transfer(s, comm, path, 1, l, fsel, msel, sel_failed, sel_err, rbuf, &cc, rres);
     char rbad[MSG_LEN] = "";
-    if (!model_bad && s.expect_error < 0 && !s.filtered) {
-        unsigned char *want = calloc(1, mes + 8);
+    if (!model_bad && s->expect_error < 0 && !s->filtered) {
+        unsigned char *want = calloc(1, mes + 64);
         unsigned char *selm = calloc((size_t)mspace + 1, 1);
         for (uint64_t k = 0; k < nf && !rbad[0]; k++) {
             uint64_t mo = mel ? mel[k] : k;
             selm[mo] = 1;
-            mem_value(&s, &cc, fel[k], want);
+            if (elem_addr(s, base, fel[k]) == NOT_STORED) memset(want, 0, mes); /* unallocated chunks read as zeros */
+            else mem_value(s, &cc, fel[k], want);
             if (memcmp(rbuf + mo * mes, want, mes))
                 snprintf(rbad, sizeof rbad, "rank %d read: memory element %" PRIu64 " (file element %" PRIu64 ") is wrong", me, mo, fel[k]);
         }
@@ -890,13 +1108,13 @@ int main(int argc, char **argv)
         free(selm);
     }
     char *allbad = me == 0 ? malloc((size_t)P * MSG_LEN) : NULL;
-    MPI_Gather(rbad, MSG_LEN, MPI_CHAR, allbad, MSG_LEN, MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Gather(rbad, MSG_LEN, MPI_CHAR, allbad, MSG_LEN, MPI_CHAR, 0, comm);
 
-    /* rank 0 needs every rank's file elements for the image: ship them */
+    /* rank 0 needs every rank's file elements for the image and the rules: ship them */
     int status = 0;
     uint64_t mynf = model_bad ? 0 : nf;
     uint64_t *counts = me == 0 ? malloc((size_t)P * sizeof *counts) : NULL;
-    MPI_Gather(&mynf, 1, MPI_UINT64_T, counts, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    MPI_Gather(&mynf, 1, MPI_UINT64_T, counts, 1, MPI_UINT64_T, 0, comm);
     int *rc_i = NULL, *dsp = NULL;
     uint64_t *allel = NULL;
     if (me == 0) {
@@ -906,51 +1124,52 @@ int main(int argc, char **argv)
         for (int r = 0; r < P; r++) { rc_i[r] = (int)counts[r]; dsp[r] = (int)t; t += counts[r]; }
         allel = malloc((size_t)(t + 1) * sizeof *allel);
     }
-    MPI_Gatherv(fel, (int)mynf, MPI_UINT64_T, allel, rc_i, dsp, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    MPI_Gatherv(fel, (int)mynf, MPI_UINT64_T, allel, rc_i, dsp, MPI_UINT64_T, 0, comm);
 
     /* HDF5 as the oracle: the same write through parallel HDF5, on every rank */
     const char *h5na = "colldiag was built without -DCOLLDIAG_WITH_HDF5";
     int any_bad = 0;
-    MPI_Allreduce(&model_bad, &any_bad, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    MPI_Allreduce(&model_bad, &any_bad, 1, MPI_INT, MPI_LOR, comm);
 #ifdef COLLDIAG_WITH_HDF5
     h5res_t h5mine, *h5all = me == 0 ? calloc((size_t)P, sizeof *h5all) : NULL;
     memset(&h5mine, 0, sizeof h5mine);
     char h5path[600];
     snprintf(h5path, sizeof h5path, "%s.h5", path);
-    h5na = h5_na_reason(&s);
+    h5na = h5_na_reason(s);
     if (!h5na && any_bad) h5na = "a selection the scenario's model could not build";
-    if (want_hdf5 && !h5na) {
+    if (o->hdf5 && !h5na) {
         int dummy;
-        h5_run(&s, h5path, wbuf, nf, me, &h5mine, &dummy);
+        h5_run(s, comm, h5path, wbuf, nf, me, &h5mine, &dummy);
     }
-    MPI_Gather(&h5mine, (int)sizeof h5mine, MPI_BYTE, h5all, (int)sizeof h5mine, MPI_BYTE, 0, MPI_COMM_WORLD);
+    MPI_Gather(&h5mine, (int)sizeof h5mine, MPI_BYTE, h5all, (int)sizeof h5mine, MPI_BYTE, 0, comm);
 #endif
     if (me == 0) {
-        printf("scenario %s\n", s.name);
-        int expect_fail = s.expect_error >= 0;
+        fprintf(out, "scenario %s\n", s->name);
+        int expect_fail = s->expect_error >= 0;
+        const result_t *shown = s->direction == 0 ? wres : rres;
         for (int r = 0; r < P; r++) {
-            if (wres[r].rc) printf("rank %d %s: %s\n", r, errname(wres[r].rc), wres[r].msg);
+            if (shown[r].rc) fprintf(out, "rank %d %s: %s\n", r, errname(shown[r].rc), shown[r].msg);
             else
-                printf("rank %d %s %s 0x%02x 0x%02x\n", r, colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)wres[r].chunk_opt),
-                       colldiag_io_mode_name((colldiag_actual_io_mode_t)wres[r].io_mode), wres[r].local, wres[r].global);
+                fprintf(out, "rank %d %s %s 0x%02x 0x%02x\n", r, colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)shown[r].chunk_opt),
+                        colldiag_io_mode_name((colldiag_actual_io_mode_t)shown[r].io_mode), shown[r].local, shown[r].global);
         }
         /* expectations */
         for (int r = 0; r < P; r++) {
-            const expect_t *e = &s.exp[r];
-            for (int pass = 0; pass < 2; pass++) {
+            const expect_t *e = &s->exp[r];
+            for (int pass = s->direction; pass < 2; pass++) {
                 const result_t *x = pass ? &rres[r] : &wres[r];
                 const char *what = pass ? "read" : "write";
                 if (expect_fail) {
-                    if (x->rc == 0) { printf("FAIL: rank %d's %s succeeded; the scenario expects every rank to fail\n", r, what); status = 1; }
-                    else if (r == s.expect_error && x->rc == COLLDIAG_ERR_PEER) {
-                        printf("FAIL: rank %d's %s failed with ERR_PEER but it is the rank with the bad argument\n", r, what);
+                    if (x->rc == 0) { fprintf(out, "FAIL: rank %d's %s succeeded; the scenario expects every rank to fail\n", r, what); status = 1; }
+                    else if (r == s->expect_error && x->rc == COLLDIAG_ERR_PEER) {
+                        fprintf(out, "FAIL: rank %d's %s failed with ERR_PEER but it is the rank with the bad argument\n", r, what);
                         status = 1;
                     }
                     continue;
                 }
                 if (x->rc) {
-                    if (!(pass == 1 && s.filtered)) {
-                        printf("FAIL: rank %d's %s failed: %s: %s\n", r, what, errname(x->rc), x->msg);
+                    if (!(pass == 1 && s->filtered)) {
+                        fprintf(out, "FAIL: rank %d's %s failed: %s: %s\n", r, what, errname(x->rc), x->msg);
                         status = 1;
                     }
                     continue;
@@ -959,12 +1178,23 @@ int main(int argc, char **argv)
                 const char *co = colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)x->chunk_opt);
                 const char *im = colldiag_io_mode_name((colldiag_actual_io_mode_t)x->io_mode);
                 if (strcmp(co, e->chunk_opt) || strcmp(im, e->io_mode) || x->local != e->local || x->global != e->global) {
-                    printf("FAIL: rank %d %s reported %s %s 0x%02x 0x%02x, expected %s %s 0x%02x 0x%02x\n", r, what, co, im, x->local,
-                           x->global, e->chunk_opt, e->io_mode, e->local, e->global);
+                    fprintf(out, "FAIL: rank %d %s reported %s %s 0x%02x 0x%02x, expected %s %s 0x%02x 0x%02x\n", r, what, co, im, x->local,
+                            x->global, e->chunk_opt, e->io_mode, e->local, e->global);
                     status = 1;
                 }
             }
         }
+        /* the rules of SPEC.md, on every rank and both calls */
+        int calls_ok = 1;
+        for (int r = 0; r < P; r++) calls_ok &= (s->direction == 1 || wres[r].rc == 0) && rres[r].rc == 0;
+        if (o->rules && !expect_fail && !any_bad && calls_ok && !s->filtered)
+            for (int pass = s->direction; pass < 2; pass++) {
+                char why[MSG_LEN];
+                if (!rules_check(s, P, pass, pass ? rres : wres, allel, counts, why, sizeof why)) {
+                    fprintf(out, "FAIL: %s\n", why);
+                    status = 1;
+                }
+            }
         /* the file image */
         char fbad[MSG_LEN] = "";
         FILE *fp = fopen(path, "rb");
@@ -974,10 +1204,15 @@ int main(int argc, char **argv)
         memset(want, CANARY, (size_t)fbytes);
         int write_ok = 1;
         for (int r = 0; r < P; r++) write_ok &= wres[r].rc == 0;
-        if (write_ok && !expect_fail) {
+        if (s->direction == 1) {
+            for (uint64_t e = 0; e < N; e++) {
+                uint64_t a = elem_addr(s, base, e);
+                if (a != NOT_STORED) put_le(want + a, (e + 1) & mask_of(s->elem), s->elem);
+            }
+        } else if (write_ok && !expect_fail) {
             uint64_t t = 0;
             for (int r = 0; r < P; r++) t += counts[r];
-            for (uint64_t i = 0; i < t; i++) put_le(want + elem_addr(&s, base, allel[i]), (allel[i] + 1) & mask_of(s.elem), s.elem);
+            for (uint64_t i = 0; i < t; i++) put_le(want + elem_addr(s, base, allel[i]), (allel[i] + 1) & mask_of(s->elem), s->elem);
         }
         if (got < fbytes) snprintf(fbad, sizeof fbad, "the file has %zu bytes, expected %" PRIu64, got, fbytes);
         for (uint64_t b = 0; b < fbytes && !fbad[0]; b++)
@@ -988,22 +1223,22 @@ int main(int argc, char **argv)
         free(want);
         int model_ok = 1;
         for (int r = 0; r < P; r++) model_ok &= !allbad[r * MSG_LEN];
-        if (fbad[0]) { printf("data MISMATCH: %s\n", fbad); status = 1; }
+        if (fbad[0]) { fprintf(out, "data MISMATCH: %s\n", fbad); status = 1; }
         else if (!model_ok) {
             for (int r = 0; r < P; r++)
-                if (allbad[r * MSG_LEN]) printf("data MISMATCH: %s\n", allbad + r * MSG_LEN);
+                if (allbad[r * MSG_LEN]) fprintf(out, "data MISMATCH: %s\n", allbad + r * MSG_LEN);
             status = 1;
-        } else if (expect_fail) printf("error ok (file untouched)\n");
-        else printf("data ok\n");
-        if (want_hdf5 && h5na) printf("hdf5 n/a (%s)\n", h5na);
+        } else if (expect_fail) fprintf(out, "error ok (file untouched)\n");
+        else fprintf(out, "data ok\n");
+        if (o->hdf5 && h5na) fprintf(out, "hdf5 n/a (%s)\n", h5na);
 #ifdef COLLDIAG_WITH_HDF5
-        if (want_hdf5 && !h5na) {
+        if (o->hdf5 && !h5na) {
             int agree = 1;
             for (int r = 0; r < P; r++) {
                 const h5res_t *h = &h5all[r];
-                if (h->rc) { printf("hdf5 rank %d error (H5Dwrite failed)\n", r); agree = 0; continue; }
-                printf("hdf5 rank %d %s %s 0x%02x 0x%02x\n", r, colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)h->chunk_opt),
-                       colldiag_io_mode_name((colldiag_actual_io_mode_t)h->io_mode), h->local, h->global);
+                if (h->rc) { fprintf(out, "hdf5 rank %d error (H5Dwrite failed)\n", r); agree = 0; continue; }
+                fprintf(out, "hdf5 rank %d %s %s 0x%02x 0x%02x\n", r, colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)h->chunk_opt),
+                        colldiag_io_mode_name((colldiag_actual_io_mode_t)h->io_mode), h->local, h->global);
                 if (wres[r].rc || h->chunk_opt != wres[r].chunk_opt || h->io_mode != wres[r].io_mode || h->local != wres[r].local ||
                     h->global != wres[r].global)
                     agree = 0;
@@ -1011,24 +1246,26 @@ int main(int argc, char **argv)
             char why[256] = "";
             uint64_t t = 0;
             for (int r = 0; r < P; r++) t += counts[r];
-            int data_same = h5_check_data(&s, h5path, allel, t, why, sizeof why);
-            if (s.filtered) {
-                printf("hdf5 differs, deliberately: HDF5 1.10.8 writes filtered chunks collectively with compression; colldiag refuses "
-                       "them (cause FILTERS)%s\n", data_same ? "" : "; HDF5's data check failed too");
-                if (!data_same) { printf("  %s\n", why); status = 1; }
+            int data_same = h5_check_data(s, h5path, allel, t, why, sizeof why);
+            if (s->filtered) {
+                fprintf(out, "hdf5 differs, deliberately: HDF5 1.10.8 writes filtered chunks collectively with compression; colldiag refuses "
+                             "them (cause FILTERS)%s\n", data_same ? "" : "; HDF5's data check failed too");
+                if (!data_same) { fprintf(out, "  %s\n", why); status = 1; }
             } else if (agree && data_same) {
-                printf("hdf5 agrees\n");
+                fprintf(out, "hdf5 agrees\n");
             } else {
-                printf("hdf5 DISAGREES%s%s\n", data_same ? "" : ": ", data_same ? "" : why);
+                fprintf(out, "hdf5 DISAGREES%s%s\n", data_same ? "" : ": ", data_same ? "" : why);
                 status = 1;
             }
-            if (!keep) unlink(h5path);
+            if (!o->keep) unlink(h5path);
         }
+        free(h5all);
 #endif
-        fflush(stdout);
-        if (!keep) unlink(path);
+        fflush(out);
+        if (!o->keep) unlink(path);
     }
-    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&status, 1, MPI_INT, 0, comm);
+    restore_env(s, oldenv);
     colldiag_sel_free(fsel);
     colldiag_sel_free(msel);
     colldiag_layout_free(l);
@@ -1043,20 +1280,58 @@ int main(int argc, char **argv)
     free(rc_i);
     free(dsp);
     free(allel);
-#ifdef COLLDIAG_WITH_HDF5
-    free(h5all);
-#endif
-    for (int r = 0; r < s.ranks; r++) {
-        for (int i = 0; i < s.fsel[r].n; i++) free(s.fsel[r].ops[i].coords);
-        for (int i = 0; i < s.msel[r].n; i++) free(s.msel[r].ops[i].coords);
-        free(s.fsel[r].ops);
-        free(s.msel[r].ops);
+    return status;
+}
+
+static void scenario_free(scenario *s)
+{
+    for (int r = 0; r < s->ranks && s->fsel; r++) {
+        for (int i = 0; i < s->fsel[r].n; i++) free(s->fsel[r].ops[i].coords);
+        for (int i = 0; i < s->msel[r].n; i++) free(s->msel[r].ops[i].coords);
+        free(s->fsel[r].ops);
+        free(s->msel[r].ops);
     }
-    free(s.fsel);
-    free(s.msel);
-    free(s.mrank);
-    free(s.mdims);
-    free(s.exp);
+    for (int i = 0; i < s->nenv; i++) free(s->env[i]);
+    free(s->fsel);
+    free(s->msel);
+    free(s->mrank);
+    free(s->mdims);
+    free(s->exp);
+    free(s->addrs);
+    memset(s, 0, sizeof *s);
+}
+
+#ifndef SCENARIO_NO_MAIN
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_me);
+    int P;
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    run_opts o = {0, 0, 0, stdout};
+    const char *file = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--hdf5")) o.hdf5 = 1;
+        else if (!strcmp(argv[i], "--keep")) o.keep = 1;
+        else if (!strcmp(argv[i], "--rules")) o.rules = 1;
+        else file = argv[i];
+    }
+    if (!file) {
+        if (g_me == 0) fprintf(stderr, "usage: mpirun -n R %s [--hdf5] [--rules] [--keep] FILE.scn\n", argv[0]);
+        MPI_Finalize();
+        return 2;
+    }
+    g_file = file;
+    scenario s;
+    parse(file, &s);
+    if (s.ranks != P) {
+        if (g_me == 0) fprintf(stderr, "%s: the scenario needs %d ranks; run it with mpirun -n %d (this run has %d)\n", file, s.ranks, s.ranks, P);
+        MPI_Finalize();
+        return 1;
+    }
+    int status = run_case(&s, MPI_COMM_WORLD, &o);
+    scenario_free(&s);
     MPI_Finalize();
     return status;
 }
+#endif
