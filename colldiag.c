@@ -2456,7 +2456,13 @@ static void coll_call_rounds(cd_io *io, const uint64_t *list, uint64_t n, uint64
     }
     if (rounds < 1) rounds = 1;
     uint64_t mine = 0;
-    for (uint64_t i = 0; i < n && !io->code; i++) mine += io->map.pc[list ? list[i] : i].nelem;
+    for (uint64_t i = 0; i < n && !io->code; i++) {
+        const cd_piece *p = &io->map.pc[list ? list[i] : i];
+        mine += p->nelem;
+        /* unallocated chunks read as zeros, all at once: the rounds' walks stop at their window's end, so a
+           round cannot be trusted to reach every such piece (a later round skips them) */
+        if ((p->flags & PF_UNALLOC) && io->dir == DIR_READ) cd_walk_piece(&io->map, io->fs, p, run_zero, io);
+    }
     const uint64_t per = mine / rounds + (mine % rounds != 0);
     for (uint64_t r = 0; r < rounds; r++) {
         double t0 = cd_now();
@@ -2488,7 +2494,6 @@ static void coll_call_rounds(cd_io *io, const uint64_t *list, uint64_t n, uint64
                         io_fail(io, COLLDIAG_ERR_ARG, "chunk %" PRIu64 " is not allocated (address -1) and cannot be written", p->idx);
                         break;
                     }
-                    if (r == 0) cd_walk_piece(&io->map, io->fs, p, run_zero, io);
                     b.pos += p->nelem;
                     continue;
                 }
