@@ -4050,10 +4050,10 @@ int colldiag_report_print(colldiag_file *f, const colldiag_xfer *x, FILE *out)
         fprintf(out, "   causes: none, collective I/O was possible\n");
     }
     /* per-chunk truth, capped so a huge run stays readable */
-    uint64_t shown = 0;
+    uint64_t shown = 0, total = 0;
     for (int p = 0; p < r.P; p++) {
-        for (uint64_t i = r.off[p]; i < r.off[p + 1]; i++) {
-            if (shown++ >= 64) break;
+        total += r.off[p + 1] - r.off[p];
+        for (uint64_t i = r.off[p]; i < r.off[p + 1] && shown < 64; i++, shown++) {
             const colldiag_chunk_info *c = &r.ci[i];
             char why[256], co[128];
             int w = 0;
@@ -4064,7 +4064,7 @@ int colldiag_report_print(colldiag_file *f, const colldiag_xfer *x, FILE *out)
                     c->nelem, why);
         }
     }
-    if (shown > 64) fprintf(out, "   ... %" PRIu64 " more rank/chunk lines (see the JSON report)\n", shown - 64);
+    if (total > shown) fprintf(out, "   ... %" PRIu64 " more rank/chunk lines (see the JSON report)\n", total - shown);
     /* the map of the chunk grid */
     int gr = h0->grid_rank;
     for (int p = 1; p < r.P && !gr; p++) gr = r.h[p].grid_rank;

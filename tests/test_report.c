@@ -202,6 +202,35 @@ int main(int argc, char **argv)
         colldiag_xfer_free(xp);
         colldiag_xfer_free(xa);
     }
+    /* many chunk lines: the report prints a few and counts the rest right (3 ranks, 90 + 100 + 110 one-element
+       chunks, planned only) */
+    {
+        const uint64_t d1[1] = {300}, c1[1] = {1}, st1[3] = {0, 90, 190}, cn1[3] = {90, 100, 110};
+        colldiag_layout *lm;
+        colldiag_layout_chunked(1, d1, c1, 4, 0, &lm);
+        colldiag_sel *sm;
+        colldiag_sel_create(1, d1, &sm);
+        colldiag_sel_select_hyperslab(sm, COLLDIAG_SELECT_SET, &st1[me], NULL, &cn1[me], NULL);
+        colldiag_xfer *xm;
+        colldiag_xfer_create(&xm);
+        colldiag_set_dxpl_mpio(xm, COLLDIAG_MPIO_COLLECTIVE);
+        colldiag_set_dxpl_mpio_chunk_opt(xm, COLLDIAG_MPIO_CHUNK_MULTI_IO);
+        CHECK(colldiag_plan(f, lm, sm, NULL, xm) == 0, "plan over 300 chunks: %s", colldiag_xfer_errmsg(xm));
+        char *txt = report_text(f, xm, "report over 300 chunks");
+        if (me == 0 && txt) {
+            uint64_t printed = 0, more = 0;
+            for (const char *q = txt; (q = strstr(q, "\n   rank ")); q++)
+                if (strstr(q, " chunk ") && strstr(q, " chunk ") < strchr(q + 1, '\n')) printed++;
+            const char *m = strstr(txt, "... ");
+            CHECK(m && sscanf(m, "... %llu more rank/chunk lines", (unsigned long long *)&more) == 1, "no '... N more' line:\n%s", txt);
+            CHECK(printed > 0 && printed + more == cn1[0] + cn1[1] + cn1[2], "%llu chunk lines printed + %llu said omitted != %llu",
+                  (unsigned long long)printed, (unsigned long long)more, (unsigned long long)(cn1[0] + cn1[1] + cn1[2]));
+        }
+        free(txt);
+        colldiag_xfer_free(xm);
+        colldiag_sel_free(sm);
+        colldiag_layout_free(lm);
+    }
     /* a rank passing x = NULL to the report: everybody returns an error, nobody hangs */
     colldiag_xfer *x;
     colldiag_xfer_create(&x);
