@@ -25,20 +25,20 @@ RUN = $(MPIRUN) $(MPIRUN_FLAGS)
 CFLAGS ?= -O2 -g
 WARN = -std=c11 -Wall -Wextra
 B = build/$(MPI)
-# The public scenarios, beside the checkout (CI has them there).
-SCN_PUBLIC ?= ../shared/scenarios/public
+# The public scenarios (the contract's own files, copied; .ci/run checks they match the originals).
+SCN_PUBLIC ?= tests/scenarios/public
 # Parallel HDF5 for the bridge, the oracle and the interop example (Debian: hdf5-openmpi / hdf5-mpich).
 H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
-TESTS = $(B)/scenario_run $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/bench $(B)/bench-hdf5
+TESTS = $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/bench $(B)/bench-hdf5
 EXAMPLES = $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop
 
 # Debian 12 packages the build, the tests and the demo need.
 DEB_PKGS = make gcc libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
            clang libclang-rt-14-dev valgrind
 
-.PHONY: all check demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz bench bench-hdf5
+.PHONY: all check demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io bench bench-hdf5
 
 all: $(TESTS) $(EXAMPLES)
 
@@ -54,6 +54,26 @@ $(B)/colldiag_h5.o: colldiag.c colldiag.h | $(B)
 
 $(B)/scenario_run: tests/scenario_run.c $(B)/colldiag_h5.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< $(B)/colldiag_h5.o $(H5LIBS) -o $@
+
+# The differential tester (tests/fuzz_io.c includes scenario_run.c), and both against a kit whose
+# collective calls move at most 24 bytes per rank: every call splits into rounds inside chunks.
+$(B)/fuzz_io: tests/fuzz_io.c tests/scenario_run.c $(B)/colldiag.o colldiag.h
+	$(MPICC) $(WARN) $(CFLAGS) -I. -Itests $< $(B)/colldiag.o -o $@
+$(B)/fuzz_io_rounds: tests/fuzz_io.c tests/scenario_run.c colldiag.c colldiag.h | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_COLL_MAX_BYTES=24 -I. -Itests $< colldiag.c -o $@
+$(B)/scenario_run_rounds: tests/scenario_run.c colldiag.c colldiag.h | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_COLL_MAX_BYTES=24 -I. $< colldiag.c -o $@
+# MPI's own behaviour behind issue 12, shown without colldiag (informational, not a test)
+$(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline: $(B)/%: tests/%.c | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) $< -o $@
+
+# make fuzz-io [SECONDS=N | CASES=N] [SEED=S]: the differential tester on every MPI-IO layer of $(MPI)
+# (Open MPI: ompio, ompio with 24-byte rounds, ROMIO); failing cases land shrunk in build/fuzz-io/.
+SEED ?=
+SECONDS ?=
+CASES ?= 2000
+fuzz-io: $(B)/fuzz_io $(B)/fuzz_io_rounds
+	tests/fuzz_io.sh $(MPI) "$(if $(SECONDS),--seconds $(SECONDS),--cases $(CASES))" "$(SEED)"
 
 $(B)/hdf5_interop: examples/hdf5_interop.c $(B)/colldiag_h5.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< $(B)/colldiag_h5.o $(H5LIBS) -o $@
@@ -125,13 +145,16 @@ $(A)/test_errors: tests/test_errors.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -DCOLLDIAG_TESTING -I. -Itests $< colldiag.c -o $@
 $(A)/scenario_run: tests/scenario_run.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) $(H5CFLAGS) -I. $< colldiag.c $(H5LIBS) -o $@
+$(A)/fuzz_io: tests/fuzz_io.c tests/scenario_run.c colldiag.c colldiag.h | $(A)
+	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -I. -Itests $< colldiag.c -o $@
 $(A)/rfc_modes: examples/rfc_modes.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -I. $< colldiag.c -o $@
 $(A)/fuzz_map: tests/fuzz_map.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@
 
-check-asan: $(A)/test_io $(A)/test_errors $(A)/test_report $(A)/scenario_run $(A)/rfc_modes
+check-asan: $(A)/test_io $(A)/test_errors $(A)/test_report $(A)/scenario_run $(A)/rfc_modes $(A)/fuzz_io
 	$(SANENV) mpirun.openmpi --oversubscribe -n 3 $(A)/test_io
+	cd $(A) && $(SANENV) mpirun.openmpi --oversubscribe -n 4 ./fuzz_io --seed 11 --cases 1000 --out .
 	$(SANENV) mpirun.openmpi --oversubscribe -n 4 $(A)/test_errors
 	$(SANENV) tests/test_report.sh $(A) "mpirun.openmpi --oversubscribe" >/dev/null
 	@# scenarios: memory errors and UB (leaks are checked above, with the slow unwinder they need)
@@ -154,17 +177,22 @@ check-asan-mpich: $(AM)/test_io $(AM)/test_errors
 	@echo "check-asan-mpich: clean"
 
 VG = valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
-     --suppressions=$(CURDIR)/tests/valgrind.supp --suppressions=/usr/share/openmpi/openmpi-valgrind.supp
-check-valgrind: build/openmpi/test_io build/openmpi/test_errors build/openmpi/scenario_run
+     --suppressions=$(CURDIR)/tests/valgrind.supp
+# Only MPI's own reports are suppressed, each with a program without colldiag that triggers it first.
+check-valgrind: build/openmpi/test_io build/openmpi/test_errors build/openmpi/scenario_run build/openmpi/fuzz_io build/openmpi/mpi_valgrind_baseline
+	OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 $(VG) build/openmpi/mpi_valgrind_baseline $(CURDIR)/build/vg_baseline.bin
 	OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 2 $(VG) build/openmpi/test_io quick
 	OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 $(VG) build/openmpi/test_errors
-	@for f in $(SCN_PUBLIC)/tdset_*_n3.scn $(SCN_PUBLIC)/error_*.scn $(SCN_PUBLIC)/tcoll_cchunk3_point*.scn; do \
+	cd build && OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 $(VG) openmpi/fuzz_io --seed 12 --cases 300 --out .
+	@for f in $(SCN_PUBLIC)/tdset_*_n3.scn $(SCN_PUBLIC)/error_*.scn $(SCN_PUBLIC)/tcoll_cchunk3_point*.scn tests/scenarios/points_*.scn; do \
 	  n=$$(awk '$$1=="ranks"{print $$2}' $$f); \
 	  OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n $$n $(VG) build/openmpi/scenario_run $$f >/dev/null 2>build/vg.err || \
 	  { echo "valgrind: $$f"; cat build/vg.err; exit 1; }; done
 	$(MAKE) -s MPI=mpich build/mpich/test_errors build/mpich/test_io
 	mpirun.mpich -n 2 $(VG) build/mpich/test_errors
 	mpirun.mpich -n 2 $(VG) build/mpich/test_io quick
+	$(MAKE) -s MPI=mpich build/mpich/fuzz_io
+	cd build && mpirun.mpich -n 2 $(VG) mpich/fuzz_io --seed 13 --cases 40 --out .
 	@echo "check-valgrind: clean"
 
 # libFuzzer over selections, mapping, memory pairing and datatypes, from the committed seed corpus.

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 OMPI="mpirun.openmpi --oversubscribe"
 MPICH="mpirun.mpich"
-PUBLIC="${SCN_PUBLIC:-../shared/scenarios/public}"
+PUBLIC="${SCN_PUBLIC:-tests/scenarios/public}"
 SCN_DIRS="$PUBLIC tests/scenarios"
 passed=0; failed=0; failed_names=""
 
@@ -23,8 +23,8 @@ suite() { # name, timeout seconds, command...
     rm -f "$log"
 }
 
-# HDF5 as the oracle on every scenario: scenario_run fails on any disagreement
-HDF5_FLAG=--hdf5
+# HDF5 as the oracle on every scenario, and the runner's own reference of SPEC.md's rules on every rank
+HDF5_FLAG="--hdf5 --rules"
 scenarios() { # label, runner, launcher, [filter-glob]
     local label=$1 runner=$2 launcher=$3 glob=${4:-*.scn}
     for d in $SCN_DIRS; do
@@ -37,14 +37,30 @@ scenarios() { # label, runner, launcher, [filter-glob]
     done
 }
 
-# the public scenarios are the contract: their absence is a failure, not a skip
+# the public scenarios are the contract: their absence is a failure, not a skip; where the originals are
+# at hand (CI passes their directory as PUBLIC_ORIGINAL), the copies must not have drifted from them
 suite "public scenarios present in $PUBLIC" 10 bash -c "ls '$PUBLIC'/*.scn >/dev/null"
+if [ -n "${PUBLIC_ORIGINAL:-}" ]; then
+    suite "public scenarios identical to $PUBLIC_ORIGINAL" 10 diff -r "$PUBLIC_ORIGINAL" "$PUBLIC"
+fi
+# the differential tester: random whole calls, every byte and every rank's report checked (tests/fuzz_io.c);
+# a new seed each day, printed, so a failure replays (make fuzz-io SEED=S)
+FUZZ_SEED=${FUZZ_SEED:-$(( $(date +%s) / 86400 ))}
+fuzz_suite() { # label, cases, launcher..., binary
+    local label=$1 n=$2; shift 2
+    suite "$label fuzz_io $n cases, seed $FUZZ_SEED" 900 bash -c 'mkdir -p build/fuzz-io && "$@" --seed '"$FUZZ_SEED"' --cases '"$n"' --out build/fuzz-io' _ "$@"
+}
 # Open MPI, default MPI-IO layer (ompio)
 for p in 1 2 3 4; do suite "openmpi/ompio test_io -n $p" 600 $OMPI -n $p build/openmpi/test_io; done
 # collective calls normally pack short memory runs themselves; this run hands MPI the memory types
 suite "openmpi/ompio test_io -n 3, memory types (COLLDIAG_PACK_RUN_BYTES=0)" 600 env COLLDIAG_PACK_RUN_BYTES=0 $OMPI -n 3 build/openmpi/test_io
 # calls split into rounds of 24 bytes: the round boundaries fall inside chunks and blocks of rows
 suite "openmpi/ompio test_io -n 3, 24-byte rounds" 600 $OMPI -n 3 build/openmpi/test_io_rounds
+fuzz_suite "openmpi/ompio" 2000 $OMPI -n 4 build/openmpi/fuzz_io
+fuzz_suite "openmpi/ompio 24-byte rounds" 1000 $OMPI -n 4 build/openmpi/fuzz_io_rounds
+for f in tests/scenarios/rounds/*.scn; do
+    suite "openmpi/ompio 24-byte rounds scenario $(basename "$f")" 120 $OMPI -n "$(awk '$1=="ranks"{print $2}' "$f")" build/openmpi/scenario_run_rounds --rules "$f"
+done
 for p in 1 3 4; do suite "openmpi/ompio test_errors -n $p" 300 $OMPI -n $p build/openmpi/test_errors; done
 scenarios "openmpi/ompio" build/openmpi/scenario_run "$OMPI"
 # > 2 GiB and > 2^31 elements per rank (ompio; see README for ROMIO)
@@ -56,12 +72,14 @@ suite "mpich hdf5 interop + h5dump" 300 tests/test_h5dump.sh build/mpich "$MPICH
 export OMPI_MCA_io=romio321
 for p in 3 4; do suite "openmpi/romio test_io -n $p" 600 $OMPI -n $p build/openmpi/test_io; done
 suite "openmpi/romio test_errors -n 3" 300 $OMPI -n 3 build/openmpi/test_errors
+fuzz_suite "openmpi/romio" 500 $OMPI -n 4 build/openmpi/fuzz_io
 scenarios "openmpi/romio" build/openmpi/scenario_run "$OMPI"
 unset OMPI_MCA_io
 # MPICH: slow when oversubscribed, so a reduced matrix, but every public scenario
 suite "mpich test_io quick -n 3" 600 $MPICH -n 3 build/mpich/test_io quick
 suite "mpich test_io quick -n 2" 600 $MPICH -n 2 build/mpich/test_io quick
 suite "mpich test_errors -n 3" 300 $MPICH -n 3 build/mpich/test_errors
+fuzz_suite "mpich" 300 $MPICH -n 4 build/mpich/fuzz_io
 scenarios "mpich" build/mpich/scenario_run "$MPICH"
 # AddressSanitizer + UBSan (clang) and valgrind over the suites, and a bounded fuzzing run
 suite "asan+ubsan (clang)" 900 make -s check-asan
