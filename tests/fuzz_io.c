@@ -26,6 +26,8 @@
 
 #include <time.h>
 
+#define MAX_FUZZ_RANKS 8 /* cases use 1..min(world size, this) ranks */
+
 /* ---- deterministic randomness (splitmix64) ---- */
 
 typedef struct { uint64_t s; } rng_t;
@@ -168,6 +170,7 @@ static void gen_mem_sel(rng_t *r, scenario *s, int rk, uint64_t nf)
 {
     selops *so = &s->msel[rk];
     so->n = 0;
+    if (nf > ((uint64_t)1 << 24)) return; /* never with the generator's small dims; keeps the sizes below bounded */
     unsigned k = (unsigned)rnd(r, 100);
     if (nf == 1 && k < 15) { s->mrank[rk] = -2; return; }
     if (k < 25) { /* points in a larger space, random or sorted order */
@@ -305,8 +308,11 @@ static void gen_case(uint64_t seed, uint64_t idx, int maxranks, scenario *s)
     s->ratio = 60;
     s->mode = chance(r, 88) ? COLLDIAG_MPIO_COLLECTIVE : COLLDIAG_MPIO_INDEPENDENT;
     s->rank = 1 + (int)rnd(r, 4);
-    static const uint64_t maxdim[5] = {0, 48, 16, 8, 5};
-    for (int d = 0; d < s->rank; d++) s->dims[d] = 1 + rnd(r, maxdim[s->rank]);
+    /* small dims keep cases fast; one case in 20 is large (up to ~64,000 elements: many chunks, long runs,
+       many rounds in the 24-byte build, conversion buffers that fill several times) */
+    static const uint64_t maxdim[5] = {0, 48, 16, 8, 5}, bigdim[5] = {0, 20000, 200, 40, 16};
+    const int big = chance(r, 5);
+    for (int d = 0; d < s->rank; d++) s->dims[d] = 1 + rnd(r, big ? bigdim[s->rank] : maxdim[s->rank]);
     static const size_t elems[] = {1, 1, 1, 2, 3, 4, 4, 5, 7, 8, 8, 12, 16, 17};
     s->elem = chance(r, 15) ? 1 + rnd(r, 17) : elems[rnd(r, sizeof elems / sizeof *elems)];
     unsigned lk = (unsigned)rnd(r, 100);
@@ -379,7 +385,7 @@ static void gen_case(uint64_t seed, uint64_t idx, int maxranks, scenario *s)
     /* how the ranks share the dataset */
     unsigned how = (unsigned)rnd(r, 100);
     int sd = (int)rnd(r, (uint64_t)s->rank);
-    uint64_t cuts[5];
+    uint64_t cuts[MAX_FUZZ_RANKS + 1];
     cuts[0] = 0;
     cuts[s->ranks] = s->dims[sd];
     for (int k = 1; k < s->ranks; k++) cuts[k] = rnd(r, s->dims[sd] + 1);
@@ -712,7 +718,7 @@ int main(int argc, char **argv)
         }
     }
     MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD); /* a time-based seed is rank 0's */
-    int maxranks = R.world < 4 ? R.world : 4;
+    int maxranks = R.world < MAX_FUZZ_RANKS ? R.world : MAX_FUZZ_RANKS; /* CI launches 4 */
     for (int p = 1; p <= maxranks; p++) MPI_Comm_split(MPI_COMM_WORLD, R.me < p ? 0 : MPI_UNDEFINED, R.me, &R.comm[p]);
     if (R.me == 0) printf("fuzz_io: seed %" PRIu64 ", %s, up to %d ranks\n", seed, seconds > 0 ? "timed" : "fixed count", maxranks), fflush(stdout);
     double t0 = now();
