@@ -1,12 +1,13 @@
-/* scenario_run — executes one scenario file (../shared/scenarios/FORMAT.md) with colldiag.
+/* scenario_run — executes one scenario file (tests/scenarios/FORMAT.md) with colldiag.
  *
- *   mpirun -n R tests/scenario_run [--hdf5] [--keep] FILE
+ *   mpirun -n R tests/scenario_run [--hdf5] [--rules] [--keep] FILE
  *
  * Writes the dataset image (element i holds i+1) with colldiag, checks every byte of the file
  * against an image the runner computes on its own (brute force over the dataset, not colldiag's
  * mapping), reads it back into a canary-filled buffer and checks every byte, and compares each rank's
- * reported chunk optimisation, I/O mode and causes with the `expect` lines. Exit 0 when all matched,
- * 1 otherwise, 2 for a malformed file.
+ * reported chunk optimisation, I/O mode and causes with the `expect` lines and, with --rules, with the
+ * runner's own reference of SPEC.md's rules. Exit 0 when all matched, 1 otherwise, 2 for a malformed file.
+ * tests/fuzz_io.c includes this file (SCENARIO_NO_MAIN) and runs run_case on generated scenarios.
  */
 #define _GNU_SOURCE
 #include "colldiag.h"
