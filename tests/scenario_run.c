@@ -770,12 +770,18 @@ typedef struct {
     char msg[MSG_LEN];
 } result_t;
 
+/* What each rank's colldiag_get_chunk_info said, gathered on rank 0: rank r's chunks are
+   v[off[r] .. off[r+1]), four numbers each (index, nelem, collective, nproc as int64). */
+typedef struct { uint64_t *v, *off; } chunkrep_t;
+
 /* One transfer on every rank of comm; results gathered on its rank 0 (res has s->ranks entries there). */
 static void transfer(const scenario *s, MPI_Comm comm, const char *path, int dir, colldiag_layout *l, colldiag_sel *fsel,
-                     colldiag_sel *msel, int sel_failed, const char *sel_err, void *buf, const convctx *cc, result_t *res)
+                     colldiag_sel *msel, int sel_failed, const char *sel_err, void *buf, const convctx *cc, result_t *res,
+                     chunkrep_t *cr)
 {
     result_t mine;
     memset(&mine, 0, sizeof mine);
+    uint64_t *civ = NULL, nci = 0;
     colldiag_file *f = NULL;
     int amode = dir == 0 ? MPI_MODE_RDWR : MPI_MODE_RDONLY;
     int rc = colldiag_file_open(comm, path, amode, MPI_INFO_NULL, (colldiag_driver_t)s->driver, &f);
@@ -805,17 +811,49 @@ static void transfer(const scenario *s, MPI_Comm comm, const char *path, int dir
         colldiag_get_mpio_no_collective_cause(x, &mine.local, &mine.global);
         mine.chunk_opt = (int)co;
         mine.io_mode = (int)im;
+        const colldiag_chunk_info *ci = NULL;
+        if (!rc && colldiag_get_chunk_info(x, &nci, &ci) == 0) {
+            civ = malloc((size_t)(4 * nci + 1) * sizeof *civ);
+            for (uint64_t k = 0; k < nci; k++) {
+                civ[4 * k] = ci[k].index;
+                civ[4 * k + 1] = ci[k].nelem;
+                civ[4 * k + 2] = (uint64_t)ci[k].collective;
+                civ[4 * k + 3] = (uint64_t)(int64_t)ci[k].nproc;
+            }
+        } else nci = 0;
         if (rc) snprintf(mine.msg, sizeof mine.msg, "%s%s%s", sel_failed ? sel_err : "", sel_failed ? " / " : "", colldiag_xfer_errmsg(x));
         colldiag_xfer_free(x);
         int crc = colldiag_file_close(f);
         if (crc && !rc) { mine.rc = crc; snprintf(mine.msg, sizeof mine.msg, "file_close: %s", colldiag_last_errmsg()); }
     }
     MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, res, (int)sizeof mine, MPI_BYTE, 0, comm);
+    /* the chunk info, for the rules */
+    int me, P;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &P);
+    uint64_t n4 = 4 * nci, *all = me == 0 ? malloc((size_t)P * sizeof *all) : NULL;
+    MPI_Gather(&n4, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, comm);
+    int *cnt = NULL, *dsp = NULL;
+    if (me == 0) {
+        cnt = malloc((size_t)P * sizeof *cnt);
+        dsp = malloc((size_t)P * sizeof *dsp);
+        cr->off = malloc((size_t)(P + 1) * sizeof *cr->off);
+        cr->off[0] = 0;
+        for (int r = 0; r < P; r++) { cnt[r] = (int)all[r]; dsp[r] = (int)cr->off[r]; cr->off[r + 1] = cr->off[r] + all[r]; }
+        cr->v = malloc((size_t)(cr->off[P] + 1) * sizeof *cr->v);
+    }
+    MPI_Gatherv(civ, (int)n4, MPI_UINT64_T, me == 0 ? cr->v : NULL, cnt, dsp, MPI_UINT64_T, 0, comm);
+    free(civ);
+    free(all);
+    free(cnt);
+    free(dsp);
 }
 
 /* ---- the rules of SPEC.md sections 2-4: the runner's own small reference, never colldiag's code ---- */
 
 typedef struct { int chunk_opt, io_mode; uint32_t local, global; } rule_t;
+/* one chunk a rank touched: grid index, the rank's elements in it, collective or not, ranks touching it */
+typedef struct { uint64_t idx, nelem; int coll, nproc; } rchunk_t;
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -824,10 +862,11 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Every rank's expected (chunk_opt, io_mode, causes) for one call (dir 0 write, 1 read), from the scenario,
-   the environment the call saw, and each rank's selected file elements (allel, counts per rank). The
-   scheme AUTO ran is not predicted: *auto_ok lists the schemes whose rules the caller may accept. */
+   the environment the call saw, and each rank's selected file elements (allel, counts per rank); and, in
+   ch[choff[r] .. choff[r+1]), the chunks rank r touched, ascending. AUTO's choice is not predicted: the
+   caller names the scheme it ran (scheme) and checks whether the rules of that scheme hold. */
 static void rules_expect(const scenario *s, int P, int dir, int scheme, const uint64_t *allel, const uint64_t *counts,
-                         rule_t *out)
+                         rule_t *out, rchunk_t *ch, uint64_t *choff)
 {
     static const char *const envn[] = {"default", "link", "multi", "atonce", "ind", "multi_no_opt", "aggregate", "auto"};
     int opt = s->chunk_opt;
@@ -858,13 +897,25 @@ static void rules_expect(const scenario *s, int P, int dir, int scheme, const ui
     uint64_t **tc = calloc((size_t)P, sizeof *tc), *nt = calloc((size_t)P, sizeof *nt), tot = 0, at = 0;
     for (int r = 0; r < P; r++) tot += counts[r];
     uint64_t *all = malloc((size_t)(tot + 1) * sizeof *all), nall = 0;
+    choff[0] = 0;
     for (int r = 0; r < P; r++) {
         tc[r] = malloc((size_t)(counts[r] + 1) * sizeof **tc);
         for (uint64_t i = 0; i < counts[r]; i++) tc[r][i] = s->layout == 1 ? elem_chunk(s, allel[at + i]) : 0;
         at += counts[r];
         qsort(tc[r], (size_t)counts[r], sizeof **tc, cmp_u64);
-        for (uint64_t i = 0; i < counts[r]; i++)
-            if (i == 0 || tc[r][i] != tc[r][i - 1]) { tc[r][nt[r]++] = tc[r][i]; all[nall++] = tc[r][i]; }
+        choff[r + 1] = choff[r];
+        for (uint64_t i = 0; i < counts[r]; i++) {
+            if (i == 0 || tc[r][i] != tc[r][i - 1]) {
+                tc[r][nt[r]++] = tc[r][i];
+                all[nall++] = tc[r][i];
+                rchunk_t *c = &ch[choff[r + 1]++];
+                c->idx = tc[r][i];
+                c->nelem = 0;
+                c->coll = 0;
+            }
+            ch[choff[r + 1] - 1].nelem++;
+        }
+        if (s->layout != 1) choff[r + 1] = choff[r]; /* contiguous and compact layouts report no chunks */
     }
     qsort(all, (size_t)nall, sizeof *all, cmp_u64);
     uint64_t sum = 0, mn = UINT64_MAX;
@@ -877,26 +928,25 @@ static void rules_expect(const scenario *s, int P, int dir, int scheme, const ui
         rule_t *o = &out[r];
         o->global = (o->local & 0x01) ? o->local : global;
         o->chunk_opt = o->io_mode = 0;
-        if (o->global) continue;
+        for (uint64_t k = 0; k < nt[r] && s->layout == 1; k++) { /* ranks touching chunk tc[r][k]: its run in the sorted list */
+            uint64_t lo = 0, hi = nall;
+            while (lo < hi) { uint64_t m = (lo + hi) / 2; if (all[m] < tc[r][k]) lo = m + 1; else hi = m; }
+            uint64_t n = 0;
+            while (lo + n < nall && all[lo + n] == tc[r][k]) n++;
+            ch[choff[r] + k].nproc = (int)n;
+        }
+        if (o->global) continue; /* every touched chunk went independent */
         if (s->layout != 1) { o->io_mode = COLLDIAG_MPIO_CONTIGUOUS_COLLECTIVE; continue; }
         o->chunk_opt = opt == COLLDIAG_MPIO_CHUNK_AGGREGATE_IO ? COLLDIAG_MPIO_CHUNK_AGGREGATE : opt;
-        if (opt == COLLDIAG_MPIO_CHUNK_ONE_IO || opt == COLLDIAG_MPIO_CHUNK_AGGREGATE_IO) {
-            o->io_mode = COLLDIAG_MPIO_CHUNK_COLLECTIVE;
-            continue;
-        }
         for (uint64_t k = 0; k < nt[r]; k++) {
-            int coll;
-            if (opt == COLLDIAG_MPIO_ALL_CHUNK_IND_IO) coll = 0;
-            else if (opt == COLLDIAG_MPIO_CHUNK_MULTI_IO_NO_OPT) coll = k < mn;
-            else {
-                uint64_t lo = 0, hi = nall; /* ranks touching chunk tc[r][k]: its run in the sorted list */
-                while (lo < hi) { uint64_t m = (lo + hi) / 2; if (all[m] < tc[r][k]) lo = m + 1; else hi = m; }
-                uint64_t n = 0;
-                while (lo + n < nall && all[lo + n] == tc[r][k]) n++;
-                coll = ratio == 0 || n > thr;
-            }
-            o->io_mode |= coll ? COLLDIAG_MPIO_CHUNK_COLLECTIVE : COLLDIAG_MPIO_CHUNK_INDEPENDENT;
+            rchunk_t *c = &ch[choff[r] + k];
+            if (opt == COLLDIAG_MPIO_CHUNK_ONE_IO || opt == COLLDIAG_MPIO_CHUNK_AGGREGATE_IO) c->coll = 1;
+            else if (opt == COLLDIAG_MPIO_ALL_CHUNK_IND_IO) c->coll = 0;
+            else if (opt == COLLDIAG_MPIO_CHUNK_MULTI_IO_NO_OPT) c->coll = k < mn;
+            else c->coll = ratio == 0 || (unsigned)c->nproc > thr;
+            o->io_mode |= c->coll ? COLLDIAG_MPIO_CHUNK_COLLECTIVE : COLLDIAG_MPIO_CHUNK_INDEPENDENT;
         }
+        if (opt == COLLDIAG_MPIO_CHUNK_ONE_IO || opt == COLLDIAG_MPIO_CHUNK_AGGREGATE_IO) o->io_mode = COLLDIAG_MPIO_CHUNK_COLLECTIVE;
     }
     for (int r = 0; r < P; r++) free(tc[r]);
     free(tc);
@@ -904,16 +954,44 @@ static void rules_expect(const scenario *s, int P, int dir, int scheme, const ui
     free(all);
 }
 
-/* Compares every rank's result with the rules; AUTO may have run link, multi or aggregation, the same on every rank. */
-static int rules_check(const scenario *s, int P, int dir, const result_t *res, const uint64_t *allel, const uint64_t *counts,
-                       char *why, size_t wl)
+/* Compares every rank's result and chunk info with the rules; AUTO may have run link, multi or aggregation,
+   the same on every rank. nproc, where a scheme reports it (not -1), must be exact; multi and at-once with
+   ratio != 0 must report it. */
+static int rules_check(const scenario *s, int P, int dir, const result_t *res, const chunkrep_t *cr, const uint64_t *allel,
+                       const uint64_t *counts, char *why, size_t wl)
 {
     static const int schemes[] = {COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_CHUNK_AGGREGATE_IO};
     rule_t *ex = calloc((size_t)P, sizeof *ex);
+    uint64_t tot = 0, *choff = calloc((size_t)P + 1, sizeof *choff);
+    for (int r = 0; r < P; r++) tot += counts[r];
+    rchunk_t *ch = calloc((size_t)tot + 1, sizeof *ch);
     int ok = 0;
     for (int a = 0; a < 3 && !ok; a++) {
-        rules_expect(s, P, dir, schemes[a], allel, counts, ex);
+        rules_expect(s, P, dir, schemes[a], allel, counts, ex, ch, choff);
         ok = 1;
+        for (int r = 0; r < P && ok && cr->v; r++) { /* the chunk info, chunk by chunk */
+            uint64_t n = (cr->off[r + 1] - cr->off[r]) / 4;
+            if (n != choff[r + 1] - choff[r]) {
+                ok = 0;
+                snprintf(why, wl, "rank %d %s: chunk info lists %" PRIu64 " chunks, the rank touched %" PRIu64, r, dir ? "read" : "write", n,
+                         choff[r + 1] - choff[r]);
+                break;
+            }
+            for (uint64_t k = 0; k < n && ok; k++) {
+                const uint64_t *g = cr->v + cr->off[r] + 4 * k;
+                const rchunk_t *w = &ch[choff[r] + k];
+                int nproc = (int)(int64_t)g[3];
+                const char *er = getenv("COLLDIAG_CHUNK_OPT_RATIO");
+                unsigned ratio = er ? (unsigned)strtoul(er, NULL, 10) : s->ratio;
+                int must = (res[r].chunk_opt == COLLDIAG_MPIO_MULTI_CHUNK || res[r].chunk_opt == COLLDIAG_MPIO_COLL_CHUNK_ATONCE) && ratio != 0;
+                if (g[0] != w->idx || g[1] != w->nelem || (int)g[2] != w->coll || (nproc != -1 && nproc != w->nproc) || (must && nproc == -1)) {
+                    ok = 0;
+                    snprintf(why, wl, "rank %d %s: chunk info #%" PRIu64 " says chunk %" PRIu64 ", %" PRIu64 " elements, %s, nproc %d; the rules give "
+                             "chunk %" PRIu64 ", %" PRIu64 " elements, %s, nproc %d", r, dir ? "read" : "write", k, g[0], g[1],
+                             g[2] ? "collective" : "independent", nproc, w->idx, w->nelem, w->coll ? "collective" : "independent", w->nproc);
+                }
+            }
+        }
         for (int r = 0; r < P && ok; r++) {
             const result_t *x = &res[r];
             if (x->chunk_opt != ex[r].chunk_opt || x->io_mode != ex[r].io_mode || x->local != ex[r].local || x->global != ex[r].global) {
@@ -930,6 +1008,8 @@ static int rules_check(const scenario *s, int P, int dir, const result_t *res, c
         if (!(opt == COLLDIAG_MPIO_CHUNK_AUTO || (e && !strcmp(e, "auto")))) break; /* only AUTO has alternatives */
     }
     free(ex);
+    free(ch);
+    free(choff);
     return ok;
 }
 
@@ -1080,12 +1160,13 @@ static int run_case(const scenario *s, MPI_Comm comm, const run_opts *o)
         for (uint64_t k = 0; k < nf; k++) mem_value(s, &cc, fel[k], wbuf + (mel ? mel[k] : k) * mes);
     result_t *wres = me == 0 ? calloc((size_t)P, sizeof *wres) : NULL;
     result_t *rres = me == 0 ? calloc((size_t)P, sizeof *rres) : NULL;
-    if (s->direction == 0) transfer(s, comm, path, 0, l, fsel, msel, sel_failed, sel_err, wbuf, &cc, wres);
+    chunkrep_t wcr = {NULL, NULL}, rcr = {NULL, NULL};
+    if (s->direction == 0) transfer(s, comm, path, 0, l, fsel, msel, sel_failed, sel_err, wbuf, &cc, wres, &wcr);
 
     /* read back into a canary-filled buffer; every rank checks its own bytes */
     unsigned char *rbuf = malloc((size_t)(mspace * mes) + 1);
     memset(rbuf, 0x3C, (size_t)(mspace * mes));
-    transfer(s, comm, path, 1, l, fsel, msel, sel_failed, sel_err, rbuf, &cc, rres);
+    transfer(s, comm, path, 1, l, fsel, msel, sel_failed, sel_err, rbuf, &cc, rres, &rcr);
     char rbad[MSG_LEN] = "";
     if (!model_bad && s->expect_error < 0 && !s->filtered) {
         unsigned char *want = calloc(1, mes + 64);
@@ -1191,7 +1272,7 @@ static int run_case(const scenario *s, MPI_Comm comm, const run_opts *o)
         if (o->rules && !expect_fail && !any_bad && calls_ok && !s->filtered)
             for (int pass = s->direction; pass < 2; pass++) {
                 char why[MSG_LEN];
-                if (!rules_check(s, P, pass, pass ? rres : wres, allel, counts, why, sizeof why)) {
+                if (!rules_check(s, P, pass, pass ? rres : wres, pass ? &rcr : &wcr, allel, counts, why, sizeof why)) {
                     fprintf(out, "FAIL: %s\n", why);
                     status = 1;
                 }
@@ -1281,6 +1362,10 @@ static int run_case(const scenario *s, MPI_Comm comm, const run_opts *o)
     free(rc_i);
     free(dsp);
     free(allel);
+    free(wcr.v);
+    free(wcr.off);
+    free(rcr.v);
+    free(rcr.off);
     return status;
 }
 
