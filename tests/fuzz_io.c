@@ -245,6 +245,12 @@ static void gen_mem_sel(rng_t *r, scenario *s, int rk, uint64_t nf)
     add_op(so, OP_ALL, 0);
 }
 
+static void clear_ops(selops *so)
+{
+    for (int i = 0; i < so->n; i++) free(so->ops[i].coords);
+    so->n = 0;
+}
+
 /* The elements a rank's file ops select, by the runner's model (NULL list when invalid). */
 static int rank_elems(const scenario *s, int rk, uint64_t **el, uint64_t *n)
 {
@@ -258,8 +264,21 @@ static int rank_elems(const scenario *s, int rk, uint64_t **el, uint64_t *n)
     return rc;
 }
 
+/* Whether rank rk's arguments are bad: a selection that cannot be built, or a memory selection whose
+   count differs from the file selection's. */
+static int rank_bad(const scenario *s, int rk)
+{
+    uint64_t *el = NULL, n = 0, *ml = NULL, nm = 0;
+    int bad = rank_elems(s, rk, &el, &n) != 0;
+    if (!bad && s->mrank[rk] > 0) bad = model_elems(&s->msel[rk], s->mrank[rk], s->mdims[rk], &ml, &nm) != 0 || nm != n;
+    free(el);
+    free(ml);
+    return bad;
+}
+
 /* A case the runner can judge: valid selections, memory counts that match, ranks' selections disjoint,
-   nothing written into an unallocated chunk. */
+   nothing written into an unallocated chunk; in an error case (expect_error), exactly that rank's
+   arguments are bad. */
 static int case_valid(const scenario *s)
 {
     uint64_t N = prod(s->dims, s->rank);
@@ -268,6 +287,10 @@ static int case_valid(const scenario *s)
     for (int rk = 0; rk < s->ranks && ok; rk++) {
         uint64_t *el = NULL, n = 0;
         if (s->space_null) continue;
+        if (rk == s->expect_error) {
+            ok = rank_bad(s, rk) && s->mode == COLLDIAG_MPIO_COLLECTIVE;
+            continue;
+        }
         if (rank_elems(s, rk, &el, &n)) { ok = 0; break; }
         for (uint64_t i = 0; i < n && ok; i++) {
             if (own[el[i]]) ok = 0;
@@ -411,6 +434,39 @@ static void gen_case(uint64_t seed, uint64_t idx, int maxranks, scenario *s)
         else if (chance(r, 1)) s->mrank[k] = -1; /* a null memory space: the rank moves nothing (cause 0x10) */
         free(el);
     }
+    /* one case in 12 of the collective ones: one rank's arguments are bad. Every rank must fail (the bad one
+       with its own error, the others with ERR_PEER), nobody may hang, and the file must stay untouched. */
+    if (s->mode == COLLDIAG_MPIO_COLLECTIVE && chance(r, 8)) {
+        int b = (int)rnd(r, (uint64_t)s->ranks);
+        uint64_t *el = NULL, n = 0;
+        rank_elems(s, b, &el, &n);
+        free(el);
+        unsigned kind = (unsigned)rnd(r, 3);
+        s->expect_error = b;
+        if (kind == 0) { /* a memory selection of one element more, or one less */
+            clear_ops(&s->msel[b]);
+            uint64_t m = n > 1 && chance(r, 50) ? n - 1 : n + 1;
+            s->mrank[b] = 1;
+            s->mdims[b][0] = m + 1;
+            selop *o = add_op(&s->msel[b], OP_HYPER, COLLDIAG_SELECT_SET);
+            o->count[0] = m;
+            o->stride[0] = o->block[0] = 1;
+        } else if (kind == 1) { /* a point listed twice */
+            selop *o = add_op(&s->fsel[b], OP_POINTS, COLLDIAG_SELECT_SET);
+            o->npts = 2;
+            o->coords = calloc((size_t)(2 * s->rank + 1), sizeof *o->coords);
+            for (int d = 0; d < s->rank; d++) o->coords[d] = o->coords[s->rank + d] = rnd(r, s->dims[d]);
+        } else { /* a hyperslab past the end of one dimension */
+            region_t g;
+            for (int d = 0; d < s->rank; d++) { g.lo[d] = 0; g.hi[d] = s->dims[d]; }
+            g.idim = -1;
+            selop *o = add_op(&s->fsel[b], OP_HYPER, chance(r, 50) ? COLLDIAG_SELECT_OR : COLLDIAG_SELECT_SET);
+            gen_hyperslab(r, s, &g, o);
+            int d = (int)rnd(r, (uint64_t)s->rank);
+            o->start[d] = s->dims[d] - rnd(r, 2); /* at the end, or one before it with more than one element */
+            if (o->start[d] + (o->count[d] - 1) * o->stride[d] + o->block[d] <= s->dims[d]) o->start[d] = s->dims[d];
+        }
+    }
 }
 
 /* ---- writing a case as a scenario file ---- */
@@ -471,6 +527,7 @@ static void scenario_write(FILE *f, const scenario *s)
     if (s->space_scalar) fprintf(f, "space scalar\n");
     if (s->direction) fprintf(f, "direction read\n");
     for (int i = 0; i < s->nenv; i++) fprintf(f, "env %s\n", s->env[i]);
+    if (s->expect_error >= 0) fprintf(f, "expect_error %d\n", s->expect_error);
     for (int rk = 0; rk < s->ranks; rk++) {
         write_ops(f, "sel", rk, &s->fsel[rk], s->rank);
         if (s->mrank[rk] == -1) fprintf(f, "mem %d null\n", rk);
@@ -523,6 +580,7 @@ static void drop_rank(scenario *s, int rk)
     for (int i = 0; i < s->msel[rk].n; i++) free(s->msel[rk].ops[i].coords);
     free(s->fsel[rk].ops);
     free(s->msel[rk].ops);
+    if (s->expect_error > rk) s->expect_error--;
     for (int k = rk; k + 1 < s->ranks; k++) {
         s->fsel[k] = s->fsel[k + 1];
         s->msel[k] = s->msel[k + 1];
@@ -530,12 +588,6 @@ static void drop_rank(scenario *s, int rk)
         memcpy(s->mdims[k], s->mdims[k + 1], sizeof s->mdims[k]);
     }
     s->ranks--;
-}
-
-static void clear_ops(selops *so)
-{
-    for (int i = 0; i < so->n; i++) free(so->ops[i].coords);
-    so->n = 0;
 }
 
 /* ---- running ---- */
@@ -595,6 +647,7 @@ static void shrink(runner_t *R, scenario *s)
         progress = 0;
         scenario c;
         for (int rk = s->ranks - 1; rk >= 0 && s->ranks > 1; rk--) {
+            if (rk == s->expect_error) continue;
             scenario_copy(&c, s);
             drop_rank(&c, rk);
             progress |= try_cand(R, s, &c);
