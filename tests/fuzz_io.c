@@ -333,7 +333,12 @@ static void gen_case(uint64_t seed, uint64_t idx, int maxranks, scenario *s)
     s->rank = 1 + (int)rnd(r, 4);
     /* small dims keep cases fast; one case in 20 is large (up to ~64,000 elements: many chunks, long runs,
        many rounds in the 24-byte build, conversion buffers that fill several times) */
-    static const uint64_t maxdim[5] = {0, 48, 16, 8, 5}, bigdim[5] = {0, 20000, 200, 40, 16};
+    static const uint64_t maxdim[5] = {0, 48, 16, 8, 5};
+#ifdef COLLDIAG_COLL_MAX_BYTES /* the small-round build: a call makes one round per few bytes, so "large" stays modest */
+    static const uint64_t bigdim[5] = {0, 1500, 40, 12, 7};
+#else
+    static const uint64_t bigdim[5] = {0, 20000, 200, 40, 16};
+#endif
     const int big = chance(r, 5);
     for (int d = 0; d < s->rank; d++) s->dims[d] = 1 + rnd(r, big ? bigdim[s->rank] : maxdim[s->rank]);
     static const size_t elems[] = {1, 1, 1, 2, 3, 4, 4, 5, 7, 8, 8, 12, 16, 17};
