@@ -41,7 +41,8 @@
    amortise a call per run and small enough to never matter next to the application's data. */
 #define CD_DEFAULT_BUFFER ((size_t)1 << 20)
 /* Staging for plain independent runs (gathering scattered memory into file order): 4 MiB keeps
-   pwrite/MPI_File_write_at calls large without a selection-sized copy. */
+   pwrite/MPI_File_write_at calls large without a selection-sized copy (never more than the collective
+   buffer below, which bounds everything a call allocates for data). */
 #define CD_STAGE_BYTES ((size_t)4 << 20)
 /* Collective calls pack memory into file order themselves when the memory side's runs average fewer
    bytes than this: MPI-IO libraries walk a many-run memory type slower than memcpy does (B4: 5.6M
@@ -54,9 +55,6 @@
 #define CD_MAX_INT_COUNT ((uint64_t)INT_MAX)
 /* A single contiguous block in an MPI type is split into 1 GiB pieces so sizes never overflow int. */
 #define CD_BIG_BLOCK ((uint64_t)1 << 30)
-/* Most bytes one rank moves in one collective data call: larger transfers become several agreed rounds.
-   ROMIO 3.2.1 (Open MPI 4.1's romio321) hangs on a collective request above 2 GiB per rank; 1 GiB keeps
-   a margin and is still far beyond where a round's fixed cost matters. */
 /* AUTO's cost model (section 7), measured on a 2-core Debian 12 box with Open MPI 4.1.4 (bench B1-B3):
    override per machine, the choice follows the ratios, not the absolute values. */
 #ifndef COLLDIAG_AUTO_LAT
@@ -81,8 +79,21 @@
 #define COLLDIAG_AUTO_BW_NET 2e9   /* B/s per rank through the exchange */
 #endif
 
+/* Most bytes one rank moves in one collective data call: larger transfers become several agreed rounds.
+   ROMIO 3.2.1 (Open MPI 4.1's romio321) hangs on a collective request above 2 GiB per rank; 1 GiB keeps
+   a margin and is still far beyond where a round's fixed cost matters. */
 #ifndef COLLDIAG_COLL_MAX_BYTES
 #define COLLDIAG_COLL_MAX_BYTES ((uint64_t)1 << 30)
+#endif
+/* The collective buffer: a collective call that packs memory into file order packs at most this many
+   bytes per rank at a time, in agreed rounds, through one buffer reused by every round. 16 MiB is
+   ROMIO's cb_buffer_size, the amount two-phase I/O itself moves per aggregator per cycle, so a round
+   costs no more calls than MPI-IO makes anyway, and the copy stays small next to the application's data
+   (B4 packed 186 MB per call into one fresh buffer before). Per transfer: colldiag_set_coll_buffer;
+   env COLLDIAG_COLL_BUFFER (bytes, k/m/g suffixes). Every rank must use the same value (it decides the
+   number of collective calls, so it is part of the agreed settings). */
+#ifndef COLLDIAG_COLL_BUFFER_BYTES
+#define COLLDIAG_COLL_BUFFER_BYTES ((uint64_t)16 << 20)
 #endif
 /* Upper bound on the spans one OR may materialise: a guard against selections that would need
    gigabytes of description (the caller gets COLLDIAG_ERR_NOMEM with a message, not an abort). */
@@ -900,6 +911,8 @@ enum {
     AG_MAX_PIECE,      /* MAX: bytes of the largest piece of any rank */
     AG_MAX_RUNS,       /* MAX: file runs a rank hands MPI-IO (mapping-time estimate, the AUTO model's input) */
     AG_SUM_RUNS,       /* SUM */
+    AG_MAX_END,        /* MAX: end of the storage a rank's collective write touches (0 when not writing) */
+    AG_MAX_FSIZE,      /* MAX: the file's size as each rank sees it before a collective write */
     AG_N
 };
 
@@ -913,7 +926,9 @@ static void cd_agree_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
             uint64_t x = a[base + i], *y = &b[base + i];
             switch (i) {
             case AG_FAIL: case AG_MIN_CHUNKS: if (x < *y) *y = x; break;
-            case AG_MAX_CHUNKS: case AG_MAX_BYTES: case AG_MAX_PIECE: case AG_MAX_RUNS: if (x > *y) *y = x; break;
+            case AG_MAX_CHUNKS: case AG_MAX_BYTES: case AG_MAX_PIECE: case AG_MAX_RUNS: case AG_MAX_END: case AG_MAX_FSIZE:
+                if (x > *y) *y = x;
+                break;
             case AG_SUM_CHUNKS: case AG_SUM_RUNS: *y += x; break;
             default: *y |= x; break;
             }
@@ -1083,6 +1098,7 @@ typedef struct {
     int coll_opt;
     int opt_types_disabled;     /* env COLLDIAG_MPI_OPT_TYPES / HDF5_MPI_OPT_TYPES starts with 0 */
     unsigned pack_run;          /* env COLLDIAG_PACK_RUN_BYTES (0: never pack); a local choice, not agreed */
+    uint64_t coll_buf;          /* collective buffer, bytes >= 1 (env COLLDIAG_COLL_BUFFER); agreed */
     const char *chunk_opt_src;  /* "setting", "default" or the env text */
     char env_text[96];
 } cd_settings;
@@ -1126,6 +1142,7 @@ int colldiag_xfer_create(colldiag_xfer **out)
     x->set.ratio = 60;   /* HDF5's H5D_MULTI_CHUNK_IO_COL_THRESHOLD default */
     x->set.coll_opt = COLLDIAG_MPIO_COLLECTIVE_IO;
     x->bufsize = CD_DEFAULT_BUFFER;
+    x->set.coll_buf = COLLDIAG_COLL_BUFFER_BYTES;
     x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = -1.0;
     *out = x;
     return 0;
@@ -1213,6 +1230,35 @@ int colldiag_set_buffer(colldiag_xfer *x, size_t bytes)
     return 0;
 }
 
+int colldiag_set_coll_buffer(colldiag_xfer *x, size_t bytes)
+{
+    static const char fn[] = "colldiag_set_coll_buffer";
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    if (bytes == 0) return cd_fail(COLLDIAG_ERR_ARG, fn, "bytes = 0: the collective buffer needs at least one byte");
+    x->set.coll_buf = bytes;
+    return 0;
+}
+
+/* "16777216", "16m", "64K", "1G": a byte count >= 1 with an optional binary suffix. */
+static int cd_parse_bytes(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (*s < '0' || *s > '9') return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno) return -1;
+    unsigned sh = 0;
+    switch (*end) {
+    case 'k': case 'K': sh = 10; end++; break;
+    case 'm': case 'M': sh = 20; end++; break;
+    case 'g': case 'G': sh = 30; end++; break;
+    default: break;
+    }
+    if (*end || v == 0 || v > (UINT64_MAX >> sh)) return -1;
+    *out = (uint64_t)v << sh;
+    return 0;
+}
+
 /* Parses a whole unsigned decimal; -1 if it is not one. */
 static int cd_parse_uint(const char *s, unsigned *out)
 {
@@ -1255,6 +1301,9 @@ static int settings_effective(const char *fn, const colldiag_xfer *x, cd_setting
     e = getenv("COLLDIAG_PACK_RUN_BYTES");
     if (e && *e && cd_parse_uint(e, &s->pack_run))
         return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_PACK_RUN_BYTES=\"%.40s\" is not an unsigned number", e);
+    e = getenv("COLLDIAG_COLL_BUFFER");
+    if (e && *e && cd_parse_bytes(e, &s->coll_buf))
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_COLL_BUFFER=\"%.40s\" is not a byte count >= 1 (suffix k, m or g allowed)", e);
     return 0;
 }
 
@@ -1263,6 +1312,7 @@ static uint64_t settings_digest(const cd_settings *s)
     uint64_t h = cd_hash_u64(0x5e77u, (uint64_t)s->chunk_opt);
     h = cd_hash_u64(h, s->num);
     h = cd_hash_u64(h, s->ratio);
+    h = cd_hash_u64(h, s->coll_buf);
     return cd_hash_u64(h, (uint64_t)s->coll_opt);
 }
 
@@ -2077,8 +2127,8 @@ typedef struct {
     unsigned char *mst;   /* memory-typed staging (conversion only) */
     MPI_Offset poff;      /* pending file region */
     uint64_t plen;        /* bytes */
-    cd_kn *kl;            /* reads: the (k, n) runs of the pending region */
-    uint64_t nk, kcap;
+    cd_kn *kl;            /* reads: the (k, n) runs of the pending region, at most kmax */
+    uint64_t nk, kmax;
     int unalloc;          /* pending region belongs to unallocated chunks (reads: zeros) */
 } cd_stage;
 
@@ -2163,7 +2213,7 @@ static int stage_run(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
     const uint64_t per = st->fcap / fes; /* elements per staging fill */
     while (n > 0) {
         uint64_t t = n < per ? n : per;
-        if (st->plen && (foff != st->poff + (MPI_Offset)st->plen || st->plen + t * fes > st->fcap)) {
+        if (st->plen && (foff != st->poff + (MPI_Offset)st->plen || st->plen + t * fes > st->fcap || (st->kmax && st->nk == st->kmax))) {
             int rc = stage_flush(st);
             if (rc) return rc;
         }
@@ -2175,7 +2225,7 @@ static int stage_run(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
             if (!rc && (io->x->conv || io->x->xform)) rc = stage_convert(st, dst, t, COLLDIAG_TO_FILE);
             if (rc) return rc;
         } else {
-            if (cd_grow((void **)&st->kl, &st->kcap, st->nk + 1, sizeof *st->kl))
+            if (!st->kl && !(st->kl = cd_malloc((size_t)st->kmax * sizeof *st->kl)))
                 return io_fail(io, COLLDIAG_ERR_NOMEM, "staging a read");
             st->kl[st->nk].k = k;
             st->kl[st->nk].n = t;
@@ -2195,9 +2245,17 @@ static int stage_init(cd_stage *st, cd_io *io)
     st->io = io;
     int conv = io->x->conv || io->x->xform;
     size_t cap = conv ? io->x->bufsize : CD_STAGE_BYTES;
+    if (!conv && cap > io->set.coll_buf) cap = (size_t)io->set.coll_buf; /* the call's memory bound holds here too */
     size_t big = io->fes > io->mes ? io->fes : io->mes;
     if (cap < big) cap = big; /* at least one element of either type */
     uint64_t nel = cap / big;
+    if (io->dir == DIR_READ) { /* an eighth of the buffer records the runs to scatter, the rest holds data */
+        st->kmax = cap / 8 / sizeof(cd_kn);
+        if (st->kmax == 0) st->kmax = 1;
+        const size_t rec = (size_t)st->kmax * sizeof(cd_kn);
+        nel = cap > rec ? (cap - rec) / big : 0;
+        if (nel == 0) nel = 1; /* a buffer smaller than a record and an element: one element a fill */
+    }
     st->fcap = (size_t)(nel * io->fes);
     st->fst = cd_malloc(st->fcap);
     if (st->fcap > io->x->data_buf_bytes) io->x->data_buf_bytes = st->fcap; /* a data copy, not per-chunk state */
@@ -2421,11 +2479,6 @@ static void view_reset(cd_io *io)
     if (rc != MPI_SUCCESS) cd_mpi_err(io, rc, "MPI_File_set_view (reset)");
 }
 
-/* The collective data calls over the given pieces: `rounds` calls (agreed by every rank), each moving at
-   most a 1/rounds share of this rank's elements, so no rank ever hands MPI more than
-   COLLDIAG_COLL_MAX_BYTES in one call. Every rank makes every call (count 0 when it has nothing or has
-   already failed). The view is left set; callers reset it once after their last call. With
-   INDIVIDUAL_IO the same pieces move with independent calls instead and nothing collective happens. */
 /* One collective data call (every rank makes it; have = 0 joins with nothing), counted, with a short
    write reported as an error. Returns the bytes moved, -1 if the call failed or moved nothing. */
 static MPI_Count coll_data_call(cd_io *io, void *buf, int count, MPI_Datatype t, uint64_t want, int have)
@@ -2447,6 +2500,12 @@ static MPI_Count coll_data_call(cd_io *io, void *buf, int count, MPI_Datatype t,
     return got;
 }
 
+/* The collective data calls over the given pieces: `rounds` calls (agreed by every rank, rounds_for),
+   each moving at most a 1/rounds share of this rank's elements, so no rank ever hands MPI more than
+   the collective buffer (or COLLDIAG_COLL_MAX_BYTES) in one call, and packing reuses one buffer of
+   that size. Every rank makes every call (count 0 when it has nothing or has already failed). The view
+   is left set; callers reset it once after their last call. With INDIVIDUAL_IO the same pieces move
+   with independent calls instead and nothing collective happens. */
 static void coll_call_rounds(cd_io *io, const uint64_t *list, uint64_t n, uint64_t rounds)
 {
     if (io->dir == DIR_PLAN) return;
@@ -2464,6 +2523,8 @@ static void coll_call_rounds(cd_io *io, const uint64_t *list, uint64_t n, uint64
         if ((p->flags & PF_UNALLOC) && io->dir == DIR_READ) cd_walk_piece(&io->map, io->fs, p, run_zero, io);
     }
     const uint64_t per = mine / rounds + (mine % rounds != 0);
+    unsigned char *packbuf = NULL; /* one packing buffer for every round (a round is at most the collective buffer) */
+    size_t packcap = 0;
     for (uint64_t r = 0; r < rounds; r++) {
         double t0 = cd_now();
         cd_coll_build b;
@@ -2506,8 +2567,13 @@ static void coll_call_rounds(cd_io *io, const uint64_t *list, uint64_t n, uint64
         /* many short memory runs: pack them in file order here instead of handing MPI the memory type */
         unsigned char *pack = NULL;
         if (!io->code && b.walk == WALK_FILE && pack_pays(io, b.fs.bytes, b.mruns)) {
-            pack = cd_malloc((size_t)b.fs.bytes);
-            if (b.fs.bytes > io->x->data_buf_bytes) io->x->data_buf_bytes = b.fs.bytes;
+            if (b.fs.bytes > packcap) { /* grows at most once in practice: rounds are equal shares */
+                cd_free(packbuf);
+                packbuf = cd_malloc((size_t)b.fs.bytes);
+                packcap = packbuf ? (size_t)b.fs.bytes : 0;
+                if (packcap > io->x->data_buf_bytes) io->x->data_buf_bytes = packcap;
+            }
+            pack = packbuf; /* NULL (no memory): the memory type below instead, slower but exact */
             if (pack && io->dir == DIR_WRITE) coll_pack_walk(io, &b, list, n, pack, 0);
         }
         if (!io->code && b.fs.bytes && !pack && b.walk == WALK_FILE) {
@@ -2533,18 +2599,32 @@ static void coll_call_rounds(cd_io *io, const uint64_t *list, uint64_t n, uint64
         void *buf = pack ? pack : io->dir == DIR_WRITE ? (void *)io->wbuf : io->rbuf;
         if (coll_data_call(io, buf, 1, mt, b.fs.bytes, have) >= 0 && pack && io->dir == DIR_READ)
             coll_pack_walk(io, &b, list, n, pack, 1);
-        cd_free(pack);
         if (ft != MPI_DATATYPE_NULL) MPI_Type_free(&ft);
         if (mt != MPI_DATATYPE_NULL) MPI_Type_free(&mt);
         stream_free(&b.fs);
         stream_free(&b.ms);
         io->x->cnt.t_io += cd_now() - t0;
     }
+    cd_free(packbuf);
 }
 
+/* Agreed rounds for a call in which no rank moves more than `bytes`: enough that a round's share of
+   any rank's elements fits the collective buffer (at least one element a round) and stays under
+   COLLDIAG_COLL_MAX_BYTES. Every call is split, packing or not: which ranks pack is a local choice
+   made per round, so the rounds cannot wait for it, and a round of 16 MiB per rank is what two-phase
+   I/O moves per cycle anyway. Also bounds a round's datatype description (at most an item per run). */
+static uint64_t rounds_for(const cd_io *io, uint64_t bytes)
+{
+    const uint64_t es = io->fes ? io->fes : 1;
+    uint64_t cap = io->set.coll_buf / es; /* elements a round may take from one rank */
+    if (cap == 0) cap = 1;
+    if (cap > COLLDIAG_COLL_MAX_BYTES / es) cap = COLLDIAG_COLL_MAX_BYTES / es ? COLLDIAG_COLL_MAX_BYTES / es : 1;
+    const uint64_t elems = bytes / es;
+    return elems / cap + (elems % cap != 0) + (elems == 0);
+}
 /* Rounds for calls over many pieces (by the most bytes any rank moves) and for one piece per call. */
-static uint64_t rounds_all(const cd_io *io) { return io->g[AG_MAX_BYTES] / COLLDIAG_COLL_MAX_BYTES + 1; }
-static uint64_t rounds_piece(const cd_io *io) { return io->g[AG_MAX_PIECE] / COLLDIAG_COLL_MAX_BYTES + 1; }
+static uint64_t rounds_all(const cd_io *io) { return rounds_for(io, io->g[AG_MAX_BYTES]); }
+static uint64_t rounds_piece(const cd_io *io) { return rounds_for(io, io->g[AG_MAX_PIECE]); }
 #define coll_call(io, list, n) coll_call_rounds((io), (list), (n), rounds_all(io))
 #define coll_call_piece(io, list, n) coll_call_rounds((io), (list), (n), rounds_piece(io))
 
@@ -3494,6 +3574,38 @@ static int agree_end(cd_io *io)
 }
 
 /* Names the ranks that disagree with rank 0 about the layout or settings (error path only: O(P)). */
+/* Collective writes into storage past the end of the file. MPI-IO's collective writes fill the holes
+   between a call's pieces by read-modify-write; past the end of the file that read returns nothing and
+   both Open MPI 4.1's ompio (write data sieving) and ROMIO (two-phase) then write whatever their buffer
+   held into the holes (tests/mpi_valgrind_baseline.c --gap, tests/test_memory.c on ROMIO: edge chunks'
+   padding came back 0xff), where a fresh file must read zeros. So a collective write first extends the
+   file to the end of the storage it touches: the holes then read as zeros and stay zeros. The extent is
+   agreed in the first reduction (no extra communication); the file grows only, never shrinks, and only
+   when every rank sees it shorter. Costs one lseek per rank and call, and an ftruncate when it grows. */
+static void write_extent(const cd_io *io, uint64_t *end, uint64_t *fsize)
+{
+    *end = *fsize = 0;
+    if (io->code || io->dir != DIR_WRITE || io->set.mode != COLLDIAG_MPIO_COLLECTIVE || io->f->driver != COLLDIAG_DRIVER_MPIO ||
+        io->set.coll_opt != COLLDIAG_MPIO_COLLECTIVE_IO)
+        return;
+    const uint64_t span = io->l->storage == STORE_CHUNKED ? io->l->chunk_bytes : io->l->nelem * io->fes;
+    for (uint64_t i = 0; i < io->map.n; i++) {
+        const cd_piece *p = &io->map.pc[i];
+        if (p->addr >= 0 && p->nelem && (uint64_t)p->addr + span > *end) *end = (uint64_t)p->addr + span;
+    }
+    MPI_Offset sz = 0;
+    if (*end && MPI_File_get_size(io->f->fh, &sz) == MPI_SUCCESS && sz > 0) *fsize = (uint64_t)sz;
+    if (*end && *fsize >= *end) *end = 0; /* nothing to grow on this rank */
+}
+
+/* Collective; called on agreed values only (every rank or none). A protection, not the operation: if
+   the file cannot grow (a size limit, a chunk address beyond it), the call goes on and the data calls
+   themselves report what fails, on the rank it fails on. */
+static void extend_file(cd_io *io, uint64_t end)
+{
+    MPI_File_set_size(io->f->fh, (MPI_Offset)end);
+}
+
 static void report_disagreement(cd_io *io, uint64_t ld, uint64_t sd)
 {
     const int P = io->f->size;
@@ -3510,7 +3622,7 @@ static void report_disagreement(cd_io *io, uint64_t ld, uint64_t sd)
     }
     cd_free(all);
     io_fail(io, COLLDIAG_ERR_ARG, "ranks disagree on the %s of this collective call: rank%s %s%s differ%s from rank 0",
-            what == 3 ? "layout and the transfer settings" : what == 2 ? "transfer settings (chunk opt, num, ratio, collective opt)"
+            what == 3 ? "layout and the transfer settings" : what == 2 ? "transfer settings (chunk opt, num, ratio, collective opt, collective buffer)"
                                                               : "layout (dims, chunk dims, element size, storage, addresses)",
             nd > 1 ? "s" : "", who, nd > 8 ? ", ..." : "", nd > 1 ? "" : "s");
 }
@@ -3669,6 +3781,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
         if (b > v[AG_MAX_PIECE]) v[AG_MAX_PIECE] = b;
     }
     v[AG_SUM_RUNS] = v[AG_MAX_RUNS];
+    write_extent(&io, &v[AG_MAX_END], &v[AG_MAX_FSIZE]);
     rc = MPI_Allreduce(v, io.g, AG_N, MPI_UINT64_T, f->op, f->comm);
     if (rc != MPI_SUCCESS) return finish(&io, cd_mpi_err(&io, rc, "MPI_Allreduce (cause agreement)"));
     uint32_t global = (uint32_t)io.g[AG_CAUSE];
@@ -3683,6 +3796,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
         return finish(&io, io.code);
     }
     if (io.g[AG_VIEW] && dir != DIR_PLAN) view_reset(&io);
+    if (!global && io.g[AG_MAX_END] > io.g[AG_MAX_FSIZE]) extend_file(&io, io.g[AG_MAX_END]);
     if (global & COLLDIAG_MPIO_FILTERS)
         return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag cannot write filtered chunks (cause FILTERS)"));
     if (l->filtered) return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag cannot read filtered chunks"));
@@ -3995,7 +4109,7 @@ static int report_nranks(const cd_rep *r, uint64_t idx, int *coll)
 
 static void chunk_reason(const cd_rep_hdr *h, const colldiag_chunk_info *c, int P, char *buf, size_t len)
 {
-    if (h->chunk_opt == COLLDIAG_MPIO_LINK_CHUNK) snprintf(buf, len, "collective: link-chunk moves every chunk in one call");
+    if (h->chunk_opt == COLLDIAG_MPIO_LINK_CHUNK) snprintf(buf, len, "collective: link-chunk moves all chunks together (one collective call a round)");
     else if (h->chunk_opt == COLLDIAG_MPIO_CHUNK_AGGREGATE)
         snprintf(buf, len, "collective: aggregated, rank %d of the %d touching it moves the chunk", c->owner, c->nproc);
     else if (h->chunk_opt == COLLDIAG_MPIO_ALL_CHUNK_IND) snprintf(buf, len, "independent: all-independent scheme");

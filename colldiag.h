@@ -211,6 +211,11 @@ int colldiag_set_type_conversion(colldiag_xfer *x, size_t mem_elem_size, colldia
 /* Sets a transform (fn NULL removes it); raises cause DATA_TRANSFORMS. */
 int colldiag_set_data_transform(colldiag_xfer *x, colldiag_transform_fn fn, void *ctx);
 int colldiag_set_buffer(colldiag_xfer *x, size_t bytes);      /* conversion buffer, default 1 MiB, >= 64 */
+/* Collective buffer, default 16 MiB (ROMIO's cb_buffer_size), >= 1: a collective call moves at most
+   this many bytes per rank per MPI call, in agreed rounds, and packs memory into file order through
+   one reused buffer of at most this size. Every rank of a call must set the same value (a difference
+   is reported like any other settings disagreement). env COLLDIAG_COLL_BUFFER overrides it. */
+int colldiag_set_coll_buffer(colldiag_xfer *x, size_t bytes);
 
 /* Results of the last write/read/plan with this xfer (reset at the start of every call; causes are set
    even if the I/O then fails; modes only when it succeeded). */

@@ -65,6 +65,8 @@ for p in 1 3 4; do suite "openmpi/ompio test_errors -n $p" 300 $OMPI -n $p build
 scenarios "openmpi/ompio" build/openmpi/scenario_run "$OMPI"
 # > 2 GiB and > 2^31 elements per rank (ompio; see README for ROMIO)
 suite "openmpi/ompio test_large -n 2" 600 $OMPI -n 2 build/openmpi/test_large "${TMPDIR:-/tmp}"
+# the memory a call adds stays bounded by the collective buffer (counting allocator, PMPI counters)
+for p in 1 3 4; do suite "openmpi/ompio test_memory -n $p" 300 $OMPI -n $p build/openmpi/test_memory "${TMPDIR:-/tmp}"; done
 suite "openmpi report/json" 300 tests/test_report.sh build/openmpi "$OMPI"
 suite "openmpi hdf5 interop + h5dump" 300 tests/test_h5dump.sh build/openmpi "$OMPI"
 suite "mpich hdf5 interop + h5dump" 300 tests/test_h5dump.sh build/mpich "$MPICH"
@@ -72,6 +74,7 @@ suite "mpich hdf5 interop + h5dump" 300 tests/test_h5dump.sh build/mpich "$MPICH
 export OMPI_MCA_io=romio321
 for p in 3 4; do suite "openmpi/romio test_io -n $p" 600 $OMPI -n $p build/openmpi/test_io; done
 suite "openmpi/romio test_errors -n 3" 300 $OMPI -n 3 build/openmpi/test_errors
+suite "openmpi/romio test_memory -n 3" 300 $OMPI -n 3 build/openmpi/test_memory "${TMPDIR:-/tmp}"
 fuzz_suite "openmpi/romio" 500 $OMPI -n 4 build/openmpi/fuzz_io
 scenarios "openmpi/romio" build/openmpi/scenario_run "$OMPI"
 unset OMPI_MCA_io
@@ -79,6 +82,7 @@ unset OMPI_MCA_io
 suite "mpich test_io quick -n 3" 600 $MPICH -n 3 build/mpich/test_io quick
 suite "mpich test_io quick -n 2" 600 $MPICH -n 2 build/mpich/test_io quick
 suite "mpich test_errors -n 3" 300 $MPICH -n 3 build/mpich/test_errors
+suite "mpich test_memory -n 3" 300 $MPICH -n 3 build/mpich/test_memory "${TMPDIR:-/tmp}"
 fuzz_suite "mpich" 300 $MPICH -n 4 build/mpich/fuzz_io
 scenarios "mpich" build/mpich/scenario_run "$MPICH"
 # AddressSanitizer + UBSan (clang) and valgrind over the suites, and a bounded fuzzing run

@@ -390,6 +390,18 @@ static void gen_case(uint64_t seed, uint64_t idx, int maxranks, scenario *s)
         if (chance(r, 8)) s->xform = 1;
         if ((s->conv || s->xform) && chance(r, 50)) s->buffer = 64 + rnd(r, 1024);
     }
+    /* a small collective buffer: rounds inside chunks and rows, packing and staging through one reused
+       buffer; never under 1/16 of the dataset, so a call makes at most a few dozen rounds (a round costs
+       a collective call: ~8 ms on oversubscribed MPICH) */
+    uint64_t dbytes = s->elem;
+    for (int d = 0; d < s->rank; d++) dbytes *= s->dims[d];
+    const uint64_t cb_min = dbytes / 16 + 1;
+    if (chance(r, 25)) s->coll_buffer = cb_min + rnd(r, chance(r, 50) ? 3 * s->elem : 256);
+    if (chance(r, 3)) {
+        char e[64];
+        snprintf(e, sizeof e, "COLLDIAG_COLL_BUFFER=%" PRIu64, cb_min + rnd(r, 4 * s->elem));
+        set_env_line(s, "%s", e);
+    }
     if (chance(r, 4)) set_env_line(s, "COLLDIAG_MPI_OPT_TYPES=0");
     if (chance(r, 4)) {
         static const char *const n[] = {"default", "link", "multi", "atonce", "ind", "multi_no_opt", "aggregate", "auto"};
@@ -528,6 +540,7 @@ static void scenario_write(FILE *f, const scenario *s)
     if (s->conv) fprintf(f, "conversion %zu\n", s->conv);
     if (s->xform) fprintf(f, "transform 1\n");
     if (s->buffer) fprintf(f, "buffer %zu\n", s->buffer);
+    if (s->coll_buffer) fprintf(f, "coll_buffer %zu\n", s->coll_buffer);
     if (s->space_null) fprintf(f, "space null\n");
     if (s->space_scalar) fprintf(f, "space scalar\n");
     if (s->direction) fprintf(f, "direction read\n");
@@ -721,7 +734,7 @@ static void shrink(runner_t *R, scenario *s)
                     }
                 }
         /* default settings, one at a time */
-        for (int k = 0; k < 14; k++) {
+        for (int k = 0; k < 15; k++) {
             scenario_copy(&c, s);
             int changed = 1;
             switch (k) {
@@ -738,6 +751,7 @@ static void shrink(runner_t *R, scenario *s)
             case 10: changed = c.addrs != NULL && c.direction == 0; if (changed) { free(c.addrs); c.addrs = NULL; c.naddrs = 0; } break;
             case 11: changed = c.direction == 1; c.direction = 0; break;
             case 12: changed = c.mode != COLLDIAG_MPIO_COLLECTIVE; c.mode = COLLDIAG_MPIO_COLLECTIVE; break;
+            case 13: changed = c.coll_buffer != 0; c.coll_buffer = 0; break;
             default:
                 changed = c.nenv > 0;
                 if (changed) free(c.env[--c.nenv]);

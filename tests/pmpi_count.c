@@ -13,14 +13,21 @@ static void add(uint64_t *calls, uint64_t *bytes, int count, MPI_Datatype t)
     *bytes += (uint64_t)count * (uint64_t)sz;
 }
 
+static void add_coll(int count, MPI_Datatype t)
+{
+    uint64_t before = g_pmpi.coll_bytes;
+    add(&g_pmpi.coll_calls, &g_pmpi.coll_bytes, count, t);
+    if (g_pmpi.coll_bytes - before > g_pmpi.coll_max) g_pmpi.coll_max = g_pmpi.coll_bytes - before;
+}
+
 int MPI_File_write_at_all(MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype t, MPI_Status *st)
 {
-    add(&g_pmpi.coll_calls, &g_pmpi.coll_bytes, count, t);
+    add_coll(count, t);
     return PMPI_File_write_at_all(fh, off, buf, count, t, st);
 }
 int MPI_File_read_at_all(MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype t, MPI_Status *st)
 {
-    add(&g_pmpi.coll_calls, &g_pmpi.coll_bytes, count, t);
+    add_coll(count, t);
     return PMPI_File_read_at_all(fh, off, buf, count, t, st);
 }
 int MPI_File_write_at(MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype t, MPI_Status *st)

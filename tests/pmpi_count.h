@@ -6,6 +6,7 @@
 
 typedef struct {
     uint64_t coll_calls, coll_bytes;   /* MPI_File_{write,read}_at_all */
+    uint64_t coll_max;                 /* most bytes one of them moved from this rank */
     uint64_t ind_calls, ind_bytes;     /* MPI_File_{write,read}_at */
     uint64_t set_view;                 /* MPI_File_set_view */
     uint64_t comm_calls;               /* Allreduce, Alltoallv, Allgather */

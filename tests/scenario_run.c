@@ -64,6 +64,7 @@ typedef struct {
     int64_t *addrs;    /* chunk address table (chunk_addrs), -1 = unallocated; NULL = dense */
     uint64_t naddrs;
     size_t buffer;     /* colldiag_set_buffer, 0 = default */
+    size_t coll_buffer; /* colldiag_set_coll_buffer, 0 = default */
     char *env[64];
     int nenv;
     selops *fsel;      /* per rank */
@@ -287,6 +288,9 @@ __attribute__((unused)) static void parse(const char *path, scenario *s)
             } else if (!strcmp(k, "buffer")) {
                 if (nt != 2) malformed("buffer takes one number");
                 s->buffer = (size_t)parse_u64(tok[1]);
+            } else if (!strcmp(k, "coll_buffer")) {
+                if (nt != 2) malformed("coll_buffer takes one number");
+                s->coll_buffer = (size_t)parse_u64(tok[1]);
             } else if (!strcmp(k, "chunk_addrs")) {
                 free(s->addrs);
                 s->naddrs = (uint64_t)(nt - 1);
@@ -799,6 +803,7 @@ static void transfer(const scenario *s, MPI_Comm comm, const char *path, int dir
         if (s->conv) colldiag_set_type_conversion(x, s->conv, conv_fn, (void *)cc);
         if (s->xform) colldiag_set_data_transform(x, xform_fn, (void *)cc);
         if (s->buffer) colldiag_set_buffer(x, s->buffer);
+        if (s->coll_buffer) colldiag_set_coll_buffer(x, s->coll_buffer);
         /* a selection that could not be built is passed as NULL: the collective call must then fail
            on every rank, which is what the scenario checks */
         const colldiag_sel *fs = sel_failed ? NULL : fsel;

@@ -19,11 +19,12 @@
 
 enum {
     C_OOB_POINT, C_NULL_FILESEL, C_NULL_BUF, C_COUNT_MISMATCH, C_DIMS_MISMATCH, C_BAD_ENV,
-    C_LAYOUT_DISAGREE, C_SETTINGS_DISAGREE, C_IO_FAIL, C_FILTERED, C_N
+    C_LAYOUT_DISAGREE, C_SETTINGS_DISAGREE, C_IO_FAIL, C_FILTERED, C_BUFFER_DISAGREE, C_BAD_BUFFER_ENV, C_N
 };
 static const char *const names[] = {"point out of bounds", "NULL file selection", "NULL buffer", "memory count mismatch",
                                     "selection dims differ from layout", "invalid COLLDIAG_CHUNK_OPT", "layout disagreement",
-                                    "settings disagreement", "I/O failure on one rank", "filtered write"};
+                                    "settings disagreement", "I/O failure on one rank", "filtered write",
+                                    "collective buffer disagreement", "invalid COLLDIAG_COLL_BUFFER"};
 
 static void run(int c, int bad, const char *path, int opt)
 {
@@ -67,6 +68,7 @@ static void run(int c, int bad, const char *path, int opt)
         colldiag_sel_select_hyperslab(fs_dims, COLLDIAG_SELECT_SET, st, NULL, cn, NULL);
     }
     if (c == C_BAD_ENV && isbad) setenv("COLLDIAG_CHUNK_OPT", "sideways", 1);
+    if (c == C_BAD_BUFFER_ENV && isbad) setenv("COLLDIAG_COLL_BUFFER", "16q", 1);
     int buf[16];
     for (int i = 0; i < 16; i++) buf[i] = me * 100 + i;
     /* canary file */
@@ -84,9 +86,11 @@ static void run(int c, int bad, const char *path, int opt)
     colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
     colldiag_set_dxpl_mpio_chunk_opt(x, (colldiag_chunk_opt_t)opt);
     if (c == C_SETTINGS_DISAGREE && isbad) colldiag_set_dxpl_mpio_chunk_opt_ratio(x, 10);
+    /* the collective buffer decides how many collective calls a call makes: ranks must agree on it */
+    if (c == C_BUFFER_DISAGREE && isbad) colldiag_set_coll_buffer(x, 8);
     rc = colldiag_write(f, l, c == C_NULL_FILESEL && isbad ? NULL : fs_dims ? fs_dims : fs, ms, c == C_NULL_BUF && isbad ? NULL : buf, x);
     const char *msg = colldiag_xfer_errmsg(x);
-    if (c == C_LAYOUT_DISAGREE || c == C_SETTINGS_DISAGREE) {
+    if (c == C_LAYOUT_DISAGREE || c == C_SETTINGS_DISAGREE || c == C_BUFFER_DISAGREE) {
         CHECK(rc == COLLDIAG_ERR_ARG, "rc %d (%s), expected ERR_ARG on every rank", rc, msg);
         char want[32];
         snprintf(want, sizeof want, bad == 0 ? "1" : "rank %d", bad); /* bad 0: "rank 1 differs" / "ranks 1, 2, ..." */
@@ -118,6 +122,7 @@ static void run(int c, int bad, const char *path, int opt)
     colldiag_xfer_free(x);
     colldiag_file_close(f);
     if (c == C_BAD_ENV && isbad) unsetenv("COLLDIAG_CHUNK_OPT");
+    if (c == C_BAD_BUFFER_ENV && isbad) unsetenv("COLLDIAG_COLL_BUFFER");
     if (me == 0 && c != C_IO_FAIL) {
         FILE *fp = fopen(path, "rb");
         unsigned char b[1024];
@@ -198,6 +203,8 @@ static void local_checks(void)
     CHECK(colldiag_set_dxpl_mpio_collective_opt(x, (colldiag_collective_opt_t)-1) == COLLDIAG_ERR_ARG, "invalid coll opt accepted");
     CHECK(colldiag_set_dxpl_mpio_chunk_opt_ratio(x, 101) == COLLDIAG_ERR_ARG, "ratio 101 accepted");
     CHECK(colldiag_set_buffer(x, 63) == COLLDIAG_ERR_ARG, "63-byte buffer accepted");
+    CHECK(colldiag_set_coll_buffer(x, 0) == COLLDIAG_ERR_ARG, "0-byte collective buffer accepted");
+    CHECK(colldiag_set_coll_buffer(x, 1) == 0, "1-byte collective buffer refused");
     colldiag_xfer_free(x);
     uint64_t d[2] = {UINT64_MAX / 2, 4}, c[2] = {1, 1};
     colldiag_layout *l = NULL;
@@ -241,7 +248,7 @@ int main(int argc, char **argv)
     for (int c = 0; c < C_N; c++)
         for (int b = 0; b < 3; b++) {
             if (b > 0 && bads[b] == bads[b - 1]) continue;
-            if ((c == C_LAYOUT_DISAGREE || c == C_SETTINGS_DISAGREE) && P == 1) continue;
+            if ((c == C_LAYOUT_DISAGREE || c == C_SETTINGS_DISAGREE || c == C_BUFFER_DISAGREE) && P == 1) continue;
             /* The I/O failure is injected into independent calls only: Open MPI's ompio and ROMIO both return
                success from a two-phase collective write whose piece lies beyond the file-size limit when that
                piece belongs to rank 0 (seen on Open MPI 4.1.4 and MPICH 4.0), so no library can report it. */

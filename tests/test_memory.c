@@ -1,0 +1,208 @@
+/* test_memory — a collective call's memory stays bounded by the collective buffer, whatever the data size.
+ *
+ * colldiag.c is compiled in with a counting allocator (its COLLDIAG_MALLOC/... macros), so the test sees
+ * every byte the kit allocates during a call. Each rank writes a slab of planes of a 3-D chunked dataset
+ * from a packed buffer: 8-element chunk rows are 32-byte memory runs, so collective calls pack memory
+ * into file order. With a collective buffer far smaller than a rank's data, for link-chunk, multi-chunk
+ * and AUTO, writes and reads, the test checks:
+ *   - the peak the call adds stays under  coll_buffer + 256 B per touched chunk + a fixed 16 KiB;
+ *   - no MPI_File_{write,read}_at_all moves more than coll_buffer bytes from a rank (PMPI counter), and
+ *     the MPI calls move exactly the rank's bytes;
+ *   - link-chunk makes exactly ceil(max elements per rank / floor(coll_buffer / 4)) collective calls;
+ *   - the file holds exactly the bytes of an image the test computes itself (rank 0 reads it raw), and
+ *     every rank reads its slab back exactly.
+ * The buffer comes from colldiag_set_coll_buffer or env COLLDIAG_COLL_BUFFER (both are tried).
+ *
+ *   mpirun -n P tests/test_memory [DIR]
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t g_live, g_peak; /* colldiag's heap: live bytes and their peak */
+static void *t_malloc(size_t n)
+{
+    size_t *p = malloc(n + 16);
+    if (!p) return NULL;
+    p[0] = n;
+    g_live += n;
+    if (g_live > g_peak) g_peak = g_live;
+    return (char *)p + 16;
+}
+static void *t_calloc(size_t n, size_t s)
+{
+    void *p = t_malloc(n * s);
+    if (p) memset(p, 0, n * s);
+    return p;
+}
+static void t_free(void *q)
+{
+    if (!q) return;
+    size_t *p = (size_t *)((char *)q - 16);
+    g_live -= p[0];
+    free(p);
+}
+static void *t_realloc(void *q, size_t n)
+{
+    if (!q) return t_malloc(n);
+    size_t *p = (size_t *)((char *)q - 16), old = p[0];
+    size_t *r = realloc(p, n + 16);
+    if (!r) return NULL;
+    r[0] = n;
+    g_live = g_live - old + n;
+    if (g_live > g_peak) g_peak = g_live;
+    return (char *)r + 16;
+}
+#define COLLDIAG_MALLOC(n) t_malloc(n)
+#define COLLDIAG_CALLOC(n, s) t_calloc((n), (s))
+#define COLLDIAG_REALLOC(p, n) t_realloc((p), (n))
+#define COLLDIAG_FREE(p) t_free(p)
+#include "../colldiag.c"
+#include "pmpi_count.h"
+#include "testutil.h"
+
+#include <unistd.h>
+
+enum { D0 = 50, D1 = 40, D2 = 32, C = 8, ES = 4 };
+
+/* the value of global element (i, j, k): all four bytes vary */
+static uint32_t val(uint64_t i, uint64_t j, uint64_t k) { return (uint32_t)(((i * D1 + j) * D2 + k) * 2654435761u + 12345u); }
+
+/* byte offset of element (i, j, k) in the dense chunked layout: chunks of C^3 full-size elements in
+   row-major grid order, row-major inside (edge chunks are stored full size) */
+static uint64_t file_off(uint64_t i, uint64_t j, uint64_t k)
+{
+    const uint64_t g1 = (D1 + C - 1) / C, g2 = (D2 + C - 1) / C;
+    uint64_t ci = ((i / C) * g1 + j / C) * g2 + k / C;
+    return (ci * C * C * C + ((i % C) * C + j % C) * C + k % C) * ES;
+}
+
+static void slab(int r, uint64_t *lo, uint64_t *hi) /* rank r's planes [lo, hi): uneven, edges mid-chunk */
+{
+    *lo = (uint64_t)r * D0 / (uint64_t)P;
+    *hi = (uint64_t)(r + 1) * D0 / (uint64_t)P;
+}
+
+static void one(const char *path, int opt, size_t cbuf, int by_env)
+{
+    snprintf(g_case, sizeof g_case, "chunk_opt %s, collective buffer %zu (%s)",
+             opt == COLLDIAG_MPIO_CHUNK_ONE_IO ? "link" : opt == COLLDIAG_MPIO_CHUNK_MULTI_IO ? "multi" : "auto", cbuf,
+             by_env ? "env" : "setting");
+    uint64_t dims[3] = {D0, D1, D2}, cd[3] = {C, C, C}, lo, hi;
+    slab(me, &lo, &hi);
+    colldiag_layout *l;
+    colldiag_layout_chunked(3, dims, cd, ES, 0, &l);
+    colldiag_sel *fs;
+    colldiag_sel_create(3, dims, &fs);
+    uint64_t st[3] = {lo, 0, 0}, cn[3] = {hi - lo, D1, D2};
+    colldiag_sel_select_hyperslab(fs, COLLDIAG_SELECT_SET, st, NULL, cn, NULL);
+    const uint64_t n = (hi - lo) * D1 * D2;
+    uint32_t *buf = malloc(n * ES), *back = malloc(n * ES);
+    for (uint64_t i = lo, e = 0; i < hi; i++)
+        for (uint64_t j = 0; j < D1; j++)
+            for (uint64_t k = 0; k < D2; k++) buf[e++] = val(i, j, k);
+    /* the chunks this rank touches, counted by the test: planes lo..hi-1 cover chunk rows lo/C..(hi-1)/C */
+    const uint64_t touched = n ? ((hi - 1) / C - lo / C + 1) * ((D1 + C - 1) / C) * ((D2 + C - 1) / C) : 0;
+    /* the most elements any rank moves (slabs differ by a plane) */
+    uint64_t maxn = 0;
+    for (int r = 0; r < P; r++) {
+        uint64_t a, b;
+        slab(r, &a, &b);
+        if ((b - a) * D1 * D2 > maxn) maxn = (b - a) * D1 * D2;
+    }
+    char cb[32];
+    snprintf(cb, sizeof cb, "%zu", cbuf);
+    if (by_env) setenv("COLLDIAG_COLL_BUFFER", cb, 1);
+    colldiag_file *f;
+    int rc = colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f);
+    CHECK(rc == 0, "open: %s", colldiag_last_errmsg());
+    colldiag_xfer *x;
+    colldiag_xfer_create(&x);
+    colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
+    colldiag_set_dxpl_mpio_chunk_opt(x, (colldiag_chunk_opt_t)opt);
+    if (!by_env) colldiag_set_coll_buffer(x, cbuf);
+    const size_t bound = cbuf + 256 * touched + 16384;
+    for (int dir = 0; dir < 2; dir++) {
+        const char *what = dir ? "read" : "write";
+        memset(back, 0xEE, n * ES);
+        pmpi_reset();
+        size_t base = g_live;
+        g_peak = g_live;
+        rc = dir ? colldiag_read(f, l, fs, NULL, back, x) : colldiag_write(f, l, fs, NULL, buf, x);
+        size_t added = g_peak - base;
+        CHECK(rc == 0, "%s: rc %d: %s", what, rc, colldiag_xfer_errmsg(x));
+        CHECK(added <= bound, "%s added %zu bytes at its peak, bound %zu (buffer %zu + 256 x %llu chunks + 16 KiB); data %llu bytes",
+              what, added, bound, cbuf, (unsigned long long)touched, (unsigned long long)(n * ES));
+        CHECK(g_pmpi.coll_max <= cbuf, "%s: one collective MPI call moved %llu bytes, more than the %zu-byte buffer", what,
+              (unsigned long long)g_pmpi.coll_max, cbuf);
+        colldiag_actual_chunk_opt_mode_t co = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
+        colldiag_get_mpio_actual_chunk_opt_mode(x, &co);
+        if (co == COLLDIAG_MPIO_LINK_CHUNK) {
+            uint64_t cap = cbuf / ES ? cbuf / ES : 1, want = (maxn + cap - 1) / cap;
+            CHECK(g_pmpi.coll_calls == want, "%s: link-chunk made %llu collective calls, expected %llu", what,
+                  (unsigned long long)g_pmpi.coll_calls, (unsigned long long)want);
+        }
+        CHECK(g_pmpi.coll_bytes + g_pmpi.ind_bytes == n * ES, "%s: MPI calls moved %llu + %llu bytes, expected %llu", what,
+              (unsigned long long)g_pmpi.coll_bytes, (unsigned long long)g_pmpi.ind_bytes, (unsigned long long)(n * ES));
+        if (dir == 1) CHECK(!memcmp(back, buf, n * ES), "read back differs from what was written");
+        if (dir == 0) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (me == 0) { /* the whole file against the test's own image */
+                const uint64_t fb = file_off(D0 - 1, D1 - 1, D2 - 1) + ES;
+                unsigned char *img = malloc(fb), *got = malloc(fb);
+                memset(img, 0, fb);
+                for (uint64_t i = 0; i < D0; i++)
+                    for (uint64_t j = 0; j < D1; j++)
+                        for (uint64_t k = 0; k < D2; k++) {
+                            uint32_t v = val(i, j, k);
+                            memcpy(img + file_off(i, j, k), &v, ES);
+                        }
+                memset(got, 0, fb);
+                FILE *fp = fopen(path, "rb");
+                size_t rd = fp ? fread(got, 1, fb, fp) : 0;
+                if (fp) fclose(fp);
+                uint64_t bad = fb, nbad = 0, last = 0;
+                for (uint64_t b = 0; b < fb; b++)
+                    if (img[b] != got[b]) {
+                        if (bad == fb) bad = b;
+                        nbad++;
+                        last = b;
+                    }
+                CHECK(rd == fb && bad == fb, "file: %zu of %llu bytes read, %llu wrong, first %llu (0x%02x, expected 0x%02x), last %llu",
+                      rd, (unsigned long long)fb, (unsigned long long)nbad, (unsigned long long)bad, bad < fb ? got[bad] : 0,
+                      bad < fb ? img[bad] : 0, (unsigned long long)last);
+                free(img);
+                free(got);
+            }
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
+    }
+    colldiag_xfer_free(x);
+    colldiag_file_close(f);
+    if (by_env) unsetenv("COLLDIAG_COLL_BUFFER");
+    if (me == 0) unlink(path);
+    MPI_Barrier(MPI_COMM_WORLD);
+    free(buf);
+    free(back);
+    colldiag_sel_free(fs);
+    colldiag_layout_free(l);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    char path[512];
+    snprintf(path, sizeof path, "%s/colldiag_test_memory_%d.bin", argc > 1 ? argv[1] : "/tmp", 0);
+    if (me == 0) snprintf(path, sizeof path, "%s/colldiag_test_memory_%d.bin", argc > 1 ? argv[1] : "/tmp", (int)getpid());
+    MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+    const int opts[3] = {COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_CHUNK_AUTO};
+    const size_t bufs[3] = {65536, 4096, 1001}; /* two rounds, a page, not a multiple of the element size */
+    for (int o = 0; o < 3; o++)
+        for (int b = 0; b < 3; b++) one(path, opts[o], bufs[b], b == 2);
+    int rc = test_summary("test_memory");
+    MPI_Finalize();
+    return rc;
+}
