@@ -87,7 +87,7 @@ $(B)/test_errors: tests/test_errors.c colldiag.c colldiag.h | $(B)
 
 # The interposer goes into the executables that count MPI calls.
 # colldiag.c compiled in with a counting allocator
-$(B)/test_memory: tests/test_memory.c colldiag.c colldiag.h $(B)/pmpi_count.o
+$(B)/test_memory: tests/test_memory.c tests/count_alloc.h colldiag.c colldiag.h $(B)/pmpi_count.o
 	$(MPICC) $(WARN) $(CFLAGS) -I. -Itests tests/test_memory.c $(B)/pmpi_count.o -o $@
 
 $(B)/test_io $(B)/test_report: $(B)/%: tests/%.c $(B)/colldiag.o $(B)/pmpi_count.o colldiag.h
@@ -108,12 +108,12 @@ $(B):
 #   make bench [BENCH_RANKS=3] [BENCH_ARGS="tiny 1"] [BENCH_DIR=/scratch]   writes bench.csv
 BENCH_RANKS ?= 3
 BENCH_ARGS ?=
-$(B)/bench: bench/bench.c colldiag.c colldiag.h | $(B)
+$(B)/bench: bench/bench.c tests/count_alloc.h colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -I. $< -o $@
 bench: $(B)/bench
 	$(RUN) -n $(BENCH_RANKS) $(B)/bench $(BENCH_ARGS)
 # The same with parallel HDF5's link, multi and independent writes as columns.
-$(B)/bench-hdf5: bench/bench.c colldiag.c colldiag.h | $(B)
+$(B)/bench-hdf5: bench/bench.c tests/count_alloc.h colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< -o $@ $(H5LIBS)
 bench-hdf5: $(B)/bench-hdf5
 	$(RUN) -n $(BENCH_RANKS) $(B)/bench-hdf5 $(BENCH_ARGS)

@@ -30,45 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* colldiag's allocator, counted: live and peak bytes */
-static size_t g_live, g_peak;
-static void *b_malloc(size_t n)
-{
-    size_t *p = malloc(n + 16);
-    if (!p) return NULL;
-    p[0] = n;
-    g_live += n;
-    if (g_live > g_peak) g_peak = g_live;
-    return (char *)p + 16;
-}
-static void *b_calloc(size_t n, size_t s)
-{
-    void *p = b_malloc(n * s);
-    if (p) memset(p, 0, n * s);
-    return p;
-}
-static void b_free(void *q)
-{
-    if (!q) return;
-    size_t *p = (size_t *)((char *)q - 16);
-    g_live -= p[0];
-    free(p);
-}
-static void *b_realloc(void *q, size_t n)
-{
-    if (!q) return b_malloc(n);
-    size_t *p = (size_t *)((char *)q - 16), old = p[0];
-    size_t *r = realloc(p, n + 16);
-    if (!r) return NULL;
-    r[0] = n;
-    g_live += n - old;
-    if (g_live > g_peak) g_peak = g_live;
-    return (char *)r + 16;
-}
-#define COLLDIAG_MALLOC(n) b_malloc(n)
-#define COLLDIAG_CALLOC(n, s) b_calloc((n), (s))
-#define COLLDIAG_REALLOC(p, n) b_realloc((p), (n))
-#define COLLDIAG_FREE(p) b_free(p)
+#include "../tests/count_alloc.h" /* colldiag's allocator, counted */
 #include "../colldiag.c"
 
 #include <fcntl.h>

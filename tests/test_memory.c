@@ -20,44 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t g_live, g_peak; /* colldiag's heap: live bytes and their peak */
-static void *t_malloc(size_t n)
-{
-    size_t *p = malloc(n + 16);
-    if (!p) return NULL;
-    p[0] = n;
-    g_live += n;
-    if (g_live > g_peak) g_peak = g_live;
-    return (char *)p + 16;
-}
-static void *t_calloc(size_t n, size_t s)
-{
-    void *p = t_malloc(n * s);
-    if (p) memset(p, 0, n * s);
-    return p;
-}
-static void t_free(void *q)
-{
-    if (!q) return;
-    size_t *p = (size_t *)((char *)q - 16);
-    g_live -= p[0];
-    free(p);
-}
-static void *t_realloc(void *q, size_t n)
-{
-    if (!q) return t_malloc(n);
-    size_t *p = (size_t *)((char *)q - 16), old = p[0];
-    size_t *r = realloc(p, n + 16);
-    if (!r) return NULL;
-    r[0] = n;
-    g_live = g_live - old + n;
-    if (g_live > g_peak) g_peak = g_live;
-    return (char *)r + 16;
-}
-#define COLLDIAG_MALLOC(n) t_malloc(n)
-#define COLLDIAG_CALLOC(n, s) t_calloc((n), (s))
-#define COLLDIAG_REALLOC(p, n) t_realloc((p), (n))
-#define COLLDIAG_FREE(p) t_free(p)
+#include "count_alloc.h" /* colldiag's allocator, counted */
 #include "../colldiag.c"
 #include "pmpi_count.h"
 #include "testutil.h"
