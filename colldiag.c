@@ -1335,6 +1335,7 @@ typedef struct {
     uint64_t pt0;        /* points: first entry in the sorted point arrays */
     uint64_t nruns;      /* file runs estimated at mapping time (the AUTO cost model's input) */
     int nproc;           /* ranks touching the chunk, -1 unknown */
+    uint64_t abytes;     /* aggregation, on the chunk's owner: the bytes every rank's piece of it holds */
     int owner;           /* aggregation: the rank that moves this chunk's bytes, -1 otherwise */
     int flags;
 } cd_piece;
@@ -1377,6 +1378,7 @@ static int map_push(cd_map *m, uint64_t idx, MPI_Offset addr, uint64_t nelem, ui
     p->nruns = nelem ? 1 : 0;
     p->nproc = -1;
     p->owner = -1;
+    p->abytes = 0;
     p->flags = addr < 0 ? PF_UNALLOC : 0;
     return 0;
 }
@@ -2660,8 +2662,11 @@ static int cmp_idsrc(const void *a, const void *b)
 }
 
 /* Fills pc[i].nproc and pc[i].owner; with want_list, *glist gets the ascending ids of chunks with
-   nproc > thr (all touched chunks when ratio0). Collective; a rank that already failed still takes part. */
-static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, uint64_t **glist, uint64_t *gn)
+   nproc > thr (all touched chunks when ratio0); with want_bytes (aggregation: every rank passes the
+   same), pc[i].abytes the bytes all ranks' pieces of the chunk hold, so an owner knows what it will
+   receive before anything moves. Collective; a rank that already failed still takes part. */
+static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, int want_bytes, uint64_t **glist,
+                          uint64_t *gn)
 {
     MPI_Comm comm = io->f->comm;
     const int P = io->f->size;
@@ -2671,6 +2676,7 @@ static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, ui
     int *rcnt = sc ? sc + P : NULL, *sd = sc ? sc + 2 * P : NULL, *rd = sc ? sc + 3 * P : NULL;
     int lerr = !sc || cd_inject(io, "exchange");
     uint64_t *sid = NULL, *rid = NULL, *pos = NULL, *uniq = NULL;
+    uint64_t *sby = NULL, *rby = NULL; /* want_bytes: [0, n) sent (then returned totals), [0, nr) received */
     int *rep = NULL, *back = NULL, *srcs = NULL;
     cd_idsrc *rec = NULL;
     uint64_t nr = 0;
@@ -2678,7 +2684,8 @@ static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, ui
         for (uint64_t i = 0; i < n; i++) sc[owner_of(m->pc[i].idx, P)]++;
         sid = cd_malloc((size_t)n * sizeof *sid);
         pos = cd_malloc((size_t)n * sizeof *pos);
-        lerr = !sid || !pos;
+        if (want_bytes) sby = cd_malloc((size_t)(n ? n : 1) * sizeof *sby);
+        lerr = !sid || !pos || (want_bytes && !sby);
     }
     /* every rank must enter each collective, so failures only shrink what a rank sends */
     if (lerr) { n = 0; if (sc) memset(sc, 0, (size_t)P * sizeof(int)); }
@@ -2690,6 +2697,7 @@ static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, ui
             int o = owner_of(m->pc[i].idx, P);
             pos[i] = (uint64_t)(sd[o] + fill[o]++);
             sid[pos[i]] = m->pc[i].idx;
+            if (sby) sby[pos[i]] = m->pc[i].flags & PF_UNALLOC ? 0 : m->pc[i].nelem * io->fes;
         }
         cd_free(fill);
     }
@@ -2702,6 +2710,12 @@ static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, ui
     back = cd_malloc((size_t)n * 2 * sizeof *back);
     if (!rid || !rep || !back) lerr = 1;
     MPI_Alltoallv(sid, sc, sd, MPI_UINT64_T, rid ? rid : (uint64_t *)dummy, rcnt, rd, MPI_UINT64_T, comm);
+    if (want_bytes) {
+        rby = cd_malloc((size_t)(nr ? nr : 1) * sizeof *rby);
+        if (!rby) lerr = 1;
+        MPI_Alltoallv(sby ? sby : (uint64_t *)dummy, sc, sd, MPI_UINT64_T, rby ? rby : (uint64_t *)dummy, rcnt, rd,
+                      MPI_UINT64_T, comm);
+    }
     /* counter side: group the ids it received by (id, source rank) */
     uint64_t nu = 0;
     if (rid && rep) {
@@ -2717,6 +2731,11 @@ static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, ui
                 while (e < nr && rec[e].id == rec[i].id) { srcs[e - i] = rec[e].src; e++; }
                 int own = choose_owner(rec[i].id, P, srcs, e - i);
                 for (uint64_t j = i; j < e; j++) { rep[2 * rec[j].at] = (int)(e - i); rep[2 * rec[j].at + 1] = own; }
+                if (rby) { /* each entry's bytes become the chunk's total, in place */
+                    uint64_t tot = 0;
+                    for (uint64_t j = i; j < e; j++) tot += rby[rec[j].at];
+                    for (uint64_t j = i; j < e; j++) rby[rec[j].at] = tot;
+                }
                 if (ratio0 || (e - i) > thr) uniq[nu++] = rec[i].id;
                 i = e;
             }
@@ -2726,9 +2745,13 @@ static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, ui
         }
     }
     MPI_Alltoallv(rep ? rep : dummy, rcnt, rd, MPI_2INT, back ? back : dummy, sc, sd, MPI_2INT, comm);
+    if (want_bytes)
+        MPI_Alltoallv(rby ? rby : (uint64_t *)dummy, rcnt, rd, MPI_UINT64_T, sby ? sby : (uint64_t *)dummy, sc, sd,
+                      MPI_UINT64_T, comm);
     for (uint64_t i = 0; i < n && back; i++) {
         m->pc[i].nproc = back[2 * pos[i]];
         m->pc[i].owner = back[2 * pos[i] + 1];
+        m->pc[i].abytes = sby ? sby[pos[i]] : 0;
     }
     if (want_list) {
         int mine = (int)nu, *all = cd_malloc((size_t)P * sizeof(int)), *dsp = cd_malloc((size_t)P * sizeof(int));
@@ -2754,6 +2777,8 @@ static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, ui
     cd_free(rec);
     cd_free(rep);
     cd_free(back);
+    cd_free(sby);
+    cd_free(rby);
     if (lerr) return io_fail(io, COLLDIAG_ERR_NOMEM, "counting the ranks per chunk");
     return 0;
 }
@@ -2813,11 +2838,14 @@ static const char *forced_by(const cd_io *io)
  *      records and bytes go to the owners in one point-to-point exchange;
  *   2. an owner lays the pieces of each owned chunk into an image of the chunk's touched window with a
  *      coverage bitmap and emits the covered bytes as runs, in address order;
- *   3. one collective call (agreed rounds of <= COLLDIAG_COLL_MAX_BYTES per rank) moves them; the
- *      datatype layer merges runs that touch across chunk boundaries;
+ *   3. one collective call (split so no rank moves more than the collective buffer per call) moves
+ *      them; the datatype layer merges runs that touch across chunk boundaries;
  *   4. reads run step 2 backwards and send every rank its bytes in the order of its records.
  * Only covered bytes are written. Where ranks' pieces overlap, the highest rank's bytes win.
- * Memory: the pieces' bytes once more on their owners, plus one chunk window at a time.
+ * Memory: the whole cycle runs in agreed rounds of chunk-index windows in which no rank sends, nor
+ * receives as an owner, more than a quarter of the collective buffer (exec_aggregate), so a call holds
+ * at most three quarters of it in data plus one chunk window; records and lists grow with the chunks
+ * touched. A chunk is never split: one chunk larger than the budget is a round of its own.
  * --------------------------------------------------------------------------------------------------- */
 
 /* Chunk-local bytes: count2 rows stride2 apart, each count runs of len bytes stride apart, in order. */
@@ -3146,7 +3174,9 @@ static void agg_move(cd_io *io, const cd_agg_own *o, uint64_t gmax)
         io->x->cnt.t_io += cd_now() - t0;
         return;
     }
-    uint64_t rounds = gmax / COLLDIAG_COLL_MAX_BYTES + 1, total = io->code ? 0 : o->packlen;
+    /* calls of at most the collective buffer per rank (more only when one chunk's window is bigger) */
+    const uint64_t cap = io->set.coll_buf < COLLDIAG_COLL_MAX_BYTES ? io->set.coll_buf : COLLDIAG_COLL_MAX_BYTES;
+    uint64_t rounds = gmax / cap + (gmax % cap != 0) + (gmax == 0), total = io->code ? 0 : o->packlen;
     const uint64_t per = total / rounds + (total % rounds != 0);
     uint64_t q = 0, pos = 0; /* run cursor, and the pack offset where run q starts */
     for (uint64_t rd = 0; rd < rounds; rd++) {
@@ -3183,95 +3213,136 @@ static void agg_move(cd_io *io, const cd_agg_own *o, uint64_t gmax)
     view_reset(io);
 }
 
-/* The whole scheme after owners are known (pc[].owner). Collective; a failed rank still takes part. */
-static void exec_aggregate(cd_io *io)
+/* Buffers of an aggregated call, reused by every round and grown to the largest round's needs. */
+typedef struct {
+    uint64_t *cnt;             /* 8P words: per peer r, [2r] record words and [2r+1] data bytes sent, their
+                                  displacements, the same received, their displacements; then 4P for one
+                                  exchange's byte counts and displacements; then P + 1 and P for grouping */
+    uint64_t *by;              /* the round's allocated pieces, grouped by owner, ascending chunk inside */
+    cd_agg_send s;
+    unsigned char *sdata, *rdata;
+    uint64_t scap, rcap;
+    uint64_t *rmeta;
+    uint64_t rmcap, entcap, gruncap, rqcap, stcap;
+    cd_reqs rs;
+    cd_agg_own o;
+} cd_agg_state;
+
+/* Data buffers grow to exactly what a round needs, their old bytes dropped: doubling would round a
+   4 MiB budget up to 8 MiB. */
+static int agg_reserve(unsigned char **p, uint64_t *cap, uint64_t need)
+{
+    if (*p && need <= *cap) return 0;
+    cd_free(*p);
+    *p = cd_malloc((size_t)(need ? need : 1));
+    *cap = *p ? need : 0;
+    return *p ? 0 : -1;
+}
+
+/* The bytes a rank may send, and separately receive as an owner, in one round: a quarter of the
+   collective buffer each, so the send copy, the received pieces and the owner's pack of covered bytes
+   (at most what it received) stay within three quarters of it, beside one chunk window. */
+static uint64_t agg_budget(const cd_io *io) { return io->set.coll_buf / 4 ? io->set.coll_buf / 4 : 1; }
+
+/* "Every remaining chunk": INT64_MAX, not UINT64_MAX, because MPICH 4.0.2 reduces MPI_UINT64_T with
+   MPI_MIN/MPI_MAX as signed (MIN(UINT64_MAX, 48) = UINT64_MAX there). Chunk indices stay below it: a
+   layout's storage must fit an MPI_Offset. */
+#define AGG_ALL ((uint64_t)INT64_MAX)
+
+/* This rank's proposal for the end of the round starting at piece j: the first chunk index it cannot
+   take without going over the budget (its next chunk is always taken, so a round makes progress even
+   when one chunk alone is bigger), AGG_ALL when all its remaining pieces fit. Pure. */
+static uint64_t agg_round_end(const cd_io *io, uint64_t j, uint64_t n)
+{
+    const cd_map *m = &io->map;
+    const uint64_t budget = agg_budget(io);
+    uint64_t sb = 0, rb = 0, e = j;
+    for (; e < n; e++) {
+        const cd_piece *p = &m->pc[e];
+        uint64_t b = p->flags & PF_UNALLOC ? 0 : p->nelem * io->fes;
+        uint64_t r = !(p->flags & PF_UNALLOC) && p->owner == io->f->rank ? p->abytes : 0;
+        if (e > j && (sb + b > budget || rb + r > budget)) break;
+        sb += b;
+        rb += r;
+    }
+    return e < n ? m->pc[e].idx : AGG_ALL;
+}
+
+/* One round over this rank's pieces [j0, j1): describe and pack them by owner, exchange, assemble on
+   the owners, move the covered runs collectively, and for reads send the bytes back. Collective; a
+   failed rank still takes part. Returns nonzero when the round failed on some rank (agreed), so that
+   no further round starts. */
+static int agg_round(cd_io *io, cd_agg_state *st, uint64_t j0, uint64_t j1)
 {
     const int P = io->f->size;
     const cd_map *m = &io->map;
     const int wr = io->dir == DIR_WRITE;
-    const uint64_t n = io->code ? 0 : m->n;
     double t0 = cd_now();
-    /* sender: pieces grouped by owner (counting sort keeps ascending chunk index inside a group) */
-    uint64_t *cnt = cd_calloc((size_t)P * 8, sizeof *cnt);     /* 4 count/displacement arrays of 2P */
-    uint64_t *by = cd_malloc((size_t)(n ? n : 1) * sizeof *by);
-    cd_agg_send s;
-    memset(&s, 0, sizeof s);
-    s.io = io;
-    unsigned char *sdata = NULL, *rdata = NULL;
-    uint64_t *rmeta = NULL;
-    cd_agg_own o;
-    memset(&o, 0, sizeof o);
-    if (!cnt) { io_fail(io, COLLDIAG_ERR_NOMEM, "aggregation counts for %d ranks", P); cd_free(by); return; } /* cannot even join */
-    uint64_t *sc = cnt, *sd = cnt + 2 * P, *rc_ = cnt + 4 * P, *rdp = cnt + 6 * P; /* [2r] meta words, [2r+1] data bytes */
-    if (!by) io_fail(io, COLLDIAG_ERR_NOMEM, "ordering %" PRIu64 " chunks by owner", n);
-    uint64_t dtotal = 0, nby = 0; /* by[0..nby): allocated pieces, grouped by owner */
+    uint64_t *sc = st->cnt, *sd = sc + 2 * P, *rc_ = sc + 4 * P, *rdp = sc + 6 * P; /* [2r] words, [2r+1] bytes */
+    uint64_t *scb = sc + 8 * P, *sdb = scb + P, *rcb = scb + 2 * P, *rdbb = scb + 3 * P;
+    uint64_t *gstart = sc + 12 * P, *fill = gstart + P + 1;
+    memset(sc, 0, (size_t)P * 8 * sizeof *sc);
+    cd_agg_send *s = &st->s;
+    s->mlen = 0;
+    s->mk = s->mn = 0;
+    s->nomem = 0;
+    cd_agg_own *o = &st->o;
+    o->nent = o->nrun = o->packlen = 0;
+    uint64_t dtotal = 0, nby = 0;
     if (!io->code) {
-        for (uint64_t i = 0; i < n; i++) {
+        memset(gstart, 0, (size_t)(2 * P + 1) * sizeof *gstart);
+        for (uint64_t i = j0; i < j1; i++) {
             if (m->pc[i].flags & PF_UNALLOC) continue; /* reads give zeros here; writes failed earlier */
             sc[2 * m->pc[i].owner + 1] += m->pc[i].nelem * io->fes;
             dtotal += m->pc[i].nelem * io->fes;
+            gstart[m->pc[i].owner + 1]++;
         }
-        uint64_t *fill = cd_calloc((size_t)P, sizeof *fill);
-        uint64_t *gstart = cd_calloc((size_t)P + 1, sizeof *gstart);
-        if (!fill || !gstart) io_fail(io, COLLDIAG_ERR_NOMEM, "ordering chunks by owner");
-        else {
-            for (uint64_t i = 0; i < n; i++) if (!(m->pc[i].flags & PF_UNALLOC)) gstart[m->pc[i].owner + 1]++;
-            for (int r = 0; r < P; r++) gstart[r + 1] += gstart[r];
-            for (uint64_t i = 0; i < n; i++)
-                if (!(m->pc[i].flags & PF_UNALLOC)) by[gstart[m->pc[i].owner] + fill[m->pc[i].owner]++] = i;
-            nby = gstart[P];
-            sdata = cd_malloc((size_t)(dtotal ? dtotal : 1));
-            if (!sdata) io_fail(io, COLLDIAG_ERR_NOMEM, "a %" PRIu64 "-byte aggregation send buffer", dtotal);
-            /* describe (and for writes pack) every piece, owner by owner */
-            s.cursor = sdata;
-            for (int r = 0; r < P && !io->code; r++) {
-                sd[2 * r] = s.mlen;
-                sd[2 * r + 1] = (uint64_t)(s.cursor - sdata);
-                for (uint64_t j = gstart[r]; j < gstart[r + 1] && !io->code; j++) {
-                    const cd_piece *p = &m->pc[by[j]];
-                    if (cd_grow((void **)&s.meta, &s.mcap, s.mlen + AGG_HDR, sizeof *s.meta)) { s.nomem = 1; break; }
-                    uint64_t h = s.mlen;
-                    s.meta[h] = p->idx;
-                    s.meta[h + 2] = p->nelem * io->fes;
-                    s.mlen += AGG_HDR;
-                    s.rec0 = s.mlen;
-                    s.base = p->addr;
-                    if (!wr) s.cursor += p->nelem * io->fes;
-                    if (cd_walk_piece(m, io->fs, p, agg_run_send, &s)) io_fail(io, COLLDIAG_ERR_ARG, "gathering chunk %" PRIu64, p->idx);
-                    agg_flush_mem(&s);
-                    agg_rec_close(&s);
-                    if (s.nomem) break;
-                    s.meta[h + 1] = (s.mlen - s.rec0) / AGG_REC;
-                }
-                sc[2 * r] = s.mlen - sd[2 * r];
+        for (int r = 0; r < P; r++) gstart[r + 1] += gstart[r];
+        for (uint64_t i = j0; i < j1; i++)
+            if (!(m->pc[i].flags & PF_UNALLOC)) st->by[gstart[m->pc[i].owner] + fill[m->pc[i].owner]++] = i;
+        nby = gstart[P];
+        if (agg_reserve(&st->sdata, &st->scap, dtotal))
+            io_fail(io, COLLDIAG_ERR_NOMEM, "a %" PRIu64 "-byte aggregation send buffer", dtotal);
+        /* describe (and for writes pack) every piece, owner by owner */
+        s->cursor = st->sdata;
+        for (int r = 0; r < P && !io->code; r++) {
+            sd[2 * r] = s->mlen;
+            sd[2 * r + 1] = (uint64_t)(s->cursor - st->sdata);
+            for (uint64_t j = gstart[r]; j < gstart[r + 1] && !io->code; j++) {
+                const cd_piece *p = &m->pc[st->by[j]];
+                if (cd_grow((void **)&s->meta, &s->mcap, s->mlen + AGG_HDR, sizeof *s->meta)) { s->nomem = 1; break; }
+                uint64_t h = s->mlen;
+                s->meta[h] = p->idx;
+                s->meta[h + 2] = p->nelem * io->fes;
+                s->mlen += AGG_HDR;
+                s->rec0 = s->mlen;
+                s->base = p->addr;
+                if (!wr) s->cursor += p->nelem * io->fes;
+                if (cd_walk_piece(m, io->fs, p, agg_run_send, s)) io_fail(io, COLLDIAG_ERR_ARG, "gathering chunk %" PRIu64, p->idx);
+                agg_flush_mem(s);
+                agg_rec_close(s);
+                if (s->nomem) break;
+                s->meta[h + 1] = (s->mlen - s->rec0) / AGG_REC;
             }
-            if (s.nomem) io_fail(io, COLLDIAG_ERR_NOMEM, "describing %" PRIu64 " chunks for aggregation", n);
+            sc[2 * r] = s->mlen - sd[2 * r];
         }
-        cd_free(fill);
-        cd_free(gstart);
+        if (s->nomem) io_fail(io, COLLDIAG_ERR_NOMEM, "describing %" PRIu64 " chunks for aggregation", j1 - j0);
     }
     if (!io->code && cd_inject(io, "exchange")) io_fail(io, COLLDIAG_ERR_NOMEM, "the aggregation exchange (injected)");
     if (io->code) memset(sc, 0, (size_t)P * 2 * sizeof *sc); /* a failed rank sends nothing; peers expect nothing */
     int mrc = MPI_Alltoall(sc, 2, MPI_UINT64_T, rc_, 2, MPI_UINT64_T, io->f->comm);
     if (mrc != MPI_SUCCESS) cd_mpi_err(io, mrc, "MPI_Alltoall (aggregation counts)");
-    /* in bytes for the exchange */
-    uint64_t *smb = cd_calloc((size_t)P * 4, sizeof *smb);
     uint64_t rmw = 0, rdb = 0;
     for (int r = 0; r < P; r++) { rdp[2 * r] = rmw; rdp[2 * r + 1] = rdb; rmw += rc_[2 * r]; rdb += rc_[2 * r + 1]; }
-    rmeta = cd_malloc((size_t)(rmw ? rmw : 1) * sizeof *rmeta);
-    rdata = cd_malloc((size_t)(rdb ? rdb : 1));
-    o.pack = cd_malloc((size_t)(rdb ? rdb : 1));
-    o.packcap = rdb;
-    if (!smb || !rmeta || !rdata || !o.pack) io_fail(io, COLLDIAG_ERR_NOMEM, "aggregation receive buffers (%" PRIu64 " bytes)", rdb);
-    io->x->data_buf_bytes = dtotal + 2 * rdb; /* + one chunk window, below */
-    /* the exchange: even a failed rank must post what its peers will send it */
-    uint64_t *scb = smb, *sdb = smb ? smb + P : NULL, *rcb = smb ? smb + 2 * P : NULL, *rdbb = smb ? smb + 3 * P : NULL;
     /* request arrays for the largest of the exchanges (records; bytes; and the reply, its mirror) */
     uint64_t nm = agg_nmsg(sc, P, 2, 8) + agg_nmsg(rc_, P, 2, 8), nd = agg_nmsg(sc + 1, P, 2, 1) + agg_nmsg(rc_ + 1, P, 2, 1);
     uint64_t nreq = nm > nd ? nm : nd;
-    cd_reqs rs = {cd_malloc((size_t)(nreq ? nreq : 1) * sizeof(MPI_Request)), cd_malloc((size_t)(nreq ? nreq : 1) * sizeof(MPI_Status))};
     /* a rank that cannot post its receives would leave its peers' sends hanging: agree first */
-    int lost = !smb || !rmeta || !rdata || !o.pack || !rs.rq || !rs.st, glost = 1;
+    int lost = cd_grow((void **)&st->rmeta, &st->rmcap, rmw ? rmw : 1, sizeof *st->rmeta) ||
+               agg_reserve(&st->rdata, &st->rcap, rdb) || agg_reserve(&o->pack, &o->packcap, rdb) ||
+               cd_grow((void **)&st->rs.rq, &st->rqcap, nreq ? nreq : 1, sizeof(MPI_Request)) ||
+               cd_grow((void **)&st->rs.st, &st->stcap, nreq ? nreq : 1, sizeof(MPI_Status));
+    int glost = 1;
     if (!lost && !io->code && cd_inject(io, "buffers")) lost = 1;
     if (lost) io_fail(io, COLLDIAG_ERR_NOMEM, "aggregation exchange buffers (%" PRIu64 " bytes to receive)", rdb);
     mrc = MPI_Allreduce(&lost, &glost, 1, MPI_INT, MPI_MAX, io->f->comm);
@@ -3280,32 +3351,33 @@ static void exec_aggregate(cd_io *io)
         for (int r = 0; r < P; r++) {
             scb[r] = sc[2 * r] * 8; sdb[r] = sd[2 * r] * 8; rcb[r] = rc_[2 * r] * 8; rdbb[r] = rdp[2 * r] * 8;
         }
-        mrc = agg_p2p(io, &rs, (const unsigned char *)s.meta, scb, sdb, (unsigned char *)rmeta, rcb, rdbb, 71);
+        mrc = agg_p2p(io, &st->rs, (const unsigned char *)s->meta, scb, sdb, (unsigned char *)st->rmeta, rcb, rdbb, 71);
         if (mrc != MPI_SUCCESS) cd_mpi_err(io, mrc, "exchanging chunk pieces");
         if (wr) {
             for (int r = 0; r < P; r++) {
                 scb[r] = sc[2 * r + 1]; sdb[r] = sd[2 * r + 1]; rcb[r] = rc_[2 * r + 1]; rdbb[r] = rdp[2 * r + 1];
             }
-            mrc = agg_p2p(io, &rs, sdata, scb, sdb, rdata, rcb, rdbb, 72);
+            mrc = agg_p2p(io, &st->rs, st->sdata, scb, sdb, st->rdata, rcb, rdbb, 72);
             if (mrc != MPI_SUCCESS) cd_mpi_err(io, mrc, "exchanging chunk bytes");
         }
     }
     /* owner: entries for every piece received, sorted by chunk address (nothing was received when a
        rank could not take part in the exchange) */
     if (!io->code && !glost) {
+        const uint64_t *rmeta = st->rmeta;
         uint64_t ne = 0;
         for (uint64_t w = 0; w < rmw;) {
             if (w + AGG_HDR > rmw || rmeta[w + 1] > (rmw - w - AGG_HDR) / AGG_REC) { io_fail(io, COLLDIAG_ERR_MPI, "a malformed aggregation message"); break; }
             w += AGG_HDR + rmeta[w + 1] * AGG_REC;
             ne++;
         }
-        o.ent = cd_malloc((size_t)(ne ? ne : 1) * sizeof *o.ent);
-        o.grun = cd_malloc((size_t)(ne ? ne : 1) * sizeof *o.grun);
-        if (!o.ent || !o.grun) io_fail(io, COLLDIAG_ERR_NOMEM, "listing %" PRIu64 " received pieces", ne);
+        if (cd_grow((void **)&o->ent, &st->entcap, ne ? ne : 1, sizeof *o->ent) ||
+            cd_grow((void **)&o->grun, &st->gruncap, ne ? ne : 1, sizeof *o->grun))
+            io_fail(io, COLLDIAG_ERR_NOMEM, "listing %" PRIu64 " received pieces", ne);
         for (int r = 0; r < P && !io->code; r++) {
             uint64_t doff = rdp[2 * r + 1];
             for (uint64_t w = rdp[2 * r]; w < rdp[2 * r] + rc_[2 * r];) {
-                cd_agg_ent *e = &o.ent[o.nent++];
+                cd_agg_ent *e = &o->ent[o->nent++];
                 e->idx = rmeta[w];
                 e->addr = io->l->storage == STORE_CHUNKED && e->idx < io->l->nchunks ? layout_chunk_addr(io->l, e->idx) : -1;
                 e->src = r;
@@ -3317,55 +3389,85 @@ static void exec_aggregate(cd_io *io)
             }
         }
         if (!io->code) {
-            qsort(o.ent, (size_t)o.nent, sizeof *o.ent, cmp_agg_ent);
-            agg_owner_build(io, &o, rdata);
-            io->x->data_buf_bytes += o.imgcap;
+            qsort(o->ent, (size_t)o->nent, sizeof *o->ent, cmp_agg_ent);
+            agg_owner_build(io, o, st->rdata);
         }
     }
+    uint64_t held = st->scap + st->rcap + o->packcap + o->imgcap;
+    if (held > io->x->data_buf_bytes) io->x->data_buf_bytes = held;
     /* the exchange and the owners' assembly count as moving data */
     io->x->cnt.t_io += cd_now() - t0;
-    /* agree on rounds and on whether anybody failed: nobody moves data unless everybody can */
-    uint64_t v[2] = {io->code ? 0 : o.packlen, io->code != 0}, g[2] = {0, 0};
+    /* agree on the round's calls and on whether anybody failed: nobody moves data unless everybody can */
+    uint64_t v[2] = {io->code ? 0 : o->packlen, io->code != 0}, g[2] = {0, 0};
     mrc = MPI_Allreduce(v, g, 2, MPI_UINT64_T, MPI_MAX, io->f->comm);
     if (mrc != MPI_SUCCESS) cd_mpi_err(io, mrc, "MPI_Allreduce (aggregation rounds)");
-    if (!g[1] && !glost && mrc == MPI_SUCCESS) {
-        agg_move(io, &o, g[0]);
-        if (!wr) {
-            t0 = cd_now();
-            /* replies: each owner returns every piece's bytes in the order its records came */
-            if (!io->code) agg_owner_reply(io, &o, rdata);
-            for (int r = 0; r < P; r++) {
-                scb[r] = rc_[2 * r + 1]; sdb[r] = rdp[2 * r + 1]; rcb[r] = sc[2 * r + 1]; rdbb[r] = sd[2 * r + 1];
-            }
-            mrc = agg_p2p(io, &rs, rdata, scb, sdb, sdata, rcb, rdbb, 73);
-            if (mrc != MPI_SUCCESS) cd_mpi_err(io, mrc, "returning chunk bytes");
-            /* scatter into memory, owner group by owner group in the order the pieces were described */
-            cd_copy c = {io, sdata};
-            for (uint64_t j = 0; j < nby && !io->code && sdata; j++) {
-                const cd_piece *p = &m->pc[by[j]];
-                if (cd_walk_piece(m, io->fs, p, agg_run_recv, &c)) io_fail(io, COLLDIAG_ERR_ARG, "scattering chunk %" PRIu64, p->idx);
-            }
-            io->x->cnt.t_io += cd_now() - t0;
+    if (g[1] || glost || mrc != MPI_SUCCESS) return 1;
+    agg_move(io, o, g[0]);
+    if (!wr) {
+        t0 = cd_now();
+        /* replies: each owner returns every piece's bytes in the order its records came */
+        if (!io->code) agg_owner_reply(io, o, st->rdata);
+        for (int r = 0; r < P; r++) {
+            scb[r] = rc_[2 * r + 1]; sdb[r] = rdp[2 * r + 1]; rcb[r] = sc[2 * r + 1]; rdbb[r] = sd[2 * r + 1];
         }
+        mrc = agg_p2p(io, &st->rs, st->rdata, scb, sdb, st->sdata, rcb, rdbb, 73);
+        if (mrc != MPI_SUCCESS) cd_mpi_err(io, mrc, "returning chunk bytes");
+        /* scatter into memory, owner group by owner group in the order the pieces were described */
+        cd_copy c = {io, st->sdata};
+        for (uint64_t j = 0; j < nby && !io->code; j++) {
+            const cd_piece *p = &m->pc[st->by[j]];
+            if (cd_walk_piece(m, io->fs, p, agg_run_recv, &c)) io_fail(io, COLLDIAG_ERR_ARG, "scattering chunk %" PRIu64, p->idx);
+        }
+        io->x->cnt.t_io += cd_now() - t0;
+    }
+    return 0;
+}
+
+/* The whole scheme after owners are known (pc[].owner, and on owners pc[].abytes), in agreed rounds of
+   chunk-index windows: each rank proposes where its budget (agg_budget) ends, one MIN-reduction picks
+   the earliest proposal, and every chunk below it moves in that round, so all of a chunk's pieces meet
+   on its owner in the same round (the highest rank's bytes win where pieces overlap). A round carries
+   the agreed failure of the one before, so a failure anywhere stops every rank before the next. The
+   number of rounds is about the largest rank's bytes over the budget when the load is even, and never
+   more than the sum over ranks. Collective; a failed rank still takes part. */
+static void exec_aggregate(cd_io *io)
+{
+    const int P = io->f->size;
+    const cd_map *m = &io->map;
+    uint64_t n = io->code ? 0 : m->n;
+    cd_agg_state st;
+    memset(&st, 0, sizeof st);
+    st.s.io = io;
+    st.cnt = cd_calloc((size_t)P * 14 + 1, sizeof *st.cnt);
+    st.by = cd_malloc((size_t)(n ? n : 1) * sizeof *st.by);
+    if (!st.cnt || !st.by) { io_fail(io, COLLDIAG_ERR_NOMEM, "aggregation counts for %d ranks and %" PRIu64 " chunks", P, n); n = 0; }
+    for (uint64_t j = 0;;) {
+        uint64_t v[2] = {io->code ? AGG_ALL : agg_round_end(io, j, n), io->code ? 0 : 1}, g[2] = {0, 0};
+        int mrc = MPI_Allreduce(v, g, 2, MPI_UINT64_T, MPI_MIN, io->f->comm);
+        if (mrc != MPI_SUCCESS) { cd_mpi_err(io, mrc, "MPI_Allreduce (aggregation round)"); break; }
+        if (!g[1]) break; /* some rank failed: nobody starts another round */
+        uint64_t k = j;
+        while (k < n && m->pc[k].idx < g[0]) k++;
+        if (agg_round(io, &st, j, k) || g[0] == AGG_ALL) break;
+        j = k;
     }
     /* reads: unallocated chunks read as zeros, locally */
-    for (uint64_t i = 0; i < n && !wr && !io->code; i++)
+    for (uint64_t i = 0; i < n && io->dir != DIR_WRITE && !io->code; i++)
         if (m->pc[i].flags & PF_UNALLOC) cd_walk_piece(m, io->fs, &m->pc[i], run_zero, io);
-    cd_free(cnt);
-    cd_free(smb);
-    cd_free(rs.rq);
-    cd_free(rs.st);
-    cd_free(by);
-    cd_free(s.meta);
-    cd_free(sdata);
-    cd_free(rmeta);
-    cd_free(rdata);
-    cd_free(o.ent);
-    cd_free(o.grun);
-    cd_free(o.run);
-    cd_free(o.pack);
-    cd_free(o.img);
-    cd_free(o.bits);
+    cd_free(st.cnt);
+    cd_free(st.by);
+    cd_free(st.rs.rq);
+    cd_free(st.rs.st);
+    cd_free(st.s.meta);
+    cd_free(st.sdata);
+    cd_free(st.rmeta);
+    cd_free(st.rdata);
+    cd_free(st.o.ent);
+    cd_free(st.o.grun);
+    cd_free(st.o.run);
+    cd_free(st.o.pack);
+    cd_free(st.o.img);
+    cd_free(st.o.bits);
 }
 
 
@@ -3442,7 +3544,7 @@ static void exec_chunked(cd_io *io)
         x->ratio0 = io->set.ratio == 0;
         uint64_t *gl = NULL, gn = 0;
         int want = multi && io->dir != DIR_PLAN && io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO;
-        nproc_exchange(io, thr, io->set.ratio == 0, want, &gl, &gn);
+        nproc_exchange(io, thr, io->set.ratio == 0, want, 0, &gl, &gn);
         for (uint64_t i = 0; i < n; i++)
             m->pc[i].flags |= (io->set.ratio == 0 || (unsigned)m->pc[i].nproc > thr) ? PF_COLL : PF_IND;
         if (multi) {
@@ -3492,7 +3594,7 @@ static void exec_chunked(cd_io *io)
     }
     case COLLDIAG_MPIO_CHUNK_AGGREGATE_IO:
         /* owners come from the same exchange that counts ranks per chunk, so nproc is exact too */
-        nproc_exchange(io, 1, 1, 0, NULL, NULL);
+        nproc_exchange(io, 1, 1, 0, io->dir != DIR_PLAN, NULL, NULL);
         for (uint64_t i = 0; i < n; i++) m->pc[i].flags |= PF_COLL;
         if (io->dir != DIR_PLAN) exec_aggregate(io);
         x->chunk_opt_done = COLLDIAG_MPIO_CHUNK_AGGREGATE;

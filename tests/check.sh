@@ -82,7 +82,7 @@ unset OMPI_MCA_io
 suite "mpich test_io quick -n 3" 600 $MPICH -n 3 build/mpich/test_io quick
 suite "mpich test_io quick -n 2" 600 $MPICH -n 2 build/mpich/test_io quick
 suite "mpich test_errors -n 3" 300 $MPICH -n 3 build/mpich/test_errors
-suite "mpich test_memory -n 3" 300 $MPICH -n 3 build/mpich/test_memory "${TMPDIR:-/tmp}"
+suite "mpich test_memory -n 3 (quick)" 300 $MPICH -n 3 build/mpich/test_memory "${TMPDIR:-/tmp}" quick
 fuzz_suite "mpich" 300 $MPICH -n 4 build/mpich/fuzz_io
 scenarios "mpich" build/mpich/scenario_run "$MPICH"
 # AddressSanitizer + UBSan (clang) and valgrind over the suites, and a bounded fuzzing run

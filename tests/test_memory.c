@@ -3,17 +3,19 @@
  * colldiag.c is compiled in with a counting allocator (its COLLDIAG_MALLOC/... macros), so the test sees
  * every byte the kit allocates during a call. Each rank writes a slab of planes of a 3-D chunked dataset
  * from a packed buffer: 8-element chunk rows are 32-byte memory runs, so collective calls pack memory
- * into file order. With a collective buffer far smaller than a rank's data, for link-chunk, multi-chunk
- * and AUTO, writes and reads, the test checks:
+ * into file order; then every rank writes every P-th element of the last dimension (interleaved, so
+ * every chunk is shared and aggregation exchanges most bytes). With a collective buffer far smaller
+ * than a rank's data, for link-chunk, multi-chunk, aggregation and AUTO, writes and reads, the test checks:
  *   - the peak the call adds stays under  coll_buffer + 256 B per touched chunk + a fixed 16 KiB;
  *   - no MPI_File_{write,read}_at_all moves more than coll_buffer bytes from a rank (PMPI counter), and
- *     the MPI calls move exactly the rank's bytes;
+ *     the MPI calls move exactly the rank's bytes (aggregation: all ranks' calls together move exactly
+ *     the dataset's bytes, each byte once);
  *   - link-chunk makes exactly ceil(max elements per rank / floor(coll_buffer / 4)) collective calls;
  *   - the file holds exactly the bytes of an image the test computes itself (rank 0 reads it raw), and
  *     every rank reads its slab back exactly.
  * The buffer comes from colldiag_set_coll_buffer or env COLLDIAG_COLL_BUFFER (both are tried).
  *
- *   mpirun -n P tests/test_memory [DIR]
+ *   mpirun -n P tests/test_memory [DIR [quick]]
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -47,32 +49,48 @@ static void slab(int r, uint64_t *lo, uint64_t *hi) /* rank r's planes [lo, hi):
     *hi = (uint64_t)(r + 1) * D0 / (uint64_t)P;
 }
 
-static void one(const char *path, int opt, size_t cbuf, int by_env)
+/* elements of the last dimension rank r writes when interleaved: k = r, r + P, ... */
+static uint64_t inter_count(int r) { return (uint64_t)r < D2 ? (D2 - (uint64_t)r + (uint64_t)P - 1) / (uint64_t)P : 0; }
+
+static const char *opt_name(int opt)
 {
-    snprintf(g_case, sizeof g_case, "chunk_opt %s, collective buffer %zu (%s)",
-             opt == COLLDIAG_MPIO_CHUNK_ONE_IO ? "link" : opt == COLLDIAG_MPIO_CHUNK_MULTI_IO ? "multi" : "auto", cbuf,
-             by_env ? "env" : "setting");
+    switch (opt) {
+    case COLLDIAG_MPIO_CHUNK_ONE_IO: return "link";
+    case COLLDIAG_MPIO_CHUNK_MULTI_IO: return "multi";
+    case COLLDIAG_MPIO_CHUNK_AGGREGATE_IO: return "aggregate";
+    default: return "auto";
+    }
+}
+
+static void one(const char *path, int opt, size_t cbuf, int by_env, int inter)
+{
+    snprintf(g_case, sizeof g_case, "%s, chunk_opt %s, collective buffer %zu (%s)", inter ? "interleaved" : "slabs",
+             opt_name(opt), cbuf, by_env ? "env" : "setting");
     uint64_t dims[3] = {D0, D1, D2}, cd[3] = {C, C, C}, lo, hi;
     slab(me, &lo, &hi);
+    if (inter) { lo = 0; hi = D0; }
     colldiag_layout *l;
     colldiag_layout_chunked(3, dims, cd, ES, 0, &l);
     colldiag_sel *fs;
     colldiag_sel_create(3, dims, &fs);
-    uint64_t st[3] = {lo, 0, 0}, cn[3] = {hi - lo, D1, D2};
-    colldiag_sel_select_hyperslab(fs, COLLDIAG_SELECT_SET, st, NULL, cn, NULL);
-    const uint64_t n = (hi - lo) * D1 * D2;
-    uint32_t *buf = malloc(n * ES), *back = malloc(n * ES);
+    const uint64_t kn = inter ? inter_count(me) : D2, k0 = inter ? (uint64_t)me : 0, ks = inter ? (uint64_t)P : 1;
+    uint64_t st[3] = {lo, 0, k0}, sr[3] = {1, 1, ks}, cn[3] = {hi - lo, D1, kn};
+    colldiag_sel_select_hyperslab(fs, COLLDIAG_SELECT_SET, st, sr, cn, NULL);
+    const uint64_t n = (hi - lo) * D1 * kn;
+    uint32_t *buf = malloc(n * ES + 1), *back = malloc(n * ES + 1);
     for (uint64_t i = lo, e = 0; i < hi; i++)
         for (uint64_t j = 0; j < D1; j++)
-            for (uint64_t k = 0; k < D2; k++) buf[e++] = val(i, j, k);
-    /* the chunks this rank touches, counted by the test: planes lo..hi-1 cover chunk rows lo/C..(hi-1)/C */
+            for (uint64_t k = k0; k < D2; k += ks) buf[e++] = val(i, j, k);
+    /* the chunks this rank touches, counted by the test: planes lo..hi-1 cover chunk rows lo/C..(hi-1)/C
+       (interleaved, P <= C: every rank touches every chunk) */
     const uint64_t touched = n ? ((hi - 1) / C - lo / C + 1) * ((D1 + C - 1) / C) * ((D2 + C - 1) / C) : 0;
     /* the most elements any rank moves (slabs differ by a plane) */
     uint64_t maxn = 0;
     for (int r = 0; r < P; r++) {
         uint64_t a, b;
         slab(r, &a, &b);
-        if ((b - a) * D1 * D2 > maxn) maxn = (b - a) * D1 * D2;
+        uint64_t nr = inter ? D0 * D1 * inter_count(r) : (b - a) * D1 * D2;
+        if (nr > maxn) maxn = nr;
     }
     char cb[32];
     snprintf(cb, sizeof cb, "%zu", cbuf);
@@ -106,8 +124,15 @@ static void one(const char *path, int opt, size_t cbuf, int by_env)
             CHECK(g_pmpi.coll_calls == want, "%s: link-chunk made %llu collective calls, expected %llu", what,
                   (unsigned long long)g_pmpi.coll_calls, (unsigned long long)want);
         }
-        CHECK(g_pmpi.coll_bytes + g_pmpi.ind_bytes == n * ES, "%s: MPI calls moved %llu + %llu bytes, expected %llu", what,
-              (unsigned long long)g_pmpi.coll_bytes, (unsigned long long)g_pmpi.ind_bytes, (unsigned long long)(n * ES));
+        if (co == COLLDIAG_MPIO_CHUNK_AGGREGATE) { /* owners move other ranks' bytes: check the sum */
+            unsigned long long mine = g_pmpi.coll_bytes + g_pmpi.ind_bytes, all = 0;
+            MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+            CHECK(all == (unsigned long long)D0 * D1 * D2 * ES, "%s: MPI calls moved %llu bytes in all, expected %llu", what,
+                  all, (unsigned long long)D0 * D1 * D2 * ES);
+        } else {
+            CHECK(g_pmpi.coll_bytes + g_pmpi.ind_bytes == n * ES, "%s: MPI calls moved %llu + %llu bytes, expected %llu", what,
+                  (unsigned long long)g_pmpi.coll_bytes, (unsigned long long)g_pmpi.ind_bytes, (unsigned long long)(n * ES));
+        }
         if (dir == 1) CHECK(!memcmp(back, buf, n * ES), "read back differs from what was written");
         if (dir == 0) {
             MPI_Barrier(MPI_COMM_WORLD);
@@ -161,10 +186,16 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/colldiag_test_memory_%d.bin", argc > 1 ? argv[1] : "/tmp", 0);
     if (me == 0) snprintf(path, sizeof path, "%s/colldiag_test_memory_%d.bin", argc > 1 ? argv[1] : "/tmp", (int)getpid());
     MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
-    const int opts[3] = {COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_CHUNK_AUTO};
+    const int opts[4] = {COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_CHUNK_AGGREGATE_IO,
+                         COLLDIAG_MPIO_CHUNK_AUTO};
     const size_t bufs[3] = {65536, 4096, 1001}; /* two rounds, a page, not a multiple of the element size */
-    for (int o = 0; o < 3; o++)
-        for (int b = 0; b < 3; b++) one(path, opts[o], bufs[b], b == 2);
+    /* quick (MPICH in CI, ~8 ms a collective oversubscribed): small buffers make hundreds of rounds;
+       keep the largest buffer for aggregation and for the interleaved pattern */
+    const int quick = argc > 2 && !strcmp(argv[2], "quick");
+    for (int inter = 0; inter < 2; inter++)
+        for (int o = 0; o < 4; o++)
+            for (int b = 0; b < 3; b++)
+                if (!quick || b == 0 || (!inter && opts[o] != COLLDIAG_MPIO_CHUNK_AGGREGATE_IO)) one(path, opts[o], bufs[b], b == 2, inter);
     int rc = test_summary("test_memory");
     MPI_Finalize();
     return rc;
