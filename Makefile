@@ -31,14 +31,14 @@ SCN_PUBLIC ?= tests/scenarios/public
 H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
-TESTS = $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5
+TESTS = $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/calibrate $(B)/ranks
 EXAMPLES = $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop
 
 # Debian 12 packages the build, the tests and the demo need.
 DEB_PKGS = make gcc libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
            clang libclang-rt-14-dev valgrind
 
-.PHONY: all check demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io bench bench-hdf5
+.PHONY: all check demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io bench bench-hdf5 bench-ranks calibrate
 
 all: $(TESTS) $(EXAMPLES)
 
@@ -112,6 +112,18 @@ $(B)/bench: bench/bench.c tests/count_alloc.h colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -I. $< -o $@
 bench: $(B)/bench
 	$(RUN) -n $(BENCH_RANKS) $(B)/bench $(BENCH_ARGS)
+# AUTO's constants measured on this machine: prints `export COLLDIAG_AUTO_*=...` lines (bench/calibrate.c).
+$(B)/calibrate: bench/calibrate.c | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) $< -o $@
+calibrate: $(B)/calibrate
+	@$(RUN) -n $(BENCH_RANKS) $(B)/calibrate $(or $(BENCH_DIR),/tmp)
+# Planning (mapping + deciding) at 2, 4, 8 and 16 ranks, a fixed number of touched chunks per rank,
+# local work apart from time inside MPI collectives (bench/ranks.c).
+RANKS_LIST ?= 2 4 8 16
+$(B)/ranks: bench/ranks.c colldiag.c colldiag.h | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) -I. $< colldiag.c -o $@
+bench-ranks: $(B)/ranks
+	@for p in $(RANKS_LIST); do $(RUN) -n $$p $(B)/ranks $(or $(BENCH_DIR),/tmp) | if [ $$p = $(firstword $(RANKS_LIST)) ]; then cat; else tail -n +2; fi || exit 1; done
 # The same with parallel HDF5's link, multi and independent writes as columns.
 $(B)/bench-hdf5: bench/bench.c tests/count_alloc.h colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< -o $@ $(H5LIBS)

@@ -55,29 +55,46 @@
 #define CD_MAX_INT_COUNT ((uint64_t)INT_MAX)
 /* A single contiguous block in an MPI type is split into 1 GiB pieces so sizes never overflow int. */
 #define CD_BIG_BLOCK ((uint64_t)1 << 30)
-/* AUTO's cost model (section 7), measured on a 2-core Debian 12 box with Open MPI 4.1.4 (bench B1-B3):
-   override per machine, the choice follows the ratios, not the absolute values. */
+/* AUTO's cost model (section 7). Defaults measured on a 2-core Debian 12 box, Open MPI 4.1.4 ompio,
+   3 ranks, local disk, by `make calibrate` (bench/calibrate.c), which prints the same list for any
+   machine. Each can be set at compile time (-DCOLLDIAG_AUTO_LAT=1e-4) or per run through the
+   environment (COLLDIAG_AUTO_LAT=1e-4); the environment wins. Every rank must see the same values:
+   they decide the scheme, so they are part of the agreed settings (a disagreement is COLLDIAG_ERR_ARG
+   on every rank). The choice follows their ratios, not their absolute values. */
 #ifndef COLLDIAG_AUTO_LAT
-#define COLLDIAG_AUTO_LAT 5e-4     /* s per collective MPI-IO call (set_view + two-phase round trip) */
+#define COLLDIAG_AUTO_LAT 1.2e-4 /* s per collective MPI-IO call of a small piece (set_view + two-phase round trip) */
 #endif
 #ifndef COLLDIAG_AUTO_LAT_X
-#define COLLDIAG_AUTO_LAT_X 1e-4   /* s per all-to-all exchange of the aggregation */
+#define COLLDIAG_AUTO_LAT_X 7e-6   /* s per all-to-all step of the aggregation exchange */
 #endif
 #ifndef COLLDIAG_AUTO_RUN
-#define COLLDIAG_AUTO_RUN 5e-6     /* s per file run in two-phase I/O (B3 link: 1.4M runs/rank ~ 7 s) */
+#define COLLDIAG_AUTO_RUN 4e-6   /* s per file run two-phase I/O sorts and merges (B3 link: 1.4 M runs a rank ~ 7 s) */
+#endif
+#ifndef COLLDIAG_AUTO_MRUN
+#define COLLDIAG_AUTO_MRUN 1.5e-7  /* s per memory block (>= COLLDIAG_PACK_RUN_BYTES, so not packed) MPI's datatype engine handles */
+#endif
+#ifndef COLLDIAG_AUTO_IND
+#define COLLDIAG_AUTO_IND 4.5e-6 /* s per independent MPI-IO call (one per contiguous file stretch) */
 #endif
 #ifndef COLLDIAG_AUTO_COPY
-#define COLLDIAG_AUTO_COPY 3e-8    /* s per run packed or placed by aggregation */
+#define COLLDIAG_AUTO_COPY 6e-9   /* s per run packed or placed by aggregation */
 #endif
 #ifndef COLLDIAG_AUTO_BW_IO
-#define COLLDIAG_AUTO_BW_IO 1e9    /* B/s into the file system per rank */
+#define COLLDIAG_AUTO_BW_IO 1.8e9  /* B/s a rank moves through collective (two-phase) I/O */
+#endif
+#ifndef COLLDIAG_AUTO_BW_IND
+#define COLLDIAG_AUTO_BW_IND 3e9    /* B/s a rank moves with independent calls (no exchange between ranks) */
 #endif
 #ifndef COLLDIAG_AUTO_BW_COPY
-#define COLLDIAG_AUTO_BW_COPY 5e9  /* B/s of memcpy */
+#define COLLDIAG_AUTO_BW_COPY 1.8e10 /* B/s of memcpy */
 #endif
 #ifndef COLLDIAG_AUTO_BW_NET
-#define COLLDIAG_AUTO_BW_NET 2e9   /* B/s per rank through the exchange */
+#define COLLDIAG_AUTO_BW_NET 3e9    /* B/s per rank through the aggregation exchange */
 #endif
+/* The constants as one list: X(NAME) -> env COLLDIAG_AUTO_<NAME>, default COLLDIAG_AUTO_<NAME>. */
+#define CD_AUTO_CONSTANTS(X) X(LAT) X(LAT_X) X(RUN) X(MRUN) X(IND) X(COPY) X(BW_IO) X(BW_IND) X(BW_COPY) X(BW_NET)
+#define CD_AUTO_ENUM(n) CD_K_##n,
+enum { CD_AUTO_CONSTANTS(CD_AUTO_ENUM) CD_K_N };
 
 /* Most bytes one rank moves in one collective data call: larger transfers become several agreed rounds.
    ROMIO 3.2.1 (Open MPI 4.1's romio321) hangs on a collective request above 2 GiB per rank; 1 GiB keeps
@@ -911,6 +928,9 @@ enum {
     AG_MAX_PIECE,      /* MAX: bytes of the largest piece of any rank */
     AG_MAX_RUNS,       /* MAX: file runs a rank hands MPI-IO (mapping-time estimate, the AUTO model's input) */
     AG_SUM_RUNS,       /* SUM */
+    AG_SUM_PARTIAL,    /* SUM: pieces that do not cover their chunk (the ones other ranks may share) */
+    AG_MAX_MRUNS,      /* MAX: memory runs a rank hands MPI unpacked in one collective call (AUTO) */
+    AG_MAX_MULTI_NS,   /* MAX: the rank's own part of multi-chunk's estimated time, ns (AUTO) */
     AG_MAX_END,        /* MAX: end of the storage a rank's collective write touches (0 when not writing) */
     AG_MAX_FSIZE,      /* MAX: the file's size as each rank sees it before a collective write */
     AG_N
@@ -927,9 +947,10 @@ static void cd_agree_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
             switch (i) {
             case AG_FAIL: case AG_MIN_CHUNKS: if (x < *y) *y = x; break;
             case AG_MAX_CHUNKS: case AG_MAX_BYTES: case AG_MAX_PIECE: case AG_MAX_RUNS: case AG_MAX_END: case AG_MAX_FSIZE:
+            case AG_MAX_MULTI_NS: case AG_MAX_MRUNS:
                 if (x > *y) *y = x;
                 break;
-            case AG_SUM_CHUNKS: case AG_SUM_RUNS: *y += x; break;
+            case AG_SUM_CHUNKS: case AG_SUM_RUNS: case AG_SUM_PARTIAL: *y += x; break;
             default: *y |= x; break;
             }
         }
@@ -1099,6 +1120,7 @@ typedef struct {
     int opt_types_disabled;     /* env COLLDIAG_MPI_OPT_TYPES / HDF5_MPI_OPT_TYPES starts with 0 */
     unsigned pack_run;          /* env COLLDIAG_PACK_RUN_BYTES (0: never pack); a local choice, not agreed */
     uint64_t coll_buf;          /* collective buffer, bytes >= 1 (env COLLDIAG_COLL_BUFFER); agreed */
+    double k[CD_K_N];           /* AUTO's constants (env COLLDIAG_AUTO_*); agreed */
     const char *chunk_opt_src;  /* "setting", "default" or the env text */
     char env_text[96];
 } cd_settings;
@@ -1304,6 +1326,27 @@ static int settings_effective(const char *fn, const colldiag_xfer *x, cd_setting
     e = getenv("COLLDIAG_COLL_BUFFER");
     if (e && *e && cd_parse_bytes(e, &s->coll_buf))
         return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_COLL_BUFFER=\"%.40s\" is not a byte count >= 1 (suffix k, m or g allowed)", e);
+    static const char *const kname[CD_K_N] = {
+#define CD_AUTO_NAME(n) "COLLDIAG_AUTO_" #n,
+        CD_AUTO_CONSTANTS(CD_AUTO_NAME)
+#undef CD_AUTO_NAME
+    };
+    static const double kdef[CD_K_N] = {
+#define CD_AUTO_DEF(n) COLLDIAG_AUTO_##n,
+        CD_AUTO_CONSTANTS(CD_AUTO_DEF)
+#undef CD_AUTO_DEF
+    };
+    for (int i = 0; i < CD_K_N; i++) {
+        s->k[i] = kdef[i];
+        e = getenv(kname[i]);
+        if (!e || !*e) continue;
+        char *end;
+        errno = 0;
+        double v = strtod(e, &end);
+        if (errno || *end || !(v > 0) || v > 1e30)
+            return cd_fail(COLLDIAG_ERR_ARG, fn, "env %s=\"%.40s\" is not a positive number", kname[i], e);
+        s->k[i] = v;
+    }
     return 0;
 }
 
@@ -1313,6 +1356,11 @@ static uint64_t settings_digest(const cd_settings *s)
     h = cd_hash_u64(h, s->num);
     h = cd_hash_u64(h, s->ratio);
     h = cd_hash_u64(h, s->coll_buf);
+    for (int i = 0; i < CD_K_N; i++) {
+        uint64_t bits;
+        memcpy(&bits, &s->k[i], sizeof bits);
+        h = cd_hash_u64(h, bits);
+    }
     return cd_hash_u64(h, (uint64_t)s->coll_opt);
 }
 
@@ -1334,6 +1382,7 @@ typedef struct {
     uint64_t nelem;      /* elements of this rank's selection in it */
     uint64_t pt0;        /* points: first entry in the sorted point arrays */
     uint64_t nruns;      /* file runs estimated at mapping time (the AUTO cost model's input) */
+    uint64_t mruns;      /* row segments of the piece: its memory runs when memory is packed (AUTO) */
     int nproc;           /* ranks touching the chunk, -1 unknown */
     uint64_t abytes;     /* aggregation, on the chunk's owner: the bytes every rank's piece of it holds */
     int owner;           /* aggregation: the rank that moves this chunk's bytes, -1 otherwise */
@@ -1375,7 +1424,7 @@ static int map_push(cd_map *m, uint64_t idx, MPI_Offset addr, uint64_t nelem, ui
     p->addr = addr;
     p->nelem = nelem;
     p->pt0 = pt0;
-    p->nruns = nelem ? 1 : 0;
+    p->nruns = p->mruns = nelem ? 1 : 0;
     p->nproc = -1;
     p->owner = -1;
     p->abytes = 0;
@@ -1462,16 +1511,18 @@ static int map_tree_level(cd_map *m, int d, uint64_t prefix)
             uint64_t lo = c * C, hi = lo + C - 1;
             uint64_t idx = prefix * l->grid[d] + c;
             if (d == l->rank - 1) {
-                uint64_t ne = 0, nrun = 0, rows = l->chunk_elems / C; /* chunk rows of the last dimension */
+                uint64_t ne = 0, nrun = 0, mrun = 0, rows = l->chunk_elems / C; /* chunk rows of the last dimension */
                 for (uint64_t j = 0; j < nset; j++) {
-                    uint64_t k = node_count_in(set[j].nd, lo, hi);
+                    uint64_t k = node_count_in(set[j].nd, lo, hi), spans = node_spans_in(set[j].nd, lo, hi);
                     ne += set[j].w * k;
+                    mrun += set[j].w * spans;
                     /* full-width rows usually lie back to back in the chunk: count them as merged (an
                        estimate for AUTO; partial rows are exact: one run per span per row) */
-                    nrun += k == C ? (set[j].w + rows - 1) / rows : set[j].w * node_spans_in(set[j].nd, lo, hi);
+                    nrun += k == C ? (set[j].w + rows - 1) / rows : set[j].w * spans;
                 }
                 if (ne && map_push(m, idx, layout_chunk_addr(l, idx), ne, 0)) return -1;
                 if (ne) m->pc[m->n - 1].nruns = ne == l->chunk_elems ? 1 : nrun; /* a full chunk is one run */
+                if (ne) m->pc[m->n - 1].mruns = mrun;
                 continue;
             }
             /* children reached from this chunk slab, with how many coordinates lead to each */
@@ -1547,7 +1598,7 @@ static int map_points(cd_map *m, const colldiag_sel *fs)
             if (map_push(m, r[i].chunk, a, 0, i)) { cd_free(r); return -1; }
         }
         m->pc[m->n - 1].nelem++;
-        m->pc[m->n - 1].nruns = m->pc[m->n - 1].nelem;
+        m->pc[m->n - 1].nruns = m->pc[m->n - 1].mruns = m->pc[m->n - 1].nelem;
     }
     cd_free(r);
     return 0;
@@ -2241,7 +2292,9 @@ static int stage_run(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
     return 0;
 }
 
-static int stage_init(cd_stage *st, cd_io *io)
+/* need: the elements the calls will move, so that a small transfer does not fault in a 4 MiB buffer
+   (B2 multi-chunk reads of 16 KB: 1.5x the read limit with it, 1.0x without). */
+static int stage_init(cd_stage *st, cd_io *io, uint64_t need)
 {
     memset(st, 0, sizeof *st);
     st->io = io;
@@ -2249,6 +2302,10 @@ static int stage_init(cd_stage *st, cd_io *io)
     size_t cap = conv ? io->x->bufsize : CD_STAGE_BYTES;
     if (!conv && cap > io->set.coll_buf) cap = (size_t)io->set.coll_buf; /* the call's memory bound holds here too */
     size_t big = io->fes > io->mes ? io->fes : io->mes;
+    if (!conv && need < cap / big) { /* the data plus a quarter for a read's scatter records */
+        size_t fit = (size_t)need * big + (size_t)need * big / 4 + 64;
+        if (fit < cap) cap = fit;
+    }
     if (cap < big) cap = big; /* at least one element of either type */
     uint64_t nel = cap / big;
     if (io->dir == DIR_READ) { /* an eighth of the buffer records the runs to scatter, the rest holds data */
@@ -2280,7 +2337,9 @@ static int ind_pieces(cd_io *io, const uint64_t *list, uint64_t n, int all)
     if (n == 0) return 0;
     double t0 = cd_now();
     cd_stage st;
-    int rc = stage_init(&st, io);
+    uint64_t need = 0;
+    for (uint64_t i = 0; i < n; i++) need += io->map.pc[all ? i : list[i]].nelem;
+    int rc = stage_init(&st, io, need);
     for (uint64_t i = 0; i < n && !rc; i++) {
         const cd_piece *p = &io->map.pc[all ? i : list[i]];
         int un = (p->flags & PF_UNALLOC) != 0;
@@ -3475,27 +3534,93 @@ static void exec_aggregate(cd_io *io)
  * 7. decision: AUTO's cost model
  *
  * Inputs are the agreed totals every rank already holds after the first reduction, so choosing costs
- * no extra communication and every rank chooses the same. Estimated seconds, with
+ * no extra communication and every rank chooses the same. Estimated seconds, with the constants k of
+ * the settings (COLLDIAG_AUTO_*), P ranks, and
  *   R = max(runs on the busiest rank, all runs / P)   -- two-phase I/O handles every rank's runs on the
  *                                                        aggregators, spread over about P of them
- *   B = bytes of the busiest rank, C = chunks of the busiest rank, S = all chunks touched, P ranks:
- *   link        L + R c_run + B / W
- *   multi       max(C, S/P) L + R c_run + B / W       (one collective call per collective chunk)
- *   aggregation L + 3 L_x + R c_copy + C c_run + B (2 / W_copy + 1 / W_net) + B / W
+ *   B = bytes of the busiest rank, C = chunks of the busiest rank,
+ *   N = collective chunks under multi-chunk, estimated before the rank counts exist: pieces that do
+ *       not cover their chunk (only those can be shared), summed over ranks, over the fewest ranks
+ *       that make a chunk collective (thr + 1 of the ratio rule);
+ *   M = the busiest rank's own part of multi-chunk (multi_local): whole-chunk pieces go independent,
+ *       partial ones collective;
+ *   link        LAT + R RUN + MR MRUN + B / BW_IO
+ *               (MR: memory blocks of the busiest rank too long to be packed, link_mem_runs)
+ *   multi       N LAT + M,    M = bytes_whole / BW_IND + stretches IND + bytes_partial / BW_IO + runs_partial RUN
+ *   aggregation LAT + 3 LAT_X + R COPY + C RUN + B (2 / BW_COPY + 1 / BW_NET) + B / BW_IO
  *               (exchange counts, records, bytes; pack and assemble; owners write about one run per
  *                chunk they own, at most the chunks they touch)
- * multi never wins in this model unless a rank's runs dominate (it does not, today, in colldiag): it
- * is kept so the report shows its estimate and the constants can be tuned per machine.
+ * Where N overestimates (partial pieces nobody shares), multi looks dearer than it is: AUTO then errs
+ * toward link, never toward thousands of collective calls.
  * --------------------------------------------------------------------------------------------------- */
-static int auto_choose(const uint64_t *g, int P, double est[3])
+
+/* Elements of chunk idx inside the dataset (edge chunks are clipped). */
+static uint64_t chunk_elems_in(const colldiag_layout *l, uint64_t idx)
 {
+    uint64_t n = 1;
+    for (int d = l->rank - 1; d >= 0; d--) {
+        uint64_t c = idx % l->grid[d], lo = c * l->cdims[d];
+        idx /= l->grid[d];
+        n *= l->dims[d] - lo < l->cdims[d] ? l->dims[d] - lo : l->cdims[d];
+    }
+    return n;
+}
+
+/* This rank's inputs to multi-chunk's estimate: its pieces that do not cover their chunk, and its own
+   part M of multi's time (see above) in ns. Local and pure. */
+static void multi_local(const cd_io *io, uint64_t *partial, uint64_t *ns)
+{
+    *partial = 0;
+    *ns = 0;
+    if (io->code || io->l->storage != STORE_CHUNKED) return;
+    const double *k = io->set.k;
+    double bw = 0, bp = 0, rp = 0, stretches = 0;
+    MPI_Offset end = -1;
+    for (uint64_t i = 0; i < io->map.n; i++) {
+        const cd_piece *p = &io->map.pc[i];
+        const double b = (double)(p->nelem * io->fes);
+        if (p->nelem < chunk_elems_in(io->l, p->idx)) {
+            (*partial)++;
+            bp += b;
+            rp += (double)p->nruns;
+            continue;
+        }
+        bw += b;
+        if (p->addr != end) stretches++; /* whole chunks next to each other go as one independent call */
+        end = p->addr + (MPI_Offset)(p->nelem * io->fes);
+    }
+    double t = bw / k[CD_K_BW_IND] + stretches * k[CD_K_IND] + bp / k[CD_K_BW_IO] + rp * k[CD_K_RUN];
+    *ns = t * 1e9 < 1.8e19 ? (uint64_t)(t * 1e9) : UINT64_MAX / 2;
+}
+
+/* Memory runs this rank would hand MPI's datatype engine under link-chunk: pieces whose rows are long
+   enough not to be packed (COLLDIAG_PACK_RUN_BYTES) keep one memory block per row. Local and pure. */
+static uint64_t link_mem_runs(const cd_io *io)
+{
+    uint64_t mr = 0;
+    if (io->code) return 0;
+    for (uint64_t i = 0; i < io->map.n; i++) {
+        const cd_piece *p = &io->map.pc[i];
+        if (p->mruns > 1 && io->set.pack_run && p->nelem * io->mes >= (uint64_t)io->set.pack_run * p->mruns) mr += p->mruns;
+    }
+    return mr;
+}
+
+static int auto_choose(const cd_io *io, double est[3])
+{
+    const uint64_t *g = io->g;
+    const int P = io->f->size;
+    const double *k = io->set.k;
     const double R = (double)(g[AG_MAX_RUNS] > g[AG_SUM_RUNS] / (uint64_t)P ? g[AG_MAX_RUNS] : g[AG_SUM_RUNS] / (uint64_t)P);
     const double B = (double)g[AG_MAX_BYTES], C = (double)g[AG_MAX_CHUNKS];
+    const unsigned need = ratio_threshold(P, io->set.ratio) + 1; /* ranks that make a chunk collective */
     const double S = (double)g[AG_SUM_CHUNKS] / (double)P;
-    est[0] = COLLDIAG_AUTO_LAT + R * COLLDIAG_AUTO_RUN + B / COLLDIAG_AUTO_BW_IO;
-    est[1] = (C > S ? C : S) * COLLDIAG_AUTO_LAT + R * COLLDIAG_AUTO_RUN + B / COLLDIAG_AUTO_BW_IO;
-    est[2] = COLLDIAG_AUTO_LAT + 3 * COLLDIAG_AUTO_LAT_X + R * COLLDIAG_AUTO_COPY + C * COLLDIAG_AUTO_RUN +
-             B * (2 / COLLDIAG_AUTO_BW_COPY + 1 / COLLDIAG_AUTO_BW_NET) + B / COLLDIAG_AUTO_BW_IO;
+    const double N = io->set.ratio == 0 ? (C > S ? C : S) /* every touched chunk is collective */
+                   : (unsigned)P >= need ? (double)g[AG_SUM_PARTIAL] / (double)need : 0.0;
+    est[0] = k[CD_K_LAT] + R * k[CD_K_RUN] + (double)g[AG_MAX_MRUNS] * k[CD_K_MRUN] + B / k[CD_K_BW_IO];
+    est[1] = N * k[CD_K_LAT] + (double)g[AG_MAX_MULTI_NS] * 1e-9;
+    est[2] = k[CD_K_LAT] + 3 * k[CD_K_LAT_X] + R * k[CD_K_COPY] + C * k[CD_K_RUN] +
+             B * (2 / k[CD_K_BW_COPY] + 1 / k[CD_K_BW_NET]) + B / k[CD_K_BW_IO];
     int best = 0;
     for (int i = 1; i < 3; i++)
         if (est[i] < est[best]) best = i;
@@ -3512,7 +3637,7 @@ static void exec_chunked(cd_io *io)
     int opt = io->set.chunk_opt;
     x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = -1.0;
     if (opt == COLLDIAG_MPIO_CHUNK_AUTO) {
-        opt = auto_choose(io->g, P, x->auto_est);
+        opt = auto_choose(io, x->auto_est);
         set_reason(io, "AUTO: estimated link %.3g s, multi %.3g s, aggregation %.3g s (%" PRIu64 " runs, %" PRIu64
                        " chunks over %d ranks) -> %s", x->auto_est[0], x->auto_est[1], x->auto_est[2], io->g[AG_SUM_RUNS],
                    io->g[AG_SUM_CHUNKS], P, cd_chunk_opt_env[opt]);
@@ -3883,6 +4008,8 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
         if (b > v[AG_MAX_PIECE]) v[AG_MAX_PIECE] = b;
     }
     v[AG_SUM_RUNS] = v[AG_MAX_RUNS];
+    multi_local(&io, &v[AG_SUM_PARTIAL], &v[AG_MAX_MULTI_NS]);
+    v[AG_MAX_MRUNS] = link_mem_runs(&io);
     write_extent(&io, &v[AG_MAX_END], &v[AG_MAX_FSIZE]);
     rc = MPI_Allreduce(v, io.g, AG_N, MPI_UINT64_T, f->op, f->comm);
     if (rc != MPI_SUCCESS) return finish(&io, cd_mpi_err(&io, rc, "MPI_Allreduce (cause agreement)"));

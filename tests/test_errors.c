@@ -19,12 +19,14 @@
 
 enum {
     C_OOB_POINT, C_NULL_FILESEL, C_NULL_BUF, C_COUNT_MISMATCH, C_DIMS_MISMATCH, C_BAD_ENV,
-    C_LAYOUT_DISAGREE, C_SETTINGS_DISAGREE, C_IO_FAIL, C_FILTERED, C_BUFFER_DISAGREE, C_BAD_BUFFER_ENV, C_N
+    C_LAYOUT_DISAGREE, C_SETTINGS_DISAGREE, C_IO_FAIL, C_FILTERED, C_BUFFER_DISAGREE, C_BAD_BUFFER_ENV,
+    C_AUTO_DISAGREE, C_BAD_AUTO_ENV, C_N
 };
 static const char *const names[] = {"point out of bounds", "NULL file selection", "NULL buffer", "memory count mismatch",
                                     "selection dims differ from layout", "invalid COLLDIAG_CHUNK_OPT", "layout disagreement",
                                     "settings disagreement", "I/O failure on one rank", "filtered write",
-                                    "collective buffer disagreement", "invalid COLLDIAG_COLL_BUFFER"};
+                                    "collective buffer disagreement", "invalid COLLDIAG_COLL_BUFFER",
+                                    "AUTO constant disagreement", "invalid COLLDIAG_AUTO_RUN"};
 
 static void run(int c, int bad, const char *path, int opt)
 {
@@ -69,6 +71,9 @@ static void run(int c, int bad, const char *path, int opt)
     }
     if (c == C_BAD_ENV && isbad) setenv("COLLDIAG_CHUNK_OPT", "sideways", 1);
     if (c == C_BAD_BUFFER_ENV && isbad) setenv("COLLDIAG_COLL_BUFFER", "16q", 1);
+    /* AUTO's constants decide the scheme: a rank with its own value must not choose alone */
+    if (c == C_AUTO_DISAGREE && isbad) setenv("COLLDIAG_AUTO_LAT", "1e-3", 1);
+    if (c == C_BAD_AUTO_ENV && isbad) setenv("COLLDIAG_AUTO_RUN", "-4e-6", 1);
     int buf[16];
     for (int i = 0; i < 16; i++) buf[i] = me * 100 + i;
     /* canary file */
@@ -90,7 +95,7 @@ static void run(int c, int bad, const char *path, int opt)
     if (c == C_BUFFER_DISAGREE && isbad) colldiag_set_coll_buffer(x, 8);
     rc = colldiag_write(f, l, c == C_NULL_FILESEL && isbad ? NULL : fs_dims ? fs_dims : fs, ms, c == C_NULL_BUF && isbad ? NULL : buf, x);
     const char *msg = colldiag_xfer_errmsg(x);
-    if (c == C_LAYOUT_DISAGREE || c == C_SETTINGS_DISAGREE || c == C_BUFFER_DISAGREE) {
+    if (c == C_LAYOUT_DISAGREE || c == C_SETTINGS_DISAGREE || c == C_BUFFER_DISAGREE || c == C_AUTO_DISAGREE) {
         CHECK(rc == COLLDIAG_ERR_ARG, "rc %d (%s), expected ERR_ARG on every rank", rc, msg);
         char want[32];
         snprintf(want, sizeof want, bad == 0 ? "1" : "rank %d", bad); /* bad 0: "rank 1 differs" / "ranks 1, 2, ..." */
@@ -123,6 +128,8 @@ static void run(int c, int bad, const char *path, int opt)
     colldiag_file_close(f);
     if (c == C_BAD_ENV && isbad) unsetenv("COLLDIAG_CHUNK_OPT");
     if (c == C_BAD_BUFFER_ENV && isbad) unsetenv("COLLDIAG_COLL_BUFFER");
+    if (c == C_AUTO_DISAGREE && isbad) unsetenv("COLLDIAG_AUTO_LAT");
+    if (c == C_BAD_AUTO_ENV && isbad) unsetenv("COLLDIAG_AUTO_RUN");
     if (me == 0 && c != C_IO_FAIL) {
         FILE *fp = fopen(path, "rb");
         unsigned char b[1024];
@@ -248,7 +255,8 @@ int main(int argc, char **argv)
     for (int c = 0; c < C_N; c++)
         for (int b = 0; b < 3; b++) {
             if (b > 0 && bads[b] == bads[b - 1]) continue;
-            if ((c == C_LAYOUT_DISAGREE || c == C_SETTINGS_DISAGREE || c == C_BUFFER_DISAGREE) && P == 1) continue;
+            if ((c == C_LAYOUT_DISAGREE || c == C_SETTINGS_DISAGREE || c == C_BUFFER_DISAGREE || c == C_AUTO_DISAGREE) && P == 1)
+                continue;
             /* The I/O failure is injected into independent calls only: Open MPI's ompio and ROMIO both return
                success from a two-phase collective write whose piece lies beyond the file-size limit when that
                piece belongs to rank 0 (seen on Open MPI 4.1.4 and MPICH 4.0), so no library can report it. */
