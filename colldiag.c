@@ -1630,13 +1630,23 @@ typedef int (*cd_run_fn)(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n);
    a chunk piece) does not pay a call per row. */
 typedef int (*cd_srun_fn)(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_t cnt, MPI_Offset fstride, uint64_t kstride);
 
-typedef struct {
+struct cd_walk;
+struct cd_node;
+/* A block of nrows rows of the last two dimensions that select the same columns (one span of the row
+   dimension, one node below it): the callback may take them whole, walking one row with cd_walk_row
+   and repeating it. off is the first row's element offset in the chunk, k its first iteration index;
+   row r is at off + r * pitch and k + r * kstride. */
+typedef int (*cd_bfn)(void *ctx, const struct cd_walk *w, const struct cd_node *down, uint64_t off, uint64_t k,
+                      uint64_t nrows, uint64_t pitch, uint64_t kstride);
+
+typedef struct cd_walk {
     int rank;
     uint64_t lo[COLLDIAG_MAX_RANK], hi[COLLDIAG_MAX_RANK], pitch[COLLDIAG_MAX_RANK];
     MPI_Offset base;
     size_t esize;
     cd_run_fn fn;
     cd_srun_fn sfn; /* optional */
+    cd_bfn bfn;     /* optional */
     void *ctx;
 } cd_walk;
 
@@ -1683,6 +1693,12 @@ static int walk_node(const cd_walk *w, const cd_node *nd, int d, uint64_t off, u
                 continue;
             }
         }
+        if (w->bfn && d == w->rank - 2 && b > a) {
+            int rc = w->bfn(w->ctx, w, s.down, off + (a - w->lo[d]) * w->pitch[d], k + s.kbase + (a - s.lo) * npd, b - a + 1,
+                            w->pitch[d], npd);
+            if (rc) return rc;
+            continue;
+        }
         for (uint64_t x = a; x <= b; x++) {
             int rc = walk_node(w, s.down, d + 1, off + (x - w->lo[d]) * w->pitch[d], k + s.kbase + (x - s.lo) * npd);
             if (rc) return rc;
@@ -1691,8 +1707,19 @@ static int walk_node(const cd_walk *w, const cd_node *nd, int d, uint64_t off, u
     return 0;
 }
 
-/* Emits the runs of piece p in ascending file offset; blocks of rows through sfn when it is given. */
-static int cd_walk_piece_rows(const cd_map *m, const colldiag_sel *fs, const cd_piece *p, cd_run_fn fn, cd_srun_fn sfn, void *ctx)
+/* One row of a block given to a cd_bfn, run by run through w->fn. */
+static int cd_walk_row(const cd_walk *w, const cd_node *down, uint64_t off, uint64_t k)
+{
+    cd_walk one = *w;
+    one.bfn = NULL;
+    one.sfn = NULL;
+    return walk_node(&one, down, w->rank - 1, off, k);
+}
+
+/* Emits the runs of piece p in ascending file offset; blocks of rows through sfn (rows of one span)
+   or bfn (rows of the same spans) when they are given. */
+static int cd_walk_piece_blocks(const cd_map *m, const colldiag_sel *fs, const cd_piece *p, cd_run_fn fn, cd_srun_fn sfn,
+                                cd_bfn bfn, void *ctx)
 {
     const colldiag_layout *l = m->l;
     if (fs->type == SEL_POINTS) {
@@ -1709,6 +1736,7 @@ static int cd_walk_piece_rows(const cd_map *m, const colldiag_sel *fs, const cd_
     w.esize = l->esize;
     w.fn = fn;
     w.sfn = sfn;
+    w.bfn = bfn;
     w.ctx = ctx;
     if (l->storage == STORE_CHUNKED) {
         uint64_t idx = p->idx, c[COLLDIAG_MAX_RANK];
@@ -1731,9 +1759,13 @@ static int cd_walk_piece_rows(const cd_map *m, const colldiag_sel *fs, const cd_
     }
     return walk_node(&w, fs->tree, 0, 0, 0);
 }
+static int cd_walk_piece_rows(const cd_map *m, const colldiag_sel *fs, const cd_piece *p, cd_run_fn fn, cd_srun_fn sfn, void *ctx)
+{
+    return cd_walk_piece_blocks(m, fs, p, fn, sfn, NULL, ctx);
+}
 static int cd_walk_piece(const cd_map *m, const colldiag_sel *fs, const cd_piece *p, cd_run_fn fn, void *ctx)
 {
-    return cd_walk_piece_rows(m, fs, p, fn, NULL, ctx);
+    return cd_walk_piece_blocks(m, fs, p, fn, NULL, NULL, ctx);
 }
 
 /* --- memory side: iteration indices to memory element offsets ------------------------------------- */
@@ -2920,6 +2952,9 @@ typedef struct {
     MPI_Offset base;           /* the current chunk's address */
     unsigned char *cursor;     /* writes: where the next bytes of the current piece go */
     uint64_t mk, mn;           /* writes from a packed buffer: pending memory elements [mk, mk + mn) */
+    uint64_t seen, kfirst;     /* elements walked; the first iteration index after mark was set */
+    int mark;
+    int nojoin;                /* the next run starts a record of its own (the first row of a block) */
     int nomem;
 } cd_agg_send;
 
@@ -2954,8 +2989,9 @@ static void agg_rec_close(cd_agg_send *s)
 static void agg_rec_add(cd_agg_send *s, uint64_t off, uint64_t len)
 {
     if (s->nomem) return;
-    if (s->mlen > s->rec0) {
-        cd_rec *c = (cd_rec *)(s->meta + s->mlen - AGG_REC); /* its count2 is 1: only closed records repeat */
+    if (!s->nojoin && s->mlen > s->rec0 && ((cd_rec *)(s->meta + s->mlen - AGG_REC))->count2 == 1) {
+        cd_rec *c = (cd_rec *)(s->meta + s->mlen - AGG_REC); /* open: only a row block (agg_rows_send) or a
+                                                               closed record repeats */
         uint64_t end = c->off + (c->count - 1) * c->stride + c->len;
         if (c->count == 1 && off == end) { c->len += len; return; }
         if (len == c->len && c->count == 1 && off > c->off) { c->stride = off - c->off; c->count = 2; return; }
@@ -2971,11 +3007,14 @@ static void agg_rec_add(cd_agg_send *s, uint64_t off, uint64_t len)
     r->stride2 = 0;
     r->count2 = 1;
     s->mlen += AGG_REC;
+    s->nojoin = 0;
 }
 
 static int agg_run_send(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
 {
     cd_agg_send *s = ctx;
+    if (s->mark) { s->kfirst = k; s->mark = 0; }
+    s->seen += n;
     agg_rec_add(s, (uint64_t)(foff - s->base), n * s->io->fes);
     if (s->io->dir != DIR_WRITE) return 0;
     if (!s->io->ms) {
@@ -2990,11 +3029,81 @@ static int agg_run_send(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
     s->cursor = c.cursor;
     return rc;
 }
+/* Rows 1..nrows-1 of a block repeat row 0's m elements (first iteration index k0) at kstride: copied
+   row by row between memory and the contiguous cursor, in or out. */
+static int agg_rows_copy(cd_copy *c, uint64_t k0, uint64_t m, uint64_t nrows, uint64_t kstride, int in)
+{
+    const cd_io *io = c->io;
+    const size_t es = io->mes;
+    for (uint64_t r = 1; r < nrows; r++) {
+        const uint64_t k = k0 + r * kstride;
+        if (!io->ms) {
+            if (in) memcpy(c->cursor, (const unsigned char *)io->wbuf + k * es, (size_t)(m * es));
+            else memcpy((unsigned char *)io->rbuf + k * es, c->cursor, (size_t)(m * es));
+            c->cursor += m * es;
+        } else {
+            int rc = cd_mem_runs(io->ms, k, m, in ? mrun_copy_in : mrun_copy_out, c);
+            if (rc) return rc;
+        }
+    }
+    return 0;
+}
+
+/* A block of rows (cd_bfn) on the sending side: the first row is walked run by run, starting a record
+   of its own; when it became exactly one record, the other rows are that record repeated (count2 rows, stride2 apart) and
+   their bytes are copied a row at a time instead of a run at a time (B3: 85 single elements a row,
+   256 rows a chunk). Otherwise every row is walked. */
+static int agg_rows_send(void *ctx, const cd_walk *w, const cd_node *down, uint64_t off, uint64_t k, uint64_t nrows,
+                         uint64_t pitch, uint64_t kstride)
+{
+    cd_agg_send *s = ctx;
+    const uint64_t before = s->mlen, seen0 = s->seen;
+    s->mark = 1;
+    s->nojoin = 1; /* a row that continued the record before it could not be repeated on its own */
+    int rc = cd_walk_row(w, down, off, k);
+    s->nojoin = 0;
+    if (rc) return rc;
+    const uint64_t m = s->seen - seen0, k0 = s->kfirst;
+    cd_rec *r = (cd_rec *)(s->meta + before);
+    if (s->nomem || m == 0 || s->mlen != before + AGG_REC || r->count2 != 1) {
+        for (uint64_t x = 1; x < nrows && !rc; x++) rc = cd_walk_row(w, down, off + x * pitch, k + x * kstride);
+        return rc;
+    }
+    r->count2 = nrows;
+    r->stride2 = pitch * w->esize;
+    s->seen += m * (nrows - 1);
+    if (s->io->dir != DIR_WRITE) return 0;
+    agg_flush_mem(s); /* row 0's bytes first */
+    cd_copy c = {s->io, s->cursor};
+    rc = agg_rows_copy(&c, k0, m, nrows, kstride, 1);
+    s->cursor = c.cursor;
+    return rc;
+}
+
+/* The receiving side of a read (scatter into memory), in the order agg_run_send described it. */
+typedef struct { cd_copy c; uint64_t seen, kfirst; int mark; } cd_agg_recv;
 static int agg_run_recv(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
 {
     (void)foff;
-    cd_copy *c = ctx;
-    return cd_mem_runs(c->io->ms, k, n, mrun_copy_out, c);
+    cd_agg_recv *a = ctx;
+    if (a->mark) { a->kfirst = k; a->mark = 0; }
+    a->seen += n;
+    return cd_mem_runs(a->c.io->ms, k, n, mrun_copy_out, &a->c);
+}
+static int agg_rows_recv(void *ctx, const cd_walk *w, const cd_node *down, uint64_t off, uint64_t k, uint64_t nrows,
+                         uint64_t pitch, uint64_t kstride)
+{
+    (void)pitch;
+    cd_agg_recv *a = ctx;
+    const uint64_t seen0 = a->seen;
+    a->mark = 1;
+    int rc = cd_walk_row(w, down, off, k);
+    if (rc) return rc;
+    const uint64_t m = a->seen - seen0;
+    /* every row of a block holds the same m elements, whether or not the sender folded them */
+    if (m) rc = agg_rows_copy(&a->c, a->kfirst, m, nrows, kstride, 0);
+    a->seen += m * (nrows - 1);
+    return rc;
 }
 
 /* Messages of an exchange: every message is at most COLLDIAG_COLL_MAX_BYTES, so counts stay ints. */
@@ -3377,7 +3486,8 @@ static int agg_round(cd_io *io, cd_agg_state *st, uint64_t j0, uint64_t j1)
                 s->rec0 = s->mlen;
                 s->base = p->addr;
                 if (!wr) s->cursor += p->nelem * io->fes;
-                if (cd_walk_piece(m, io->fs, p, agg_run_send, s)) io_fail(io, COLLDIAG_ERR_ARG, "gathering chunk %" PRIu64, p->idx);
+                if (cd_walk_piece_blocks(m, io->fs, p, agg_run_send, NULL, agg_rows_send, s))
+                    io_fail(io, COLLDIAG_ERR_ARG, "gathering chunk %" PRIu64, p->idx);
                 agg_flush_mem(s);
                 agg_rec_close(s);
                 if (s->nomem) break;
@@ -3472,10 +3582,14 @@ static int agg_round(cd_io *io, cd_agg_state *st, uint64_t j0, uint64_t j1)
         mrc = agg_p2p(io, &st->rs, st->rdata, scb, sdb, st->sdata, rcb, rdbb, 73);
         if (mrc != MPI_SUCCESS) cd_mpi_err(io, mrc, "returning chunk bytes");
         /* scatter into memory, owner group by owner group in the order the pieces were described */
-        cd_copy c = {io, st->sdata};
+        cd_agg_recv c;
+        memset(&c, 0, sizeof c);
+        c.c.io = io;
+        c.c.cursor = st->sdata;
         for (uint64_t j = 0; j < nby && !io->code; j++) {
             const cd_piece *p = &m->pc[st->by[j]];
-            if (cd_walk_piece(m, io->fs, p, agg_run_recv, &c)) io_fail(io, COLLDIAG_ERR_ARG, "scattering chunk %" PRIu64, p->idx);
+            if (cd_walk_piece_blocks(m, io->fs, p, agg_run_recv, NULL, agg_rows_recv, &c))
+                io_fail(io, COLLDIAG_ERR_ARG, "scattering chunk %" PRIu64, p->idx);
         }
         io->x->cnt.t_io += cd_now() - t0;
     }
@@ -3547,9 +3661,10 @@ static void exec_aggregate(cd_io *io)
  *   link        LAT + R RUN + MR MRUN + B / BW_IO
  *               (MR: memory blocks of the busiest rank too long to be packed, link_mem_runs)
  *   multi       N LAT + M,    M = bytes_whole / BW_IND + stretches IND + bytes_partial / BW_IO + runs_partial RUN
- *   aggregation LAT + 3 LAT_X + R COPY + C RUN + B (2 / BW_COPY + 1 / BW_NET) + B / BW_IO
- *               (exchange counts, records, bytes; pack and assemble; owners write about one run per
- *                chunk they own, at most the chunks they touch)
+ *   aggregation LAT + 5 LAT_X + R COPY + C RUN + B (2 / BW_COPY + 1 / BW_NET) + B / BW_IO
+ *               (a round's five exchange steps: its end, counts, buffers agreed, records and bytes,
+ *                the move agreed; pack and assemble; owners write about one run per chunk they own,
+ *                at most the chunks they touch)
  * Where N overestimates (partial pieces nobody shares), multi looks dearer than it is: AUTO then errs
  * toward link, never toward thousands of collective calls.
  * --------------------------------------------------------------------------------------------------- */
@@ -3619,7 +3734,7 @@ static int auto_choose(const cd_io *io, double est[3])
                    : (unsigned)P >= need ? (double)g[AG_SUM_PARTIAL] / (double)need : 0.0;
     est[0] = k[CD_K_LAT] + R * k[CD_K_RUN] + (double)g[AG_MAX_MRUNS] * k[CD_K_MRUN] + B / k[CD_K_BW_IO];
     est[1] = N * k[CD_K_LAT] + (double)g[AG_MAX_MULTI_NS] * 1e-9;
-    est[2] = k[CD_K_LAT] + 3 * k[CD_K_LAT_X] + R * k[CD_K_COPY] + C * k[CD_K_RUN] +
+    est[2] = k[CD_K_LAT] + 5 * k[CD_K_LAT_X] + R * k[CD_K_COPY] + C * k[CD_K_RUN] +
              B * (2 / k[CD_K_BW_COPY] + 1 / k[CD_K_BW_NET]) + B / k[CD_K_BW_IO];
     int best = 0;
     for (int i = 1; i < 3; i++)
