@@ -72,10 +72,12 @@ typedef enum {
     COLLDIAG_MPIO_COLL_CHUNK_ATONCE_IO = 3, COLLDIAG_MPIO_ALL_CHUNK_IND_IO = 4,
     COLLDIAG_MPIO_CHUNK_MULTI_IO_NO_OPT = 5,
     COLLDIAG_MPIO_CHUNK_AGGREGATE_IO = 6,   /* colldiag's own: one owner per chunk (a rank touching it) gets
-                                               the others' pieces in one exchange and moves the chunk's
-                                               covered bytes as long runs in one collective call */
+                                               the others' pieces and moves the chunk's covered bytes as
+                                               long runs in collective calls, in agreed rounds that hold
+                                               at most the collective buffer */
     COLLDIAG_MPIO_CHUNK_AUTO = 7            /* colldiag's own: link, multi or aggregation by a cost model
-                                               (reported as the one chosen); DEFAULT stays HDF5's rule */
+                                               (reported as the one chosen; constants: env COLLDIAG_AUTO_*,
+                                               measured by `make calibrate`); DEFAULT stays HDF5's rule */
 } colldiag_chunk_opt_t;
 typedef enum { COLLDIAG_MPIO_COLLECTIVE_IO = 0, COLLDIAG_MPIO_INDIVIDUAL_IO = 1 } colldiag_collective_opt_t;
 
@@ -212,8 +214,8 @@ int colldiag_set_type_conversion(colldiag_xfer *x, size_t mem_elem_size, colldia
 int colldiag_set_data_transform(colldiag_xfer *x, colldiag_transform_fn fn, void *ctx);
 int colldiag_set_buffer(colldiag_xfer *x, size_t bytes);      /* conversion buffer, default 1 MiB, >= 64 */
 /* Collective buffer, default 16 MiB (ROMIO's cb_buffer_size), >= 1: a collective call moves at most
-   this many bytes per rank per MPI call, in agreed rounds, and packs memory into file order through
-   one reused buffer of at most this size. Every rank of a call must set the same value (a difference
+   this many bytes per rank per MPI call, in agreed rounds, and packs memory into file order (or, under
+   aggregation, exchanges chunk pieces) through buffers that together hold at most this size. Every rank of a call must set the same value (a difference
    is reported like any other settings disagreement). env COLLDIAG_COLL_BUFFER overrides it. */
 int colldiag_set_coll_buffer(colldiag_xfer *x, size_t bytes);
 
