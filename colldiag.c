@@ -2955,6 +2955,7 @@ typedef struct {
     uint64_t seen, kfirst;     /* elements walked; the first iteration index after mark was set */
     int mark;
     int nojoin;                /* the next run starts a record of its own (the first row of a block) */
+    uint64_t fence;            /* no record at or after this word folds into one before it (0: none) */
     int nomem;
 } cd_agg_send;
 
@@ -2972,7 +2973,7 @@ static void agg_flush_mem(cd_agg_send *s)
    it repeats that record's row at its row stride. */
 static void agg_rec_close(cd_agg_send *s)
 {
-    if (s->nomem || s->mlen < s->rec0 + 2 * AGG_REC) return;
+    if (s->nomem || s->mlen < s->rec0 + 2 * AGG_REC || s->mlen - 2 * AGG_REC < s->fence) return;
     cd_rec *p = (cd_rec *)(s->meta + s->mlen - 2 * AGG_REC), *r = p + 1;
     if (r->count2 != 1 || r->len != p->len || r->count != p->count || (r->count > 1 && r->stride != p->stride)) return;
     if (p->count2 == 1) {
@@ -3059,9 +3060,14 @@ static int agg_rows_send(void *ctx, const cd_walk *w, const cd_node *down, uint6
     cd_agg_send *s = ctx;
     const uint64_t before = s->mlen, seen0 = s->seen;
     s->mark = 1;
-    s->nojoin = 1; /* a row that continued the record before it could not be repeated on its own */
+    /* the row must stay apart from the records before it: neither continue the last one (nojoin) nor
+       have its first record folded into an earlier one as another row (fence); either would leave
+       the row split across records, and repeating "its" record would lose bytes */
+    s->nojoin = 1;
+    s->fence = before;
     int rc = cd_walk_row(w, down, off, k);
     s->nojoin = 0;
+    s->fence = 0;
     if (rc) return rc;
     const uint64_t m = s->seen - seen0, k0 = s->kfirst;
     cd_rec *r = (cd_rec *)(s->meta + before);
