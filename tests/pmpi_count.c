@@ -20,6 +20,21 @@ static void add_coll(int count, MPI_Datatype t)
     if (g_pmpi.coll_bytes - before > g_pmpi.coll_max) g_pmpi.coll_max = g_pmpi.coll_bytes - before;
 }
 
+static void info_value(MPI_Info info, const char *key, char *out, int len)
+{
+    int flag = 0;
+    out[0] = 0;
+    if (info != MPI_INFO_NULL) PMPI_Info_get(info, key, len - 1, out, &flag);
+    if (!flag) out[0] = 0;
+}
+
+int MPI_File_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, MPI_File *fh)
+{
+    info_value(info, "cb_buffer_size", g_pmpi.open_cb, (int)sizeof g_pmpi.open_cb);
+    info_value(info, "striping_factor", g_pmpi.open_striping, (int)sizeof g_pmpi.open_striping);
+    return PMPI_File_open(comm, path, amode, info, fh);
+}
+
 int MPI_File_write_at_all(MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype t, MPI_Status *st)
 {
     add_coll(count, t);

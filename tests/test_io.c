@@ -528,6 +528,34 @@ static void run_case(const shape_t *s, int layout, int kind, const scheme_t *sc,
     colldiag_layout_free(l);
 }
 
+/* colldiag_file_open gives MPI cb_buffer_size = 16 MiB when the caller's info names none (ompio's own
+   32 MiB default costs a page-fault storm per collective call), and passes the caller's hints as they
+   are: its own cb_buffer_size wins, its other keys survive, and its info object is left unchanged. */
+static void open_hints(const char *path)
+{
+    snprintf(g_case, sizeof g_case, "open hints");
+    colldiag_file *f = NULL;
+    g_pmpi.open_cb[0] = 'x';
+    int rc = colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f);
+    CHECK(rc == 0 && !strcmp(g_pmpi.open_cb, "16777216"), "no info: rc %d, cb_buffer_size given to MPI '%s'", rc, g_pmpi.open_cb);
+    colldiag_file_close(f);
+    MPI_Info in;
+    MPI_Info_create(&in);
+    MPI_Info_set(in, "striping_factor", "4");
+    rc = colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, in, COLLDIAG_DRIVER_MPIO, &f);
+    CHECK(rc == 0 && !strcmp(g_pmpi.open_cb, "16777216") && !strcmp(g_pmpi.open_striping, "4"),
+          "other hints: rc %d, cb_buffer_size '%s', striping_factor '%s'", rc, g_pmpi.open_cb, g_pmpi.open_striping);
+    colldiag_file_close(f);
+    int nkeys = -1;
+    MPI_Info_get_nkeys(in, &nkeys);
+    CHECK(nkeys == 1, "the caller's info gained keys: %d", nkeys);
+    MPI_Info_set(in, "cb_buffer_size", "4194304");
+    rc = colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, in, COLLDIAG_DRIVER_MPIO, &f);
+    CHECK(rc == 0 && !strcmp(g_pmpi.open_cb, "4194304"), "caller's cb_buffer_size: rc %d, given to MPI '%s'", rc, g_pmpi.open_cb);
+    colldiag_file_close(f);
+    MPI_Info_free(&in);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -537,6 +565,7 @@ int main(int argc, char **argv)
     char path[256];
     if (me == 0) snprintf(path, sizeof path, "%s/colldiag_test_io_%d.bin", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
     MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+    open_hints(path);
     for (int si = 0; si < (int)(sizeof shapes / sizeof *shapes); si++) {
         if (quick && si != 1 && si != 3) continue;
         for (int kind = 0; kind < S_N; kind++) {
