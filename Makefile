@@ -32,13 +32,13 @@ H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
 TESTS = $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/calibrate $(B)/ranks
-EXAMPLES = $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop
+EXAMPLES = $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client
 
 # Debian 12 packages the build, the tests and the demo need.
 DEB_PKGS = make gcc libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
-           clang libclang-rt-14-dev valgrind
+           clang libclang-rt-14-dev valgrind python3-h5py-mpi python3-mpi4py
 
-.PHONY: all check demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io bench bench-hdf5 bench-ranks calibrate
+.PHONY: preload all check demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io bench bench-hdf5 bench-ranks calibrate
 
 all: $(TESTS) $(EXAMPLES)
 
@@ -77,6 +77,15 @@ fuzz-io: $(B)/fuzz_io $(B)/fuzz_io_rounds
 
 $(B)/hdf5_interop: examples/hdf5_interop.c $(B)/colldiag_h5.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< $(B)/colldiag_h5.o $(H5LIBS) -o $@
+
+# make preload: the LD_PRELOAD library that explains an unmodified program's H5Dwrite/H5Dread
+# (examples/h5preload.c: usage there and in the README).
+preload: $(B)/libcolldiag_preload.so
+$(B)/libcolldiag_preload.so: examples/h5preload.c colldiag.c colldiag.h | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -fPIC -shared -I. $< $(H5LIBS) -ldl -o $@
+# a plain HDF5 program (no colldiag) the preload library is tested on
+$(B)/h5_client: tests/h5_client.c | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
 
 # Fault injection (COLLDIAG_INJECT) exists only in this test build of the kit.
 $(B)/test_large: tests/test_large.c $(B)/colldiag.o colldiag.h

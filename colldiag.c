@@ -975,6 +975,7 @@ struct colldiag_file {
     int own_fh;
     int fd;
     MPI_Op op;
+    int plan_only;       /* HDF5 bridge: a file to plan on (no data moves, COLLDIAG_REPORT stays silent) */
 };
 
 static int cd_mpi_fail(const char *fn, int mpirc, const char *what)
@@ -1121,6 +1122,12 @@ int colldiag_file_close(colldiag_file *f)
 {
     static const char fn[] = "colldiag_file_close";
     if (!f) return 0;
+    if (f->plan_only) { /* the HDF5 bridge's: HDF5 owns the file; the communicator, if any, is ours */
+        if (f->op != MPI_OP_NULL) MPI_Op_free(&f->op);
+        if (f->comm != MPI_COMM_NULL) MPI_Comm_free(&f->comm);
+        cd_free(f);
+        return 0;
+    }
     int rc = 0;
     if (f->own_fh && f->fh != MPI_FILE_NULL) {
         int mrc = MPI_File_close(&f->fh);
@@ -4037,7 +4044,7 @@ static uint32_t local_causes(const cd_io *io)
 
 static int view_is_default(const colldiag_file *f)
 {
-    if (f->driver != COLLDIAG_DRIVER_MPIO) return 1;
+    if (f->driver != COLLDIAG_DRIVER_MPIO || f->plan_only) return 1;
     MPI_Offset disp;
     MPI_Datatype et, ft;
     char rep[MPI_MAX_DATAREP_STRING];
@@ -4125,7 +4132,8 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
         /* independent: no communication at all, global = local */
         x->global_cause = cause;
         if (io.code) return finish(&io, io.code);
-        if (l->filtered) return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered; colldiag cannot %s filtered chunks",
+        if (l->filtered && dir != DIR_PLAN) /* a plan moves no data: it can decide on filtered chunks */
+            return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered; colldiag cannot %s filtered chunks",
                                                     dir == DIR_READ ? "read" : "write"));
         if (!view_is_default(f)) return finish(&io, io_fail(&io, COLLDIAG_ERR_ARG, "the file's view is not (0, MPI_BYTE, MPI_BYTE, \"native\"); "
                                                              "independent calls cannot reset it"));
@@ -4175,9 +4183,10 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     }
     if (io.g[AG_VIEW] && dir != DIR_PLAN) view_reset(&io);
     if (!global && io.g[AG_MAX_END] > io.g[AG_MAX_FSIZE]) extend_file(&io, io.g[AG_MAX_END]);
-    if (global & COLLDIAG_MPIO_FILTERS)
+    if ((global & COLLDIAG_MPIO_FILTERS) && dir != DIR_PLAN)
         return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag cannot write filtered chunks (cause FILTERS)"));
-    if (l->filtered) return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag cannot read filtered chunks"));
+    if (l->filtered && dir != DIR_PLAN)
+        return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag cannot read filtered chunks"));
     if (global) {
         char cs[256];
         colldiag_cause_string(global, cs, sizeof cs);
@@ -4218,7 +4227,7 @@ static int cd_transfer(colldiag_file *f, const colldiag_layout *l, const colldia
                        const void *wbuf, void *rbuf, colldiag_xfer *x, int dir, const char *fn)
 {
     int rc = cd_transfer_core(f, l, fs, ms, wbuf, rbuf, x, dir, fn);
-    if (f && x && x->set.mode == COLLDIAG_MPIO_COLLECTIVE) {
+    if (f && x && x->set.mode == COLLDIAG_MPIO_COLLECTIVE && !f->plan_only) {
         char keep[sizeof cd_errbuf];
         snprintf(keep, sizeof keep, "%s", cd_errbuf);
         env_report(f, x);
@@ -4745,6 +4754,197 @@ done:
     if (space >= 0) H5Sclose(space);
     if (type >= 0) H5Tclose(type);
     if (dcpl >= 0) H5Pclose(dcpl);
+    return rc;
+}
+
+/* ---- planning what H5Dwrite / H5Dread will do ----
+   The plan needs the dataset's shape, chunking, filters and storage class, never its chunk addresses:
+   HDF5 1.10's decisions do not depend on them, and reading them costs a walk of the whole chunk index
+   per chunk (H5Dget_chunk_info) or per call (by coordinate). So a chunked dataset is planned on dense
+   addresses (chunk k at k x chunk bytes), and the plan's chunk list shows those, not HDF5's. */
+static int h5_plan_layout(hid_t dset, colldiag_layout **out, const char *fn)
+{
+    *out = NULL;
+    int rc = 0;
+    hid_t space = H5Dget_space(dset), type = H5Dget_type(dset), dcpl = H5Dget_create_plist(dset);
+    int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+    hsize_t hd[COLLDIAG_MAX_RANK], hc[COLLDIAG_MAX_RANK];
+    uint64_t dims[COLLDIAG_MAX_RANK], cdims[COLLDIAG_MAX_RANK];
+    if (space < 0 || type < 0 || dcpl < 0) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
+    else if (H5Sget_simple_extent_type(space) == H5S_NULL) rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataset has a null dataspace");
+    else if (rank < 0 || rank > COLLDIAG_MAX_RANK || H5Sget_simple_extent_dims(space, hd, NULL) < 0)
+        rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataset's dataspace cannot be read");
+    if (!rc) {
+        for (int d = 0; d < rank; d++) dims[d] = hd[d];
+        if (rank == 0) { rank = 1; dims[0] = 1; }
+        size_t esize = H5Tget_size(type);
+        H5D_layout_t lay = H5Pget_layout(dcpl);
+        if (lay == H5D_CONTIGUOUS) {
+            haddr_t a = H5Dget_offset(dset);
+            rc = colldiag_layout_contiguous(rank, dims, esize, a == HADDR_UNDEF ? 0 : (MPI_Offset)a, out);
+        } else if (lay == H5D_COMPACT) {
+            rc = colldiag_layout_compact(rank, dims, esize, 0, out);
+        } else if (lay == H5D_CHUNKED) {
+            if (H5Pget_chunk(dcpl, rank, hc) != rank) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot read the chunk dims");
+            for (int d = 0; d < rank; d++) cdims[d] = hc[d];
+            rc = colldiag_layout_chunked(rank, dims, cdims, esize, 0, out);
+            if (!rc && H5Pget_nfilters(dcpl) > 0) colldiag_layout_set_filtered(*out, 1);
+        } else {
+            rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataset is virtual (or of an unknown layout): colldiag plans only "
+                                                       "contiguous, chunked and compact datasets");
+        }
+    }
+    if (space >= 0) H5Sclose(space);
+    if (type >= 0) H5Tclose(type);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    return rc;
+}
+
+/* HDF5 never calls a conversion or transform during a plan: these only mark the xfer. */
+static int h5_never_convert(const void *src, void *dst, size_t n, colldiag_direction_t d, void *ctx)
+{
+    (void)src; (void)dst; (void)n; (void)d; (void)ctx;
+    return -1;
+}
+static int h5_never_transform(void *e, size_t n, colldiag_direction_t d, void *ctx)
+{
+    (void)e; (void)n; (void)d; (void)ctx;
+    return -1;
+}
+
+/* Every DXPL setting HDF5 1.10 reads for a parallel transfer, into x. The four without public getters in
+   1.10 are read by their property names (H5Dprivate.h: H5D_XFER_MPIO_CHUNK_OPT_HARD_NAME, ...). */
+static int h5_dxpl_settings(hid_t dxpl, colldiag_xfer *x, const char *fn)
+{
+    H5FD_mpio_xfer_t mode = H5FD_MPIO_INDEPENDENT;
+    H5FD_mpio_chunk_opt_t hard = H5FD_MPIO_CHUNK_DEFAULT;
+    H5FD_mpio_collective_opt_t copt = H5FD_MPIO_COLLECTIVE_IO;
+    unsigned num = 0, ratio = 60;
+    hid_t p = dxpl == H5P_DEFAULT ? H5P_DATASET_XFER_DEFAULT : dxpl;
+    if (H5Pget_dxpl_mpio(p, &mode) < 0) return cd_fail(COLLDIAG_ERR_ARG, fn, "dxpl is not a dataset transfer property list");
+    herr_t e = 0;
+    H5E_BEGIN_TRY {
+        e |= H5Pget(p, "mpio_chunk_opt_hard", &hard);
+        e |= H5Pget(p, "mpio_chunk_opt_num", &num);
+        e |= H5Pget(p, "mpio_chunk_opt_ratio", &ratio);
+        e |= H5Pget(p, "mpio_collective_opt", &copt);
+    } H5E_END_TRY;
+    if (e < 0) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot read the DXPL's mpio_chunk_opt_* properties (not HDF5 1.10?)");
+    int rc = colldiag_set_dxpl_mpio(x, mode == H5FD_MPIO_COLLECTIVE ? COLLDIAG_MPIO_COLLECTIVE : COLLDIAG_MPIO_INDEPENDENT);
+    if (!rc) rc = colldiag_set_dxpl_mpio_chunk_opt(x, (colldiag_chunk_opt_t)hard);
+    if (!rc) rc = colldiag_set_dxpl_mpio_chunk_opt_num(x, num);
+    if (!rc) rc = colldiag_set_dxpl_mpio_chunk_opt_ratio(x, ratio);
+    if (!rc) rc = colldiag_set_dxpl_mpio_collective_opt(x, (colldiag_collective_opt_t)copt);
+    ssize_t xl = -1;
+    H5E_BEGIN_TRY { xl = H5Pget_data_transform(p, NULL, 0); } H5E_END_TRY; /* "not set" is an HDF5 error: keep it off stderr */
+    if (!rc && xl > 0) rc = colldiag_set_data_transform(x, h5_never_transform, NULL);
+    return rc;
+}
+
+/* The file's MPI-IO handle and this rank's place in its communicator, all local calls: an independent
+   H5Dwrite runs on some ranks only, so finding the file must not communicate. */
+static int h5_mpi_file(hid_t dset, MPI_File *fh, int *rank, int *size, const char *fn)
+{
+    hid_t file = H5Iget_file_id(dset), fapl = file >= 0 ? H5Fget_access_plist(file) : -1;
+    int rc = 0;
+    if (file < 0 || fapl < 0) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "cannot find the dataset's file");
+    else if (H5Pget_driver(fapl) != H5FD_MPIO)
+        rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the file is not opened with the MPI-IO driver (H5Pset_fapl_mpio): HDF5 does no "
+                                                   "parallel I/O on it");
+    void *vh = NULL;
+    if (!rc && (H5Fget_vfd_handle(file, fapl, &vh) < 0 || !vh)) rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot get the file's MPI_File");
+    if (!rc) {
+        MPI_Group g;
+        *fh = *(MPI_File *)vh;
+        MPI_File_get_group(*fh, &g);
+        MPI_Group_rank(g, rank);
+        MPI_Group_size(g, size);
+        MPI_Group_free(&g);
+    }
+    if (fapl >= 0) H5Pclose(fapl);
+    if (file >= 0) H5Fclose(file);
+    return rc;
+}
+
+/* A plan-only colldiag_file. Collective transfers get the file's communicator from HDF5 (a duplicate:
+   collective, like the H5Dwrite it plans); independent ones get none, since they never communicate. */
+static int h5_plan_file(hid_t dset, int collective, colldiag_file **out, const char *fn)
+{
+    *out = NULL;
+    MPI_File fh;
+    int rank, size, rc = h5_mpi_file(dset, &fh, &rank, &size, fn);
+    if (rc) return rc;
+    colldiag_file *f = cd_calloc(1, sizeof *f);
+    if (!f) return cd_fail(COLLDIAG_ERR_NOMEM, fn, "allocating the file");
+    f->comm = MPI_COMM_NULL;
+    f->op = MPI_OP_NULL;
+    f->rank = rank;
+    f->size = size;
+    f->driver = COLLDIAG_DRIVER_MPIO; /* plan_only: no view is checked, nothing is extended or moved */
+    f->fh = MPI_FILE_NULL;
+    f->fd = -1;
+    f->plan_only = 1;
+    if (collective) {
+        hid_t file = H5Iget_file_id(dset), fapl = H5Fget_access_plist(file);
+        MPI_Info info = MPI_INFO_NULL;
+        if (H5Pget_fapl_mpio(fapl, &f->comm, &info) < 0) f->comm = MPI_COMM_NULL;
+        if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+        H5Pclose(fapl);
+        H5Fclose(file);
+        if (f->comm == MPI_COMM_NULL) { cd_free(f); return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot get the file's communicator"); }
+        MPI_Op_create(cd_agree_fn, 1, &f->op);
+    }
+    *out = f;
+    return 0;
+}
+
+int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, colldiag_direction_t dir,
+                     colldiag_xfer *x, colldiag_file **file_out)
+{
+    static const char fn[] = "colldiag_h5_plan";
+    if (file_out) *file_out = NULL;
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    if (!file_out) return cd_fail(COLLDIAG_ERR_ARG, fn, "file_out is NULL");
+    if (dir != COLLDIAG_TO_FILE && dir != COLLDIAG_TO_MEMORY) return cd_fail(COLLDIAG_ERR_ARG, fn, "dir = %d", (int)dir);
+    colldiag_layout *l = NULL;
+    colldiag_sel *fs = NULL, *ms = NULL;
+    colldiag_file *f = NULL;
+    int rc = h5_dxpl_settings(dxpl, x, fn);
+    /* the transfer mode decides whether this call may communicate: read it before anything that might */
+    if (!rc) rc = h5_plan_file(dset, x->set.mode == COLLDIAG_MPIO_COLLECTIVE, &f, fn);
+    if (!rc) rc = h5_plan_layout(dset, &l, fn);
+    if (!rc) {
+        hid_t dtype = H5Dget_type(dset);
+        htri_t same = dtype >= 0 ? H5Tequal(mem_type, dtype) : -1;
+        size_t msize = H5Tget_size(mem_type);
+        if (dtype >= 0) H5Tclose(dtype);
+        if (same < 0 || msize == 0) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "mem_type is not a datatype");
+        else if (!same) rc = colldiag_set_type_conversion(x, msize, h5_never_convert, NULL);
+        else rc = colldiag_set_type_conversion(x, 0, NULL, NULL);
+    }
+    /* H5S_ALL: the file selection is the whole dataset, the memory space is the file space */
+    hid_t fsp = file_space == H5S_ALL ? H5Dget_space(dset) : file_space;
+    if (!rc) rc = colldiag_h5_sel(fsp, &fs);
+    if (!rc) rc = colldiag_h5_sel(mem_space == H5S_ALL ? fsp : mem_space, &ms);
+    if (file_space == H5S_ALL && fsp >= 0) H5Sclose(fsp);
+    if (rc) {
+        /* a collective plan that failed here must still meet the other ranks in colldiag_plan's agreement,
+           or they would wait for this rank forever: plan with what we have, which fails everywhere */
+        if (f && f->comm != MPI_COMM_NULL) {
+            char keep[sizeof cd_errbuf];
+            snprintf(keep, sizeof keep, "%s", cd_errbuf);
+            cd_transfer(f, NULL, NULL, NULL, NULL, NULL, x, DIR_PLAN, fn);
+            snprintf(cd_errbuf, sizeof cd_errbuf, "%s", keep);
+            snprintf(x->errmsg, sizeof x->errmsg, "%s", keep);
+        }
+    } else {
+        rc = cd_transfer(f, l, fs, ms, NULL, NULL, x, DIR_PLAN, fn);
+    }
+    (void)dir; /* HDF 1.10 decides writes and reads alike; the direction names the call in reports */
+    colldiag_sel_free(fs);
+    colldiag_sel_free(ms);
+    colldiag_layout_free(l);
+    *file_out = f;
     return rc;
 }
 

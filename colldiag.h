@@ -290,6 +290,20 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out);
 /* ---- HDF5 bridge ---- */
 int colldiag_h5_layout(hid_t dset, colldiag_layout **out);
 int colldiag_h5_sel(hid_t space, colldiag_sel **out);
+/* Plans what H5Dwrite (dir TO_FILE) or H5Dread (TO_MEMORY) with exactly these arguments will do, before
+   it runs: colldiag_plan on the dataset's real storage class, shape, chunking and filters, the
+   selections as HDF5 resolves them (H5S_ALL file space = the whole dataset; H5S_ALL memory space =
+   the file space), every DXPL setting HDF5 1.10 reads (transfer mode, chunk_opt, num, ratio,
+   collective_opt, a data transform), and a type conversion whenever mem_type differs from the
+   dataset's type (H5Tequal). x receives the settings and the results (modes, causes, chunks, reason)
+   as after colldiag_plan; *file_out receives a plan-only file for colldiag_report_print/_json (free
+   it with colldiag_file_close; it is set even when the plan fails). Collective exactly when the
+   DXPL's transfer mode is collective, over the file's communicator (call it on every rank that calls
+   H5Dwrite); independent plans communicate nothing. Refused with a reason: a file not opened with the
+   MPI-IO driver, virtual datasets. Chunk addresses are not read (HDF5 1.10 can only walk its whole
+   chunk index for them, per chunk): the plan's chunks carry dense addresses (index x chunk bytes). */
+int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, colldiag_direction_t dir,
+                     colldiag_xfer *x, colldiag_file **file_out);
 #endif
 
 #ifdef __cplusplus

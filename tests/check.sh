@@ -70,6 +70,14 @@ for p in 1 3 4; do suite "openmpi/ompio test_memory -n $p" 300 $OMPI -n $p build
 suite "openmpi report/json" 300 tests/test_report.sh build/openmpi "$OMPI"
 suite "openmpi hdf5 interop + h5dump" 300 tests/test_h5dump.sh build/openmpi "$OMPI"
 suite "mpich hdf5 interop + h5dump" 300 tests/test_h5dump.sh build/mpich "$MPICH"
+# the preload library on unmodified HDF5 C and h5py programs, checked against HDF5's own answers
+if OMPI_COMM_WORLD_SIZE=1 /usr/bin/python3 -c 'import h5py, mpi4py; assert h5py.get_config().mpi' 2>/dev/null; then
+    suite "openmpi preload: HDF5 C + h5py clients" 300 tests/test_preload.sh build/openmpi "$OMPI" h5py
+else
+    echo "skip  h5py client (python3-h5py-mpi not installed: make deps)"
+    suite "openmpi preload: HDF5 C client" 300 tests/test_preload.sh build/openmpi "$OMPI"
+fi
+suite "mpich preload: HDF5 C client" 300 tests/test_preload.sh build/mpich "$MPICH"
 # Open MPI with ROMIO: the other MPI-IO implementation shipped with Open MPI
 export OMPI_MCA_io=romio321
 for p in 3 4; do suite "openmpi/romio test_io -n $p" 600 $OMPI -n $p build/openmpi/test_io; done

@@ -1,0 +1,265 @@
+/* libcolldiag_preload.so: explains the H5Dwrite and H5Dread calls of an unmodified parallel HDF5
+ * program (C, h5py, netCDF-4) and checks colldiag's prediction against HDF5's own answer.
+ *
+ *   make preload          -> build/<mpi>/libcolldiag_preload.so
+ *   COLLDIAG_REPORT=1 mpirun.openmpi -n 3 -x LD_PRELOAD=$PWD/build/openmpi/libcolldiag_preload.so \
+ *       -x COLLDIAG_REPORT ./app
+ *   COLLDIAG_REPORT=json:calls.jsonl ...   one JSON object per line per call
+ *
+ * Per call: colldiag_h5_plan plans the call with exactly the application's arguments; the real
+ * function then runs unchanged (same arguments, same return value; when the application passes
+ * H5P_DEFAULT, a fresh default DXPL is passed instead so that HDF5's actual modes can be read back
+ * from it); then HDF5's actual chunk optimisation, I/O mode and causes are read from that DXPL and
+ * compared rank by rank with colldiag's plan.
+ *
+ * A collective call (the DXPL's transfer mode) is reported once, by rank 0 of the file's
+ * communicator, for every rank: the plan gathers there anyway. An independent call is reported by
+ * each calling rank for itself, and communicates nothing. A call colldiag cannot plan is reported
+ * with "planned":false and why; the application's call runs all the same. Without COLLDIAG_REPORT
+ * (or =0) the wrappers only forward.
+ *
+ * One translation unit with the kit (like the bench): the report needs the plan's communicator. */
+#define _GNU_SOURCE
+#include "../colldiag.c"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+
+typedef herr_t (*h5w_fn)(hid_t, hid_t, hid_t, hid_t, hid_t, const void *);
+typedef herr_t (*h5r_fn)(hid_t, hid_t, hid_t, hid_t, hid_t, void *);
+
+/* What one rank knows after the call: colldiag's plan and HDF5's answer, as numbers (same enums). */
+enum { V_CD_OPT, V_CD_IO, V_CD_LOCAL, V_CD_GLOBAL, V_H5_OPT, V_H5_IO, V_H5_LOCAL, V_H5_GLOBAL, V_PLANNED, V_H5_OK, V_N };
+
+static void values_of(const colldiag_xfer *x, int planned, hid_t dxpl, herr_t ret, unsigned v[V_N])
+{
+    colldiag_actual_chunk_opt_mode_t co = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
+    colldiag_actual_io_mode_t io = COLLDIAG_MPIO_NO_COLLECTIVE;
+    uint32_t l = 0, g = 0;
+    colldiag_get_mpio_actual_chunk_opt_mode(x, &co);
+    colldiag_get_mpio_actual_io_mode(x, &io);
+    colldiag_get_mpio_no_collective_cause(x, &l, &g);
+    v[V_CD_OPT] = (unsigned)co;
+    v[V_CD_IO] = (unsigned)io;
+    v[V_CD_LOCAL] = l;
+    v[V_CD_GLOBAL] = g;
+    H5D_mpio_actual_chunk_opt_mode_t hco = H5D_MPIO_NO_CHUNK_OPTIMIZATION;
+    H5D_mpio_actual_io_mode_t hio = H5D_MPIO_NO_COLLECTIVE;
+    uint32_t hl = 0, hg = 0;
+    H5Pget_mpio_actual_chunk_opt_mode(dxpl, &hco);
+    H5Pget_mpio_actual_io_mode(dxpl, &hio);
+    H5Pget_mpio_no_collective_cause(dxpl, &hl, &hg);
+    v[V_H5_OPT] = (unsigned)hco;
+    v[V_H5_IO] = (unsigned)hio;
+    v[V_H5_LOCAL] = hl;
+    v[V_H5_GLOBAL] = hg;
+    v[V_PLANNED] = (unsigned)planned;
+    v[V_H5_OK] = ret >= 0;
+}
+
+/* Appends to b (size n) the differences between colldiag and HDF5 on one rank; returns 1 if any. */
+static int differences(int rank, const unsigned *v, char *b, size_t n)
+{
+    size_t k = strlen(b);
+    int any = 0;
+    static const char *const what[] = {"chunk_opt", "io_mode", "local_cause", "global_cause"};
+    for (int i = 0; i < 4; i++) {
+        if (v[V_CD_OPT + i] == v[V_H5_OPT + i]) continue;
+        any = 1;
+        if (k >= n) continue;
+        if (i == 0)
+            k += (size_t)snprintf(b + k, n - k, " rank %d: chunk_opt %s (HDF5 %s);", rank, colldiag_chunk_opt_name(v[V_CD_OPT]),
+                                  colldiag_chunk_opt_name(v[V_H5_OPT]));
+        else if (i == 1)
+            k += (size_t)snprintf(b + k, n - k, " rank %d: io_mode %s (HDF5 %s);", rank, colldiag_io_mode_name(v[V_CD_IO]),
+                                  colldiag_io_mode_name(v[V_H5_IO]));
+        else
+            k += (size_t)snprintf(b + k, n - k, " rank %d: %s 0x%x (HDF5 0x%x);", rank, what[i], v[V_CD_OPT + i], v[V_H5_OPT + i]);
+    }
+    return any;
+}
+
+/* The HDF5 half of a JSON line: "hdf5":{"ranks":[...]} for n ranks starting at rank r0. */
+static void json_hdf5(FILE *o, const unsigned *v, int n, int r0)
+{
+    fprintf(o, "\"hdf5\":{\"ranks\":[");
+    for (int p = 0; p < n; p++) {
+        const unsigned *w = v + (size_t)p * V_N;
+        fprintf(o, "%s{\"rank\":%d,\"chunk_opt\":\"%s\",\"io_mode\":\"%s\",\"local_cause\":%u,\"global_cause\":%u,\"ok\":%s}", p ? "," : "",
+                r0 + p, colldiag_chunk_opt_name(w[V_H5_OPT]), colldiag_io_mode_name(w[V_H5_IO]), w[V_H5_LOCAL], w[V_H5_GLOBAL],
+                w[V_H5_OK] ? "true" : "false");
+    }
+    fprintf(o, "]}");
+}
+
+/* One rank's colldiag object, as colldiag_report_json writes it for each rank (local: no gather). */
+static void json_rank(FILE *o, int rank, const colldiag_xfer *x, const unsigned *v)
+{
+    colldiag_counters c;
+    memset(&c, 0, sizeof c);
+    colldiag_get_counters(x, &c);
+    fprintf(o, "{\"rank\":%d,\"chunk_opt\":\"%s\",\"io_mode\":\"%s\",\"local_cause\":%u,\"global_cause\":%u,\"bytes_collective\":0,"
+               "\"bytes_independent\":0,\"calls_collective\":0,\"calls_independent\":0,\"t_map\":%.9f,\"t_decide\":%.9f,\"chunks\":[",
+            rank, colldiag_chunk_opt_name(v[V_CD_OPT]), colldiag_io_mode_name(v[V_CD_IO]), v[V_CD_LOCAL], v[V_CD_GLOBAL], c.t_map, c.t_decide);
+    uint64_t n = 0;
+    const colldiag_chunk_info *ci = NULL;
+    if (colldiag_get_chunk_info(x, &n, &ci) == 0)
+        for (uint64_t i = 0; i < n && i < CD_REPORT_MAX_CHUNKS; i++)
+            fprintf(o, "%s{\"index\":%" PRIu64 ",\"nelem\":%" PRIu64 ",\"nproc\":%d,\"collective\":%s}", i ? "," : "", ci[i].index, ci[i].nelem,
+                    ci[i].nproc, ci[i].collective ? "true" : "false");
+    fprintf(o, "]}");
+}
+
+/* A line goes out in one write(2) on an O_APPEND descriptor, so lines of independent calls from many
+   ranks never interleave inside a line. */
+static void append_line(const char *path, const char *line, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd < 0) return;
+    ssize_t w = write(fd, line, len);
+    (void)w;
+    close(fd);
+}
+
+static void names_of(hid_t dset, char *file, size_t fl, char *name, size_t nl)
+{
+    file[0] = name[0] = 0;
+    if (H5Fget_name(dset, file, fl) < 0) file[0] = 0;
+    if (H5Iget_name(dset, name, nl) < 0) name[0] = 0;
+}
+
+static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const colldiag_xfer *x, const unsigned *v)
+{
+    const int json = !strncmp(mode, "json:", 5);
+    char file[1024], name[1024], diff[2048] = "";
+    names_of(dset, file, sizeof file, name, sizeof name);
+    const char *op = wr ? "H5Dwrite" : "H5Dread";
+    const int coll = f && f->comm != MPI_COMM_NULL;
+    unsigned *all = NULL;
+    int P = 1, r0 = f ? f->rank : 0, me = 0;
+    if (coll) { /* every rank's plan and HDF5 answer to rank 0 of the file's communicator */
+        P = f->size;
+        me = f->rank;
+        if (me == 0) all = malloc((size_t)P * V_N * sizeof *all);
+        MPI_Gather(v, V_N, MPI_UNSIGNED, all, V_N, MPI_UNSIGNED, 0, f->comm);
+        r0 = 0;
+    } else {
+        all = malloc(V_N * sizeof *all);
+        if (all) memcpy(all, v, V_N * sizeof *all);
+    }
+    int agree = 1, allplanned = 1;
+    if (all)
+        for (int p = 0; p < P; p++) {
+            agree &= !differences(r0 + p, all + (size_t)p * V_N, diff, sizeof diff);
+            allplanned &= (int)all[(size_t)p * V_N + V_PLANNED];
+        }
+    if (coll) MPI_Bcast(&allplanned, 1, MPI_INT, 0, f->comm); /* the reports below are collective: one decision */
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *o = (!coll || me == 0) ? open_memstream(&text, &tlen) : NULL;
+    if (json) {
+        char *cd = NULL;
+        size_t cl = 0;
+        FILE *co = NULL;
+        if (allplanned && coll) { /* colldiag's own report of the plan, every rank (collective) */
+            co = me == 0 ? open_memstream(&cd, &cl) : NULL;
+            colldiag_report_json(f, x, co);
+            if (co) fclose(co);
+        }
+        if (o) {
+            if (cd && cl > 2 && cd[cl - 1] == '\n' && cd[cl - 2] == '}') {
+                fwrite(cd, 1, cl - 2, o); /* the report's object, reopened for the HDF5 fields */
+            } else if (allplanned) {
+                fprintf(o, "{\"colldiag\":\"%s\",\"nprocs\":%d,\"scheme\":{\"chunk_opt\":\"%s\",\"reason\":", colldiag_version(),
+                        f ? f->size : 1, colldiag_chunk_opt_name(v[V_CD_OPT]));
+                json_str(o, colldiag_scheme_reason(x));
+                fprintf(o, "},\"ranks\":[");
+                json_rank(o, r0, x, v);
+                fprintf(o, "]");
+            } else {
+                fprintf(o, "{\"colldiag\":\"%s\",\"nprocs\":%d,\"planned\":false,\"why\":", colldiag_version(), f ? f->size : P);
+                json_str(o, colldiag_xfer_errmsg(x)[0] ? colldiag_xfer_errmsg(x) : cd_errbuf);
+            }
+            fprintf(o, ",\"op\":\"%s\",\"collective\":%s,\"file\":", op, coll ? "true" : "false");
+            json_str(o, file);
+            fprintf(o, ",\"dataset\":");
+            json_str(o, name);
+            if (allplanned) fprintf(o, ",\"planned\":true");
+            fprintf(o, ",");
+            if (all) json_hdf5(o, all, P, r0);
+            else fprintf(o, "\"hdf5\":{\"ranks\":[]}");
+            fprintf(o, ",\"agree\":%s}\n", allplanned && agree ? "true" : "false");
+        }
+        free(cd);
+    } else {
+        if (o) fprintf(o, "colldiag: %s %s:%s, %s, %d rank%s%s\n", op, file, name, coll ? "collective" : "independent", P, P > 1 ? "s" : "",
+                       coll ? "" : " (this one)");
+        if (allplanned && coll) {
+            if (o) fflush(o);
+            colldiag_report_print(f, x, o);
+        } else if (o && allplanned) {
+            char cs[256];
+            colldiag_cause_string(v[V_CD_LOCAL], cs, sizeof cs);
+            fprintf(o, "  rank %d: chunk_opt %s, io_mode %s, causes: %s\n", r0, colldiag_chunk_opt_name(v[V_CD_OPT]),
+                    colldiag_io_mode_name(v[V_CD_IO]), cs);
+        }
+        if (o && !allplanned)
+            fprintf(o, "  not planned: %s\n", colldiag_xfer_errmsg(x)[0] ? colldiag_xfer_errmsg(x) : cd_errbuf);
+        else if (o && agree) fprintf(o, "  HDF5 agrees\n");
+        else if (o) fprintf(o, "  HDF5 DISAGREES:%s\n", diff);
+    }
+    if (o) {
+        fclose(o);
+        if (json) append_line(mode + 5, text, tlen);
+        else { /* one write(2): a report stays whole when ranks print at once (pipes keep writes up to
+                  PIPE_BUF together; the launcher forwards what it reads) */
+            fflush(stdout);
+            for (size_t k = 0; k < tlen;) {
+                ssize_t w = write(STDOUT_FILENO, text + k, tlen - k);
+                if (w <= 0) break;
+                k += (size_t)w;
+            }
+        }
+    }
+    free(text);
+    free(all);
+}
+
+/* The one wrapper behind both functions. */
+static herr_t explain(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, void *rbuf)
+{
+    static h5w_fn real_write;
+    static h5r_fn real_read;
+    if (!real_write) real_write = (h5w_fn)dlsym(RTLD_NEXT, "H5Dwrite");
+    if (!real_read) real_read = (h5r_fn)dlsym(RTLD_NEXT, "H5Dread");
+    const char *mode = getenv("COLLDIAG_REPORT");
+    int on = mode && *mode && strcmp(mode, "0");
+    if (!on) return wr ? real_write(dset, mt, ms, fs, dxpl, wbuf) : real_read(dset, mt, ms, fs, dxpl, rbuf);
+    /* HDF5 records its actual modes in the DXPL it is given; H5P_DEFAULT cannot be read back */
+    hid_t use = dxpl == H5P_DEFAULT ? H5Pcreate(H5P_DATASET_XFER) : dxpl;
+    if (use < 0) use = dxpl;
+    colldiag_xfer *x = NULL;
+    colldiag_file *f = NULL;
+    int planned = 0;
+    if (colldiag_xfer_create(&x) == 0) planned = colldiag_h5_plan(dset, mt, ms, fs, use, wr ? COLLDIAG_TO_FILE : COLLDIAG_TO_MEMORY, x, &f) == 0;
+    herr_t ret = wr ? real_write(dset, mt, ms, fs, use, wbuf) : real_read(dset, mt, ms, fs, use, rbuf);
+    if (x) {
+        unsigned v[V_N];
+        values_of(x, planned, use, ret, v);
+        report(mode, wr, dset, f, x, v);
+    }
+    colldiag_file_close(f);
+    colldiag_xfer_free(x);
+    if (use != dxpl) H5Pclose(use);
+    return ret;
+}
+
+herr_t H5Dwrite(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf)
+{
+    return explain(1, dset, mem_type, mem_space, file_space, dxpl, buf, NULL);
+}
+
+herr_t H5Dread(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, void *buf)
+{
+    return explain(0, dset, mem_type, mem_space, file_space, dxpl, NULL, buf);
+}

@@ -1,0 +1,211 @@
+/* A plain parallel HDF5 program (no colldiag in it) for the preload library's test: it writes and reads
+ * with every DXPL setting HDF5 1.10 has, a type conversion, a data transform, point selections,
+ * H5S_ALL, H5P_DEFAULT, independent transfers and contiguous, compact and compressed datasets. After
+ * every call it reads HDF5's actual modes from its own DXPL and appends them, as one JSON line per rank,
+ * to the file named by argv[2]: the reference tests/h5_explain_check.py compares the preload's lines
+ * with. It also checks every read against what it wrote, so the preload cannot change the data unseen.
+ *
+ *   mpirun -n 3 [-x LD_PRELOAD=...] h5_client FILE.h5 OWN.jsonl
+ */
+#include <hdf5.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int me, P, bad;
+static FILE *own;
+static int ncall;
+
+/* The call's own record: HDF5's answer on this rank, read from the DXPL HDF5 filled in. */
+static void record(const char *op, const char *dset, hid_t dxpl, int coll)
+{
+    H5D_mpio_actual_chunk_opt_mode_t co = H5D_MPIO_NO_CHUNK_OPTIMIZATION;
+    H5D_mpio_actual_io_mode_t io = H5D_MPIO_NO_COLLECTIVE;
+    uint32_t l = 0, g = 0;
+    if (dxpl != H5P_DEFAULT) {
+        H5Pget_mpio_actual_chunk_opt_mode(dxpl, &co);
+        H5Pget_mpio_actual_io_mode(dxpl, &io);
+        H5Pget_mpio_no_collective_cause(dxpl, &l, &g);
+    }
+    fprintf(own, "{\"call\":%d,\"rank\":%d,\"op\":\"%s\",\"dataset\":\"/%s\",\"collective\":%s,\"known\":%s,\"chunk_opt\":%d,\"io_mode\":%d,"
+                 "\"local_cause\":%u,\"global_cause\":%u}\n",
+            ncall++, me, op, dset, coll ? "true" : "false", dxpl != H5P_DEFAULT ? "true" : "false", (int)co, (int)io, l, g);
+    fflush(own);
+}
+
+static hid_t xfer(int coll, int hard, int num, int ratio, int indiv, const char *xform)
+{
+    hid_t d = H5Pcreate(H5P_DATASET_XFER);
+    H5Pset_dxpl_mpio(d, coll ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
+    if (hard >= 0) H5Pset_dxpl_mpio_chunk_opt(d, (H5FD_mpio_chunk_opt_t)hard);
+    if (num >= 0) H5Pset_dxpl_mpio_chunk_opt_num(d, (unsigned)num);
+    if (ratio >= 0) H5Pset_dxpl_mpio_chunk_opt_ratio(d, (unsigned)ratio);
+    if (indiv) H5Pset_dxpl_mpio_collective_opt(d, H5FD_MPIO_INDIVIDUAL_IO);
+    if (xform) H5Pset_data_transform(d, xform);
+    return d;
+}
+
+/* 12 x 12 ints; rank r's rows [4r, 4r + 4) (with P = 3), or a column band that shares chunks. */
+enum { N = 12 };
+
+static hid_t rows_space(hid_t ds, int band)
+{
+    hid_t s = H5Dget_space(ds);
+    hsize_t st[2], cn[2];
+    if (!band) { st[0] = (hsize_t)(N * me / P); st[1] = 0; cn[0] = (hsize_t)(N * (me + 1) / P) - st[0]; cn[1] = N; }
+    else { st[0] = 0; st[1] = (hsize_t)(2 + 3 * me); cn[0] = N; cn[1] = 3; } /* 3-wide bands: chunks shared by 2 ranks */
+    H5Sselect_hyperslab(s, H5S_SELECT_SET, st, NULL, cn, NULL);
+    return s;
+}
+
+static void value_fill(int *b, hid_t fs)
+{
+    hssize_t n = H5Sget_select_npoints(fs);
+    for (hssize_t i = 0; i < n; i++) b[i] = 1000 * me + (int)i;
+}
+
+/* Writes with the given DXPL (a fresh one per call), reads back with the same settings, checks. */
+static void rw(hid_t file, const char *name, int band, int coll, int hard, int num, int ratio, int indiv)
+{
+    hid_t ds = H5Dopen2(file, name, H5P_DEFAULT), fs = rows_space(ds, band);
+    hssize_t n = H5Sget_select_npoints(fs);
+    hsize_t mn = (hsize_t)n;
+    hid_t ms = H5Screate_simple(1, &mn, NULL);
+    int *w = malloc((size_t)n * sizeof *w), *r = malloc((size_t)n * sizeof *r);
+    value_fill(w, fs);
+    hid_t d = xfer(coll, hard, num, ratio, indiv, NULL);
+    if (H5Dwrite(ds, H5T_NATIVE_INT, ms, fs, d, w) < 0) bad++;
+    record("H5Dwrite", name, d, coll);
+    H5Pclose(d);
+    d = xfer(coll, hard, num, ratio, indiv, NULL);
+    memset(r, 0, (size_t)n * sizeof *r);
+    if (H5Dread(ds, H5T_NATIVE_INT, ms, fs, d, r) < 0) bad++;
+    record("H5Dread", name, d, coll);
+    H5Pclose(d);
+    if (memcmp(r, w, (size_t)n * sizeof *r)) { bad++; printf("rank %d: %s read back wrong\n", me, name); }
+    free(w);
+    free(r);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    H5Dclose(ds);
+}
+
+static hid_t make(hid_t file, const char *name, H5D_layout_t lay, int deflate)
+{
+    hsize_t dims[2] = {N, N}, ch[2] = {4, 4};
+    hid_t sp = H5Screate_simple(2, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_layout(dcpl, lay);
+    if (lay == H5D_CHUNKED) H5Pset_chunk(dcpl, 2, ch);
+    if (deflate) H5Pset_deflate(dcpl, 1);
+    hid_t ds = H5Dcreate2(file, name, H5T_NATIVE_INT, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(sp);
+    return ds;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    if (argc < 3) { if (!me) fprintf(stderr, "usage: h5_client FILE.h5 OWN.jsonl\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
+    if (me == 0) remove(argv[2]);
+    MPI_Barrier(MPI_COMM_WORLD);
+    own = fopen(argv[2], "a");
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    hid_t file = H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Dclose(make(file, "chunked", H5D_CHUNKED, 0));
+    H5Dclose(make(file, "contig", H5D_CONTIGUOUS, 0));
+    H5Dclose(make(file, "compact", H5D_COMPACT, 0));
+    H5Dclose(make(file, "deflate", H5D_CHUNKED, 1));
+
+    /* every DXPL setting: default, link forced, multi forced, num above the chunks a rank touches, ratio
+       0 and 100, collective_opt INDIVIDUAL_IO, independent; row blocks and chunk-sharing bands */
+    for (int band = 0; band < 2; band++) {
+        rw(file, "chunked", band, 1, -1, -1, -1, 0);
+        rw(file, "chunked", band, 1, H5FD_MPIO_CHUNK_ONE_IO, -1, -1, 0);
+        rw(file, "chunked", band, 1, H5FD_MPIO_CHUNK_MULTI_IO, -1, -1, 0);
+        rw(file, "chunked", band, 1, -1, 100, -1, 0);
+        rw(file, "chunked", band, 1, H5FD_MPIO_CHUNK_MULTI_IO, -1, 100, 0);
+        rw(file, "chunked", band, 1, H5FD_MPIO_CHUNK_MULTI_IO, -1, 0, 0);
+        rw(file, "chunked", band, 1, -1, -1, -1, 1);
+        rw(file, "chunked", band, 0, -1, -1, -1, 0);
+    }
+    rw(file, "contig", 0, 1, -1, -1, -1, 0);
+    rw(file, "contig", 0, 0, -1, -1, -1, 0);
+    rw(file, "compact", 0, 1, -1, -1, -1, 0);
+
+    hid_t ds = H5Dopen2(file, "chunked", H5P_DEFAULT);
+    /* a type conversion: doubles in memory, ints in the file */
+    {
+        hid_t fs = rows_space(ds, 0);
+        hssize_t n = H5Sget_select_npoints(fs);
+        double *b = malloc(N * N * sizeof *b); /* memory space H5S_ALL: the file space, whole-extent buffer */
+        for (int i = 0; i < N * N; i++) b[i] = (double)i;
+        hid_t d = xfer(1, -1, -1, -1, 0, NULL);
+        if (H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, fs, d, b) < 0) bad++;
+        record("H5Dwrite", "chunked", d, 1);
+        H5Pclose(d);
+        free(b);
+        /* a data transform */
+        int *v = malloc((size_t)n * sizeof *v);
+        for (hssize_t i = 0; i < n; i++) v[i] = (int)i;
+        d = xfer(1, -1, -1, -1, 0, "x+1");
+        if (H5Dwrite(ds, H5T_NATIVE_INT, fs, fs, d, v) < 0) bad++;
+        record("H5Dwrite", "chunked", d, 1);
+        H5Pclose(d);
+        /* H5P_DEFAULT: independent, and HDF5's answer cannot be read back by the program */
+        if (H5Dwrite(ds, H5T_NATIVE_INT, fs, fs, H5P_DEFAULT, v) < 0) bad++;
+        record("H5Dwrite", "chunked", H5P_DEFAULT, 0);
+        free(v);
+        H5Sclose(fs);
+    }
+    /* points: 4 per rank, in two chunks */
+    {
+        hid_t fs = H5Dget_space(ds);
+        hsize_t pts[8] = {(hsize_t)me, 0, (hsize_t)me, 1, (hsize_t)me + 8, 11, (hsize_t)me + 8, 5};
+        H5Sselect_elements(fs, H5S_SELECT_SET, 4, pts);
+        hsize_t four = 4;
+        hid_t ms = H5Screate_simple(1, &four, NULL);
+        int v[4] = {1, 2, 3, 4};
+        hid_t d = xfer(1, -1, -1, -1, 0, NULL);
+        if (H5Dwrite(ds, H5T_NATIVE_INT, ms, fs, d, v) < 0) bad++;
+        record("H5Dwrite", "chunked", d, 1);
+        H5Pclose(d);
+        H5Sclose(ms);
+        H5Sclose(fs);
+    }
+    /* H5S_ALL on both sides, collective: every rank reads the whole dataset */
+    {
+        int *all = malloc(N * N * sizeof *all);
+        hid_t d = xfer(1, -1, -1, -1, 0, NULL);
+        if (H5Dread(ds, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, d, all) < 0) bad++;
+        record("H5Dread", "chunked", d, 1);
+        H5Pclose(d);
+        free(all);
+    }
+    H5Dclose(ds);
+    /* compressed: HDF5 1.10 writes filtered chunks collectively */
+    {
+        hid_t dz = H5Dopen2(file, "deflate", H5P_DEFAULT), fs = rows_space(dz, 0);
+        hssize_t n = H5Sget_select_npoints(fs);
+        int *v = calloc((size_t)n, sizeof *v);
+        hid_t d = xfer(1, -1, -1, -1, 0, NULL);
+        if (H5Dwrite(dz, H5T_NATIVE_INT, fs, fs, d, v) < 0) bad++;
+        record("H5Dwrite", "deflate", d, 1);
+        H5Pclose(d);
+        free(v);
+        H5Sclose(fs);
+        H5Dclose(dz);
+    }
+    H5Fclose(file);
+    H5Pclose(fapl);
+    fclose(own);
+    int any = 0;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (me == 0) printf("h5_client: %d calls per rank, %d failures\n", ncall, any);
+    MPI_Finalize();
+    return any != 0;
+}

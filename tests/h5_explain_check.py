@@ -1,0 +1,104 @@
+#!/usr/bin/python3
+"""Checks the preload library's JSON lines against what the client program itself read from HDF5.
+
+    h5_explain_check.py PRELOAD.jsonl OWN.jsonl NPROCS [ALLOWED_DISAGREEMENTS]
+
+OWN.jsonl: one line per call per rank, written by the client (tests/h5_client.c, tests/h5py_client.py):
+{"call","rank","op","dataset","collective","known", "chunk_opt","io_mode","local_cause","global_cause"}
+(modes as HDF5's numbers; "known": false when the client could not read them back, e.g. H5P_DEFAULT).
+
+For every call, in order: a collective call must be exactly one preload line (collective, every rank),
+an independent call one line per calling rank. Each line must have the documented fields; the HDF5
+values it reports must equal the client's own reading; colldiag's plan must equal HDF5's answer (the
+reference is the client's reading, not the preload's "agree" flag, which must also say so). Lines
+allowed to disagree are named by ALLOWED_DISAGREEMENTS (a comma list of "op:dataset"), none by default.
+Exit status 0 only if everything matches; every problem is printed.
+"""
+import json
+import sys
+
+CHUNK_OPT = ["NO_CHUNK_OPTIMIZATION", "LINK_CHUNK", "MULTI_CHUNK"]
+IO_MODE = ["NO_COLLECTIVE", "CHUNK_INDEPENDENT", "CHUNK_COLLECTIVE", "CHUNK_MIXED", "CONTIGUOUS_COLLECTIVE"]
+FIELDS = ("chunk_opt", "io_mode", "local_cause", "global_cause")
+
+
+def named(rec):
+    """The client's numbers as the names the preload writes."""
+    return (CHUNK_OPT[rec["chunk_opt"]], IO_MODE[rec["io_mode"]], rec["local_cause"], rec["global_cause"])
+
+
+def values(r):
+    return tuple(r[k] for k in FIELDS)
+
+
+def main():
+    pre_path, own_path, nprocs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    allowed = set(sys.argv[4].split(",")) if len(sys.argv) > 4 and sys.argv[4] else set()
+    problems = []
+    pre = [json.loads(l) for l in open(pre_path) if l.strip()]
+    calls = {}
+    for l in open(own_path):
+        if l.strip():
+            rec = json.loads(l)
+            calls.setdefault(rec["call"], {})[rec["rank"]] = rec
+    pos = 0
+    checked = agreed = 0
+    for k in sorted(calls):
+        recs = calls[k]
+        first = next(iter(recs.values()))
+        coll = first["collective"]
+        want = 1 if coll else len(recs)
+        lines = pre[pos:pos + want]
+        pos += want
+        if len(lines) < want:
+            problems.append("call %d (%s %s): %d preload line(s) missing" % (k, first["op"], first["dataset"], want - len(lines)))
+            break
+        for line in lines:
+            where = "call %d (%s %s)" % (k, first["op"], first["dataset"])
+            for key in ("nprocs", "op", "file", "dataset", "collective", "hdf5", "agree"):
+                if key not in line:
+                    problems.append("%s: field %s missing" % (where, key))
+            if line.get("op") != first["op"] or line.get("dataset") != first["dataset"] or line.get("collective") != coll:
+                problems.append("%s: line is %s %s collective=%s" % (where, line.get("op"), line.get("dataset"), line.get("collective")))
+                continue
+            if line.get("nprocs") != nprocs:
+                problems.append("%s: nprocs %s, expected %d" % (where, line.get("nprocs"), nprocs))
+            h5 = {r["rank"]: r for r in line["hdf5"]["ranks"]}
+            mine = {r["rank"]: r for r in line.get("ranks", [])}
+            ranks = sorted(recs) if coll else [r for r in h5]
+            if coll and sorted(h5) != sorted(recs):
+                problems.append("%s: hdf5 ranks %s, expected %s" % (where, sorted(h5), sorted(recs)))
+            if not coll and (len(h5) != 1 or ranks[0] not in recs):
+                problems.append("%s: an independent line must hold one calling rank, has %s" % (where, sorted(h5)))
+                continue
+            if not line.get("planned", False):
+                problems.append("%s: not planned: %s" % (where, line.get("why")))
+                continue
+            for r in ranks:
+                rec = recs[r]
+                if rec["known"] and values(h5[r]) != named(rec):
+                    problems.append("%s rank %d: the preload read HDF5 %s, the client read %s" % (where, r, values(h5[r]), named(rec)))
+                ref = named(rec) if rec["known"] else values(h5[r])
+                for key in ("chunks",) + FIELDS:
+                    if r not in mine or key not in mine[r]:
+                        problems.append("%s rank %d: colldiag field %s missing" % (where, r, key))
+                        break
+                else:
+                    checked += 1
+                    if values(mine[r]) == ref:
+                        agreed += 1
+                    elif "%s:%s" % (first["op"], first["dataset"]) not in allowed:
+                        problems.append("%s rank %d: colldiag planned %s, HDF5 did %s" % (where, r, values(mine[r]), ref))
+            if line["agree"] != all(r in mine and values(mine[r]) == values(h5[r]) for r in ranks):
+                problems.append("%s: \"agree\" is %s, which the values contradict" % (where, line["agree"]))
+    if pos < len(pre):
+        problems.append("%d preload line(s) beyond the client's calls" % (len(pre) - pos))
+    for p in problems:
+        print("FAIL", p)
+    print("h5_explain_check: %d calls, %d preload lines, %d rank plans checked, %d equal to HDF5's answer, %d problem(s)"
+          % (len(calls), len(pre), checked, agreed, len(problems)))
+    return 1 if problems or checked == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

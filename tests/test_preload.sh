@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The preload library on unmodified clients: tests/h5_client.c (HDF5 C: every DXPL setting, conversion,
+# transform, points, H5S_ALL, H5P_DEFAULT, contiguous/compact/compressed) and, where python3-h5py-mpi
+# is installed for this MPI, tests/h5py_client.py. Each client records what HDF5 itself answered; the
+# preload's JSON lines must match it call by call and rank by rank (tests/h5_explain_check.py). Then
+# the text report (one "HDF5 agrees" per report) and the library switched off (nothing printed, the
+# client still correct).
+#   tests/test_preload.sh BUILD_DIR "LAUNCHER" [h5py]
+set -u
+B=$1 RUN=$2 PY=${3:-}
+LIB=$PWD/$B/libcolldiag_preload.so
+T=$(mktemp -d "${TMPDIR:-/tmp}/colldiag_preload.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail=0
+case "$RUN" in *openmpi*) PASS="-x LD_PRELOAD=$LIB -x COLLDIAG_REPORT" ;; *) PASS="-genv LD_PRELOAD $LIB" ;; esac
+
+client() { # name, json|text|off, command...
+    local name=$1 mode=$2; shift 2
+    local rep="json:$T/$name.jsonl"
+    [ "$mode" = text ] && rep=1
+    [ "$mode" = off ] && rep=0
+    # MPICH passes the environment through; Open MPI needs -x (both in $PASS)
+    COLLDIAG_REPORT=$rep $RUN -n 3 $PASS "$@" "$T/$name.h5" "$T/$name.own.jsonl" >"$T/$name.$mode.out" 2>&1
+}
+
+check_json() { # name
+    if ! python3 tests/h5_explain_check.py "$T/$1.jsonl" "$T/$1.own.jsonl" 3; then fail=1; fi
+}
+
+check_text() { # name: every report ends in "HDF5 agrees", one per call header
+    local out=$T/$1.text.out heads agrees
+    heads=$(grep -c '^colldiag: H5D' "$out")
+    agrees=$(grep -c '^  HDF5 agrees$' "$out")
+    echo "$1 text: $heads calls reported, $agrees 'HDF5 agrees'"
+    if [ "$heads" -lt 10 ] || [ "$heads" != "$agrees" ] || grep -q 'DISAGREES\|not planned' "$out"; then
+        echo "FAIL $1 text report"; grep -B2 'DISAGREES\|not planned' "$out" | head -20; fail=1
+    fi
+}
+
+check_off() { # name: switched off, the client runs as without the library and nothing is reported;
+               # switched on, the library adds no HDF5 error output of its own
+    if grep -q '^colldiag:' "$T/$1.off.out"; then echo "FAIL $1: reported while COLLDIAG_REPORT=0"; fail=1; fi
+    local on off
+    on=$(grep -c 'HDF5-DIAG' "$T/$1.json.out"); off=$(grep -c 'HDF5-DIAG' "$T/$1.off.out")
+    if [ "$on" != "$off" ]; then echo "FAIL $1: HDF5 error stacks with the library $on, without $off"; fail=1; fi
+}
+
+for mode in json text off; do
+    if ! client c "$mode" "$B/h5_client"; then echo "FAIL h5_client ($mode)"; cat "$T/c.$mode.out" | head -30; fail=1; fi
+done
+grep -h 'h5_client:' "$T"/c.*.out
+check_json c
+check_text c
+check_off c
+if [ -n "$PY" ]; then
+    for mode in json text; do
+        if ! client py "$mode" /usr/bin/python3 tests/h5py_client.py; then echo "FAIL h5py_client ($mode)"; head -30 "$T/py.$mode.out"; fail=1; fi
+    done
+    grep -h 'h5py_client:' "$T"/py.*.out
+    check_json py
+    check_text py
+fi
+exit $fail
