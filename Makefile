@@ -36,7 +36,7 @@ EXAMPLES = $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_pr
 
 # Debian 12 packages the build, the tests and the demo need.
 DEB_PKGS = make gcc libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
-           clang libclang-rt-14-dev valgrind python3-h5py-mpi python3-mpi4py
+           clang libclang-rt-14-dev valgrind python3-h5py-mpi python3-mpi4py libnetcdf-mpi-dev
 
 .PHONY: preload all check demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io bench bench-hdf5 bench-ranks calibrate
 
@@ -83,6 +83,14 @@ $(B)/hdf5_interop: examples/hdf5_interop.c $(B)/colldiag_h5.o colldiag.h
 preload: $(B)/libcolldiag_preload.so
 $(B)/libcolldiag_preload.so: examples/h5preload.c colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -fPIC -shared -I. $< $(H5LIBS) -ldl -o $@
+# plain HDF5 and netCDF-4 programs (no colldiag) the preload library is tested on; the netCDF one only
+# where libnetcdf-mpi-dev is installed (Debian builds it for Open MPI; its pkg-config file is wrong)
+NCDIR = /usr/lib/x86_64-linux-gnu/netcdf/mpi/include
+ifneq (,$(and $(findstring openmpi,$(MPI)),$(wildcard $(NCDIR)/netcdf_par.h)))
+EXAMPLES += $(B)/nc_client
+endif
+$(B)/nc_client: tests/nc_client.c | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) -I$(NCDIR) $< -lnetcdf_mpi -o $@
 # a plain HDF5 program (no colldiag) the preload library is tested on
 $(B)/h5_client: tests/h5_client.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
