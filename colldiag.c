@@ -4779,7 +4779,10 @@ static int h5_plan_layout(hid_t dset, colldiag_layout **out, const char *fn)
         if (rank == 0) { rank = 1; dims[0] = 1; }
         size_t esize = H5Tget_size(type);
         H5D_layout_t lay = H5Pget_layout(dcpl);
-        if (lay == H5D_CONTIGUOUS) {
+        if (lay == H5D_CONTIGUOUS && H5Pget_external_count(dcpl) > 0) {
+            rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataset is stored in external files (H5Pset_external): colldiag plans "
+                                                       "only storage inside the HDF5 file");
+        } else if (lay == H5D_CONTIGUOUS) {
             haddr_t a = H5Dget_offset(dset);
             rc = colldiag_layout_contiguous(rank, dims, esize, a == HADDR_UNDEF ? 0 : (MPI_Offset)a, out);
         } else if (lay == H5D_COMPACT) {

@@ -300,7 +300,7 @@ int colldiag_h5_sel(hid_t space, colldiag_sel **out);
    it with colldiag_file_close; it is set even when the plan fails). Collective exactly when the
    DXPL's transfer mode is collective, over the file's communicator (call it on every rank that calls
    H5Dwrite); independent plans communicate nothing. Refused with a reason: a file not opened with the
-   MPI-IO driver, virtual datasets. Chunk addresses are not read (HDF5 1.10 can only walk its whole
+   MPI-IO driver, virtual datasets, external storage. Chunk addresses are not read (HDF5 1.10 can only walk its whole
    chunk index for them, per chunk): the plan's chunks carry dense addresses (index x chunk bytes). */
 int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, colldiag_direction_t dir,
                      colldiag_xfer *x, colldiag_file **file_out);

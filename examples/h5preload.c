@@ -136,7 +136,9 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
     const char *op = wr ? "H5Dwrite" : "H5Dread";
     const int coll = f && f->comm != MPI_COMM_NULL;
     unsigned *all = NULL;
-    int P = 1, r0 = f ? f->rank : 0, me = 0;
+    int P = 1, r0 = 0, me = 0, init = 0;
+    if (f) r0 = f->rank;
+    else if (MPI_Initialized(&init) == MPI_SUCCESS && init) MPI_Comm_rank(MPI_COMM_WORLD, &r0); /* a file with no communicator */
     if (coll) { /* every rank's plan and HDF5 answer to rank 0 of the file's communicator */
         P = f->size;
         me = f->rank;

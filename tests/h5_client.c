@@ -18,7 +18,7 @@ static FILE *own;
 static int ncall;
 
 /* The call's own record: HDF5's answer on this rank, read from the DXPL HDF5 filled in. */
-static void record(const char *op, const char *dset, hid_t dxpl, int coll)
+static void record_as(const char *op, const char *dset, hid_t dxpl, int coll, int plannable)
 {
     H5D_mpio_actual_chunk_opt_mode_t co = H5D_MPIO_NO_CHUNK_OPTIMIZATION;
     H5D_mpio_actual_io_mode_t io = H5D_MPIO_NO_COLLECTIVE;
@@ -29,10 +29,12 @@ static void record(const char *op, const char *dset, hid_t dxpl, int coll)
         H5Pget_mpio_no_collective_cause(dxpl, &l, &g);
     }
     fprintf(own, "{\"call\":%d,\"rank\":%d,\"op\":\"%s\",\"dataset\":\"/%s\",\"collective\":%s,\"known\":%s,\"chunk_opt\":%d,\"io_mode\":%d,"
-                 "\"local_cause\":%u,\"global_cause\":%u}\n",
-            ncall++, me, op, dset, coll ? "true" : "false", dxpl != H5P_DEFAULT ? "true" : "false", (int)co, (int)io, l, g);
+                 "\"local_cause\":%u,\"global_cause\":%u,\"plannable\":%s}\n",
+            ncall++, me, op, dset, coll ? "true" : "false", dxpl != H5P_DEFAULT ? "true" : "false", (int)co, (int)io, l, g,
+            plannable ? "true" : "false");
     fflush(own);
 }
+static void record(const char *op, const char *dset, hid_t dxpl, int coll) { record_as(op, dset, dxpl, coll, 1); }
 
 static hid_t xfer(int coll, int hard, int num, int ratio, int indiv, const char *xform)
 {
@@ -200,8 +202,53 @@ int main(int argc, char **argv)
         H5Sclose(fs);
         H5Dclose(dz);
     }
+    /* a rank that selects nothing still takes part in a collective write; a scalar dataset */
+    {
+        hid_t dc = H5Dopen2(file, "chunked", H5P_DEFAULT), fs = rows_space(dc, 0);
+        if (me == P - 1) H5Sselect_none(fs);
+        hssize_t n = H5Sget_select_npoints(fs);
+        hsize_t mn = n > 0 ? (hsize_t)n : 1;
+        hid_t ms = H5Screate_simple(1, &mn, NULL);
+        if (n == 0) H5Sselect_none(ms);
+        int *v = calloc((size_t)mn, sizeof *v);
+        hid_t d = xfer(1, -1, -1, -1, 0, NULL);
+        if (H5Dwrite(dc, H5T_NATIVE_INT, ms, fs, d, v) < 0) bad++;
+        record("H5Dwrite", "chunked", d, 1);
+        H5Pclose(d);
+        free(v);
+        H5Sclose(ms);
+        H5Sclose(fs);
+        H5Dclose(dc);
+        hid_t sc = H5Screate(H5S_SCALAR), dsc = H5Dcreate2(file, "scalar", H5T_NATIVE_INT, sc, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        int one = 7 + me;
+        d = xfer(1, -1, -1, -1, 0, NULL);
+        if (H5Dwrite(dsc, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, d, &one) < 0) bad++;
+        record("H5Dwrite", "scalar", d, 1);
+        H5Pclose(d);
+        H5Dclose(dsc);
+        H5Sclose(sc);
+    }
     H5Fclose(file);
     H5Pclose(fapl);
+    /* a file of this rank's own, without the MPI-IO driver: colldiag cannot plan it (and says why),
+       the call runs all the same (independent: HDF5 refuses collective access there) */
+    {
+        char path[1100];
+        snprintf(path, sizeof path, "%s.rank%d", argv[1], me);
+        hid_t lf = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t dl = make(lf, "serial", H5D_CHUNKED, 0);
+        int *v = calloc(N * N, sizeof *v), *r = calloc(N * N, sizeof *r);
+        for (int i = 0; i < N * N; i++) v[i] = i - me;
+        if (H5Dwrite(dl, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0) bad++;
+        record_as("H5Dwrite", "serial", H5P_DEFAULT, 0, 0);
+        if (H5Dread(dl, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, r) < 0 || memcmp(r, v, N * N * sizeof *r)) bad++;
+        record_as("H5Dread", "serial", H5P_DEFAULT, 0, 0);
+        free(v);
+        free(r);
+        H5Dclose(dl);
+        H5Fclose(lf);
+        remove(path);
+    }
     fclose(own);
     int any = 0;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

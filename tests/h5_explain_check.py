@@ -78,18 +78,45 @@ def main():
         if l.strip():
             rec = json.loads(l)
             calls.setdefault(rec["call"], {})[rec["rank"]] = rec
+    # Lines in call order. Independent calls do not synchronise the ranks, so the lines of a run of
+    # consecutive independent calls interleave across ranks; within one rank they keep their order.
+    order = sorted(calls)
+    assigned = {}
     pos = 0
+    i = 0
+    while i < len(order):
+        k = order[i]
+        if next(iter(calls[k].values()))["collective"]:
+            assigned[k] = pre[pos:pos + 1]
+            pos += 1
+            i += 1
+            continue
+        j = i
+        while j < len(order) and not next(iter(calls[order[j]].values()))["collective"]:
+            j += 1
+        n = sum(len(calls[c]) for c in order[i:j])
+        block, used = pre[pos:pos + n], [False] * n
+        pos += n
+        for c in order[i:j]:
+            assigned[c] = []
+            for r in sorted(calls[c]):
+                for b, line in enumerate(block):
+                    ranks = [x.get("rank") for x in line.get("hdf5", {}).get("ranks", [])] or [line.get("rank")]
+                    if not used[b] and ranks == [r] or (not used[b] and not line.get("hdf5", {}).get("ranks") and line.get("why", "").find("rank %d:" % r) >= 0):
+                        used[b] = True
+                        assigned[c].append(line)
+                        break
+        i = j
     checked = agreed = 0
-    for k in sorted(calls):
+    for k in order:
         recs = calls[k]
         first = next(iter(recs.values()))
         coll = first["collective"]
         want = 1 if coll else len(recs)
-        lines = pre[pos:pos + want]
-        pos += want
+        lines = assigned.get(k, [])
         if len(lines) < want:
             problems.append("call %d (%s %s): %d preload line(s) missing" % (k, first["op"], first["dataset"], want - len(lines)))
-            break
+            continue
         for line in lines:
             where = "call %d (%s %s)" % (k, first["op"], first["dataset"])
             for key in ("nprocs", "op", "file", "dataset", "collective", "hdf5", "agree"):
@@ -98,7 +125,7 @@ def main():
             if line.get("op") != first["op"] or line.get("dataset") != first["dataset"] or line.get("collective") != coll:
                 problems.append("%s: line is %s %s collective=%s" % (where, line.get("op"), line.get("dataset"), line.get("collective")))
                 continue
-            if line.get("nprocs") != nprocs:
+            if line.get("nprocs") != nprocs and first.get("plannable", True):
                 problems.append("%s: nprocs %s, expected %d" % (where, line.get("nprocs"), nprocs))
             h5 = {r["rank"]: r for r in line["hdf5"]["ranks"]}
             mine = {r["rank"]: r for r in line.get("ranks", [])}
@@ -107,6 +134,10 @@ def main():
                 problems.append("%s: hdf5 ranks %s, expected %s" % (where, sorted(h5), sorted(recs)))
             if not coll and (len(h5) != 1 or ranks[0] not in recs):
                 problems.append("%s: an independent line must hold one calling rank, has %s" % (where, sorted(h5)))
+                continue
+            if not first.get("plannable", True):  # the client made a call colldiag must refuse, with a reason
+                if line.get("planned", True) or not line.get("why") or line.get("agree"):
+                    problems.append("%s: expected planned false with a why, got planned %s why %r" % (where, line.get("planned"), line.get("why")))
                 continue
             if not line.get("planned", False):
                 problems.append("%s: not planned: %s" % (where, line.get("why")))
