@@ -285,6 +285,13 @@ int colldiag_report_print(colldiag_file *f, const colldiag_xfer *x, FILE *out);
                "chunks":[{"index":N,"coords":[..],"addr":N,"nelem":N,"nproc":N,"collective":BOOL}]}]}
    NAME = enum name without the COLLDIAG_MPIO_ prefix; more keys may be added. */
 int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out);
+/* Same facts as one self-contained HTML page (no network, no external files): the call, the per-rank
+   table, causes with the ranks that raised them, AUTO's estimates, and the chunk grid drawn to scale
+   on a canvas (one 2-D slice at a time for rank >= 3, with a slider), each chunk coloured by what
+   happened, with its coordinates, address, elements, ranks and reason on hover or click. The tables
+   read without JavaScript; the grid needs it. About 16 bytes per touched chunk. Collective; rank 0
+   writes. env COLLDIAG_REPORT=html:PATH appends a section per collective call to one page. */
+int colldiag_report_html(colldiag_file *f, const colldiag_xfer *x, FILE *out);
 
 #ifdef COLLDIAG_WITH_HDF5
 /* ---- HDF5 bridge ---- */

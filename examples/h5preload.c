@@ -5,6 +5,7 @@
  *   COLLDIAG_REPORT=1 mpirun.openmpi -n 3 -x LD_PRELOAD=$PWD/build/openmpi/libcolldiag_preload.so \
  *       -x COLLDIAG_REPORT ./app
  *   COLLDIAG_REPORT=json:calls.jsonl ...   one JSON object per line per call
+ *   COLLDIAG_REPORT=html:calls.html ...    one page, a section per collective call, marked agree/disagree
  *
  * Per call: colldiag_h5_plan plans the call with exactly the application's arguments; the real
  * function then runs unchanged (same arguments, same return value; when the application passes
@@ -130,7 +131,7 @@ static void names_of(hid_t dset, char *file, size_t fl, char *name, size_t nl)
 
 static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const colldiag_xfer *x, const unsigned *v)
 {
-    const int json = !strncmp(mode, "json:", 5);
+    const int json = !strncmp(mode, "json:", 5), html = !strncmp(mode, "html:", 5);
     char file[1024], name[1024], diff[2048] = "";
     names_of(dset, file, sizeof file, name, sizeof name);
     const char *op = wr ? "H5Dwrite" : "H5Dread";
@@ -156,6 +157,16 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
             allplanned &= (int)all[(size_t)p * V_N + V_PLANNED];
         }
     if (coll) MPI_Bcast(&allplanned, 1, MPI_INT, 0, f->comm); /* the reports below are collective: one decision */
+    if (html) { /* one page per run, a section per collective call (independent calls cannot gather) */
+        if (coll && allplanned) {
+            char title[2300], verdict[2200];
+            snprintf(title, sizeof title, "%s %s:%s (collective, %d ranks)", op, file, name, P);
+            snprintf(verdict, sizeof verdict, "%s%s", agree ? "HDF5 agrees" : "HDF5 DISAGREES:", agree ? "" : diff);
+            html_append(f, x, mode + 5, title, verdict);
+        }
+        free(all);
+        return;
+    }
     char *text = NULL;
     size_t tlen = 0;
     FILE *o = (!coll || me == 0) ? open_memstream(&text, &tlen) : NULL;

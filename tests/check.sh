@@ -78,6 +78,12 @@ else
     suite "openmpi preload: HDF5 C client" 300 tests/test_preload.sh build/openmpi "$OMPI"
 fi
 suite "mpich preload: HDF5 C client" 300 tests/test_preload.sh build/mpich "$MPICH"
+# the HTML report, rendered by chromium: the RFC example's page and a 262,144-chunk 3-D call
+if command -v chromium >/dev/null 2>&1; then
+    suite "openmpi html report in chromium" 600 tests/test_html.sh build/openmpi "$OMPI"
+else
+    echo "skip  html report in chromium (chromium is not installed: make deps)"
+fi
 # Open MPI with ROMIO: the other MPI-IO implementation shipped with Open MPI
 export OMPI_MCA_io=romio321
 for p in 3 4; do suite "openmpi/romio test_io -n $p" 600 $OMPI -n $p build/openmpi/test_io; done
