@@ -215,7 +215,8 @@ check-asan-mpich: $(AM)/test_io $(AM)/test_errors
 VG = valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
      --suppressions=$(CURDIR)/tests/valgrind.supp
 # Only MPI's own reports are suppressed, each with a program without colldiag that triggers it first.
-check-valgrind: build/openmpi/test_io build/openmpi/test_errors build/openmpi/scenario_run build/openmpi/fuzz_io build/openmpi/mpi_valgrind_baseline
+check-valgrind: build/openmpi/test_io build/openmpi/test_errors build/openmpi/scenario_run build/openmpi/fuzz_io build/openmpi/mpi_valgrind_baseline \
+                build/openmpi/rfc_modes build/openmpi/libcolldiag_preload.so build/openmpi/h5_client
 	OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 $(VG) build/openmpi/mpi_valgrind_baseline $(CURDIR)/build/vg_baseline.bin
 	OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 2 $(VG) build/openmpi/test_io quick
 	OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 $(VG) build/openmpi/test_errors
@@ -224,6 +225,10 @@ check-valgrind: build/openmpi/test_io build/openmpi/test_errors build/openmpi/sc
 	  n=$$(awk '$$1=="ranks"{print $$2}' $$f); \
 	  OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n $$n $(VG) build/openmpi/scenario_run $$f >/dev/null 2>build/vg.err || \
 	  { echo "valgrind: $$f"; cat build/vg.err; exit 1; }; done
+	cd build && COLLDIAG_REPORT=html:vg_report.html OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 \
+	  -x COLLDIAG_REPORT $(VG) openmpi/rfc_modes >/dev/null
+	cd build && COLLDIAG_REPORT=json:vg_preload.jsonl OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 \
+	  -x COLLDIAG_REPORT -x LD_PRELOAD=$(CURDIR)/build/openmpi/libcolldiag_preload.so $(VG) openmpi/h5_client vg_client.h5 vg_client.jsonl >/dev/null
 	$(MAKE) -s MPI=mpich build/mpich/test_errors build/mpich/test_io
 	mpirun.mpich -n 2 $(VG) build/mpich/test_errors
 	mpirun.mpich -n 2 $(VG) build/mpich/test_io quick

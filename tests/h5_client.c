@@ -143,7 +143,6 @@ int main(int argc, char **argv)
     /* a type conversion: doubles in memory, ints in the file */
     {
         hid_t fs = rows_space(ds, 0);
-        hssize_t n = H5Sget_select_npoints(fs);
         double *b = malloc(N * N * sizeof *b); /* memory space H5S_ALL: the file space, whole-extent buffer */
         for (int i = 0; i < N * N; i++) b[i] = (double)i;
         hid_t d = xfer(1, -1, -1, -1, 0, NULL);
@@ -151,9 +150,9 @@ int main(int argc, char **argv)
         record("H5Dwrite", "chunked", d, 1);
         H5Pclose(d);
         free(b);
-        /* a data transform */
-        int *v = malloc((size_t)n * sizeof *v);
-        for (hssize_t i = 0; i < n; i++) v[i] = (int)i;
+        /* a data transform (memory space = the file space with its selection: a whole-extent buffer) */
+        int *v = malloc(N * N * sizeof *v);
+        for (int i = 0; i < N * N; i++) v[i] = i;
         d = xfer(1, -1, -1, -1, 0, "x+1");
         if (H5Dwrite(ds, H5T_NATIVE_INT, fs, fs, d, v) < 0) bad++;
         record("H5Dwrite", "chunked", d, 1);
@@ -192,8 +191,7 @@ int main(int argc, char **argv)
     /* compressed: HDF5 1.10 writes filtered chunks collectively */
     {
         hid_t dz = H5Dopen2(file, "deflate", H5P_DEFAULT), fs = rows_space(dz, 0);
-        hssize_t n = H5Sget_select_npoints(fs);
-        int *v = calloc((size_t)n, sizeof *v);
+        int *v = calloc(N * N, sizeof *v); /* memory space = the file space: a whole-extent buffer */
         hid_t d = xfer(1, -1, -1, -1, 0, NULL);
         if (H5Dwrite(dz, H5T_NATIVE_INT, fs, fs, d, v) < 0) bad++;
         record("H5Dwrite", "deflate", d, 1);
