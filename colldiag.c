@@ -4701,7 +4701,8 @@ static const char cd_html_head[] =
     "function cdCoords(d,idx){var c=[],g=d.G;for(var i=g.length-1;i>=0;i--){c[i]=idx%g[i];idx=Math.floor(idx/g[i]);}return c;}\n"
     "function cdInfo(d,ev){var D=cdDims(d),r=d.cv.getBoundingClientRect();var col=Math.floor((ev.clientX-r.left)/r.width*D.cols),"
     "row=Math.floor((ev.clientY-r.top)/r.height*D.rows);if(col<0||row<0||col>=D.cols||row>=D.rows)return;"
-    "var idx=d.slice*D.per+row*D.cols+col,k=cdFind(d,idx),t='chunk '+idx+' ('+cdCoords(d,idx).join(',')+')\\n';"
+    "cdShow(d,d.slice*D.per+row*D.cols+col);}\n"
+    "function cdShow(d,idx){var k=cdFind(d,idx),t='chunk '+idx+' ('+cdCoords(d,idx).join(',')+')\\n';"
     "if(k<0)t+='untouched by this call';else{t+='address   '+d.A[k]+'\\nelements  '+d.E[k]+'\\nranks     '+(d.R[k]>=0?d.R[k]:d.RL[-d.R[k]-1])+"
     "' ('+d.N[k]+')\\nmode      '+(d.S[k]==='C'?'collective':'independent')+(d.O&&d.O[k]>=0?'\\nowner     rank '+d.O[k]:'')+"
     "'\\nwhy       '+d.W[d.Y[k]];}d.el.querySelector('.info').textContent=t;}\n"
@@ -4712,7 +4713,9 @@ static const char cd_html_head[] =
     "if(D.slices>1){rg.max=D.slices-1;rg.oninput=function(){d.slice=+rg.value;cdDraw(d);};}else rg.style.display='none';"
     "d.cv.onmousemove=function(e){cdInfo(d,e);};d.cv.onclick=function(e){cdInfo(d,e);};var nc=0;for(var k=0;k<d.S.length;k++)"
     "if(d.S[k]==='C')nc++;var st=el.querySelector('.cd-stats');st.setAttribute('data-touched',d.T.length);"
-    "st.setAttribute('data-collective',nc);st.setAttribute('data-independent',d.T.length-nc);cdDraw(d);CD.push(d);}\n"
+    "st.setAttribute('data-collective',nc);st.setAttribute('data-independent',d.T.length-nc);cdDraw(d);CD.push(d);"
+    "var m=/probe=([0-9]+)/.exec(location.hash);if(m){var D2=cdDims(d),pi=+m[1];d.slice=Math.min(D2.slices-1,Math.floor(pi/D2.per));"
+    "cdDraw(d);cdShow(d,pi);}}\n"
     "</script></head><body>\n<h1>colldiag: was it collective, and if not, why?</h1>\n";
 
 static void html_esc(FILE *o, const char *s)

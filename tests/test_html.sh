@@ -38,6 +38,19 @@ touched=$(attr touched <"$T/rfc.dom"); drawn=$(attr drawn <"$T/rfc.dom")
 echo "rfc: $calls collective calls, $sections sections, $rows rank rows, touched per section [$touched], drawn [$drawn]"
 [ "$calls" -ge 2 ] && [ "$sections" = "$calls" ] && [ "$rows" = $((3 * calls)) ] && [ -n "$touched" ] && [ "$touched" = "$drawn" ] \
     || { echo "FAIL rfc page"; fail=1; }
+# what a hover shows (the page's #probe=INDEX does what a click on that chunk does), against the RFC
+# example's own definition: 30 ints in chunks of 10; rank 0 [1,6), rank 1 [6,14), rank 2 [22,28)
+probe() { # page, chunk index, expected lines (regexps, one per line of the details panel)
+    local page=$1 idx=$2; shift 2
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 --dump-dom "file://$page#probe=$idx" \
+        2>"$T/console" | tr '\n' '\001' | grep -o '<div class="info">[^<]*' | head -1 | tr '\001' '\n' >"$T/info"
+    no_js_errors "probe $idx"
+    for want in "$@"; do grep -q "$want" "$T/info" || { echo "FAIL $(basename "$page") chunk $idx: no line '$want' in:"; cat "$T/info"; fail=1; }; done
+}
+probe "$T/rfc.html" 0 '^<div class="info">chunk 0 (0)' '^address   0$' '^elements  9$' '^ranks     0,1 (2)$' '^mode      collective$' \
+    '^why       collective: 2 of 3 ranks &gt; threshold 1$'
+probe "$T/rfc.html" 2 '^address   80$' '^elements  6$' '^ranks     2 (1)$' '^mode      independent$'
+echo "rfc: hover details of chunks 0 and 2 checked"
 chrome "$T/rfc.html" --screenshot="$T/rfc.png" --window-size=1200,900 >/dev/null
 no_js_errors "rfc screenshot"
 python3 tests/png_check.py "$T/rfc.png" 500 230,120,40 || { echo "FAIL rfc screenshot"; fail=1; }
@@ -63,6 +76,12 @@ for opt in multi aggregate; do
         && [ "$(attr drawn <"$T/large.dom")" = $((g * g)) ] && [ "$(grep -c '<tr class="rank">' "$T/large.dom")" = 3 ] \
         && [ "$bytes" -lt 8000000 ] || { echo "FAIL large $opt page"; fail=1; }
 done
+# a chunk of the layer where rank 0's slab ends (plane 170 = 512/3 lies in layer 21: planes 168-175):
+# ranks 0 (planes 168-169) and 1 (170-175), 8 planes x 64 elements, collective, drawn on slice 21
+cz=$(( (n / P) / c )); idx=$(( cz * g * g + 5 )); e0=$(( (n / P) - cz * c )); 
+probe "$T/large_multi.html" $idx "^<div class=\"info\">chunk $idx ($cz,0,5)" "^ranks     0,1 (2)\$" "^elements  $(( c * c * c ))\$" '^mode      collective$' \
+    "^address   $(( idx * c * c * c * 4 ))\$"
+echo "large: hover details of chunk $idx (rank 0 has $e0 of its planes) checked"
 chrome "$T/large_multi.html" --screenshot="$T/large.png" --window-size=1200,1000 >/dev/null
 python3 tests/png_check.py "$T/large.png" 10000 230,120,40 || { echo "FAIL large screenshot"; fail=1; }
 exit $fail
