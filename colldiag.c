@@ -5143,17 +5143,22 @@ static int h5_dxpl_settings(hid_t dxpl, colldiag_xfer *x, const char *fn)
 }
 
 /* The file's MPI-IO handle and this rank's place in its communicator, all local calls: an independent
-   H5Dwrite runs on some ranks only, so finding the file must not communicate. */
+   H5Dwrite runs on some ranks only, so finding the file must not communicate. (H5Fget_access_plist
+   would: copying an MPI-IO access list duplicates its communicator. H5Fget_mpi_atomicity answers only
+   for the MPI-IO driver and asks MPI_File_get_atomicity, which is local.) */
 static int h5_mpi_file(hid_t dset, MPI_File *fh, int *rank, int *size, const char *fn)
 {
-    hid_t file = H5Iget_file_id(dset), fapl = file >= 0 ? H5Fget_access_plist(file) : -1;
+    hid_t file = H5Iget_file_id(dset);
     int rc = 0;
-    if (file < 0 || fapl < 0) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "cannot find the dataset's file");
-    else if (H5Pget_driver(fapl) != H5FD_MPIO)
+    hbool_t atomic = 0;
+    herr_t mpio = -1;
+    if (file >= 0) H5E_BEGIN_TRY { mpio = H5Fget_mpi_atomicity(file, &atomic); } H5E_END_TRY;
+    if (file < 0) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "cannot find the dataset's file");
+    else if (mpio < 0)
         rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the file is not opened with the MPI-IO driver (H5Pset_fapl_mpio): HDF5 does no "
                                                    "parallel I/O on it");
     void *vh = NULL;
-    if (!rc && (H5Fget_vfd_handle(file, fapl, &vh) < 0 || !vh)) rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot get the file's MPI_File");
+    if (!rc && (H5Fget_vfd_handle(file, H5P_DEFAULT, &vh) < 0 || !vh)) rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot get the file's MPI_File");
     if (!rc) {
         MPI_Group g;
         *fh = *(MPI_File *)vh;
@@ -5162,7 +5167,6 @@ static int h5_mpi_file(hid_t dset, MPI_File *fh, int *rank, int *size, const cha
         MPI_Group_size(g, size);
         MPI_Group_free(&g);
     }
-    if (fapl >= 0) H5Pclose(fapl);
     if (file >= 0) H5Fclose(file);
     return rc;
 }
@@ -5216,8 +5220,12 @@ int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
     if (!rc) rc = h5_plan_layout(dset, &l, fn);
     if (!rc) {
         hid_t dtype = H5Dget_type(dset);
-        htri_t same = dtype >= 0 ? H5Tequal(mem_type, dtype) : -1;
-        size_t msize = H5Tget_size(mem_type);
+        htri_t same = -1;
+        size_t msize = 0;
+        H5E_BEGIN_TRY { /* a bad mem_type is the caller's error, reported as ours: no HDF5 stack on stderr */
+            same = dtype >= 0 ? H5Tequal(mem_type, dtype) : -1;
+            msize = H5Tget_size(mem_type);
+        } H5E_END_TRY;
         if (dtype >= 0) H5Tclose(dtype);
         if (same < 0 || msize == 0) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "mem_type is not a datatype");
         else if (!same) rc = colldiag_set_type_conversion(x, msize, h5_never_convert, NULL);

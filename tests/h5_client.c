@@ -226,6 +226,22 @@ int main(int argc, char **argv)
         H5Dclose(dsc);
         H5Sclose(sc);
     }
+    /* an independent write by rank 0 alone while the others wait at a barrier: planning it must not
+       communicate (HDF5's H5Fget_access_plist would: it duplicates the file's communicator) */
+    {
+        hid_t dc = H5Dopen2(file, "chunked", H5P_DEFAULT), fs = rows_space(dc, 0);
+        if (me == 0) {
+            int *v = calloc(N * N, sizeof *v);
+            if (H5Dwrite(dc, H5T_NATIVE_INT, fs, fs, H5P_DEFAULT, v) < 0) bad++;
+            record("H5Dwrite", "chunked", H5P_DEFAULT, 0);
+            free(v);
+        } else {
+            ncall++; /* the call's number is the same on every rank; only rank 0 made it */
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        H5Sclose(fs);
+        H5Dclose(dc);
+    }
     H5Fclose(file);
     H5Pclose(fapl);
     /* a file of this rank's own, without the MPI-IO driver: colldiag cannot plan it (and says why),

@@ -78,35 +78,30 @@ def main():
         if l.strip():
             rec = json.loads(l)
             calls.setdefault(rec["call"], {})[rec["rank"]] = rec
-    # Lines in call order. Independent calls do not synchronise the ranks, so the lines of a run of
-    # consecutive independent calls interleave across ranks; within one rank they keep their order.
+    # Collective lines are written by one rank, in call order; an independent line by its own rank, in
+    # that rank's order. Ranks are not synchronised between the two (a rank leaves a collective call
+    # before rank 0 writes its line), so the lines are matched per stream, not by file position.
     order = sorted(calls)
-    assigned = {}
-    pos = 0
-    i = 0
-    while i < len(order):
-        k = order[i]
-        if next(iter(calls[k].values()))["collective"]:
-            assigned[k] = pre[pos:pos + 1]
-            pos += 1
-            i += 1
-            continue
-        j = i
-        while j < len(order) and not next(iter(calls[order[j]].values()))["collective"]:
-            j += 1
-        n = sum(len(calls[c]) for c in order[i:j])
-        block, used = pre[pos:pos + n], [False] * n
-        pos += n
-        for c in order[i:j]:
-            assigned[c] = []
-            for r in sorted(calls[c]):
-                for b, line in enumerate(block):
-                    ranks = [x.get("rank") for x in line.get("hdf5", {}).get("ranks", [])] or [line.get("rank")]
-                    if not used[b] and ranks == [r] or (not used[b] and not line.get("hdf5", {}).get("ranks") and line.get("why", "").find("rank %d:" % r) >= 0):
-                        used[b] = True
-                        assigned[c].append(line)
-                        break
-        i = j
+    coll_lines = [l for l in pre if l.get("collective")]
+    ind_lines = {}
+    for l in pre:
+        if not l.get("collective"):
+            rs = [x.get("rank") for x in l.get("hdf5", {}).get("ranks", [])]
+            ind_lines.setdefault(rs[0] if len(rs) == 1 else None, []).append(l)
+    assigned, ci, ri = {}, 0, {}
+    for k in order:
+        recs = calls[k]
+        if next(iter(recs.values()))["collective"]:
+            assigned[k] = coll_lines[ci:ci + 1]
+            ci += 1
+        else:
+            assigned[k] = []
+            for r in sorted(recs):
+                i = ri.get(r, 0)
+                if i < len(ind_lines.get(r, [])):
+                    assigned[k].append(ind_lines[r][i])
+                ri[r] = i + 1
+    pos = ci + sum(ri.values())
     checked = agreed = 0
     for k in order:
         recs = calls[k]

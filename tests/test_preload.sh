@@ -47,6 +47,10 @@ check_off() { # name: switched off, the client runs as without the library and n
     if [ "$on" != "$off" ]; then echo "FAIL $1: HDF5 error stacks with the library $on, without $off"; fail=1; fi
 }
 
+# colldiag_h5_plan itself: one rank's bad argument fails every rank, an independent plan on one rank
+# alone returns, good plans equal HDF5's answers
+$RUN -n 3 "$B/test_h5plan" "$T/plan.h5" 2>&1 | grep -v 'HDF5-DIAG\|^  ' | tail -5
+[ "${PIPESTATUS[0]}" = 0 ] || { echo "FAIL test_h5plan"; fail=1; }
 for mode in json text off; do
     if ! client c "$mode" "$B/h5_client"; then echo "FAIL h5_client ($mode)"; cat "$T/c.$mode.out" | head -30; fail=1; fi
 done
