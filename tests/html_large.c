@@ -1,8 +1,8 @@
 /* A large chunk grid for the HTML report's test: 512^3 ints in 8^3 chunks (262,144 chunks), rank r a
  * slab of planes, planned (colldiag_plan moves no data) with the chunk optimisation named by argv[2]
- * (link, multi, aggregate), and reported with colldiag_report_html to argv[3]. Prints the chunks each
- * rank touched, the reference the test checks the page's counts against.
- *   mpirun -n 3 html_large FILE {link|multi|aggregate} PAGE.html */
+ * (link, multi, aggregate), and reported with colldiag_report_html to argv[3]; argv[4], if given, is
+ * another edge than 512 (a multiple of 8).
+ *   mpirun -n 3 html_large FILE {link|multi|aggregate} PAGE.html [EDGE] */
 #include "colldiag.h"
 
 #include <stdio.h>
@@ -16,7 +16,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     if (argc < 4) { if (!me) fprintf(stderr, "usage: html_large FILE link|multi|aggregate PAGE.html\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
-    const uint64_t n = 512, c = 8, dims[3] = {n, n, n}, cd[3] = {c, c, c};
+    const uint64_t n = argc > 4 ? strtoull(argv[4], NULL, 10) : 512, c = 8, dims[3] = {n, n, n}, cd[3] = {c, c, c};
     uint64_t lo = n * (uint64_t)me / (uint64_t)P, hi = n * (uint64_t)(me + 1) / (uint64_t)P;
     uint64_t st[3] = {lo, 0, 0}, cn[3] = {hi - lo, n, n};
     colldiag_sel *s;
@@ -41,7 +41,9 @@ int main(int argc, char **argv)
     uint64_t mine = ((hi - 1) / c - lo / c + 1) * (n / c) * (n / c);
     uint64_t all = 0;
     MPI_Reduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (me == 0) printf("html_large: plan rc %d, html rc %d, chunk entries over all ranks %llu, grid 64x64x64\n", rc, hrc, (unsigned long long)all);
+    if (me == 0)
+        printf("html_large: plan rc %d, html rc %d, chunk entries over all ranks %llu, grid %llu^3\n", rc, hrc, (unsigned long long)all,
+               (unsigned long long)(n / c));
     colldiag_xfer_free(x);
     colldiag_file_close(f);
     colldiag_layout_free(l);

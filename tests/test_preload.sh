@@ -51,13 +51,14 @@ check_off() { # name: switched off, the client runs as without the library and n
 # alone returns, good plans equal HDF5's answers
 $RUN -n 3 "$B/test_h5plan" "$T/plan.h5" 2>&1 | grep -v 'HDF5-DIAG\|^  ' | tail -5
 [ "${PIPESTATUS[0]}" = 0 ] || { echo "FAIL test_h5plan"; fail=1; }
-for mode in json text off; do
+# MPICH oversubscribed is slow: there the JSON run only (text and off are the same code on every MPI)
+MODES="json text off"; case "$RUN" in *mpich*) MODES=json ;; esac
+for mode in $MODES; do
     if ! client c "$mode" "$B/h5_client"; then echo "FAIL h5_client ($mode)"; cat "$T/c.$mode.out" | head -30; fail=1; fi
 done
 grep -h 'h5_client:' "$T"/c.*.out
 check_json c
-check_text c 6
-check_off c
+if [ "$MODES" != json ]; then check_text c 6; check_off c; fi
 # netCDF-4 (where libnetcdf-mpi-dev is installed for this MPI): its H5Dwrite/H5Dread calls, which it
 # cannot read HDF5's answer for; reading the deflated variable is the README's documented difference
 if [ -x "$B/nc_client" ]; then
