@@ -4746,35 +4746,33 @@ static int html_ref_cmp(const void *a, const void *b)
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-/* A small string table (reasons, rank lists): linear search is fine, entries are few. */
-typedef struct { char **v; int n, cap; } cd_strtab;
+/* A small string table (reasons, rank lists): linear search is fine, entries are few. Out of memory,
+   a string maps to entry 0 (or -1 with none yet), which the page shows as that entry's text. */
+typedef struct { char **v; uint64_t n, cap; } cd_strtab;
 static int strtab_id(cd_strtab *t, const char *s)
 {
-    for (int i = 0; i < t->n; i++)
-        if (!strcmp(t->v[i], s)) return i;
-    if (t->n == t->cap) {
-        int nc = t->cap ? 2 * t->cap : 16;
-        char **nv = realloc(t->v, (size_t)nc * sizeof *nv);
-        if (!nv) return 0;
-        t->v = nv;
-        t->cap = nc;
-    }
+    for (uint64_t i = 0; i < t->n; i++)
+        if (!strcmp(t->v[i], s)) return (int)i;
     size_t l = strlen(s) + 1;
-    t->v[t->n] = malloc(l);
-    if (!t->v[t->n]) return 0;
-    memcpy(t->v[t->n], s, l);
-    return t->n++;
+    char *c = cd_malloc(l);
+    if (!c || cd_grow((void **)&t->v, &t->cap, t->n + 1, sizeof *t->v)) {
+        cd_free(c);
+        return t->n ? 0 : -1;
+    }
+    memcpy(c, s, l);
+    t->v[t->n] = c;
+    return (int)t->n++;
 }
 static void strtab_free(cd_strtab *t)
 {
-    for (int i = 0; i < t->n; i++) free(t->v[i]);
-    free(t->v);
+    for (uint64_t i = 0; i < t->n; i++) cd_free(t->v[i]);
+    cd_free(t->v);
 }
 
 static void html_js_strings(FILE *o, const cd_strtab *t)
 {
     fputc('[', o);
-    for (int i = 0; i < t->n; i++) {
+    for (uint64_t i = 0; i < t->n; i++) {
         if (i) fputc(',', o);
         json_str(o, t->v[i]); /* JSON strings are JavaScript strings; '<' never closes the script: */
     }
@@ -4831,13 +4829,13 @@ static void report_html_section(FILE *o, const cd_rep *r, const colldiag_xfer *x
     if (h0->grid_rank < 1) { fprintf(o, "<p>Not chunked: no chunk grid.</p></section>\n"); return; }
     /* merge every rank's touched chunks by index */
     uint64_t total = r->off[r->P], nu = 0;
-    cd_html_ref *ref = malloc((size_t)(total ? total : 1) * sizeof *ref);
-    cd_html_chunk *ch = malloc((size_t)(total ? total : 1) * sizeof *ch);
+    cd_html_ref *ref = cd_malloc((size_t)total * sizeof *ref);
+    cd_html_chunk *ch = cd_malloc((size_t)total * sizeof *ch);
     cd_strtab why = {0}, rl = {0};
     if (!ref || !ch) {
         fprintf(o, "<p>Out of memory for the chunk grid (%" PRIu64 " chunk entries).</p></section>\n", total);
-        free(ref);
-        free(ch);
+        cd_free(ref);
+        cd_free(ch);
         return;
     }
     for (int p = 0; p < r->P; p++)
@@ -4911,8 +4909,8 @@ static void report_html_section(FILE *o, const cd_rep *r, const colldiag_xfer *x
     fprintf(o, "});</script>\n</section>\n");
     strtab_free(&why);
     strtab_free(&rl);
-    free(ref);
-    free(ch);
+    cd_free(ref);
+    cd_free(ch);
 }
 
 /* head: write the page head first (a new page); title/verdict: the call's heading and, from the HDF5
