@@ -5136,7 +5136,7 @@ static int h5_dxpl_settings(hid_t dxpl, colldiag_xfer *x, const char *fn)
     if (!rc) rc = colldiag_set_dxpl_mpio_collective_opt(x, (colldiag_collective_opt_t)copt);
     ssize_t xl = -1;
     H5E_BEGIN_TRY { xl = H5Pget_data_transform(p, NULL, 0); } H5E_END_TRY; /* "not set" is an HDF5 error: keep it off stderr */
-    if (!rc && xl > 0) rc = colldiag_set_data_transform(x, h5_never_transform, NULL);
+    if (!rc) rc = colldiag_set_data_transform(x, xl > 0 ? h5_never_transform : NULL, NULL); /* a reused x forgets the last */
     return rc;
 }
 

@@ -78,6 +78,27 @@ int main(int argc, char **argv)
         H5Sclose(fs);
     }
     MPI_Barrier(MPI_COMM_WORLD);
+    /* one xfer reused: a transform planned once must not stick to the next plan (its DXPL has none) */
+    {
+        snprintf(g_case, sizeof g_case, "xfer reused after a transform");
+        hid_t fs = band(ds, 0), d = H5Pcopy(coll);
+        H5Pset_data_transform(d, "x+1");
+        colldiag_xfer *x;
+        colldiag_file *f = NULL;
+        colldiag_xfer_create(&x);
+        int rc = colldiag_h5_plan(ds, H5T_NATIVE_INT, fs, fs, d, COLLDIAG_TO_FILE, x, &f);
+        uint32_t l = 0, g = 0;
+        colldiag_get_mpio_no_collective_cause(x, &l, &g);
+        CHECK(rc == 0 && l == COLLDIAG_MPIO_DATA_TRANSFORMS, "with a transform: rc %d, local cause 0x%x", rc, l);
+        colldiag_file_close(f);
+        rc = colldiag_h5_plan(ds, H5T_NATIVE_INT, fs, fs, coll, COLLDIAG_TO_FILE, x, &f);
+        colldiag_get_mpio_no_collective_cause(x, &l, &g);
+        CHECK(rc == 0 && l == 0 && g == 0, "without: rc %d, causes 0x%x 0x%x", rc, l, g);
+        colldiag_file_close(f);
+        colldiag_xfer_free(x);
+        H5Pclose(d);
+        H5Sclose(fs);
+    }
     /* good plans against HDF5's own answers */
     for (int multi = 0; multi < 2; multi++) {
         snprintf(g_case, sizeof g_case, "%s against HDF5", multi ? "multi-chunk bands" : "link row blocks");
