@@ -976,6 +976,7 @@ struct colldiag_file {
     int fd;
     MPI_Op op;
     int plan_only;       /* HDF5 bridge: a file to plan on (no data moves, COLLDIAG_REPORT stays silent) */
+    int plan_read;       /* HDF5 bridge: the planned call is H5Dread (HDF5 treats filtered reads apart) */
 };
 
 static int cd_mpi_fail(const char *fn, int mpirc, const char *what)
@@ -3809,6 +3810,20 @@ static void exec_chunked(cd_io *io)
     uint64_t *list = cd_malloc((size_t)(m->n ? m->n : 1) * sizeof *list);
     if (!list) io_fail(io, COLLDIAG_ERR_NOMEM, "listing %" PRIu64 " chunks", m->n);
     const uint64_t n = io->code ? 0 : m->n;
+    /* HDF5 1.10 on filtered chunks, for the HDF5 bridge's plans (colldiag moves no filtered data): a
+       link-chunk read and every multi-chunk transfer take HDF5's filtered multi-chunk path, which moves
+       every chunk collectively (H5Dmpio.c: "Multi-chunk IO must be forced for parallel filtered read") */
+    if (io->f->plan_only && io->l->filtered &&
+        (opt == COLLDIAG_MPIO_CHUNK_MULTI_IO || (opt == COLLDIAG_MPIO_CHUNK_ONE_IO && io->f->plan_read))) {
+        char was[sizeof x->reason];
+        snprintf(was, sizeof was, "%s", x->reason);
+        set_reason(io, "%s; filtered chunks: HDF5's filtered multi-chunk path, every chunk collective", was);
+        for (uint64_t i = 0; i < n; i++) m->pc[i].flags |= PF_COLL;
+        x->chunk_opt_done = COLLDIAG_MPIO_MULTI_CHUNK;
+        x->io_mode_done = COLLDIAG_MPIO_CHUNK_COLLECTIVE;
+        cd_free(list);
+        return;
+    }
     switch (opt) {
     case COLLDIAG_MPIO_CHUNK_ONE_IO:
         for (uint64_t i = 0; i < n; i++) m->pc[i].flags |= PF_COLL;
@@ -4132,7 +4147,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
         /* independent: no communication at all, global = local */
         x->global_cause = cause;
         if (io.code) return finish(&io, io.code);
-        if (l->filtered && dir != DIR_PLAN) /* a plan moves no data: it can decide on filtered chunks */
+        if (l->filtered && !f->plan_only) /* the HDF5 bridge plans filtered chunks; colldiag moves none */
             return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered; colldiag cannot %s filtered chunks",
                                                     dir == DIR_READ ? "read" : "write"));
         if (!view_is_default(f)) return finish(&io, io_fail(&io, COLLDIAG_ERR_ARG, "the file's view is not (0, MPI_BYTE, MPI_BYTE, \"native\"); "
@@ -4183,9 +4198,9 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     }
     if (io.g[AG_VIEW] && dir != DIR_PLAN) view_reset(&io);
     if (!global && io.g[AG_MAX_END] > io.g[AG_MAX_FSIZE]) extend_file(&io, io.g[AG_MAX_END]);
-    if ((global & COLLDIAG_MPIO_FILTERS) && dir != DIR_PLAN)
+    if (global & COLLDIAG_MPIO_FILTERS)
         return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag cannot write filtered chunks (cause FILTERS)"));
-    if (l->filtered && dir != DIR_PLAN)
+    if (l->filtered && !f->plan_only)
         return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag cannot read filtered chunks"));
     if (global) {
         char cs[256];
@@ -5245,9 +5260,9 @@ int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
             snprintf(x->errmsg, sizeof x->errmsg, "%s", keep);
         }
     } else {
+        f->plan_read = dir == COLLDIAG_TO_MEMORY; /* HDF5 1.10 decides alike but for filtered chunks */
         rc = cd_transfer(f, l, fs, ms, NULL, NULL, x, DIR_PLAN, fn);
     }
-    (void)dir; /* HDF 1.10 decides writes and reads alike; the direction names the call in reports */
     colldiag_sel_free(fs);
     colldiag_sel_free(ms);
     colldiag_layout_free(l);

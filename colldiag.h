@@ -303,7 +303,10 @@ int colldiag_h5_sel(hid_t space, colldiag_sel **out);
    the file space), every DXPL setting HDF5 1.10 reads (transfer mode, chunk_opt, num, ratio,
    collective_opt, a data transform), and a type conversion whenever mem_type differs from the
    dataset's type (H5Tequal). x receives the settings and the results (modes, causes, chunks, reason)
-   as after colldiag_plan; *file_out receives a plan-only file for colldiag_report_print/_json (free
+   as after colldiag_plan. Filtered chunks, which colldiag never moves, are planned as HDF5 1.10 runs
+   them: link-chunk for writes, HDF5's filtered multi-chunk path (every chunk collective) for a
+   link-chunk read and for any multi-chunk transfer. *file_out receives a plan-only file for
+   colldiag_report_print/_json/_html (free
    it with colldiag_file_close; it is set even when the plan fails). Collective exactly when the
    DXPL's transfer mode is collective, over the file's communicator (call it on every rank that calls
    H5Dwrite); independent plans communicate nothing. Refused with a reason: a file not opened with the

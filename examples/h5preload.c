@@ -24,6 +24,7 @@
 #include "../colldiag.c"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <fcntl.h>
 
 typedef herr_t (*h5w_fn)(hid_t, hid_t, hid_t, hid_t, hid_t, const void *);
@@ -120,6 +121,25 @@ static void append_line(const char *path, const char *line, size_t len)
     ssize_t w = write(fd, line, len);
     (void)w;
     close(fd);
+}
+
+/* Writes text in writes of whole lines, each at most PIPE_BUF bytes: a pipe keeps such a write together,
+   so when ranks print at once (an independent call's report beside rank 0's collective one) lines may
+   alternate but never break in the middle. */
+static void write_lines(int fd, const char *text, size_t len)
+{
+    fflush(stdout);
+    for (size_t k = 0; k < len;) {
+        size_t n = len - k;
+        if (n > PIPE_BUF) { /* cut after the last newline within PIPE_BUF (a longer line goes as it is) */
+            n = PIPE_BUF;
+            while (n > 0 && text[k + n - 1] != '\n') n--;
+            if (n == 0) n = PIPE_BUF;
+        }
+        ssize_t w = write(fd, text + k, n);
+        if (w <= 0) break;
+        k += (size_t)w;
+    }
 }
 
 static void names_of(hid_t dset, char *file, size_t fl, char *name, size_t nl)
@@ -224,15 +244,7 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
     if (o) {
         fclose(o);
         if (json) append_line(mode + 5, text, tlen);
-        else { /* one write(2): a report stays whole when ranks print at once (pipes keep writes up to
-                  PIPE_BUF together; the launcher forwards what it reads) */
-            fflush(stdout);
-            for (size_t k = 0; k < tlen;) {
-                ssize_t w = write(STDOUT_FILENO, text + k, tlen - k);
-                if (w <= 0) break;
-                k += (size_t)w;
-            }
-        }
+        else write_lines(STDOUT_FILENO, text, tlen);
     }
     free(text);
     free(all);
