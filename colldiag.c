@@ -905,6 +905,18 @@ static MPI_Offset layout_chunk_addr(const colldiag_layout *l, uint64_t idx)
     return l->addrs ? l->addrs[idx] : l->addr + (MPI_Offset)(idx * l->chunk_bytes);
 }
 
+/* Elements of chunk idx inside the dataset (edge chunks are clipped). */
+static uint64_t chunk_elems_in(const colldiag_layout *l, uint64_t idx)
+{
+    uint64_t n = 1;
+    for (int d = l->rank - 1; d >= 0; d--) {
+        uint64_t c = idx % l->grid[d], lo = c * l->cdims[d];
+        idx /= l->grid[d];
+        n *= l->dims[d] - lo < l->cdims[d] ? l->dims[d] - lo : l->cdims[d];
+    }
+    return n;
+}
+
 /* Digest of everything ranks must agree on about a layout. */
 static uint64_t layout_digest(const colldiag_layout *l)
 {
@@ -1410,7 +1422,7 @@ static uint64_t settings_digest(const cd_settings *s)
  * the chunk when the data moves (cd_walk_piece), so memory is O(touched chunks).
  * ==================================================================================================== */
 
-enum { PF_COLL = 1, PF_IND = 2, PF_UNALLOC = 4 };
+enum { PF_COLL = 1, PF_IND = 2, PF_UNALLOC = 4, PF_PARTIAL = 8 /* set by coll_call_rounds: the piece does not cover its chunk */ };
 
 typedef struct {
     uint64_t idx;        /* chunk index (0 for contiguous/compact) */
@@ -2475,6 +2487,12 @@ static int mrun_pack(void *ctx, uint64_t moff, uint64_t n)
     b->pk += len;
     return 0;
 }
+/* Packing during the walk that describes the file (writes): a memory run counted and copied. */
+static int mrun_count_pack(void *ctx, uint64_t moff, uint64_t n)
+{
+    ((cd_coll_build *)ctx)->mruns++;
+    return mrun_pack(ctx, moff, n);
+}
 static int mrun_zero(void *ctx, uint64_t moff, uint64_t n)
 {
     cd_io *io = ctx;
@@ -2498,7 +2516,7 @@ static int run_coll(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
     default: break;
     }
     stream_add(&b->fs, (int64_t)foff + (int64_t)(skip * b->io->fes), take * b->io->fes);
-    return cd_mem_runs(b->io->ms, k + skip, take, b->walk == WALK_BOTH ? mrun_stream : mrun_count, b);
+    return cd_mem_runs(b->io->ms, k + skip, take, b->walk == WALK_BOTH ? mrun_stream : b->pk ? mrun_count_pack : mrun_count, b);
 }
 static void mrun_group_flush(cd_coll_build *b)
 {
@@ -2527,6 +2545,25 @@ static int mrun_group(void *ctx, uint64_t moff, uint64_t n)
     return 0;
 }
 
+/* cnt rows of len bytes, src_step and dst_step apart. Chunk rows are often a few dozen bytes (B4: 32),
+   where a call to memcpy costs more than the copy: the common sizes are copied with a fixed length the
+   compiler inlines. */
+static void copy_rows(unsigned char *dst, size_t dst_step, const unsigned char *src, size_t src_step, size_t len, uint64_t cnt)
+{
+#define CD_COPY_ROWS(L)                                                                              \
+    for (uint64_t c = 0; c < cnt; c++, dst += dst_step, src += src_step) memcpy(dst, src, L);        \
+    return
+    switch (len) {
+    case 4: CD_COPY_ROWS(4);
+    case 8: CD_COPY_ROWS(8);
+    case 16: CD_COPY_ROWS(16);
+    case 32: CD_COPY_ROWS(32);
+    case 64: CD_COPY_ROWS(64);
+    default: CD_COPY_ROWS(len);
+    }
+#undef CD_COPY_ROWS
+}
+
 /* A block of rows: described whole when it all falls in this round (the file side as one strided item,
    memory as one too for the plain buffer, or as its runs grouped by stride for a memory selection);
    otherwise row by row, exactly as run_coll would see them. */
@@ -2539,24 +2576,27 @@ static int srun_coll(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_
         b->pos += tot;
         stream_add_strided(&b->fs, (int64_t)foff, n * b->io->fes, cnt, (int64_t)fstride);
         if (!ms) {
-            if (b->walk == WALK_BOTH) stream_add_strided(&b->ms, (int64_t)(k * b->io->mes), n * b->io->mes, cnt, (int64_t)(kstride * b->io->mes));
+            const size_t es = b->io->mes, len = (size_t)(n * es);
+            if (b->walk == WALK_BOTH) stream_add_strided(&b->ms, (int64_t)(k * es), len, cnt, (int64_t)(kstride * es));
+            if (b->pk) { /* packing in the same walk */
+                copy_rows(b->pk, len, (const unsigned char *)b->io->wbuf + k * es, (size_t)(kstride * es), len, cnt);
+                b->pk += len * cnt;
+            }
             b->mruns += cnt;
             return 0;
         }
         int rc = 0;
         for (uint64_t c = 0; c < cnt && !rc; c++)
-            rc = cd_mem_runs(ms, k + c * kstride, n, b->walk == WALK_BOTH ? mrun_group : mrun_count, b);
+            rc = cd_mem_runs(ms, k + c * kstride, n, b->walk == WALK_BOTH ? mrun_group : b->pk ? mrun_count_pack : mrun_count, b);
         if (b->walk == WALK_BOTH) mrun_group_flush(b);
         return rc;
     }
     if (b->walk == WALK_PACK && !ms && b->pos >= b->lo && b->pos + tot <= b->hi) { /* the rows straight to or from pk */
-        const size_t es = b->io->mes, len = (size_t)(n * es);
+        const size_t es = b->io->mes, len = (size_t)(n * es), step = (size_t)(kstride * es);
         b->pos += tot;
-        for (uint64_t c = 0; c < cnt; c++, b->pk += len) {
-            const size_t at = (size_t)((k + c * kstride) * es);
-            if (b->pk_out) memcpy((unsigned char *)b->io->rbuf + at, b->pk, len);
-            else memcpy(b->pk, (const unsigned char *)b->io->wbuf + at, len);
-        }
+        if (b->pk_out) copy_rows((unsigned char *)b->io->rbuf + k * es, step, b->pk, len, len, cnt);
+        else copy_rows(b->pk, len, (const unsigned char *)b->io->wbuf + k * es, step, len, cnt);
+        b->pk += len * cnt;
         return 0;
     }
     for (uint64_t c = 0; c < cnt; c++) {
@@ -2569,19 +2609,54 @@ static int pack_pays(const cd_io *io, uint64_t bytes, uint64_t mruns)
 {
     return bytes && mruns > 1 && bytes / mruns < io->set.pack_run;
 }
-/* The round's pieces again: the memory stream (pk NULL), or packing (unpacking) memory in file order. */
-static void coll_pack_walk(cd_io *io, cd_coll_build *b, const uint64_t *list, uint64_t n, unsigned char *pk, int out)
+typedef struct { uint64_t i, cp, cf; } cd_resume; /* where a round's walk starts: list index, both cursors */
+
+/* The round's pieces, in file order, each walked with b->pos set to where it starts in this rank's
+   stream. The stream puts the pieces that do not cover their chunk (PF_PARTIAL, `part` elements in
+   all) before the whole ones, each group in file order, so the rounds take them first. Why: the
+   chunks ranks share are partial ones, and when one rank moves its share of such a chunk in its last
+   round and another in its first, both calls hand MPI thousands of holes between the other rank's
+   rows (B4's slab edges: 90 ms for such a round on ompio, against 6 ms for the others). Taken first
+   by every rank, a shared chunk is complete in one call. Any split is correct: every walk of a round
+   uses these same positions, and a round's pieces still go to MPI in file order.
+   The walk starts at `from`; `next` (if given) receives where the next round may start: the first
+   piece that ends beyond this round, so a call's rounds together scan the list about once.
+   first_only: stop after the first piece in the round (the probe). */
+static void round_pieces(cd_io *io, cd_coll_build *b, const uint64_t *list, uint64_t n, uint64_t part, int first_only,
+                         const cd_resume *from, cd_resume *next)
 {
-    b->pos = 0;
+    uint64_t cp = from->cp, cf = from->cf; /* the next positions of the partial and of the whole pieces */
+    int found = next == NULL;
+    uint64_t i = from->i;
+    for (; i < n && ((part > b->lo && cp < part && cp < b->hi) || cf < b->hi); i++) {
+        const cd_piece *p = &io->map.pc[list ? list[i] : (io->order ? io->order[i] : i)];
+        uint64_t *c = (p->flags & PF_PARTIAL) ? &cp : &cf, at = *c;
+        if (!found && at + p->nelem > b->hi) { /* every piece before this one is done after this round */
+            next->i = i;
+            next->cp = cp;
+            next->cf = cf;
+            found = 1;
+        }
+        *c += p->nelem;
+        if ((p->flags & PF_UNALLOC) || at + p->nelem <= b->lo || at >= b->hi) continue;
+        b->pos = at;
+        cd_walk_piece_rows(&io->map, io->fs, p, run_coll, srun_coll, b);
+        if (first_only) return;
+    }
+    if (!found) { /* every piece the walk saw is done: the next round starts where it stopped */
+        next->i = i;
+        next->cp = cp;
+        next->cf = cf;
+    }
+}
+/* The round's pieces again: the memory stream (pk NULL), or packing (unpacking) memory in file order. */
+static void coll_pack_walk(cd_io *io, cd_coll_build *b, const uint64_t *list, uint64_t n, uint64_t part, const cd_resume *from,
+                           unsigned char *pk, int out)
+{
     b->walk = pk ? WALK_PACK : WALK_MEM;
     b->pk = pk;
     b->pk_out = out;
-    for (uint64_t i = 0; i < n && b->pos < b->hi; i++) {
-        uint64_t pi = list ? list[i] : (io->order ? io->order[i] : i);
-        const cd_piece *p = &io->map.pc[pi];
-        if ((p->flags & PF_UNALLOC) || b->pos + p->nelem <= b->lo) { b->pos += p->nelem; continue; }
-        cd_walk_piece_rows(&io->map, io->fs, p, run_coll, srun_coll, b);
-    }
+    round_pieces(io, b, list, n, part, 0, from, NULL);
     b->pk = NULL;
     b->walk = WALK_FILE;
 }
@@ -2629,6 +2704,19 @@ static MPI_Count coll_data_call(cd_io *io, void *buf, int count, MPI_Datatype t,
     return got;
 }
 
+/* The packing buffer, at least `bytes` (at most a round's share: the collective buffer), grown at most
+   once in practice since rounds are equal shares; NULL without memory. */
+static unsigned char *pack_buffer(cd_io *io, unsigned char **buf, size_t *cap, uint64_t bytes)
+{
+    if (bytes > *cap) {
+        cd_free(*buf);
+        *buf = cd_malloc((size_t)bytes);
+        *cap = *buf ? (size_t)bytes : 0;
+        if (*cap > io->x->data_buf_bytes) io->x->data_buf_bytes = *cap;
+    }
+    return *buf;
+}
+
 /* The collective data calls over the given pieces: `rounds` calls (agreed by every rank, rounds_for),
    each moving at most a 1/rounds share of this rank's elements, so no rank ever hands MPI more than
    the collective buffer (or COLLDIAG_COLL_MAX_BYTES) in one call, and packing reuses one buffer of
@@ -2643,18 +2731,28 @@ static void coll_call_rounds(cd_io *io, const uint64_t *list, uint64_t n, uint64
         return;
     }
     if (rounds < 1) rounds = 1;
-    uint64_t mine = 0;
+    uint64_t mine = 0, part = 0; /* this rank's elements, and those in pieces that do not cover their chunk */
     for (uint64_t i = 0; i < n && !io->code; i++) {
-        const cd_piece *p = &io->map.pc[list ? list[i] : i];
+        cd_piece *p = &io->map.pc[list ? list[i] : i];
         mine += p->nelem;
-        /* unallocated chunks read as zeros, all at once: the rounds' walks stop at their window's end, so a
-           round cannot be trusted to reach every such piece (a later round skips them) */
-        if ((p->flags & PF_UNALLOC) && io->dir == DIR_READ) cd_walk_piece(&io->map, io->fs, p, run_zero, io);
+        p->flags &= ~PF_PARTIAL;
+        if (io->l->storage == STORE_CHUNKED && p->nelem < chunk_elems_in(io->l, p->idx)) {
+            p->flags |= PF_PARTIAL;
+            part += p->nelem;
+        }
+        if (p->flags & PF_UNALLOC) {
+            /* writes were refused at mapping, before any rank moved data; this is only a guard */
+            if (io->dir == DIR_WRITE) io_fail(io, COLLDIAG_ERR_ARG, "chunk %" PRIu64 " is not allocated (address -1) and cannot be written", p->idx);
+            /* unallocated chunks read as zeros, all at once: the rounds' walks stop at their window's
+               end, so a round cannot be trusted to reach every such piece (a later round skips them) */
+            else cd_walk_piece(&io->map, io->fs, p, run_zero, io);
+        }
     }
     const uint64_t per = mine / rounds + (mine % rounds != 0);
     unsigned char *packbuf = NULL; /* one packing buffer for every round (a round is at most the collective buffer) */
     size_t packcap = 0;
-    for (uint64_t r = 0; r < rounds; r++) {
+    cd_resume from = {0, 0, part}, next = from; /* rounds walk on from the first piece not yet done */
+    for (uint64_t r = 0; r < rounds; r++, from = next) {
         double t0 = cd_now();
         cd_coll_build b;
         memset(&b, 0, sizeof b);
@@ -2662,51 +2760,34 @@ static void coll_call_rounds(cd_io *io, const uint64_t *list, uint64_t n, uint64
         b.lo = r * per;
         b.hi = b.lo + per;
         MPI_Datatype ft = MPI_DATATYPE_NULL, mt = MPI_DATATYPE_NULL;
+        int fused = 0; /* packed while describing the file */
         if (!io->code) {
             /* a look at the first runs decides whether to describe memory now or count it for packing,
                so that one walk usually does (a wrong guess costs one more walk, never correctness) */
-            b.walk = WALK_PROBE;
-            for (uint64_t i = 0; i < n && b.pos < b.hi && b.mruns < CD_PROBE_RUNS; i++) {
-                const cd_piece *p = &io->map.pc[list ? list[i] : (io->order ? io->order[i] : i)];
-                if ((p->flags & PF_UNALLOC) || b.pos + p->nelem <= b.lo) { b.pos += p->nelem; continue; }
-                cd_walk_piece_rows(&io->map, io->fs, p, run_coll, srun_coll, &b);
-                b.pos = 0; /* only the first touched piece: positions restart for the real walk */
-                break;
-            }
+            b.walk = WALK_PROBE; /* only the first piece of the round */
+            round_pieces(io, &b, list, n, part, 1, &from, NULL);
             b.walk = pack_pays(io, b.pbytes, b.mruns) ? WALK_FILE : WALK_BOTH;
-            b.pos = 0;
             b.mruns = 0;
-            for (uint64_t i = 0; i < n && b.pos < b.hi; i++) {
-                uint64_t pi = list ? list[i] : (io->order ? io->order[i] : i);
-                const cd_piece *p = &io->map.pc[pi];
-                if (p->flags & PF_UNALLOC) {
-                    if (io->dir == DIR_WRITE) {
-                        io_fail(io, COLLDIAG_ERR_ARG, "chunk %" PRIu64 " is not allocated (address -1) and cannot be written", p->idx);
-                        break;
-                    }
-                    b.pos += p->nelem;
-                    continue;
-                }
-                if (b.pos + p->nelem <= b.lo) { b.pos += p->nelem; continue; } /* wholly in an earlier round */
-                cd_walk_piece_rows(&io->map, io->fs, p, run_coll, srun_coll, &b);
-            }
+            /* a write expected to pack packs in this same walk, into a buffer sized for the whole round */
+            const uint64_t ra = b.lo < mine ? b.lo : mine, re = b.hi < mine ? b.hi : mine;
+            if (b.walk == WALK_FILE && io->dir == DIR_WRITE && re > ra) b.pk = pack_buffer(io, &packbuf, &packcap, (re - ra) * io->fes);
+            fused = b.pk != NULL;
+            round_pieces(io, &b, list, n, part, 0, &from, &next);
+            b.pk = NULL;
             if (b.fs.nomem || b.ms.nomem) io_fail(io, COLLDIAG_ERR_NOMEM, "describing the data of %" PRIu64 " chunks", n);
         }
         if (!io->code && cd_inject(io, "types")) io_fail(io, COLLDIAG_ERR_NOMEM, "building the MPI datatypes (injected)");
-        /* many short memory runs: pack them in file order here instead of handing MPI the memory type */
+        /* many short memory runs: pack them in file order here instead of handing MPI the memory type
+           (already done if the walk packed: then the packed bytes are used whatever the count says) */
         unsigned char *pack = NULL;
-        if (!io->code && b.walk == WALK_FILE && pack_pays(io, b.fs.bytes, b.mruns)) {
-            if (b.fs.bytes > packcap) { /* grows at most once in practice: rounds are equal shares */
-                cd_free(packbuf);
-                packbuf = cd_malloc((size_t)b.fs.bytes);
-                packcap = packbuf ? (size_t)b.fs.bytes : 0;
-                if (packcap > io->x->data_buf_bytes) io->x->data_buf_bytes = packcap;
-            }
-            pack = packbuf; /* NULL (no memory): the memory type below instead, slower but exact */
-            if (pack && io->dir == DIR_WRITE) coll_pack_walk(io, &b, list, n, pack, 0);
+        if (!io->code && fused) {
+            pack = packbuf;
+        } else if (!io->code && b.walk == WALK_FILE && pack_pays(io, b.fs.bytes, b.mruns)) {
+            pack = pack_buffer(io, &packbuf, &packcap, b.fs.bytes); /* NULL (no memory): the memory type below instead, slower but exact */
+            if (pack && io->dir == DIR_WRITE) coll_pack_walk(io, &b, list, n, part, &from, pack, 0);
         }
         if (!io->code && b.fs.bytes && !pack && b.walk == WALK_FILE) {
-            coll_pack_walk(io, &b, list, n, NULL, 0); /* the probe guessed packing wrong: describe memory now */
+            coll_pack_walk(io, &b, list, n, part, &from, NULL, 0); /* the probe guessed packing wrong: describe memory now */
             if (b.ms.nomem) io_fail(io, COLLDIAG_ERR_NOMEM, "describing the memory of %" PRIu64 " chunks", n);
         }
         if (!io->code && b.fs.bytes) {
@@ -2727,7 +2808,7 @@ static void coll_call_rounds(cd_io *io, const uint64_t *list, uint64_t n, uint64
         }
         void *buf = pack ? pack : io->dir == DIR_WRITE ? (void *)io->wbuf : io->rbuf;
         if (coll_data_call(io, buf, 1, mt, b.fs.bytes, have) >= 0 && pack && io->dir == DIR_READ)
-            coll_pack_walk(io, &b, list, n, pack, 1);
+            coll_pack_walk(io, &b, list, n, part, &from, pack, 1);
         if (ft != MPI_DATATYPE_NULL) MPI_Type_free(&ft);
         if (mt != MPI_DATATYPE_NULL) MPI_Type_free(&mt);
         stream_free(&b.fs);
@@ -3710,18 +3791,6 @@ static void exec_aggregate(cd_io *io)
  * Where N overestimates (partial pieces nobody shares), multi looks dearer than it is: AUTO then errs
  * toward link, never toward thousands of collective calls.
  * --------------------------------------------------------------------------------------------------- */
-
-/* Elements of chunk idx inside the dataset (edge chunks are clipped). */
-static uint64_t chunk_elems_in(const colldiag_layout *l, uint64_t idx)
-{
-    uint64_t n = 1;
-    for (int d = l->rank - 1; d >= 0; d--) {
-        uint64_t c = idx % l->grid[d], lo = c * l->cdims[d];
-        idx /= l->grid[d];
-        n *= l->dims[d] - lo < l->cdims[d] ? l->dims[d] - lo : l->cdims[d];
-    }
-    return n;
-}
 
 /* This rank's inputs to multi-chunk's estimate: its pieces that do not cover their chunk, and its own
    part M of multi's time (see above) in ns. Local and pure. */

@@ -20,6 +20,21 @@ static void add_coll(int count, MPI_Datatype t)
     if (g_pmpi.coll_bytes - before > g_pmpi.coll_max) g_pmpi.coll_max = g_pmpi.coll_bytes - before;
 }
 
+/* byte_call: which file bytes this call moved (the view's etype is a byte, as colldiag sets it) */
+static void record_bytes(MPI_File fh, MPI_Offset off, int count, MPI_Datatype t)
+{
+    MPI_Count sz = 0;
+    if (!g_pmpi.byte_call || count <= 0) return;
+    PMPI_Type_size_x(t, &sz);
+    for (MPI_Count j = 0; j < (MPI_Count)count * sz; j++) {
+        MPI_Offset at = -1;
+        PMPI_File_get_byte_offset(fh, off + (MPI_Offset)j, &at);
+        if (at < 0 || (uint64_t)at >= g_pmpi.byte_cap) continue;
+        if (g_pmpi.byte_call[at] >= 0) g_pmpi.byte_twice++;
+        g_pmpi.byte_call[at] = (int)g_pmpi.coll_calls;
+    }
+}
+
 static void info_value(MPI_Info info, const char *key, char *out, int len)
 {
     int flag = 0;
@@ -38,11 +53,13 @@ int MPI_File_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, MPI
 int MPI_File_write_at_all(MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype t, MPI_Status *st)
 {
     add_coll(count, t);
+    record_bytes(fh, off, count, t);
     return PMPI_File_write_at_all(fh, off, buf, count, t, st);
 }
 int MPI_File_read_at_all(MPI_File fh, MPI_Offset off, void *buf, int count, MPI_Datatype t, MPI_Status *st)
 {
     add_coll(count, t);
+    record_bytes(fh, off, count, t);
     return PMPI_File_read_at_all(fh, off, buf, count, t, st);
 }
 int MPI_File_write_at(MPI_File fh, MPI_Offset off, const void *buf, int count, MPI_Datatype t, MPI_Status *st)
