@@ -185,6 +185,7 @@ typedef struct {
     int in_file_order; /* the memory side is the data already in file order (B4) */
     int *fl;           /* B4: the file runs, kept for "mpi rounds" */
     MPI_Aint *fd;
+    unsigned char *fp; /* B4: the run lies in a chunk layer the slab covers only in part (shared) */
     uint64_t nf;
 } byhand;
 
@@ -207,7 +208,7 @@ static void run_add(int *len, MPI_Aint *disp, uint64_t *n, MPI_Aint d, int l)
    exchange and file access with no reordering at all. Needs chunks that tile the planes (B4's do). */
 static byhand byhand_slab(const pattern *p, int i)
 {
-    byhand h = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, 1, NULL, NULL, 0};
+    byhand h = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, 1, NULL, NULL, NULL, 0};
     uint64_t st[3], sr[3], cn[3], bl[3];
     pattern_hyperslab(p, i, st, sr, cn, bl);
     const uint64_t *d = p->dims, *c = p->cdims, es = p->esize, lo = st[0], hi = st[0] + bl[0];
@@ -217,25 +218,36 @@ static byhand byhand_slab(const pattern *p, int i)
     if (layers * per_layer > 0x7fffffff) return h;
     int *fl = malloc(layers * per_layer * sizeof *fl);
     MPI_Aint *fd = malloc(layers * per_layer * sizeof *fd);
+    unsigned char *fp = malloc(layers * per_layer);
     uint64_t nf = 0;
-    for (uint64_t cz = lo / c[0]; fl && fd && cz * c[0] < hi; cz++) {
+    for (uint64_t cz = lo / c[0]; fl && fd && fp && cz * c[0] < hi; cz++) {
         uint64_t z0 = cz * c[0] > lo ? cz * c[0] : lo, z1 = (cz + 1) * c[0] < hi ? (cz + 1) * c[0] : hi;
-        for (uint64_t k = 0; k < per_layer; k++)
+        const unsigned char part = z1 - z0 < c[0];
+        for (uint64_t k = 0; k < per_layer; k++) {
+            if (nf && fp[nf - 1] != part) { /* a run never mixes shared and unshared layers */
+                fl[nf] = 0;
+                fd[nf] = (MPI_Aint)((cz * per_layer + k) * cbytes + (z0 - cz * c[0]) * c[1] * c[2] * es);
+                nf++;
+            }
             run_add(fl, fd, &nf, (MPI_Aint)((cz * per_layer + k) * cbytes + (z0 - cz * c[0]) * c[1] * c[2] * es),
                     (int)((z1 - z0) * c[1] * c[2] * es));
+            fp[nf - 1] = part;
+        }
     }
-    if (fl && fd) {
+    if (fl && fd && fp) {
         MPI_Type_create_hindexed((int)nf, fl, fd, MPI_BYTE, &h.ft);
         MPI_Type_commit(&h.ft);
         MPI_Type_contiguous((int)p->bytes, MPI_BYTE, &h.mt);
         MPI_Type_commit(&h.mt);
         h.fl = fl;
         h.fd = fd;
+        h.fp = fp;
         h.nf = nf;
         return h;
     }
     free(fl);
     free(fd);
+    free(fp);
     return h;
 }
 
@@ -261,44 +273,54 @@ static void slab_order(const pattern *p, int i, unsigned char *mem, unsigned cha
 }
 
 /* "mpi rounds": the by-hand B4 write cut into the calls link makes under colldiag's memory bound,
-   each at most the collective buffer (16 MiB) per rank, in as many calls as the busiest rank needs;
-   a call's file view is its slice of the runs. What MPI charges per collective call (ompio allocates
-   and frees its 32 MiB aggregation buffers in every call) shows as the gap to one call. */
+   each at most the collective buffer (16 MiB) per rank, in as many calls as the busiest rank needs,
+   with link's order: the runs of shared chunk layers (fp) first, then the others, a call taking each
+   rank's next 16 MiB of that order and handing MPI its runs in file order (file view and memory type
+   both hindexed; memory is the data in file order). What MPI charges per collective call shows as the
+   gap to one call. */
 static void byhand_rounds(MPI_File fh, const byhand *h, const pattern *p, unsigned char *ord, int rd)
 {
     const uint64_t cap = COLLDIAG_COLL_BUFFER_BYTES;
-    uint64_t mine = p->bytes / cap + (p->bytes % cap != 0), rounds = 0;
+    uint64_t mine = p->bytes / cap + (p->bytes % cap != 0), rounds = 0, part = 0;
     MPI_Allreduce(&mine, &rounds, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-    uint64_t q = 0, pos = 0; /* run cursor, and the buffer offset where run q starts */
+    for (uint64_t q = 0; q < h->nf; q++)
+        if (h->fp[q]) part += (uint64_t)h->fl[q];
     int *bl = malloc((h->nf + 1) * sizeof *bl);
-    MPI_Aint *dp = malloc((h->nf + 1) * sizeof *dp);
+    MPI_Aint *dp = malloc((h->nf + 1) * sizeof *dp), *mp = malloc((h->nf + 1) * sizeof *mp);
     for (uint64_t r = 0; r < rounds; r++) {
-        uint64_t lo = r * cap < p->bytes ? r * cap : p->bytes, hi = lo + cap < p->bytes ? lo + cap : p->bytes;
+        const uint64_t lo = r * cap, hi = lo + cap;
+        uint64_t cp = 0, cf = part, o = 0; /* positions in link's order; offset in file order */
         int n = 0;
-        while (q < h->nf && pos < hi) {
-            uint64_t a = pos > lo ? pos : lo, b = pos + (uint64_t)h->fl[q] < hi ? pos + (uint64_t)h->fl[q] : hi;
-            bl[n] = (int)(b - a);
-            dp[n++] = h->fd[q] + (MPI_Aint)(a - pos);
-            if (pos + (uint64_t)h->fl[q] <= hi) { pos += (uint64_t)h->fl[q]; q++; }
-            else break;
+        for (uint64_t q = 0; q < h->nf; o += (uint64_t)h->fl[q], q++) {
+            uint64_t *c = h->fp[q] ? &cp : &cf, at = *c, len = (uint64_t)h->fl[q];
+            *c += len;
+            if (at + len <= lo || at >= hi) continue;
+            const uint64_t a = at > lo ? at : lo, e = at + len < hi ? at + len : hi;
+            bl[n] = (int)(e - a);
+            dp[n] = h->fd[q] + (MPI_Aint)(a - at);
+            mp[n++] = (MPI_Aint)(o + a - at);
         }
-        MPI_Datatype ft;
+        MPI_Datatype ft, mt;
         MPI_Type_create_hindexed(n, bl, dp, MPI_BYTE, &ft);
         MPI_Type_commit(&ft);
+        MPI_Type_create_hindexed(n, bl, mp, MPI_BYTE, &mt);
+        MPI_Type_commit(&mt);
         MPI_File_set_view(fh, 0, MPI_BYTE, ft, "native", MPI_INFO_NULL);
         MPI_Status st;
-        if (rd) MPI_File_read_at_all(fh, 0, ord + lo, (int)(hi - lo), MPI_BYTE, &st);
-        else MPI_File_write_at_all(fh, 0, ord + lo, (int)(hi - lo), MPI_BYTE, &st);
+        if (rd) MPI_File_read_at_all(fh, 0, ord, n ? 1 : 0, mt, &st);
+        else MPI_File_write_at_all(fh, 0, ord, n ? 1 : 0, mt, &st);
         MPI_Type_free(&ft);
+        MPI_Type_free(&mt);
     }
     free(bl);
     free(dp);
+    free(mp);
     MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
 }
 
 static byhand byhand_types(const pattern *p, int i)
 {
-    byhand h = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, 0, NULL, NULL, 0};
+    byhand h = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, 0, NULL, NULL, NULL, 0};
     if (i == 4 && p->rank == 3) return byhand_slab(p, i);
     if (p->rank != 2 || i == 3 || i == 4) return h;
     uint64_t st[3], sr[3], cn[3], bl[3];
@@ -708,6 +730,7 @@ int main(int argc, char **argv)
         if (hand[i].mt != MPI_DATATYPE_NULL) MPI_Type_free(&hand[i].mt);
         free(hand[i].fl);
         free(hand[i].fd);
+        free(hand[i].fp);
     }
     int any = 0;
     MPI_Allreduce(&nfail, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
