@@ -7,7 +7,7 @@
  * planes so that every slab boundary splits a chunk plane between two ranks: 1,280 touched chunks per
  * rank (the last rank 1,024), 256 of them shared, whatever P. For link-chunk, multi-chunk (rank counts
  * per chunk + the list of collective chunks) and aggregation (rank counts + owners), colldiag_plan is
- * timed 15 times and split, on every rank, into
+ * timed 15 times (the three schemes interleaved, after 3 untimed rounds) and split, on every rank, into
  *   - local work: the CPU time of the call outside MPI collectives (PMPI wrappers below time
  *     MPI_Allreduce / Alltoall / Alltoallv / Allgather / Allgatherv / Barrier); CPU time, because on an
  *     oversubscribed machine a rank's wall time includes its turns off the core;
@@ -76,7 +76,7 @@ int main(int argc, char **argv)
     int me, P;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
-    const int reps = 15;
+    const int reps = 15, warm = 3;
     uint64_t dims[3] = {16 * (uint64_t)P, 64, 64}, cd[3] = {4, 4, 4};
     uint64_t lo = (uint64_t)me * 16 + 2, hi = lo + 16 > dims[0] ? dims[0] : lo + 16;
     colldiag_file *f;
@@ -96,32 +96,38 @@ int main(int argc, char **argv)
     const int opts[3] = {COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_CHUNK_AGGREGATE_IO};
     const char *names[3] = {"link", "multi", "aggregate"};
     if (!me) printf("%-3s %-10s %9s %12s %14s %12s\n", "P", "scheme", "chunks", "local (us)", "local/chunk (ns)", "rest (us)");
+    /* the schemes interleaved, repetition by repetition, after warm-up plans: measured one after the
+       other, whichever came second paid for the allocator's first large blocks (2-3x, in any order) */
+    colldiag_xfer *x[3];
+    double loc[3][32], mpi[3][32];
     for (int o = 0; o < 3; o++) {
-        colldiag_xfer *x;
-        colldiag_xfer_create(&x);
-        colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
-        colldiag_set_dxpl_mpio_chunk_opt(x, (colldiag_chunk_opt_t)opts[o]);
-        double loc[32], mpi[32];
-        for (int r = 0; r < reps; r++) {
+        colldiag_xfer_create(&x[o]);
+        colldiag_set_dxpl_mpio(x[o], COLLDIAG_MPIO_COLLECTIVE);
+        colldiag_set_dxpl_mpio_chunk_opt(x[o], (colldiag_chunk_opt_t)opts[o]);
+    }
+    for (int r = -warm; r < reps; r++)
+        for (int o = 0; o < 3; o++) {
             PMPI_Barrier(MPI_COMM_WORLD);
             g_mpi = g_mpi_cpu = 0;
             double t0 = MPI_Wtime(), c0 = cpu_now();
-            if (colldiag_plan(f, l, s, NULL, x)) {
-                fprintf(stderr, "ranks: rank %d: %s\n", me, colldiag_xfer_errmsg(x));
+            if (colldiag_plan(f, l, s, NULL, x[o])) {
+                fprintf(stderr, "ranks: rank %d: %s\n", me, colldiag_xfer_errmsg(x[o]));
                 MPI_Abort(MPI_COMM_WORLD, 3);
             }
             double t = MPI_Wtime() - t0, c = cpu_now() - c0, v[2] = {c - g_mpi_cpu, t - (c - g_mpi_cpu)}, g[2];
             (void)g_mpi;
             PMPI_Allreduce(v, g, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-            loc[r] = g[0];
-            mpi[r] = g[1];
+            if (r < 0) continue;
+            loc[o][r] = g[0];
+            mpi[o][r] = g[1];
         }
-        qsort(loc, reps, sizeof *loc, cmp_d);
-        qsort(mpi, reps, sizeof *mpi, cmp_d);
+    for (int o = 0; o < 3; o++) {
+        qsort(loc[o], reps, sizeof *loc[o], cmp_d);
+        qsort(mpi[o], reps, sizeof *mpi[o], cmp_d);
         if (!me)
-            printf("%-3d %-10s %9llu %12.1f %14.1f %12.1f\n", P, names[o], (unsigned long long)touched, loc[0] * 1e6,
-                   loc[0] * 1e9 / (double)touched, mpi[reps / 2] * 1e6);
-        colldiag_xfer_free(x);
+            printf("%-3d %-10s %9llu %12.1f %14.1f %12.1f\n", P, names[o], (unsigned long long)touched, loc[o][0] * 1e6,
+                   loc[o][0] * 1e9 / (double)touched, mpi[o][reps / 2] * 1e6);
+        colldiag_xfer_free(x[o]);
     }
     colldiag_sel_free(s);
     colldiag_layout_free(l);
