@@ -230,6 +230,12 @@ static uint64_t cd_mix64(uint64_t x)
     return x;
 }
 static uint64_t cd_hash_u64(uint64_t h, uint64_t v) { return cd_mix64(h ^ cd_mix64(v + 0x9e3779b97f4a7c15ULL)); }
+static uint64_t popcount64(uint64_t x)
+{
+    uint64_t n = 0;
+    for (; x; x &= x - 1) n++;
+    return n;
+}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -955,8 +961,11 @@ enum {
     AG_MAX_MULTI_NS,   /* MAX: the rank's own part of multi-chunk's estimated time, ns (AUTO) */
     AG_MAX_END,        /* MAX: end of the storage a rank's collective write touches (0 when not writing) */
     AG_MAX_FSIZE,      /* MAX: the file's size as each rank sees it before a collective write */
-    AG_N
+    AG_SUM_TOUCH,      /* SUM: bits each rank sets in the touched-chunk map (touch_map) */
+    AG_TOUCH,          /* BOR: the touched-chunk map, CD_TOUCH_WORDS words from here */
+    AG_N = AG_TOUCH + 64
 };
+#define CD_TOUCH_WORDS (AG_N - AG_TOUCH)
 
 static void cd_agree_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
 {
@@ -972,7 +981,7 @@ static void cd_agree_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
             case AG_MAX_MULTI_NS: case AG_MAX_MRUNS:
                 if (x > *y) *y = x;
                 break;
-            case AG_SUM_CHUNKS: case AG_SUM_RUNS: case AG_SUM_PARTIAL: *y += x; break;
+            case AG_SUM_CHUNKS: case AG_SUM_RUNS: case AG_SUM_PARTIAL: case AG_SUM_TOUCH: *y += x; break;
             default: *y |= x; break;
             }
         }
@@ -2084,6 +2093,7 @@ typedef struct {
     int code;                 /* first local error */
     char msg[sizeof cd_errbuf];
     uint64_t g[AG_N];         /* the agreed vector */
+    int disjoint;             /* agreed: no chunk is touched by two ranks (touch_map) */
     uint64_t types_built;
     int keep_pieces;          /* hand map.pc to the xfer at the end (the chunk info's source) */
 } cd_io;
@@ -2880,6 +2890,21 @@ static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, in
     const int P = io->f->size;
     cd_map *m = &io->map;
     uint64_t n = io->code ? 0 : m->n;
+    if (io->disjoint && !(want_list && ratio0)) {
+        /* no chunk has two ranks (agreed, so every rank is here): each count is 1, each chunk its own
+           rank's, and no chunk passes a threshold of at least 1, so the list is empty; nothing to send */
+        (void)thr;
+        for (uint64_t i = 0; i < n; i++) {
+            m->pc[i].nproc = 1;
+            m->pc[i].owner = io->f->rank;
+            m->pc[i].abytes = want_bytes && !(m->pc[i].flags & PF_UNALLOC) ? m->pc[i].nelem * io->fes : 0;
+        }
+        if (want_list) {
+            *glist = NULL;
+            *gn = 0;
+        }
+        return 0;
+    }
     int *sc = cd_calloc((size_t)P * 4 + 2, sizeof(int));
     int *rcnt = sc ? sc + P : NULL, *sd = sc ? sc + 2 * P : NULL, *rd = sc ? sc + 3 * P : NULL;
     int lerr = !sc || cd_inject(io, "exchange");
@@ -3819,6 +3844,26 @@ static void multi_local(const cd_io *io, uint64_t *partial, uint64_t *ns)
     *ns = t * 1e9 < 1.8e19 ? (uint64_t)(t * 1e9) : UINT64_MAX / 2;
 }
 
+/* The touched-chunk map: a coarse bitmap of the chunk grid (chunk idx sets bit idx / ceil(nchunks /
+   bits)), OR-reduced with the agreement, with the ranks' own bit counts summed beside it. When the
+   sum equals the bits of the OR, no bit and so no chunk has two ranks: counting ranks per chunk
+   (nproc_exchange: an all-to-all of counts and two of ids) has nothing to find, and multi-chunk or
+   aggregation over disjoint blocks (B2) costs the one reduction every collective call makes anyway.
+   Coarse, so a sufficient test only: ranks that share a bit but no chunk count as before. 512 bytes
+   more in a reduction the call makes anyway; local work O(touched chunks). */
+static void touch_map(const cd_io *io, uint64_t *bits, uint64_t *nbits)
+{
+    const uint64_t nb = 64 * (uint64_t)CD_TOUCH_WORDS, per = io->l->nchunks / nb + (io->l->nchunks % nb != 0);
+    memset(bits, 0, CD_TOUCH_WORDS * sizeof *bits);
+    *nbits = 0;
+    if (io->code || io->l->storage != STORE_CHUNKED || per == 0) return;
+    for (uint64_t i = 0; i < io->map.n; i++) {
+        const uint64_t b = io->map.pc[i].idx / per;
+        bits[b / 64] |= (uint64_t)1 << (b % 64);
+    }
+    for (int w = 0; w < CD_TOUCH_WORDS; w++) *nbits += popcount64(bits[w]);
+}
+
 /* Memory runs this rank would hand MPI's datatype engine under link-chunk: pieces whose rows are long
    enough not to be packed (COLLDIAG_PACK_RUN_BYTES) keep one memory block per row. Local and pure. */
 static uint64_t link_mem_runs(const cd_io *io)
@@ -4252,8 +4297,12 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     multi_local(&io, &v[AG_SUM_PARTIAL], &v[AG_MAX_MULTI_NS]);
     v[AG_MAX_MRUNS] = link_mem_runs(&io);
     write_extent(&io, &v[AG_MAX_END], &v[AG_MAX_FSIZE]);
+    touch_map(&io, &v[AG_TOUCH], &v[AG_SUM_TOUCH]);
     rc = MPI_Allreduce(v, io.g, AG_N, MPI_UINT64_T, f->op, f->comm);
     if (rc != MPI_SUCCESS) return finish(&io, cd_mpi_err(&io, rc, "MPI_Allreduce (cause agreement)"));
+    uint64_t touched_bits = 0;
+    for (int w = 0; w < CD_TOUCH_WORDS; w++) touched_bits += popcount64(io.g[AG_TOUCH + w]);
+    io.disjoint = l && l->storage == STORE_CHUNKED && touched_bits == io.g[AG_SUM_TOUCH];
     uint32_t global = (uint32_t)io.g[AG_CAUSE];
     x->global_cause = global;
     if (global & COLLDIAG_MPIO_ERROR_WHILE_CHECKING) {

@@ -88,6 +88,11 @@ int MPI_Alltoallv(const void *s, const int *sc, const int *sd, MPI_Datatype st, 
     g_pmpi.comm_calls++;
     return PMPI_Alltoallv(s, sc, sd, st, r, rc, rd, rt, c);
 }
+int MPI_Alltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, MPI_Comm c)
+{
+    g_pmpi.comm_calls++;
+    return PMPI_Alltoall(s, sc, st, r, rc, rt, c);
+}
 int MPI_Allgather(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, MPI_Comm c)
 {
     g_pmpi.comm_calls++;

@@ -638,6 +638,68 @@ static void shared_chunks_one_call(const char *path)
     colldiag_layout_free(l);
 }
 
+/* Multi-chunk and aggregation count the ranks per chunk. When no chunk has two ranks (each rank its own
+   rows of chunks), the agreement every call makes already shows it and no exchange follows: the call
+   communicates exactly its two reductions (agree, then confirm the end), and still reports one rank per
+   chunk. When ranks share chunks (rows shifted by one), the exchange happens and the counts are 2 on
+   the shared chunks. The counts are checked against the test's own arithmetic. */
+static void disjoint_chunks_no_exchange(const char *path)
+{
+    if (P < 2) return;
+    const uint64_t dims[2] = {8 * (uint64_t)P, 16}, cd[2] = {4, 4};
+    colldiag_layout *l;
+    colldiag_layout_chunked(2, dims, cd, 4, 0, &l);
+    int buf[8 * 16];
+    for (int shift = 0; shift < 2; shift++)
+        for (int opt = 0; opt < 2; opt++) {
+            const colldiag_chunk_opt_t co = opt ? COLLDIAG_MPIO_CHUNK_AGGREGATE_IO : COLLDIAG_MPIO_CHUNK_MULTI_IO;
+            snprintf(g_case, sizeof g_case, "%s chunks, %s", shift ? "shared" : "disjoint", opt ? "aggregation" : "multi");
+            /* rank r: rows [8r, 8r + 8), shifted by 2 rows (the last rank's block stays inside) */
+            const uint64_t lo = 8 * (uint64_t)me + (shift && me < P - 1 ? 2 : 0);
+            colldiag_sel *s;
+            colldiag_sel_create(2, dims, &s);
+            uint64_t st[2] = {lo, 0}, cn[2] = {8, 16};
+            colldiag_sel_select_hyperslab(s, COLLDIAG_SELECT_SET, st, NULL, cn, NULL);
+            for (int i = 0; i < 8 * 16; i++) buf[i] = me * 1000 + i;
+            colldiag_file *f;
+            int rc = colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f);
+            CHECK(rc == 0, "open: %s", colldiag_last_errmsg());
+            colldiag_xfer *x;
+            colldiag_xfer_create(&x);
+            colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
+            colldiag_set_dxpl_mpio_chunk_opt(x, co);
+            pmpi_reset();
+            rc = colldiag_write(f, l, s, NULL, buf, x);
+            CHECK(rc == 0, "%s", colldiag_xfer_errmsg(x));
+            const uint64_t comm = g_pmpi.comm_calls;
+            if (!shift && !opt) CHECK(comm == 2, "disjoint multi-chunk made %" PRIu64 " collective exchanges, expected 2", comm);
+            if (shift && !opt) CHECK(comm > 2, "shared multi-chunk made %" PRIu64 " collective exchanges: no count exchange?", comm);
+            uint64_t nc = 0;
+            const colldiag_chunk_info *ci = NULL;
+            colldiag_get_chunk_info(x, &nc, &ci);
+            uint64_t bad = UINT64_MAX;
+            for (uint64_t i = 0; i < nc && bad == UINT64_MAX; i++) {
+                /* chunk row cr holds rows [4 cr, 4 cr + 4); rank r's block ends inside the next rank's chunk row when shifted */
+                const uint64_t cr = ci[i].coords[0];
+                int want = 1;
+                if (shift) {
+                    int n = 0;
+                    for (int r = 0; r < P; r++) {
+                        const uint64_t a = 8 * (uint64_t)r + (r < P - 1 ? 2 : 0);
+                        n += a < 4 * cr + 4 && a + 8 > 4 * cr;
+                    }
+                    want = n;
+                }
+                if (ci[i].nproc != want) bad = i;
+            }
+            CHECK(nc > 0 && bad == UINT64_MAX, "chunk %" PRIu64 " reports %d ranks", bad, bad == UINT64_MAX ? 0 : ci[bad].nproc);
+            colldiag_xfer_free(x);
+            colldiag_file_close(f);
+            colldiag_sel_free(s);
+        }
+    colldiag_layout_free(l);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -649,6 +711,7 @@ int main(int argc, char **argv)
     MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
     open_hints(path);
     shared_chunks_one_call(path);
+    disjoint_chunks_no_exchange(path);
     for (int si = 0; si < (int)(sizeof shapes / sizeof *shapes); si++) {
         if (quick && si != 1 && si != 3) continue;
         for (int kind = 0; kind < S_N; kind++) {
