@@ -508,6 +508,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < reps; r++)
         for (int i = 0; i < NP; i++) {
             int on = want(getenv("BENCH_PATTERNS"), pt[i].name);
+            const int inner = i == 1 || i == 2 ? (int)knob("BENCH_INNER", 20) : 1;
             colldiag_layout *l;
             colldiag_layout_chunked(pt[i].rank, pt[i].dims, pt[i].cdims, pt[i].esize, 0, &l);
             unsigned char *buf = malloc(pt[i].bytes + 1), *rbuf = malloc(pt[i].bytes + 1);
@@ -528,54 +529,59 @@ int main(int argc, char **argv)
                     }
                     MPI_Barrier(MPI_COMM_WORLD);
                     double t0 = MPI_Wtime();
-                    tplan[op][i][o][r] = 0;
                     int cd = opts[o] >= 0 && opts[o] < 100;
-                    if (opts[o] < 0) {
-                        MPI_Status st;
-                        if (opts[o] == -3) {
-                            byhand_rounds(f->fh, &hand[i], &pt[i], ord, op);
-                        } else if (opts[o] == -2) {
-                            MPI_File_set_view(f->fh, 0, MPI_BYTE, hand[i].ft, "native", MPI_INFO_NULL);
-                            if (op) MPI_File_read_at_all(f->fh, 0, ord ? ord : rbuf, 1, hand[i].mt, &st);
-                            else MPI_File_write_at_all(f->fh, 0, ord ? ord : buf, 1, hand[i].mt, &st);
-                            MPI_File_set_view(f->fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
-                        } else { /* the limit: the same bytes, one contiguous region per rank */
-                            MPI_Offset at = (MPI_Offset)((uint64_t)me * pt[i].bytes);
-                            if (op) MPI_File_read_at_all(f->fh, at, rbuf, (int)pt[i].bytes, MPI_BYTE, &st);
-                            else MPI_File_write_at_all(f->fh, at, buf, (int)pt[i].bytes, MPI_BYTE, &st);
+                    /* sub-millisecond calls (B2, B2r) are timed as a batch of `inner` (BENCH_INNER, 20), so
+                       that one scheduler hiccup on this shared machine does not decide a median */
+                    const int reps_in = opts[o] >= 100 ? 1 : inner; /* HDF5's B2r multi takes a second a call */
+                    for (int it = 0; it < reps_in; it++) {
+                        tplan[op][i][o][r] = 0;
+                        if (opts[o] < 0) {
+                            MPI_Status st;
+                            if (opts[o] == -3) {
+                                byhand_rounds(f->fh, &hand[i], &pt[i], ord, op);
+                            } else if (opts[o] == -2) {
+                                MPI_File_set_view(f->fh, 0, MPI_BYTE, hand[i].ft, "native", MPI_INFO_NULL);
+                                if (op) MPI_File_read_at_all(f->fh, 0, ord ? ord : rbuf, 1, hand[i].mt, &st);
+                                else MPI_File_write_at_all(f->fh, 0, ord ? ord : buf, 1, hand[i].mt, &st);
+                                MPI_File_set_view(f->fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+                            } else { /* the limit: the same bytes, one contiguous region per rank */
+                                MPI_Offset at = (MPI_Offset)((uint64_t)me * pt[i].bytes);
+                                if (op) MPI_File_read_at_all(f->fh, at, rbuf, (int)pt[i].bytes, MPI_BYTE, &st);
+                                else MPI_File_write_at_all(f->fh, at, buf, (int)pt[i].bytes, MPI_BYTE, &st);
+                            }
+                        } else if (opts[o] >= 100) {
+    #ifdef COLLDIAG_WITH_HDF5
+                            nfail += h5_io(&h5[i], &pt[i], opts[o] - 100, op ? (void *)rbuf : (void *)buf, op);
+    #endif
+                        } else {
+                            colldiag_xfer *x;
+                            colldiag_xfer_create(&x);
+                            colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
+                            colldiag_set_dxpl_mpio_chunk_opt(x, (colldiag_chunk_opt_t)opts[o]);
+                            size_t base = g_live;
+                            g_peak = g_live;
+                            int rc = op ? colldiag_read(f, l, pt[i].sel, NULL, rbuf, x) : colldiag_write(f, l, pt[i].sel, NULL, buf, x);
+                            if (rc) {
+                                nfail++;
+                                if (me == 0) fprintf(stderr, "%s %s %s: %s\n", pt[i].name, oname[o], op ? "read" : "write", colldiag_xfer_errmsg(x));
+                            }
+                            if (g_peak - base > mem[op][i][o]) {
+                                mem[op][i][o] = g_peak - base;
+                                dbuf[op][i][o] = (size_t)x->data_buf_bytes;
+                            }
+                            colldiag_counters c;
+                            memset(&c, 0, sizeof c);
+                            colldiag_get_counters(x, &c);
+                            tplan[op][i][o][r] = c.t_map + c.t_decide;
+                            if (o == O_AUTO) {
+                                colldiag_actual_chunk_opt_mode_t co = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
+                                colldiag_get_mpio_actual_chunk_opt_mode(x, &co);
+                                snprintf(chosen[op][i], sizeof chosen[op][i], "%s", colldiag_chunk_opt_name(co));
+                            }
+                            colldiag_xfer_free(x);
                         }
-                    } else if (opts[o] >= 100) {
-#ifdef COLLDIAG_WITH_HDF5
-                        nfail += h5_io(&h5[i], &pt[i], opts[o] - 100, op ? (void *)rbuf : (void *)buf, op);
-#endif
-                    } else {
-                        colldiag_xfer *x;
-                        colldiag_xfer_create(&x);
-                        colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
-                        colldiag_set_dxpl_mpio_chunk_opt(x, (colldiag_chunk_opt_t)opts[o]);
-                        size_t base = g_live;
-                        g_peak = g_live;
-                        int rc = op ? colldiag_read(f, l, pt[i].sel, NULL, rbuf, x) : colldiag_write(f, l, pt[i].sel, NULL, buf, x);
-                        if (rc) {
-                            nfail++;
-                            if (me == 0) fprintf(stderr, "%s %s %s: %s\n", pt[i].name, oname[o], op ? "read" : "write", colldiag_xfer_errmsg(x));
-                        }
-                        if (g_peak - base > mem[op][i][o]) {
-                            mem[op][i][o] = g_peak - base;
-                            dbuf[op][i][o] = (size_t)x->data_buf_bytes;
-                        }
-                        colldiag_counters c;
-                        memset(&c, 0, sizeof c);
-                        colldiag_get_counters(x, &c);
-                        tplan[op][i][o][r] = c.t_map + c.t_decide;
-                        if (o == O_AUTO) {
-                            colldiag_actual_chunk_opt_mode_t co = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
-                            colldiag_get_mpio_actual_chunk_opt_mode(x, &co);
-                            snprintf(chosen[op][i], sizeof chosen[op][i], "%s", colldiag_chunk_opt_name(co));
-                        }
-                        colldiag_xfer_free(x);
                     }
-                    double el = MPI_Wtime() - t0, mx;
+                    double el = (MPI_Wtime() - t0) / reps_in, mx;
                     MPI_Allreduce(&el, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
                     t[op][i][o][r] = mx;
                     if (ord && op == 1) slab_order(&pt[i], i, rbuf, ord, 0);
