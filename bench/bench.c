@@ -667,7 +667,7 @@ int main(int argc, char **argv)
                     else
                         printf("%-16s %-11s %10.4f %8.2f\n", pt[i].name, nm, m, m / lim);
                     if (csv)
-                        fprintf(csv, "%s,%s,%s,%d,%llu,%.6f,%.3f,%.6f,%.3f,%zu,%zu,%.1f,%llu\n", op ? "read" : "write", pt[i].name, oname[o], P,
+                        fprintf(csv, "%s,\"%s\",%s,%d,%llu,%.6f,%.3f,%.6f,%.3f,%zu,%zu,%.1f,%llu\n", op ? "read" : "write", pt[i].name, oname[o], P,
                                 (unsigned long long)pt[i].bytes, m, m / lim, pl, cd && nch[i] ? 1e6 * pl / (double)nch[i] : 0.0, mem[op][i][o],
                                 dbuf[op][i][o], per, (unsigned long long)nch[i]);
                 }
