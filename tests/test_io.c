@@ -556,6 +556,22 @@ static void open_hints(const char *path)
     MPI_Info_free(&in);
 }
 
+static colldiag_file *open_rw(const char *path)
+{
+    colldiag_file *f = NULL;
+    int rc = colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f);
+    CHECK(rc == 0, "open: %s", colldiag_last_errmsg());
+    return f;
+}
+static colldiag_xfer *collective_xfer(colldiag_chunk_opt_t opt)
+{
+    colldiag_xfer *x = NULL;
+    colldiag_xfer_create(&x);
+    colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
+    colldiag_set_dxpl_mpio_chunk_opt(x, opt);
+    return x;
+}
+
 /* A chunk that several ranks share moves in one collective call even when a call is cut into rounds:
    B4's case in small. Slabs of 7 planes (the last one 8) over chunks 4 planes deep, so every slab edge
    splits a chunk layer between two ranks, and a 1 KiB collective buffer makes two rounds. Each rank
@@ -581,14 +597,10 @@ static void shared_chunks_one_call(const char *path)
         snprintf(g_case, sizeof g_case, "shared chunks in one call, link %s", dir ? "read" : "write");
         for (uint64_t i = 0; i < n; i++) buf[i] = dir ? -1 : (int)(lo * plane + i) + 7;
         for (uint64_t b = 0; b < fbytes; b++) calls[b] = -1;
-        colldiag_file *f;
-        int rc = colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f);
-        CHECK(rc == 0, "open: %s", colldiag_last_errmsg());
-        colldiag_xfer *x;
-        colldiag_xfer_create(&x);
-        colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
-        colldiag_set_dxpl_mpio_chunk_opt(x, COLLDIAG_MPIO_CHUNK_ONE_IO);
+        colldiag_file *f = open_rw(path);
+        colldiag_xfer *x = collective_xfer(COLLDIAG_MPIO_CHUNK_ONE_IO);
         colldiag_set_coll_buffer(x, 1024);
+        int rc;
         pmpi_reset();
         g_pmpi.byte_call = calls;
         g_pmpi.byte_cap = fbytes;
@@ -661,15 +673,10 @@ static void disjoint_chunks_no_exchange(const char *path)
             uint64_t st[2] = {lo, 0}, cn[2] = {8, 16};
             colldiag_sel_select_hyperslab(s, COLLDIAG_SELECT_SET, st, NULL, cn, NULL);
             for (int i = 0; i < 8 * 16; i++) buf[i] = me * 1000 + i;
-            colldiag_file *f;
-            int rc = colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f);
-            CHECK(rc == 0, "open: %s", colldiag_last_errmsg());
-            colldiag_xfer *x;
-            colldiag_xfer_create(&x);
-            colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
-            colldiag_set_dxpl_mpio_chunk_opt(x, co);
+            colldiag_file *f = open_rw(path);
+            colldiag_xfer *x = collective_xfer(co);
             pmpi_reset();
-            rc = colldiag_write(f, l, s, NULL, buf, x);
+            int rc = colldiag_write(f, l, s, NULL, buf, x);
             CHECK(rc == 0, "%s", colldiag_xfer_errmsg(x));
             const uint64_t comm = g_pmpi.comm_calls;
             if (!shift && !opt) CHECK(comm == 2, "disjoint multi-chunk made %" PRIu64 " collective exchanges, expected 2", comm);
