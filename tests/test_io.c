@@ -607,7 +607,9 @@ static void shared_chunks_one_call(const char *path)
         rc = dir ? colldiag_read(f, l, s, NULL, buf, x) : colldiag_write(f, l, s, NULL, buf, x);
         g_pmpi.byte_call = NULL;
         CHECK(rc == 0, "%s", colldiag_xfer_errmsg(x));
+#ifndef TEST_SMALL_ROUNDS /* 24-byte rounds: no shared part fits a round, only the bytes can be checked */
         CHECK(g_pmpi.coll_calls == 2, "%" PRIu64 " collective calls, expected 2 rounds", g_pmpi.coll_calls);
+#endif
         CHECK(g_pmpi.byte_twice == 0, "%" PRIu64 " bytes moved twice", g_pmpi.byte_twice);
         colldiag_xfer_free(x);
         colldiag_file_close(f);
@@ -624,7 +626,9 @@ static void shared_chunks_one_call(const char *path)
         }
         CHECK(unmoved == 0, "%" PRIu64 " file bytes moved by no call", unmoved);
         CHECK(shared == (uint64_t)P - 1, "%" PRIu64 " shared chunks, expected %d", shared, P - 1);
+#ifndef TEST_SMALL_ROUNDS
         CHECK(split == UINT64_MAX, "chunk %" PRIu64 ", shared by two ranks, was moved by two collective calls", split);
+#endif
         if (!dir && me == 0) { /* chunks are whole planes here, so the file is the array in row-major order */
             int *img = malloc(fbytes);
             FILE *fp = fopen(path, "rb");
