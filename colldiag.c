@@ -2903,7 +2903,9 @@ static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, in
             *glist = NULL;
             *gn = 0;
         }
-        return 0;
+        /* the fault-injection point of the exchange stays live here (test_errors: a rank failing while
+           counting fails every rank) */
+        return cd_inject(io, "exchange") ? io_fail(io, COLLDIAG_ERR_NOMEM, "counting the ranks per chunk") : 0;
     }
     int *sc = cd_calloc((size_t)P * 4 + 2, sizeof(int));
     int *rcnt = sc ? sc + P : NULL, *sd = sc ? sc + 2 * P : NULL, *rd = sc ? sc + 3 * P : NULL;
