@@ -11,7 +11,8 @@
  * Each pattern is written, then read back. For each pattern and direction, in one run, interleaved
  * round-robin and repeated REPS times (median reported): the limit (one contiguous
  * MPI_File_write_at_all / MPI_File_read_at_all of the same number of bytes per rank), for the
- * 2-D block patterns the same link-chunk write as one MPI call built by hand ("mpi by hand"), every
+ * 2-D block patterns the same link-chunk write as one MPI call built by hand ("mpi by hand"; for B3
+ * the exchange-then-write floor of aggregation, for B4 MPI's write of the runs in file order), every
  * colldiag scheme and, built with -DCOLLDIAG_WITH_HDF5 (make bench-hdf5), parallel HDF5's link, multi
  * and independent writes of the same selection on the same chunked layout. Prints seconds, the ratio to
  * the limit, colldiag's mapping+deciding time per touched chunk, and the memory a call adds beyond its
@@ -189,7 +190,26 @@ typedef struct {
     MPI_Aint *fd;
     unsigned char *fp; /* B4: the run lies in a chunk layer the slab covers only in part (shared) */
     uint64_t nf;
+    struct exch *x3;   /* B3: exchange then write by hand (ft: the rank's owned chunks in the file) */
 } byhand;
+
+/* B3 by hand, the floor of any exchange-then-write scheme (aggregation's shape): chunk c is owned by
+   rank c mod P; the bytes each rank holds for each owner are grouped beforehand, untimed (exch_group);
+   the timed part is one MPI_Alltoallv, the owner interleaving the ranks' columns into its chunks, and
+   one collective write of those chunks (exch_write). Writes only. */
+struct exch {
+    unsigned char *send, *recv, *img;
+    int *sc, *sd, *rc, *rd;   /* bytes per peer */
+    uint64_t n, c, g, ncols;  /* dataset edge, chunk edge, chunks per edge, this rank's columns */
+    uint64_t nown;            /* chunks this rank owns */
+};
+/* Columns j in chunk column cx with j = r (mod P), and the first of them. */
+static uint64_t exch_cols(uint64_t c, uint64_t cx, int r, int np, uint64_t *j0)
+{
+    uint64_t a = cx * c, j = a + ((uint64_t)r + (uint64_t)np - a % (uint64_t)np) % (uint64_t)np;
+    *j0 = j;
+    return j < a + c ? (a + c - j + (uint64_t)np - 1) / (uint64_t)np : 0;
+}
 
 /* Adds a run to an hindexed list, merging it into the previous one when they touch. */
 static void run_add(int *len, MPI_Aint *disp, uint64_t *n, MPI_Aint d, int l)
@@ -210,7 +230,7 @@ static void run_add(int *len, MPI_Aint *disp, uint64_t *n, MPI_Aint d, int l)
    exchange and file access with no reordering at all. Needs chunks that tile the planes (B4's do). */
 static byhand byhand_slab(const pattern *p, int i)
 {
-    byhand h = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, 1, NULL, NULL, NULL, 0};
+    byhand h = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, 1, NULL, NULL, NULL, 0, NULL};
     uint64_t st[3], sr[3], cn[3], bl[3];
     pattern_hyperslab(p, i, st, sr, cn, bl);
     const uint64_t *d = p->dims, *c = p->cdims, es = p->esize, lo = st[0], hi = st[0] + bl[0];
@@ -320,11 +340,95 @@ static void byhand_rounds(MPI_File fh, const byhand *h, const pattern *p, unsign
     MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
 }
 
+static byhand byhand_exchange(const pattern *p)
+{
+    byhand h = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, 0, NULL, NULL, NULL, 0, NULL};
+    const uint64_t n = p->dims[0], c = p->cdims[0], es = p->esize;
+    if (p->rank != 2 || p->dims[1] != n || p->cdims[1] != c || n % c || c < (uint64_t)P || n * n * es / (uint64_t)P > 0x3fffffff) return h;
+    struct exch *x = calloc(1, sizeof *x);
+    x->n = n;
+    x->c = c;
+    x->g = n / c;
+    x->ncols = (n - (uint64_t)me + (uint64_t)P - 1) / (uint64_t)P;
+    x->sc = calloc(4 * (size_t)P, sizeof(int));
+    x->sd = x->sc + P;
+    x->rc = x->sc + 2 * P;
+    x->rd = x->sc + 3 * P;
+    for (uint64_t ch = 0; ch < x->g * x->g; ch++) {
+        uint64_t j0, owner = ch % (uint64_t)P, cx = ch % x->g;
+        x->sc[owner] += (int)(c * exch_cols(c, cx, me, P, &j0) * es);
+        if ((int)owner == me) {
+            x->nown++;
+            for (int r = 0; r < P; r++) x->rc[r] += (int)(c * exch_cols(c, cx, r, P, &j0) * es);
+        }
+    }
+    uint64_t st = 0, rt = 0;
+    for (int r = 0; r < P; r++) {
+        x->sd[r] = (int)st;
+        x->rd[r] = (int)rt;
+        st += (uint64_t)x->sc[r];
+        rt += (uint64_t)x->rc[r];
+    }
+    x->send = malloc(st + 1);
+    x->recv = malloc(rt + 1);
+    x->img = malloc(x->nown * c * c * es + 1);
+    int *bl = malloc((x->nown + 1) * sizeof *bl);
+    MPI_Aint *dp = malloc((x->nown + 1) * sizeof *dp);
+    uint64_t q = 0;
+    for (uint64_t ch = (uint64_t)me; ch < x->g * x->g; ch += (uint64_t)P, q++) {
+        bl[q] = (int)(c * c * es);
+        dp[q] = (MPI_Aint)(ch * c * c * es);
+    }
+    MPI_Type_create_hindexed((int)x->nown, bl, dp, MPI_BYTE, &h.ft);
+    MPI_Type_commit(&h.ft);
+    free(bl);
+    free(dp);
+    h.x3 = x;
+    return h;
+}
+/* Untimed: this rank's bytes in the order the owners receive them (owner, its chunks ascending, rows,
+   the rank's columns). buf is the selection in iteration order: row y, k-th column j = me + k P. */
+static void exch_group(const pattern *p, const struct exch *x, const unsigned char *buf)
+{
+    const uint64_t c = x->c, es = p->esize;
+    for (int d = 0; d < P; d++) {
+        unsigned char *o = x->send + x->sd[d];
+        for (uint64_t ch = (uint64_t)d; ch < x->g * x->g; ch += (uint64_t)P) {
+            uint64_t j0, cy = ch / x->g, cx = ch % x->g, m = exch_cols(c, cx, me, P, &j0);
+            for (uint64_t y = cy * c; y < cy * c + c; y++)
+                for (uint64_t t = 0; t < m; t++, o += es)
+                    memcpy(o, buf + (y * x->ncols + (j0 + t * (uint64_t)P - (uint64_t)me) / (uint64_t)P) * es, es);
+        }
+    }
+}
+/* Timed: the exchange, the owners' interleaving, the write of the owned chunks. */
+static void exch_write(MPI_File fh, const pattern *p, const byhand *h)
+{
+    const struct exch *x = h->x3;
+    const uint64_t c = x->c, es = p->esize;
+    MPI_Alltoallv(x->send, x->sc, x->sd, MPI_BYTE, x->recv, x->rc, x->rd, MPI_BYTE, MPI_COMM_WORLD);
+    for (int r = 0; r < P; r++) {
+        const unsigned char *in = x->recv + x->rd[r];
+        uint64_t q = 0;
+        for (uint64_t ch = (uint64_t)me; ch < x->g * x->g; ch += (uint64_t)P, q++) {
+            uint64_t j0, cx = ch % x->g, m = exch_cols(c, cx, r, P, &j0);
+            unsigned char *img = x->img + q * c * c * es + (j0 - cx * c) * es;
+            for (uint64_t y = 0; y < c; y++)
+                for (uint64_t t = 0; t < m; t++, in += es) memcpy(img + (y * c + t * (uint64_t)P) * es, in, es);
+        }
+    }
+    MPI_Status st;
+    MPI_File_set_view(fh, 0, MPI_BYTE, h->ft, "native", MPI_INFO_NULL);
+    MPI_File_write_at_all(fh, 0, x->img, (int)(x->nown * c * c * es), MPI_BYTE, &st);
+    MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+}
+
 static byhand byhand_types(const pattern *p, int i)
 {
-    byhand h = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, 0, NULL, NULL, NULL, 0};
+    byhand h = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, 0, NULL, NULL, NULL, 0, NULL};
     if (i == 4 && p->rank == 3) return byhand_slab(p, i);
-    if (p->rank != 2 || i == 3 || i == 4) return h;
+    if (i == 3) return byhand_exchange(p);
+    if (p->rank != 2 || i == 4) return h;
     uint64_t st[3], sr[3], cn[3], bl[3];
     pattern_hyperslab(p, i, st, sr, cn, bl);
     const uint64_t c0 = p->cdims[0], c1 = p->cdims[1], e0 = st[0] + bl[0], e1 = st[1] + bl[1];
@@ -523,7 +627,8 @@ int main(int argc, char **argv)
                     t[op][i][o][r] = -1;
                     if (!on || (o > 0 && !want(getenv("BENCH_SCHEMES"), oname[o])) || (opts[o] >= 100 && !have_h5)) continue;
                     if (!tiny && skip_full(i, o)) continue;
-                    if (opts[o] == -2 && hand[i].ft == MPI_DATATYPE_NULL) continue;
+                    if (opts[o] == -2 && (hand[i].ft == MPI_DATATYPE_NULL || (hand[i].x3 && op == 1))) continue;
+                    if (opts[o] == -2 && hand[i].x3) exch_group(&pt[i], hand[i].x3, buf); /* untimed */
                     if (opts[o] == -3 && !hand[i].fl) continue;
                     if (op == 1) memset(rbuf, 0xEE, pt[i].bytes);
                     unsigned char *ord = NULL; /* B4 by hand: the data in file order, moved untimed */
@@ -543,6 +648,8 @@ int main(int argc, char **argv)
                             MPI_Status st;
                             if (opts[o] == -3) {
                                 byhand_rounds(f->fh, &hand[i], &pt[i], ord, op);
+                            } else if (opts[o] == -2 && hand[i].x3) {
+                                exch_write(f->fh, &pt[i], &hand[i]);
                             } else if (opts[o] == -2) {
                                 MPI_File_set_view(f->fh, 0, MPI_BYTE, hand[i].ft, "native", MPI_INFO_NULL);
                                 if (op) MPI_File_read_at_all(f->fh, 0, ord ? ord : rbuf, 1, hand[i].mt, &st);
@@ -708,6 +815,9 @@ int main(int argc, char **argv)
                 if (lim > 0) {
                     snprintf(lb, sizeof lb, "%s %.2s best scheme (%s) <= %gx limit", op ? "R" : "W", pt[i].name, oname[bo], lim);
                     TARGET(lb, best, lim);
+                    if (op == 0 && i == 3 && RATIO(0, 3, O_HAND) > 0) /* the exchange-then-write floor */
+                        printf("    (exchange then write by hand: %.2fx the limit; %s / by hand: %.2fx)\n", RATIO(0, 3, O_HAND), oname[bo],
+                               best / RATIO(0, 3, O_HAND));
                 }
                 if (RATIO(op, i, O_AUTO) >= 0) {
                     snprintf(lb, sizeof lb, "%s %.2s AUTO (%s) <= 1.15x best (%s)", op ? "R" : "W", pt[i].name, chosen[op][i], oname[bo]);
@@ -741,6 +851,13 @@ int main(int argc, char **argv)
         free(hand[i].fl);
         free(hand[i].fd);
         free(hand[i].fp);
+        if (hand[i].x3) {
+            free(hand[i].x3->send);
+            free(hand[i].x3->recv);
+            free(hand[i].x3->img);
+            free(hand[i].x3->sc);
+            free(hand[i].x3);
+        }
     }
     int any = 0;
     MPI_Allreduce(&nfail, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
