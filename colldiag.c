@@ -2881,10 +2881,11 @@ static int cmp_idsrc(const void *a, const void *b)
 
 /* Fills pc[i].nproc and pc[i].owner; with want_list, *glist gets the ascending ids of chunks with
    nproc > thr (all touched chunks when ratio0); with want_bytes (aggregation: every rank passes the
-   same), pc[i].abytes the bytes all ranks' pieces of the chunk hold, so an owner knows what it will
-   receive before anything moves. Collective; a rank that already failed still takes part. */
-static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, int want_bytes, uint64_t **glist,
-                          uint64_t *gn)
+   same), pc[i].abytes the bytes all ranks' pieces of the chunk hold plus, with words (per piece,
+   agg_count_words), their records' bytes, so an owner knows what it will receive before anything
+   moves. Collective; a rank that already failed still takes part. */
+static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, int want_bytes, const uint64_t *words,
+                          uint64_t **glist, uint64_t *gn)
 {
     MPI_Comm comm = io->f->comm;
     const int P = io->f->size;
@@ -2897,7 +2898,7 @@ static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, in
         for (uint64_t i = 0; i < n; i++) {
             m->pc[i].nproc = 1;
             m->pc[i].owner = io->f->rank;
-            m->pc[i].abytes = want_bytes && !(m->pc[i].flags & PF_UNALLOC) ? m->pc[i].nelem * io->fes : 0;
+            m->pc[i].abytes = want_bytes && !(m->pc[i].flags & PF_UNALLOC) ? m->pc[i].nelem * io->fes + (words ? words[i] * 8 : 0) : 0;
         }
         if (want_list) {
             *glist = NULL;
@@ -2932,7 +2933,7 @@ static int nproc_exchange(cd_io *io, unsigned thr, int ratio0, int want_list, in
             int o = owner_of(m->pc[i].idx, P);
             pos[i] = (uint64_t)(sd[o] + fill[o]++);
             sid[pos[i]] = m->pc[i].idx;
-            if (sby) sby[pos[i]] = m->pc[i].flags & PF_UNALLOC ? 0 : m->pc[i].nelem * io->fes;
+            if (sby) sby[pos[i]] = m->pc[i].flags & PF_UNALLOC ? 0 : m->pc[i].nelem * io->fes + (words ? words[i] * 8 : 0);
         }
         cd_free(fill);
     }
@@ -3077,10 +3078,11 @@ static const char *forced_by(const cd_io *io)
  *      them; the datatype layer merges runs that touch across chunk boundaries;
  *   4. reads run step 2 backwards and send every rank its bytes in the order of its records.
  * Only covered bytes are written. Where ranks' pieces overlap, the highest rank's bytes win.
- * Memory: the whole cycle runs in agreed rounds of chunk-index windows in which no rank sends, nor
- * receives as an owner, more than a quarter of the collective buffer (exec_aggregate), so a call holds
- * at most three quarters of it in data plus one chunk window; records and lists grow with the chunks
- * touched. A chunk is never split: one chunk larger than the budget is a round of its own.
+ * Memory: the whole cycle runs in agreed rounds of chunk-index windows in which no rank holds more
+ * than three quarters of the collective buffer in its send buffer (reused for the owner's pack), the
+ * pieces it receives as an owner and the records both ways (agg_budget; records are counted before
+ * the first round), plus one chunk window; lists grow with the chunks touched. A chunk is never
+ * split: one chunk larger than the budget is a round of its own.
  * --------------------------------------------------------------------------------------------------- */
 
 /* Chunk-local bytes: count2 rows stride2 apart, each count runs of len bytes stride apart, in order. */
@@ -3098,6 +3100,7 @@ typedef struct {
     uint64_t mk, mn;           /* writes from a packed buffer: pending memory elements [mk, mk + mn) */
     uint64_t seen, kfirst;     /* elements walked; the first iteration index after mark was set */
     int mark;
+    int pack;                  /* writes: copy the bytes too (0 when only counting records) */
     int nojoin;                /* the next run starts a record of its own (the first row of a block) */
     uint64_t fence;            /* no record at or after this word folds into one before it (0: none) */
     int nomem;
@@ -3161,7 +3164,7 @@ static int agg_run_send(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
     if (s->mark) { s->kfirst = k; s->mark = 0; }
     s->seen += n;
     agg_rec_add(s, (uint64_t)(foff - s->base), n * s->io->fes);
-    if (s->io->dir != DIR_WRITE) return 0;
+    if (!s->pack) return 0;
     if (!s->io->ms) {
         if (s->mn && k == s->mk + s->mn) { s->mn += n; return 0; }
         agg_flush_mem(s);
@@ -3222,12 +3225,58 @@ static int agg_rows_send(void *ctx, const cd_walk *w, const cd_node *down, uint6
     r->count2 = nrows;
     r->stride2 = pitch * w->esize;
     s->seen += m * (nrows - 1);
-    if (s->io->dir != DIR_WRITE) return 0;
+    if (!s->pack) return 0;
     agg_flush_mem(s); /* row 0's bytes first */
     cd_copy c = {s->io, s->cursor};
     rc = agg_rows_copy(&c, k0, m, nrows, kstride, 1);
     s->cursor = c.cursor;
     return rc;
+}
+
+/* Appends piece p's header and records to s->meta (and, with s->pack, its bytes at s->cursor).
+   Returns nonzero when the walk failed; s->nomem says the records did not fit. */
+static int agg_describe_piece(cd_agg_send *s, const cd_piece *p)
+{
+    cd_io *io = s->io;
+    if (cd_grow((void **)&s->meta, &s->mcap, s->mlen + AGG_HDR, sizeof *s->meta)) { s->nomem = 1; return 0; }
+    const uint64_t h = s->mlen;
+    s->meta[h] = p->idx;
+    s->meta[h + 2] = p->nelem * io->fes;
+    s->mlen += AGG_HDR;
+    s->rec0 = s->mlen;
+    s->base = p->addr;
+    int rc = cd_walk_piece_blocks(&io->map, io->fs, p, agg_run_send, NULL, agg_rows_send, s);
+    agg_flush_mem(s);
+    agg_rec_close(s);
+    if (!s->nomem) s->meta[h + 1] = (s->mlen - s->rec0) / AGG_REC;
+    return rc;
+}
+
+/* The words (header and records) each piece sends its owner, counted before any round by describing
+   every piece once without its bytes, so that rounds can budget the records as well as the data:
+   records of fine-grained pieces (single elements, a record per chunk row or point) can outweigh
+   their bytes. words[i] is 0 for unallocated pieces. Returns NULL (io failed) when out of memory. */
+static uint64_t *agg_count_words(cd_io *io)
+{
+    const cd_map *m = &io->map;
+    uint64_t *words = cd_calloc((size_t)(m->n ? m->n : 1), sizeof *words);
+    cd_agg_send s;
+    memset(&s, 0, sizeof s);
+    s.io = io;
+    for (uint64_t i = 0; words && i < m->n && !io->code; i++) {
+        if (m->pc[i].flags & PF_UNALLOC) continue;
+        s.mlen = 0;
+        if (agg_describe_piece(&s, &m->pc[i])) io_fail(io, COLLDIAG_ERR_ARG, "describing chunk %" PRIu64, m->pc[i].idx);
+        if (s.nomem) break;
+        words[i] = s.mlen;
+    }
+    cd_free(s.meta);
+    if (!words || s.nomem) {
+        cd_free(words);
+        if (!io->code) io_fail(io, COLLDIAG_ERR_NOMEM, "counting the records of %" PRIu64 " chunks for aggregation", m->n);
+        return NULL;
+    }
+    return words;
 }
 
 /* The receiving side of a read (scatter into memory), in the order agg_run_send described it. */
@@ -3347,7 +3396,8 @@ typedef struct {
     cd_frun *run;              /* covered runs of every owned chunk, address order */
     uint64_t nrun, runcap;
     uint64_t *grun;            /* per entry group (indexed by its first entry): first run */
-    unsigned char *pack;       /* covered bytes, in run order */
+    unsigned char *pack;       /* covered bytes, in run order: the round's send buffer, whose bytes are
+                                  dead by then (agg_round), or packbuf when that is too small */
     uint64_t packlen, packcap;
     unsigned char *img;        /* one chunk window */
     uint64_t imgcap;
@@ -3371,6 +3421,34 @@ static uint64_t agg_group(const cd_agg_own *o, uint64_t i, uint64_t *wlo, uint64
         e++;
     }
     return e;
+}
+
+/* count single elements of es bytes, stride bytes apart from chunk-window offset off: their coverage
+   bits, and for writes (img) their bytes from d. Element indices advance by addition: a division per
+   element (es is not a constant) cost more than the copy. Fixed-size copies for 4 and 8 bytes. */
+static void agg_place_elems(uint64_t *bits, unsigned char *img, const unsigned char *d, uint64_t off, uint64_t stride,
+                            uint64_t count, size_t es)
+{
+    const uint64_t es_stride = stride / es;
+    for (uint64_t c = 0, e = off / es; c < count; c++, e += es_stride) bits[e >> 6] |= 1ULL << (e & 63);
+    if (!img) return;
+    switch (es) {
+    case 4: for (uint64_t c = 0; c < count; c++, off += stride, d += 4) memcpy(img + off, d, 4); break;
+    case 8: for (uint64_t c = 0; c < count; c++, off += stride, d += 8) memcpy(img + off, d, 8); break;
+    default: for (uint64_t c = 0; c < count; c++, off += stride, d += es) memcpy(img + off, d, es); break;
+    }
+}
+
+/* The reverse for reads: count elements of len bytes, stride apart from off in the window, into d. */
+static unsigned char *agg_take_runs(unsigned char *d, const unsigned char *img, uint64_t off, uint64_t stride,
+                                    uint64_t count, uint64_t len)
+{
+    switch (len) {
+    case 4: for (uint64_t c = 0; c < count; c++, off += stride, d += 4) memcpy(d, img + off, 4); break;
+    case 8: for (uint64_t c = 0; c < count; c++, off += stride, d += 8) memcpy(d, img + off, 8); break;
+    default: for (uint64_t c = 0; c < count; c++, off += stride, d += len) memcpy(d, img + off, (size_t)len); break;
+    }
+    return d;
 }
 
 /* Owner, step 2: for writes fills pack with the covered bytes; for reads only computes the runs. */
@@ -3399,27 +3477,18 @@ static int agg_owner_build(cd_io *io, cd_agg_own *o, const unsigned char *rdata)
                 for (uint64_t q = 0, row = 0; q < h[1]; row = row + 1 < r[q].count2 ? row + 1 : (q++, 0)) {
                     const uint64_t off0 = r[q].off + row * r[q].stride2 - wlo;
                     uint64_t off = off0;
-                    if (r[q].len == es && es <= 8) { /* single elements (interleaved access): the hot case */
-                        for (uint64_t c = 0; c < r[q].count; c++, off += r[q].stride) {
-                            uint64_t e = off / es;
-                            o->bits[e >> 6] |= 1ULL << (e & 63);
-                        }
-                        if (wr) {
-                            off = off0;
-                            switch (es) {
-                            case 4: for (uint64_t c = 0; c < r[q].count; c++, off += r[q].stride, d += 4) memcpy(img + off, d, 4); break;
-                            case 8: for (uint64_t c = 0; c < r[q].count; c++, off += r[q].stride, d += 8) memcpy(img + off, d, 8); break;
-                            default: for (uint64_t c = 0; c < r[q].count; c++, off += r[q].stride, d += es) memcpy(img + off, d, es); break;
-                            }
-                        }
+                    if (r[q].len == es && r[q].stride % es == 0) { /* single elements (interleaved access): the hot case */
+                        agg_place_elems(o->bits, wr ? img : NULL, d, off0, r[q].stride, r[q].count, es);
+                        if (wr) d += r[q].count * es;
                         continue;
                     }
+                    const uint64_t nel_run = r[q].len / es;
                     for (uint64_t c = 0; c < r[q].count; c++, off += r[q].stride) {
                         if (wr) {
                             memcpy(img + off, d, (size_t)r[q].len);
                             d += r[q].len;
                         }
-                        bits_set(o->bits, off / es, r[q].len / es);
+                        bits_set(o->bits, off / es, nel_run);
                     }
                 }
             }
@@ -3467,10 +3536,7 @@ static int agg_owner_reply(cd_io *io, cd_agg_own *o, unsigned char *reply)
                 unsigned char *d = reply + o->ent[j].doff;
                 for (uint64_t q = 0; q < h[1]; q++)
                     for (uint64_t row = 0; row < r[q].count2; row++)
-                        for (uint64_t c = 0, off = r[q].off + row * r[q].stride2 - wlo; c < r[q].count; c++, off += r[q].stride) {
-                            memcpy(d, o->img + off, (size_t)r[q].len);
-                            d += r[q].len;
-                        }
+                        d = agg_take_runs(d, o->img, r[q].off + row * r[q].stride2 - wlo, r[q].stride, r[q].count, r[q].len);
             }
         }
         i = e;
@@ -3538,8 +3604,8 @@ typedef struct {
                                   exchange's byte counts and displacements; then P + 1 and P for grouping */
     uint64_t *by;              /* the round's allocated pieces, grouped by owner, ascending chunk inside */
     cd_agg_send s;
-    unsigned char *sdata, *rdata;
-    uint64_t scap, rcap;
+    unsigned char *sdata, *rdata, *packbuf;
+    uint64_t scap, rcap, packbufcap;
     uint64_t *rmeta;
     uint64_t rmcap, entcap, gruncap, rqcap, stcap;
     cd_reqs rs;
@@ -3557,10 +3623,28 @@ static int agg_reserve(unsigned char **p, uint64_t *cap, uint64_t need)
     return *p ? 0 : -1;
 }
 
-/* The bytes a rank may send, and separately receive as an owner, in one round: a quarter of the
-   collective buffer each, so the send copy, the received pieces and the owner's pack of covered bytes
-   (at most what it received) stay within three quarters of it, beside one chunk window. */
-static uint64_t agg_budget(const cd_io *io) { return io->set.coll_buf / 4 ? io->set.coll_buf / 4 : 1; }
+/* The same for words (records), whose buffers cd_grow would round up to a power of two. */
+static int agg_reserve_words(uint64_t **p, uint64_t *capw, uint64_t need)
+{
+    if (*p && need <= *capw) return 0;
+    cd_free(*p);
+    *p = cd_malloc((size_t)(need ? need : 1) * sizeof **p);
+    *capw = *p ? need : 0;
+    return *p ? 0 : -1;
+}
+
+/* What one round may hold, as a rank estimates it before the round: the send buffer (its data, and
+   later the owner's pack of covered bytes, at most what the owner received, in the same buffer), the
+   received data, and the records both ways, reserved exactly:
+       max(sent data, received) + received + sent records,  received = data + records,
+   at most three quarters of the collective buffer, beside one chunk window. (A quarter each for the
+   send copy, the received pieces and a separate pack, as before, cut B3's 5.6 MB per rank into two
+   rounds of every exchange and collective call, and did not count the records.) */
+static uint64_t agg_budget(const cd_io *io)
+{
+    const uint64_t b = io->set.coll_buf / 4 * 3;
+    return b ? b : 1;
+}
 
 /* "Every remaining chunk": INT64_MAX, not UINT64_MAX, because MPICH 4.0.2 reduces MPI_UINT64_T with
    MPI_MIN/MPI_MAX as signed (MIN(UINT64_MAX, 48) = UINT64_MAX there). Chunk indices stay below it: a
@@ -3569,19 +3653,23 @@ static uint64_t agg_budget(const cd_io *io) { return io->set.coll_buf / 4 ? io->
 
 /* This rank's proposal for the end of the round starting at piece j: the first chunk index it cannot
    take without going over the budget (its next chunk is always taken, so a round makes progress even
-   when one chunk alone is bigger), AGG_ALL when all its remaining pieces fit. Pure. */
-static uint64_t agg_round_end(const cd_io *io, uint64_t j, uint64_t n)
+   when one chunk alone is bigger), AGG_ALL when all its remaining pieces fit. words: agg_count_words.
+   Pure. */
+static uint64_t agg_round_end(const cd_io *io, const uint64_t *words, uint64_t j, uint64_t n)
 {
     const cd_map *m = &io->map;
     const uint64_t budget = agg_budget(io);
-    uint64_t sb = 0, rb = 0, e = j;
+    uint64_t sd = 0, sw = 0, rb = 0, e = j;
     for (; e < n; e++) {
         const cd_piece *p = &m->pc[e];
-        uint64_t b = p->flags & PF_UNALLOC ? 0 : p->nelem * io->fes;
-        uint64_t r = !(p->flags & PF_UNALLOC) && p->owner == io->f->rank ? p->abytes : 0;
-        if (e > j && (sb + b > budget || rb + r > budget)) break;
-        sb += b;
-        rb += r;
+        const int un = (p->flags & PF_UNALLOC) != 0;
+        const uint64_t d = un ? 0 : p->nelem * io->fes, w = un ? 0 : words[e] * 8;
+        const uint64_t r = !un && p->owner == io->f->rank ? p->abytes : 0;
+        const uint64_t d2 = sd + d, r2 = rb + r;
+        if (e > j && (d2 > r2 ? d2 : r2) + r2 + sw + w > budget) break;
+        sd = d2;
+        sw += w;
+        rb = r2;
     }
     return e < n ? m->pc[e].idx : AGG_ALL;
 }
@@ -3590,7 +3678,7 @@ static uint64_t agg_round_end(const cd_io *io, uint64_t j, uint64_t n)
    the owners, move the covered runs collectively, and for reads send the bytes back. Collective; a
    failed rank still takes part. Returns nonzero when the round failed on some rank (agreed), so that
    no further round starts. */
-static int agg_round(cd_io *io, cd_agg_state *st, uint64_t j0, uint64_t j1)
+static int agg_round(cd_io *io, cd_agg_state *st, const uint64_t *words, uint64_t j0, uint64_t j1)
 {
     const int P = io->f->size;
     const cd_map *m = &io->map;
@@ -3604,23 +3692,27 @@ static int agg_round(cd_io *io, cd_agg_state *st, uint64_t j0, uint64_t j1)
     s->mlen = 0;
     s->mk = s->mn = 0;
     s->nomem = 0;
+    s->pack = wr;
     cd_agg_own *o = &st->o;
     o->nent = o->nrun = o->packlen = 0;
-    uint64_t dtotal = 0, nby = 0;
+    uint64_t dtotal = 0, nby = 0, rown = 0, mwords = 0;
     if (!io->code) {
         memset(gstart, 0, (size_t)(2 * P + 1) * sizeof *gstart);
         for (uint64_t i = j0; i < j1; i++) {
             if (m->pc[i].flags & PF_UNALLOC) continue; /* reads give zeros here; writes failed earlier */
             sc[2 * m->pc[i].owner + 1] += m->pc[i].nelem * io->fes;
             dtotal += m->pc[i].nelem * io->fes;
+            if (m->pc[i].owner == io->f->rank) rown += m->pc[i].abytes; /* what the owner will receive */
+            mwords += words[i];
             gstart[m->pc[i].owner + 1]++;
         }
         for (int r = 0; r < P; r++) gstart[r + 1] += gstart[r];
         for (uint64_t i = j0; i < j1; i++)
             if (!(m->pc[i].flags & PF_UNALLOC)) st->by[gstart[m->pc[i].owner] + fill[m->pc[i].owner]++] = i;
         nby = gstart[P];
-        if (agg_reserve(&st->sdata, &st->scap, dtotal))
-            io_fail(io, COLLDIAG_ERR_NOMEM, "a %" PRIu64 "-byte aggregation send buffer", dtotal);
+        /* sized for the pack as well, which takes this buffer over once its bytes are sent */
+        if (agg_reserve(&st->sdata, &st->scap, dtotal > rown ? dtotal : rown) || agg_reserve_words(&s->meta, &s->mcap, mwords))
+            io_fail(io, COLLDIAG_ERR_NOMEM, "a %" PRIu64 "-byte aggregation send buffer", dtotal > rown ? dtotal : rown);
         /* describe (and for writes pack) every piece, owner by owner */
         s->cursor = st->sdata;
         for (int r = 0; r < P && !io->code; r++) {
@@ -3628,20 +3720,9 @@ static int agg_round(cd_io *io, cd_agg_state *st, uint64_t j0, uint64_t j1)
             sd[2 * r + 1] = (uint64_t)(s->cursor - st->sdata);
             for (uint64_t j = gstart[r]; j < gstart[r + 1] && !io->code; j++) {
                 const cd_piece *p = &m->pc[st->by[j]];
-                if (cd_grow((void **)&s->meta, &s->mcap, s->mlen + AGG_HDR, sizeof *s->meta)) { s->nomem = 1; break; }
-                uint64_t h = s->mlen;
-                s->meta[h] = p->idx;
-                s->meta[h + 2] = p->nelem * io->fes;
-                s->mlen += AGG_HDR;
-                s->rec0 = s->mlen;
-                s->base = p->addr;
                 if (!wr) s->cursor += p->nelem * io->fes;
-                if (cd_walk_piece_blocks(m, io->fs, p, agg_run_send, NULL, agg_rows_send, s))
-                    io_fail(io, COLLDIAG_ERR_ARG, "gathering chunk %" PRIu64, p->idx);
-                agg_flush_mem(s);
-                agg_rec_close(s);
+                if (agg_describe_piece(s, p)) io_fail(io, COLLDIAG_ERR_ARG, "gathering chunk %" PRIu64, p->idx);
                 if (s->nomem) break;
-                s->meta[h + 1] = (s->mlen - s->rec0) / AGG_REC;
             }
             sc[2 * r] = s->mlen - sd[2 * r];
         }
@@ -3657,10 +3738,13 @@ static int agg_round(cd_io *io, cd_agg_state *st, uint64_t j0, uint64_t j1)
     uint64_t nm = agg_nmsg(sc, P, 2, 8) + agg_nmsg(rc_, P, 2, 8), nd = agg_nmsg(sc + 1, P, 2, 1) + agg_nmsg(rc_ + 1, P, 2, 1);
     uint64_t nreq = nm > nd ? nm : nd;
     /* a rank that cannot post its receives would leave its peers' sends hanging: agree first */
-    int lost = cd_grow((void **)&st->rmeta, &st->rmcap, rmw ? rmw : 1, sizeof *st->rmeta) ||
-               agg_reserve(&st->rdata, &st->rcap, rdb) || agg_reserve(&o->pack, &o->packcap, rdb) ||
+    int lost = agg_reserve_words(&st->rmeta, &st->rmcap, rmw) ||
+               agg_reserve(&st->rdata, &st->rcap, rdb) ||
+               (rdb > st->scap && agg_reserve(&st->packbuf, &st->packbufcap, rdb)) ||
                cd_grow((void **)&st->rs.rq, &st->rqcap, nreq ? nreq : 1, sizeof(MPI_Request)) ||
                cd_grow((void **)&st->rs.st, &st->stcap, nreq ? nreq : 1, sizeof(MPI_Status));
+    o->pack = rdb > st->scap ? st->packbuf : st->sdata;
+    o->packcap = rdb > st->scap ? st->packbufcap : st->scap;
     int glost = 1;
     if (!lost && !io->code && cd_inject(io, "buffers")) lost = 1;
     if (lost) io_fail(io, COLLDIAG_ERR_NOMEM, "aggregation exchange buffers (%" PRIu64 " bytes to receive)", rdb);
@@ -3712,7 +3796,7 @@ static int agg_round(cd_io *io, cd_agg_state *st, uint64_t j0, uint64_t j1)
             agg_owner_build(io, o, st->rdata);
         }
     }
-    uint64_t held = st->scap + st->rcap + o->packcap + o->imgcap;
+    uint64_t held = st->scap + st->rcap + st->packbufcap + o->imgcap;
     if (held > io->x->data_buf_bytes) io->x->data_buf_bytes = held;
     /* the exchange and the owners' assembly count as moving data */
     io->x->cnt.t_io += cd_now() - t0;
@@ -3753,7 +3837,7 @@ static int agg_round(cd_io *io, cd_agg_state *st, uint64_t j0, uint64_t j1)
    the agreed failure of the one before, so a failure anywhere stops every rank before the next. The
    number of rounds is about the largest rank's bytes over the budget when the load is even, and never
    more than the sum over ranks. Collective; a failed rank still takes part. */
-static void exec_aggregate(cd_io *io)
+static void exec_aggregate(cd_io *io, const uint64_t *words)
 {
     const int P = io->f->size;
     const cd_map *m = &io->map;
@@ -3765,13 +3849,13 @@ static void exec_aggregate(cd_io *io)
     st.by = cd_malloc((size_t)(n ? n : 1) * sizeof *st.by);
     if (!st.cnt || !st.by) { io_fail(io, COLLDIAG_ERR_NOMEM, "aggregation counts for %d ranks and %" PRIu64 " chunks", P, n); n = 0; }
     for (uint64_t j = 0;;) {
-        uint64_t v[2] = {io->code ? AGG_ALL : agg_round_end(io, j, n), io->code ? 0 : 1}, g[2] = {0, 0};
+        uint64_t v[2] = {io->code ? AGG_ALL : agg_round_end(io, words, j, n), io->code ? 0 : 1}, g[2] = {0, 0};
         int mrc = MPI_Allreduce(v, g, 2, MPI_UINT64_T, MPI_MIN, io->f->comm);
         if (mrc != MPI_SUCCESS) { cd_mpi_err(io, mrc, "MPI_Allreduce (aggregation round)"); break; }
         if (!g[1]) break; /* some rank failed: nobody starts another round */
         uint64_t k = j;
         while (k < n && m->pc[k].idx < g[0]) k++;
-        if (agg_round(io, &st, j, k) || g[0] == AGG_ALL) break;
+        if (agg_round(io, &st, words, j, k) || g[0] == AGG_ALL) break;
         j = k;
     }
     /* reads: unallocated chunks read as zeros, locally */
@@ -3788,7 +3872,7 @@ static void exec_aggregate(cd_io *io)
     cd_free(st.o.ent);
     cd_free(st.o.grun);
     cd_free(st.o.run);
-    cd_free(st.o.pack);
+    cd_free(st.packbuf);
     cd_free(st.o.img);
     cd_free(st.o.bits);
 }
@@ -3958,7 +4042,7 @@ static void exec_chunked(cd_io *io)
         x->ratio0 = io->set.ratio == 0;
         uint64_t *gl = NULL, gn = 0;
         int want = multi && io->dir != DIR_PLAN && io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO;
-        nproc_exchange(io, thr, io->set.ratio == 0, want, 0, &gl, &gn);
+        nproc_exchange(io, thr, io->set.ratio == 0, want, 0, NULL, &gl, &gn);
         for (uint64_t i = 0; i < n; i++)
             m->pc[i].flags |= (io->set.ratio == 0 || (unsigned)m->pc[i].nproc > thr) ? PF_COLL : PF_IND;
         if (multi) {
@@ -4006,14 +4090,19 @@ static void exec_chunked(cd_io *io)
         x->io_mode_done = piece_io_mode(m);
         break;
     }
-    case COLLDIAG_MPIO_CHUNK_AGGREGATE_IO:
-        /* owners come from the same exchange that counts ranks per chunk, so nproc is exact too */
-        nproc_exchange(io, 1, 1, 0, io->dir != DIR_PLAN, NULL, NULL);
+    case COLLDIAG_MPIO_CHUNK_AGGREGATE_IO: {
+        /* owners come from the same exchange that counts ranks per chunk, so nproc is exact too; the
+           records each piece will send are counted first, so that owners learn their incoming records
+           with their incoming bytes */
+        uint64_t *words = io->dir != DIR_PLAN && !io->code ? agg_count_words(io) : NULL;
+        nproc_exchange(io, 1, 1, 0, io->dir != DIR_PLAN, words, NULL, NULL);
         for (uint64_t i = 0; i < n; i++) m->pc[i].flags |= PF_COLL;
-        if (io->dir != DIR_PLAN) exec_aggregate(io);
+        if (io->dir != DIR_PLAN) exec_aggregate(io, words);
+        cd_free(words);
         x->chunk_opt_done = COLLDIAG_MPIO_CHUNK_AGGREGATE;
         x->io_mode_done = COLLDIAG_MPIO_CHUNK_COLLECTIVE; /* every rank joins the exchange and the call */
         break;
+    }
     default:
         io_fail(io, COLLDIAG_ERR_UNSUPPORTED, "chunk optimization %s is not implemented in this version", cd_chunk_opt_env[opt]);
         break;
