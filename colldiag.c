@@ -3810,6 +3810,8 @@ static int agg_round(cd_io *io, cd_agg_state *st, const uint64_t *words, uint64_
         t0 = cd_now();
         /* replies: each owner returns every piece's bytes in the order its records came */
         if (!io->code) agg_owner_reply(io, o, st->rdata);
+        held = st->scap + st->rcap + st->packbufcap + o->imgcap; /* the reply's chunk window is a data copy too */
+        if (held > io->x->data_buf_bytes) io->x->data_buf_bytes = held;
         for (int r = 0; r < P; r++) {
             scb[r] = rc_[2 * r + 1]; sdb[r] = rdp[2 * r + 1]; rcb[r] = sc[2 * r + 1]; rdbb[r] = sd[2 * r + 1];
         }
