@@ -56,11 +56,12 @@ $(B)/scenario_run: tests/scenario_run.c $(B)/colldiag_h5.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< $(B)/colldiag_h5.o $(H5LIBS) -o $@
 
 # The differential tester (tests/fuzz_io.c includes scenario_run.c), and both against a kit whose
-# collective calls move at most 24 bytes per rank: every call splits into rounds inside chunks.
+# collective calls move at most 24 bytes per rank: every call splits into rounds inside chunks (and
+# fuzz_io_rounds' descriptions of runs flush into MPI types every 2 items, CD_STREAM_FLUSH_MIN).
 $(B)/fuzz_io: tests/fuzz_io.c tests/scenario_run.c $(B)/colldiag.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) -I. -Itests $< $(B)/colldiag.o -o $@
 $(B)/fuzz_io_rounds: tests/fuzz_io.c tests/scenario_run.c colldiag.c colldiag.h | $(B)
-	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_COLL_MAX_BYTES=24 -I. -Itests $< colldiag.c -o $@
+	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_COLL_MAX_BYTES=24 -DCD_STREAM_FLUSH_MIN=2 -I. -Itests $< colldiag.c -o $@
 $(B)/scenario_run_rounds: tests/scenario_run.c colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_COLL_MAX_BYTES=24 -I. $< colldiag.c -o $@
 # MPI's own behaviour behind issue 12, shown without colldiag (informational, not a test)

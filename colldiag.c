@@ -1887,8 +1887,19 @@ typedef struct {
     cd_item *it;
     uint64_t n, cap;
     uint64_t bytes;
-    int nomem;
+    int nomem;                   /* out of memory, or an MPI type failed while flushing */
+    /* Bounded description (flush_at > 0, a power of two): when flush_at items are held, all but the
+       last (which later runs may still extend) become one MPI type in sub, and flush_at types in sub
+       become one. colldiag then holds at most flush_at items and flush_at types whatever the number of
+       runs; MPI keeps the description inside its types. Irregular runs (single elements whose starts
+       move from row to row) otherwise cost ~120 B of items each, far beyond the collective buffer. */
+    uint64_t flush_at;
+    MPI_Datatype *sub;
+    uint64_t nsub;
+    uint64_t ntb;                /* MPI types built while flushing (for the types_built counter) */
 } cd_stream;
+
+static int items_type(const cd_item *its, uint64_t n, MPI_Datatype *out, uint64_t *ntypes_built);
 
 static int item_inner_equal(const cd_item *a, const cd_item *b, int depth)
 {
@@ -1934,6 +1945,40 @@ static int item_absorb(cd_item *T, const cd_item *X)
     return 0;
 }
 
+/* Types in order, concatenated: one struct at displacement 0 each (their displacements are absolute). */
+static int types_concat(MPI_Datatype *ty, uint64_t n, MPI_Datatype *out)
+{
+    if (n == 1) { *out = ty[0]; return MPI_SUCCESS; }
+    int *bl = cd_calloc((size_t)n, sizeof *bl);
+    MPI_Aint *dp = cd_calloc((size_t)n, sizeof *dp);
+    int rc = MPI_ERR_NO_MEM;
+    if (bl && dp) {
+        for (uint64_t i = 0; i < n; i++) bl[i] = 1;
+        rc = MPI_Type_create_struct((int)n, bl, dp, ty, out);
+    }
+    for (uint64_t i = 0; i < n; i++) MPI_Type_free(&ty[i]);
+    cd_free(bl);
+    cd_free(dp);
+    return rc;
+}
+
+/* Bounded description: every item but the last into one MPI type (see cd_stream). */
+static void stream_flush(cd_stream *s)
+{
+    if (s->n < 2 || s->nomem) return;
+    if (!s->sub && !(s->sub = cd_malloc((size_t)s->flush_at * sizeof *s->sub))) { s->nomem = 1; return; }
+    if (s->nsub == s->flush_at) {
+        MPI_Datatype t;
+        if (types_concat(s->sub, s->nsub, &t)) { s->nsub = 0; s->nomem = 1; return; }
+        s->sub[0] = t;
+        s->nsub = 1;
+    }
+    if (items_type(s->it, s->n - 1, &s->sub[s->nsub], &s->ntb)) { s->nomem = 1; return; }
+    s->nsub++;
+    s->it[0] = s->it[s->n - 1];
+    s->n = 1;
+}
+
 /* Appends the run block [off, +len) repeated cnt times stride apart (cnt 1: a plain run) and lets the
    stream's tail absorb it. */
 static void stream_push(cd_stream *s, int64_t off, uint64_t len, uint64_t cnt, int64_t stride)
@@ -1942,6 +1987,7 @@ static void stream_push(cd_stream *s, int64_t off, uint64_t len, uint64_t cnt, i
     if (cnt == 1 && s->n && s->it[s->n - 1].depth == 0 && s->it[s->n - 1].off + (int64_t)s->it[s->n - 1].len == off) {
         s->it[s->n - 1].len += len; /* the common case, without building an item */
     } else {
+        if (s->flush_at && s->n + 1 > s->flush_at) stream_flush(s);
         if (cd_grow((void **)&s->it, &s->cap, s->n + 1, sizeof(cd_item))) { s->nomem = 1; return; }
         cd_item *x = &s->it[s->n++];
         x->off = off;
@@ -1976,6 +2022,8 @@ static void stream_add_strided(cd_stream *s, int64_t off, uint64_t len, uint64_t
 
 static void stream_free(cd_stream *s)
 {
+    for (uint64_t i = 0; i < s->nsub; i++) MPI_Type_free(&s->sub[i]);
+    cd_free(s->sub);
     cd_free(s->it);
     memset(s, 0, sizeof *s);
 }
@@ -2024,21 +2072,21 @@ static int item_type(const cd_item *it, MPI_Datatype *out)
     return 0;
 }
 
-/* One committed type for the whole stream (displacements absolute from 0). *ntypes_built counts the
-   MPI types created for item shapes (one per distinct shape, never one per chunk). */
-static int stream_type(const cd_stream *s, MPI_Datatype *out, uint64_t *ntypes_built)
+/* One type for n items (displacements absolute from 0), not committed. *ntypes_built counts the MPI
+   types created for item shapes (one per distinct shape, never one per chunk). */
+static int items_type(const cd_item *its, uint64_t n_items, MPI_Datatype *out, uint64_t *ntypes_built)
 {
     *out = MPI_DATATYPE_NULL;
-    if (s->n > CD_MAX_INT_COUNT) return MPI_ERR_COUNT;
+    if (n_items > CD_MAX_INT_COUNT) return MPI_ERR_COUNT;
     cd_tcache_ent *tc = NULL;
     uint64_t ntc = 0, tcap = 0;
-    int n = (int)s->n, rc = 0;
+    int n = (int)n_items, rc = 0;
     int *bl = cd_malloc((size_t)n * sizeof *bl);
     MPI_Aint *dp = cd_malloc((size_t)n * sizeof *dp);
     MPI_Datatype *ty = cd_malloc((size_t)n * sizeof *ty);
     if (!bl || !dp || !ty) { rc = MPI_ERR_NO_MEM; goto done; }
     for (int i = 0; i < n && !rc; i++) {
-        const cd_item *it = &s->it[i];
+        const cd_item *it = &its[i];
         uint64_t j;
         /* items of one stream repeat few shapes; look back over the distinct ones */
         for (j = 0; j < ntc; j++)
@@ -2060,7 +2108,6 @@ static int stream_type(const cd_stream *s, MPI_Datatype *out, uint64_t *ntypes_b
         for (int i = 1; i < n && same; i++) same = ty[i] == ty[0];
         if (same) rc = MPI_Type_create_hindexed_block(n, 1, dp, ty[0], out);
         else rc = MPI_Type_create_struct(n, bl, dp, ty, out);
-        if (!rc) rc = MPI_Type_commit(out);
     }
 done:
     for (uint64_t j = 0; j < ntc; j++) MPI_Type_free(&tc[j].t);
@@ -2068,6 +2115,32 @@ done:
     cd_free(bl);
     cd_free(dp);
     cd_free(ty);
+    return rc;
+}
+
+/* One committed type for the whole stream: the flushed types, then the items still held. */
+static int stream_type(const cd_stream *s, MPI_Datatype *out, uint64_t *ntypes_built)
+{
+    *out = MPI_DATATYPE_NULL;
+    if (ntypes_built) *ntypes_built += s->ntb;
+    MPI_Datatype rest = MPI_DATATYPE_NULL;
+    int rc = s->n ? items_type(s->it, s->n, &rest, ntypes_built) : MPI_SUCCESS;
+    if (rc) return rc;
+    if (s->nsub == 0) {
+        *out = rest;
+    } else {
+        MPI_Datatype *all = cd_malloc((size_t)(s->nsub + 1) * sizeof *all);
+        if (!all) rc = MPI_ERR_NO_MEM;
+        for (uint64_t i = 0; !rc && i < s->nsub; i++) rc = MPI_Type_dup(s->sub[i], &all[i]); /* the stream keeps its own */
+        if (!rc) {
+            uint64_t k = s->nsub;
+            if (rest != MPI_DATATYPE_NULL) { all[k++] = rest; rest = MPI_DATATYPE_NULL; }
+            rc = types_concat(all, k, out);
+        }
+        cd_free(all);
+        if (rest != MPI_DATATYPE_NULL) MPI_Type_free(&rest);
+    }
+    if (!rc && *out != MPI_DATATYPE_NULL) rc = MPI_Type_commit(out);
     return rc;
 }
 
@@ -2727,6 +2800,19 @@ static unsigned char *pack_buffer(cd_io *io, unsigned char **buf, size_t *cap, u
     return *buf;
 }
 
+/* Items a stream holds before it flushes into MPI types (cd_stream): a power of two near a 64th of the
+   collective buffer in items (2,048 for 16 MiB, about 240 KB), at least CD_STREAM_FLUSH_MIN (16; the
+   test build of fuzz_io_rounds uses 2, so that its cases go through flushes too). */
+#ifndef CD_STREAM_FLUSH_MIN
+#define CD_STREAM_FLUSH_MIN 16
+#endif
+static uint64_t stream_flush_items(const cd_io *io)
+{
+    uint64_t k = CD_STREAM_FLUSH_MIN;
+    while (k * 2 * sizeof(cd_item) * 64 <= io->set.coll_buf) k *= 2;
+    return k;
+}
+
 /* The collective data calls over the given pieces: `rounds` calls (agreed by every rank, rounds_for),
    each moving at most a 1/rounds share of this rank's elements, so no rank ever hands MPI more than
    the collective buffer (or COLLDIAG_COLL_MAX_BYTES) in one call, and packing reuses one buffer of
@@ -2767,6 +2853,7 @@ static void coll_call_rounds(cd_io *io, const uint64_t *list, uint64_t n, uint64
         cd_coll_build b;
         memset(&b, 0, sizeof b);
         b.io = io;
+        b.fs.flush_at = b.ms.flush_at = stream_flush_items(io);
         b.lo = r * per;
         b.hi = b.lo + per;
         MPI_Datatype ft = MPI_DATATYPE_NULL, mt = MPI_DATATYPE_NULL;
@@ -3569,6 +3656,7 @@ static void agg_move(cd_io *io, const cd_agg_own *o, uint64_t gmax)
         if (lo > total) lo = total;
         cd_stream fs;
         memset(&fs, 0, sizeof fs);
+        fs.flush_at = stream_flush_items(io);
         while (!io->code && q < o->nrun && pos < hi) {
             uint64_t a = pos > lo ? pos : lo, b = pos + o->run[q].len < hi ? pos + o->run[q].len : hi;
             stream_add(&fs, (int64_t)(o->run[q].foff + (MPI_Offset)(a - pos)), b - a);
