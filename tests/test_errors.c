@@ -268,14 +268,15 @@ int main(int argc, char **argv)
             }
         }
 #ifdef COLLDIAG_TESTING
-    const char *phases[5] = {"map", "exchange", "types", "io", "buffers"};
+    const char *phases[6] = {"map", "exchange", "types", "io", "buffers", "records"};
     const int iopts[6] = {COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_COLL_CHUNK_ATONCE_IO,
                           COLLDIAG_MPIO_ALL_CHUNK_IND_IO, COLLDIAG_MPIO_CHUNK_AGGREGATE_IO, COLLDIAG_MPIO_CHUNK_AUTO};
-    for (int ph = 0; ph < 5; ph++)
+    for (int ph = 0; ph < 6; ph++)
         for (int o = 0; o < 6; o++)
             for (int b = 0; b < 3; b++) {
                 if (b > 0 && bads[b] == bads[b - 1]) continue;
-                if (ph == 4 && o != 4) continue;             /* only aggregation allocates exchange buffers */
+                if ((ph == 4 || ph == 5) && o != 4) continue; /* only aggregation allocates exchange buffers and
+                                                                 counts records */
                 if (ph == 1 && (o == 0 || o == 3 || o == 5)) continue; /* link, all-independent (and AUTO -> link) exchange nothing */
                 if (ph == 2 && o == 3) continue;             /* all-independent builds no datatypes */
                 run_inject(phases[ph], iopts[o], bads[b], path);
