@@ -3700,24 +3700,14 @@ typedef struct {
     cd_agg_own o;
 } cd_agg_state;
 
-/* Data buffers grow to exactly what a round needs, their old bytes dropped: doubling would round a
-   4 MiB budget up to 8 MiB. */
-static int agg_reserve(unsigned char **p, uint64_t *cap, uint64_t need)
+/* Buffers of a round (data, and records) grow to exactly what it needs, need elements of es bytes,
+   their old contents dropped: doubling would round a 4 MiB budget up to 8 MiB. */
+static int agg_reserve(void **p, uint64_t *cap, uint64_t need, size_t es)
 {
     if (*p && need <= *cap) return 0;
     cd_free(*p);
-    *p = cd_malloc((size_t)(need ? need : 1));
+    *p = cd_malloc((size_t)(need ? need : 1) * es);
     *cap = *p ? need : 0;
-    return *p ? 0 : -1;
-}
-
-/* The same for words (records), whose buffers cd_grow would round up to a power of two. */
-static int agg_reserve_words(uint64_t **p, uint64_t *capw, uint64_t need)
-{
-    if (*p && need <= *capw) return 0;
-    cd_free(*p);
-    *p = cd_malloc((size_t)(need ? need : 1) * sizeof **p);
-    *capw = *p ? need : 0;
     return *p ? 0 : -1;
 }
 
@@ -3799,7 +3789,8 @@ static int agg_round(cd_io *io, cd_agg_state *st, const uint64_t *words, uint64_
             if (!(m->pc[i].flags & PF_UNALLOC)) st->by[gstart[m->pc[i].owner] + fill[m->pc[i].owner]++] = i;
         nby = gstart[P];
         /* sized for the pack as well, which takes this buffer over once its bytes are sent */
-        if (agg_reserve(&st->sdata, &st->scap, dtotal > rown ? dtotal : rown) || agg_reserve_words(&s->meta, &s->mcap, mwords))
+        if (agg_reserve((void **)&st->sdata, &st->scap, dtotal > rown ? dtotal : rown, 1) ||
+            agg_reserve((void **)&s->meta, &s->mcap, mwords, sizeof *s->meta))
             io_fail(io, COLLDIAG_ERR_NOMEM, "a %" PRIu64 "-byte aggregation send buffer", dtotal > rown ? dtotal : rown);
         /* describe (and for writes pack) every piece, owner by owner */
         s->cursor = st->sdata;
@@ -3826,9 +3817,9 @@ static int agg_round(cd_io *io, cd_agg_state *st, const uint64_t *words, uint64_
     uint64_t nm = agg_nmsg(sc, P, 2, 8) + agg_nmsg(rc_, P, 2, 8), nd = agg_nmsg(sc + 1, P, 2, 1) + agg_nmsg(rc_ + 1, P, 2, 1);
     uint64_t nreq = nm > nd ? nm : nd;
     /* a rank that cannot post its receives would leave its peers' sends hanging: agree first */
-    int lost = agg_reserve_words(&st->rmeta, &st->rmcap, rmw) ||
-               agg_reserve(&st->rdata, &st->rcap, rdb) ||
-               (rdb > st->scap && agg_reserve(&st->packbuf, &st->packbufcap, rdb)) ||
+    int lost = agg_reserve((void **)&st->rmeta, &st->rmcap, rmw, sizeof *st->rmeta) ||
+               agg_reserve((void **)&st->rdata, &st->rcap, rdb, 1) ||
+               (rdb > st->scap && agg_reserve((void **)&st->packbuf, &st->packbufcap, rdb, 1)) ||
                cd_grow((void **)&st->rs.rq, &st->rqcap, nreq ? nreq : 1, sizeof(MPI_Request)) ||
                cd_grow((void **)&st->rs.st, &st->stcap, nreq ? nreq : 1, sizeof(MPI_Status));
     o->pack = rdb > st->scap ? st->packbuf : st->sdata;
