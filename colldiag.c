@@ -2332,6 +2332,25 @@ static int io_raw(cd_io *io, int write, MPI_Offset off, void *p, uint64_t len)
     return 0;
 }
 
+/* cnt rows of len bytes, src_step and dst_step apart. Chunk rows are often a few dozen bytes (B4: 32),
+   where a call to memcpy costs more than the copy: the common sizes are copied with a fixed length the
+   compiler inlines. */
+static void copy_rows(unsigned char *dst, size_t dst_step, const unsigned char *src, size_t src_step, size_t len, uint64_t cnt)
+{
+#define CD_COPY_ROWS(L)                                                                              \
+    for (uint64_t c = 0; c < cnt; c++, dst += dst_step, src += src_step) memcpy(dst, src, L);        \
+    return
+    switch (len) {
+    case 4: CD_COPY_ROWS(4);
+    case 8: CD_COPY_ROWS(8);
+    case 16: CD_COPY_ROWS(16);
+    case 32: CD_COPY_ROWS(32);
+    case 64: CD_COPY_ROWS(64);
+    default: CD_COPY_ROWS(len);
+    }
+#undef CD_COPY_ROWS
+}
+
 /* --- independent runs through a staging buffer --- */
 
 /* A read's scatter record: cnt runs of n elements, the c-th from iteration index k + c * kstr, lying
@@ -2409,12 +2428,14 @@ static int stage_flush(cd_stage *st)
         const int conv = io->x->conv || io->x->xform;
         for (uint64_t i = 0; i < st->nk && !rc; i++) {
             const uint64_t n = st->kl[i].n;
+            if (!conv && !io->ms) { /* packed buffer: a run's place is its index */
+                copy_rows((unsigned char *)io->rbuf + st->kl[i].k * io->mes, (size_t)(st->kl[i].kstr * io->mes), fp,
+                          (size_t)(n * io->fes), (size_t)(n * io->fes), st->kl[i].cnt);
+                fp += st->kl[i].cnt * n * io->fes;
+                continue;
+            }
             for (uint64_t c = 0; c < st->kl[i].cnt && !rc; c++, fp += n * io->fes) {
                 const uint64_t k = st->kl[i].k + c * st->kl[i].kstr;
-                if (!conv && !io->ms) { /* packed buffer: the run's place is its index */
-                    memcpy((unsigned char *)io->rbuf + k * io->mes, fp, (size_t)(n * io->mes));
-                    continue;
-                }
                 cd_copy cp = {io, fp};
                 if (conv) {
                     rc = stage_convert(st, fp, n, COLLDIAG_TO_MEMORY);
@@ -2439,11 +2460,10 @@ static int stage_rows(cd_stage *st, MPI_Offset foff, uint64_t k, uint64_t n, uin
     unsigned char *dst = st->fst + st->plen;
     if (io->dir == DIR_WRITE) {
         const int conv = io->x->conv || io->x->xform;
-        for (uint64_t c = 0; c < cnt; c++, dst += n * io->fes) {
-            if (!conv && !io->ms) { /* packed buffer: the run's place is its index */
-                memcpy(dst, (const unsigned char *)io->wbuf + (k + c * kstr) * io->mes, (size_t)(n * io->mes));
-                continue;
-            }
+        if (!conv && !io->ms) /* packed buffer: a run's place is its index */
+            copy_rows(dst, (size_t)(n * io->fes), (const unsigned char *)io->wbuf + k * io->mes, (size_t)(kstr * io->mes),
+                      (size_t)(n * io->fes), cnt);
+        for (uint64_t c = 0; (conv || io->ms) && c < cnt; c++, dst += n * io->fes) {
             cd_copy cp = {io, io->x->conv ? st->mst : dst};
             int rc = cd_mem_runs(io->ms, k + c * kstr, n, mrun_copy_in, &cp);
             if (!rc && conv) rc = stage_convert(st, dst, n, COLLDIAG_TO_FILE);
@@ -2673,25 +2693,6 @@ static int mrun_group(void *ctx, uint64_t moff, uint64_t n)
     b->g_len = len;
     b->g_cnt = 1;
     return 0;
-}
-
-/* cnt rows of len bytes, src_step and dst_step apart. Chunk rows are often a few dozen bytes (B4: 32),
-   where a call to memcpy costs more than the copy: the common sizes are copied with a fixed length the
-   compiler inlines. */
-static void copy_rows(unsigned char *dst, size_t dst_step, const unsigned char *src, size_t src_step, size_t len, uint64_t cnt)
-{
-#define CD_COPY_ROWS(L)                                                                              \
-    for (uint64_t c = 0; c < cnt; c++, dst += dst_step, src += src_step) memcpy(dst, src, L);        \
-    return
-    switch (len) {
-    case 4: CD_COPY_ROWS(4);
-    case 8: CD_COPY_ROWS(8);
-    case 16: CD_COPY_ROWS(16);
-    case 32: CD_COPY_ROWS(32);
-    case 64: CD_COPY_ROWS(64);
-    default: CD_COPY_ROWS(len);
-    }
-#undef CD_COPY_ROWS
 }
 
 /* A block of rows: described whole when it all falls in this round (the file side as one strided item,
