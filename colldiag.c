@@ -959,11 +959,12 @@ enum {
     AG_SUM_PARTIAL,    /* SUM: pieces that do not cover their chunk (the ones other ranks may share) */
     AG_MAX_MRUNS,      /* MAX: memory runs a rank hands MPI unpacked in one collective call (AUTO) */
     AG_MAX_MULTI_NS,   /* MAX: the rank's own part of multi-chunk's estimated time, ns (AUTO) */
+    AG_MAX_IND_NS,     /* MAX: the rank's estimated time with independent calls only, ns (AUTO) */
     AG_MAX_END,        /* MAX: end of the storage a rank's collective write touches (0 when not writing) */
     AG_MAX_FSIZE,      /* MAX: the file's size as each rank sees it before a collective write */
     AG_SUM_TOUCH,      /* SUM: bits each rank sets in the touched-chunk map (touch_map) */
     AG_TOUCH,          /* BOR: the touched-chunk map, CD_TOUCH_WORDS words from here */
-    AG_N = AG_TOUCH + 8 /* 232 bytes in all: see touch_map */
+    AG_N = AG_TOUCH + 8 /* 240 bytes in all: see touch_map */
 };
 #define CD_TOUCH_WORDS (AG_N - AG_TOUCH)
 
@@ -978,7 +979,7 @@ static void cd_agree_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
             switch (i) {
             case AG_FAIL: case AG_MIN_CHUNKS: if (x < *y) *y = x; break;
             case AG_MAX_CHUNKS: case AG_MAX_BYTES: case AG_MAX_PIECE: case AG_MAX_RUNS: case AG_MAX_END: case AG_MAX_FSIZE:
-            case AG_MAX_MULTI_NS: case AG_MAX_MRUNS:
+            case AG_MAX_MULTI_NS: case AG_MAX_IND_NS: case AG_MAX_MRUNS:
                 if (x > *y) *y = x;
                 break;
             case AG_SUM_CHUNKS: case AG_SUM_RUNS: case AG_SUM_PARTIAL: case AG_SUM_TOUCH: *y += x; break;
@@ -1206,7 +1207,7 @@ struct colldiag_xfer {
     uint64_t grid[COLLDIAG_MAX_RANK];
     unsigned thr;                         /* per-chunk threshold of the last multi/at-once call (0: none) */
     int ratio0;                           /* ratio 0: every chunk collective */
-    double auto_est[3];                   /* AUTO's estimates (link, multi, aggregation), -1 when not AUTO */
+    double auto_est[4];                   /* AUTO's estimates (link, multi, aggregation, all-independent), -1 when not AUTO */
 };
 
 int colldiag_xfer_create(colldiag_xfer **out)
@@ -1222,7 +1223,7 @@ int colldiag_xfer_create(colldiag_xfer **out)
     x->set.coll_opt = COLLDIAG_MPIO_COLLECTIVE_IO;
     x->bufsize = CD_DEFAULT_BUFFER;
     x->set.coll_buf = COLLDIAG_COLL_BUFFER_BYTES;
-    x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = -1.0;
+    x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
     *out = x;
     return 0;
 }
@@ -4028,16 +4029,22 @@ static void exec_aggregate(cd_io *io, const uint64_t *words)
  *               (a round's five exchange steps: its end, counts, buffers agreed, records and bytes,
  *                the move agreed; pack and assemble; owners write about one run per chunk they own,
  *                at most the chunks they touch)
+ *   independent I,  I = bytes / BW_IND + (stretches + runs_partial) IND   (the busiest rank's own, no
+ *               collective data call: what multi-chunk costs when nothing is shared, and the answer
+ *               when pieces two ranks share are few long runs, e.g. slabs and row blocks whose edge
+ *               chunks are split; every call of ALL_CHUNK_IND is one contiguous file stretch)
+ * Ties go to the earlier of link, multi, aggregation, independent.
  * Where N overestimates (partial pieces nobody shares), multi looks dearer than it is: AUTO then errs
  * toward link, never toward thousands of collective calls.
  * --------------------------------------------------------------------------------------------------- */
 
-/* This rank's inputs to multi-chunk's estimate: its pieces that do not cover their chunk, and its own
-   part M of multi's time (see above) in ns. Local and pure. */
-static void multi_local(const cd_io *io, uint64_t *partial, uint64_t *ns)
+/* This rank's inputs to multi-chunk's estimate: its pieces that do not cover their chunk, its own
+   part M of multi's time, and its time I with independent calls only (see above), in ns. Local and
+   pure. */
+static void multi_local(const cd_io *io, uint64_t *partial, uint64_t *ns, uint64_t *ind_ns)
 {
     *partial = 0;
-    *ns = 0;
+    *ns = *ind_ns = 0;
     if (io->code || io->l->storage != STORE_CHUNKED) return;
     const double *k = io->set.k;
     double bw = 0, bp = 0, rp = 0, stretches = 0;
@@ -4056,7 +4063,9 @@ static void multi_local(const cd_io *io, uint64_t *partial, uint64_t *ns)
         end = p->addr + (MPI_Offset)(p->nelem * io->fes);
     }
     double t = bw / k[CD_K_BW_IND] + stretches * k[CD_K_IND] + bp / k[CD_K_BW_IO] + rp * k[CD_K_RUN];
+    double ti = (bw + bp) / k[CD_K_BW_IND] + (stretches + rp) * k[CD_K_IND];
     *ns = t * 1e9 < 1.8e19 ? (uint64_t)(t * 1e9) : UINT64_MAX / 2;
+    *ind_ns = ti * 1e9 < 1.8e19 ? (uint64_t)(ti * 1e9) : UINT64_MAX / 2;
 }
 
 /* The touched-chunk map: a coarse bitmap of the chunk grid (chunk idx sets bit idx / ceil(nchunks /
@@ -4094,7 +4103,7 @@ static uint64_t link_mem_runs(const cd_io *io)
     return mr;
 }
 
-static int auto_choose(const cd_io *io, double est[3])
+static int auto_choose(const cd_io *io, double est[4])
 {
     const uint64_t *g = io->g;
     const int P = io->f->size;
@@ -4109,10 +4118,12 @@ static int auto_choose(const cd_io *io, double est[3])
     est[1] = N * k[CD_K_LAT] + (double)g[AG_MAX_MULTI_NS] * 1e-9;
     est[2] = k[CD_K_LAT] + 5 * k[CD_K_LAT_X] + R * k[CD_K_COPY] + C * k[CD_K_RUN] +
              B * (2 / k[CD_K_BW_COPY] + 1 / k[CD_K_BW_NET]) + B / k[CD_K_BW_IO];
+    est[3] = (double)g[AG_MAX_IND_NS] * 1e-9;
     int best = 0;
-    for (int i = 1; i < 3; i++)
+    for (int i = 1; i < 4; i++)
         if (est[i] < est[best]) best = i;
-    static const int opt[3] = {COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_CHUNK_AGGREGATE_IO};
+    static const int opt[4] = {COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_CHUNK_AGGREGATE_IO,
+                               COLLDIAG_MPIO_ALL_CHUNK_IND_IO};
     return opt[best];
 }
 
@@ -4123,11 +4134,11 @@ static void exec_chunked(cd_io *io)
     cd_map *m = &io->map;
     const int P = io->f->size;
     int opt = io->set.chunk_opt;
-    x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = -1.0;
+    x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
     if (opt == COLLDIAG_MPIO_CHUNK_AUTO) {
         opt = auto_choose(io, x->auto_est);
-        set_reason(io, "AUTO: estimated link %.3g s, multi %.3g s, aggregation %.3g s (%" PRIu64 " runs, %" PRIu64
-                       " chunks over %d ranks) -> %s", x->auto_est[0], x->auto_est[1], x->auto_est[2], io->g[AG_SUM_RUNS],
+        set_reason(io, "AUTO: estimated link %.3g s, multi %.3g s, aggregation %.3g s, independent %.3g s (%" PRIu64 " runs, %" PRIu64
+                       " chunks over %d ranks) -> %s", x->auto_est[0], x->auto_est[1], x->auto_est[2], x->auto_est[3], io->g[AG_SUM_RUNS],
                    io->g[AG_SUM_CHUNKS], P, cd_chunk_opt_env[opt]);
     } else if (opt == COLLDIAG_MPIO_CHUNK_DEFAULT) {
         uint64_t avg = io->g[AG_SUM_CHUNKS] / (uint64_t)P;
@@ -4366,7 +4377,7 @@ static void xfer_reset(colldiag_xfer *x)
     x->grid_rank = 0;
     x->thr = 0;
     x->ratio0 = 0;
-    x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = -1.0;
+    x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
     x->chunk_opt_done = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
     x->io_mode_done = COLLDIAG_MPIO_NO_COLLECTIVE;
     x->local_cause = x->global_cause = 0;
@@ -4516,7 +4527,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
         if (b > v[AG_MAX_PIECE]) v[AG_MAX_PIECE] = b;
     }
     v[AG_SUM_RUNS] = v[AG_MAX_RUNS];
-    multi_local(&io, &v[AG_SUM_PARTIAL], &v[AG_MAX_MULTI_NS]);
+    multi_local(&io, &v[AG_SUM_PARTIAL], &v[AG_MAX_MULTI_NS], &v[AG_MAX_IND_NS]);
     v[AG_MAX_MRUNS] = link_mem_runs(&io);
     write_extent(&io, &v[AG_MAX_END], &v[AG_MAX_FSIZE]);
     touch_map(&io, &v[AG_TOUCH], &v[AG_SUM_TOUCH]);
@@ -4732,6 +4743,13 @@ int colldiag_get_auto_estimates(const colldiag_xfer *x, double *link_s, double *
     if (link_s) *link_s = x->auto_est[0];
     if (multi_s) *multi_s = x->auto_est[1];
     if (aggregate_s) *aggregate_s = x->auto_est[2];
+    return 0;
+}
+
+int colldiag_get_auto_estimate_independent(const colldiag_xfer *x, double *independent_s)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_auto_estimate_independent", "x is NULL");
+    if (independent_s) *independent_s = x->auto_est[3];
     return 0;
 }
 
@@ -5150,8 +5168,8 @@ static void report_html_section(FILE *o, const cd_rep *r, const colldiag_xfer *x
     html_esc(o, h0->reason[0] ? h0->reason : "(no transfer yet)");
     fprintf(o, "</td></tr>");
     if (x && x->auto_est[0] >= 0)
-        fprintf(o, "<tr><th>AUTO's estimates</th><td>link %.3g s, multi %.3g s, aggregation %.3g s (the least was chosen)</td></tr>",
-                x->auto_est[0], x->auto_est[1], x->auto_est[2]);
+        fprintf(o, "<tr><th>AUTO's estimates</th><td>link %.3g s, multi %.3g s, aggregation %.3g s, independent %.3g s (the least was chosen)</td></tr>",
+                x->auto_est[0], x->auto_est[1], x->auto_est[2], x->auto_est[3]);
     fprintf(o, "</table>\n<table class=\"ranks\"><tr><th>rank</th><th>chunk_opt</th><th>io_mode</th><th>local cause</th><th>global cause</th>"
                "<th>bytes coll.</th><th>bytes ind.</th><th>calls coll.</th><th>calls ind.</th><th>map ms</th><th>decide ms</th><th>io ms</th>"
                "<th>chunks</th></tr>\n");

@@ -75,7 +75,7 @@ typedef enum {
                                                the others' pieces and moves the chunk's covered bytes as
                                                long runs in collective calls, in agreed rounds that hold
                                                at most the collective buffer */
-    COLLDIAG_MPIO_CHUNK_AUTO = 7            /* colldiag's own: link, multi or aggregation by a cost model
+    COLLDIAG_MPIO_CHUNK_AUTO = 7            /* colldiag's own: link, multi, aggregation or all-independent by a cost model
                                                (reported as the one chosen; constants: env COLLDIAG_AUTO_*,
                                                measured by `make calibrate`); DEFAULT stays HDF5's rule */
 } colldiag_chunk_opt_t;
@@ -263,6 +263,10 @@ int colldiag_get_chunk_info(const colldiag_xfer *x, uint64_t *nchunks, const col
    (colldiag_plan included; the choice is the smallest); -1 each when the last call did not run AUTO.
    Any pointer may be NULL. The model and its constants (COLLDIAG_AUTO_*) are in colldiag.c section 7. */
 int colldiag_get_auto_estimates(const colldiag_xfer *x, double *link_s, double *multi_s, double *aggregate_s);
+/* The same for AUTO's fourth alternative, all-independent (COLLDIAG_MPIO_ALL_CHUNK_IND_IO: every piece
+   with independent calls, one per contiguous file stretch): AUTO takes it when the model says it is the
+   cheapest; -1 when the last call did not run AUTO. NULL is allowed. */
+int colldiag_get_auto_estimate_independent(const colldiag_xfer *x, double *independent_s);
 
 /* Counters of the last call on this rank: bytes and MPI-IO (or POSIX) data calls. */
 typedef struct {

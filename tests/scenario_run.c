@@ -959,19 +959,20 @@ static void rules_expect(const scenario *s, int P, int dir, int scheme, const ui
     free(all);
 }
 
-/* Compares every rank's result and chunk info with the rules; AUTO may have run link, multi or aggregation,
+/* Compares every rank's result and chunk info with the rules; AUTO may have run link, multi, aggregation or all-independent,
    the same on every rank. nproc, where a scheme reports it (not -1), must be exact; multi and at-once with
    ratio != 0 must report it. */
 static int rules_check(const scenario *s, int P, int dir, const result_t *res, const chunkrep_t *cr, const uint64_t *allel,
                        const uint64_t *counts, char *why, size_t wl)
 {
-    static const int schemes[] = {COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_CHUNK_AGGREGATE_IO};
+    static const int schemes[] = {COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_CHUNK_AGGREGATE_IO,
+                                  COLLDIAG_MPIO_ALL_CHUNK_IND_IO};
     rule_t *ex = calloc((size_t)P, sizeof *ex);
     uint64_t tot = 0, *choff = calloc((size_t)P + 1, sizeof *choff);
     for (int r = 0; r < P; r++) tot += counts[r];
     rchunk_t *ch = calloc((size_t)tot + 1, sizeof *ch);
     int ok = 0;
-    for (int a = 0; a < 3 && !ok; a++) {
+    for (int a = 0; a < 4 && !ok; a++) {
         rules_expect(s, P, dir, schemes[a], allel, counts, ex, ch, choff);
         ok = 1;
         for (int r = 0; r < P && ok && cr->v; r++) { /* the chunk info, chunk by chunk */

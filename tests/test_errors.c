@@ -170,6 +170,9 @@ static void run_inject(const char *phase, int opt, int bad, const char *path)
     char inj[64];
     snprintf(inj, sizeof inj, "%s:%d", phase, bad);
     setenv("COLLDIAG_INJECT", inj, 1);
+    /* AUTO stands for link here (its types and collective call are the injection points): on this tiny
+       selection the model would take all-independent, which an independent call priced at 1 s rules out */
+    if (opt == COLLDIAG_MPIO_CHUNK_AUTO) setenv("COLLDIAG_AUTO_IND", "1", 1);
     colldiag_file *f;
     colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f);
     colldiag_xfer *x;
@@ -192,6 +195,7 @@ static void run_inject(const char *phase, int opt, int bad, const char *path)
             CHECK(strstr(msg, "selected bytes to the file before the call failed") != NULL, "a failed write does not say what may be written: %s", msg);
     }
     unsetenv("COLLDIAG_INJECT");
+    unsetenv("COLLDIAG_AUTO_IND");
     colldiag_xfer_free(x);
     colldiag_file_close(f);
     colldiag_sel_free(fs);

@@ -292,7 +292,7 @@ static void run_case(const shape_t *s, int layout, int kind, const scheme_t *sc,
     int opt = sc->opt;
     if (opt == 0) opt = ((uint64_t)tot / (uint64_t)P >= sc->num) ? 1 : 2;
     if (opt == 7 && layout != L_CONTIG) {
-        /* AUTO: whatever the plan chooses must be link, multi or aggregation, the same on every rank,
+        /* AUTO: whatever the plan chooses must be link, multi, aggregation or all-independent, the same on every rank,
            and then behave exactly as that scheme forced */
         colldiag_file *pf;
         colldiag_xfer *px;
@@ -305,18 +305,21 @@ static void run_case(const shape_t *s, int layout, int kind, const scheme_t *sc,
         CHECK(rc == 0, "plan: %s", colldiag_xfer_errmsg(px));
         colldiag_actual_chunk_opt_mode_t pco;
         colldiag_get_mpio_actual_chunk_opt_mode(px, &pco);
-        double e[3];
+        double e[4];
         colldiag_get_auto_estimates(px, &e[0], &e[1], &e[2]);
+        colldiag_get_auto_estimate_independent(px, &e[3]);
         int lo = (int)pco, hi = (int)pco;
         PMPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
         PMPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         CHECK(lo == hi, "AUTO chose %d..%d across ranks", lo, hi);
-        CHECK(pco == COLLDIAG_MPIO_LINK_CHUNK || pco == COLLDIAG_MPIO_MULTI_CHUNK || pco == COLLDIAG_MPIO_CHUNK_AGGREGATE,
+        CHECK(pco == COLLDIAG_MPIO_LINK_CHUNK || pco == COLLDIAG_MPIO_MULTI_CHUNK || pco == COLLDIAG_MPIO_CHUNK_AGGREGATE ||
+                  pco == COLLDIAG_MPIO_ALL_CHUNK_IND,
               "AUTO chose %s", colldiag_chunk_opt_name(pco));
-        int best = pco == COLLDIAG_MPIO_LINK_CHUNK ? 0 : pco == COLLDIAG_MPIO_MULTI_CHUNK ? 1 : 2;
-        CHECK(e[0] >= 0 && e[1] >= 0 && e[2] >= 0 && e[best] <= e[0] && e[best] <= e[1] && e[best] <= e[2],
-              "AUTO estimates %g %g %g do not justify %s", e[0], e[1], e[2], colldiag_chunk_opt_name(pco));
-        opt = best == 0 ? 1 : best == 1 ? 2 : 6;
+        int best = pco == COLLDIAG_MPIO_LINK_CHUNK ? 0 : pco == COLLDIAG_MPIO_MULTI_CHUNK ? 1 : pco == COLLDIAG_MPIO_CHUNK_AGGREGATE ? 2 : 3;
+        CHECK(e[0] >= 0 && e[1] >= 0 && e[2] >= 0 && e[3] >= 0 && e[best] <= e[0] && e[best] <= e[1] && e[best] <= e[2] &&
+                  e[best] <= e[3],
+              "AUTO estimates %g %g %g %g do not justify %s", e[0], e[1], e[2], e[3], colldiag_chunk_opt_name(pco));
+        opt = best == 0 ? 1 : best == 1 ? 2 : best == 2 ? 6 : 4;
         colldiag_xfer_free(px);
         colldiag_file_close(pf);
     }

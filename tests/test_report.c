@@ -183,14 +183,18 @@ int main(int argc, char **argv)
         colldiag_set_dxpl_mpio_chunk_opt(xp, COLLDIAG_MPIO_CHUNK_AUTO);
         double el = 0, em = 0, ea = 0;
         colldiag_get_auto_estimates(xp, &el, &em, &ea);
-        CHECK(el == -1 && em == -1 && ea == -1, "estimates before any AUTO call: %g %g %g", el, em, ea);
+        double ei0 = 0;
+        colldiag_get_auto_estimate_independent(xp, &ei0);
+        CHECK(el == -1 && em == -1 && ea == -1 && ei0 == -1, "estimates before any AUTO call: %g %g %g %g", el, em, ea, ei0);
         CHECK(colldiag_plan(f, l, s, NULL, xp) == 0, "AUTO plan: %s", colldiag_xfer_errmsg(xp));
         colldiag_get_auto_estimates(xp, &el, &em, &ea);
+        double ei = 0;
+        colldiag_get_auto_estimate_independent(xp, &ei);
         colldiag_actual_chunk_opt_mode_t pc, wc;
         colldiag_get_mpio_actual_chunk_opt_mode(xp, &pc);
-        double best = pc == COLLDIAG_MPIO_LINK_CHUNK ? el : pc == COLLDIAG_MPIO_MULTI_CHUNK ? em : ea;
-        CHECK(el > 0 && em > 0 && ea > 0 && best <= el && best <= em && best <= ea, "AUTO chose %s with estimates %g %g %g",
-              colldiag_chunk_opt_name(pc), el, em, ea);
+        double best = pc == COLLDIAG_MPIO_LINK_CHUNK ? el : pc == COLLDIAG_MPIO_MULTI_CHUNK ? em : pc == COLLDIAG_MPIO_CHUNK_AGGREGATE ? ea : ei;
+        CHECK(el > 0 && em > 0 && ea > 0 && ei > 0 && best <= el && best <= em && best <= ea && best <= ei,
+              "AUTO chose %s with estimates %g %g %g %g", colldiag_chunk_opt_name(pc), el, em, ea, ei);
         CHECK(strstr(colldiag_scheme_reason(xp), "AUTO: estimated link") != NULL, "AUTO reason: %s", colldiag_scheme_reason(xp));
         CHECK(colldiag_write(f, l, s, NULL, buf, xp) == 0, "AUTO write: %s", colldiag_xfer_errmsg(xp));
         colldiag_get_mpio_actual_chunk_opt_mode(xp, &wc);
@@ -198,7 +202,8 @@ int main(int argc, char **argv)
         colldiag_set_dxpl_mpio_chunk_opt(xp, COLLDIAG_MPIO_CHUNK_ONE_IO);
         CHECK(colldiag_plan(f, l, s, NULL, xp) == 0, "plan: %s", colldiag_xfer_errmsg(xp));
         colldiag_get_auto_estimates(xp, &el, NULL, NULL);
-        CHECK(el == -1, "estimates survive a non-AUTO call: %g", el);
+        colldiag_get_auto_estimate_independent(xp, &ei);
+        CHECK(el == -1 && ei == -1, "estimates survive a non-AUTO call: %g %g", el, ei);
         colldiag_xfer_free(xp);
         colldiag_xfer_free(xa);
     }
