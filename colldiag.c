@@ -1685,8 +1685,11 @@ static int map_build(cd_map *m, const colldiag_layout *l, const colldiag_sel *fs
 typedef int (*cd_run_fn)(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n);
 /* cnt such runs, the c-th at foff + c * fstride with indices from k + c * kstride, in this order: the
    rows of a block in one call, so that a walker who can take them whole (collective calls describing
-   a chunk piece) does not pay a call per row. */
-typedef int (*cd_srun_fn)(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_t cnt, MPI_Offset fstride, uint64_t kstride);
+   a chunk piece) does not pay a call per row. planes such blocks, the p-th at foff + p * fplane and
+   k + p * kplane (one, or the planes of a box in a rank >= 3 piece: B4's 8 x 8 x 8 chunks are one
+   call each instead of eight, and the walk does not descend into the same two levels eight times). */
+typedef int (*cd_srun_fn)(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_t cnt, MPI_Offset fstride, uint64_t kstride,
+                          uint64_t planes, MPI_Offset fplane, uint64_t kplane);
 
 struct cd_walk;
 struct cd_node;
@@ -1746,7 +1749,27 @@ static int walk_node(const cd_walk *w, const cd_node *nd, int d, uint64_t off, u
                 uint64_t a2 = t.lo > w->lo[d + 1] ? t.lo : w->lo[d + 1], b2 = t.hi < w->hi[d + 1] ? t.hi : w->hi[d + 1];
                 uint64_t f0 = off + (a - w->lo[d]) * w->pitch[d] + (a2 - w->lo[d + 1]);
                 int rc = w->sfn(w->ctx, w->base + (MPI_Offset)(f0 * w->esize), k + s.kbase + (a - s.lo) * npd + t.kbase + (a2 - t.lo),
-                                b2 - a2 + 1, b - a + 1, (MPI_Offset)(w->pitch[d] * w->esize), npd);
+                                b2 - a2 + 1, b - a + 1, (MPI_Offset)(w->pitch[d] * w->esize), npd, 1, 0, 0);
+                if (rc) return rc;
+                continue;
+            }
+        }
+        if (w->sfn && d == w->rank - 3) {
+            /* planes a..b of a box: one span of rows below, one span of columns below that, the same
+               for every plane (they share s.down), so the planes go as one call */
+            cd_span t1, t2;
+            int one = last_dim_single_span(s.down, w->lo[d + 1], w->hi[d + 1], &t1);
+            if (one == 0) continue;
+            if (one == 1) one = last_dim_single_span(t1.down, w->lo[d + 2], w->hi[d + 2], &t2);
+            if (one == 0) continue;
+            if (one == 1) {
+                const uint64_t a1 = t1.lo > w->lo[d + 1] ? t1.lo : w->lo[d + 1], b1 = t1.hi < w->hi[d + 1] ? t1.hi : w->hi[d + 1];
+                const uint64_t a2 = t2.lo > w->lo[d + 2] ? t2.lo : w->lo[d + 2], b2 = t2.hi < w->hi[d + 2] ? t2.hi : w->hi[d + 2];
+                const uint64_t npr = CD_NP(t1.down); /* points of one row */
+                const uint64_t f0 = off + (a - w->lo[d]) * w->pitch[d] + (a1 - w->lo[d + 1]) * w->pitch[d + 1] + (a2 - w->lo[d + 2]);
+                const uint64_t k0 = k + s.kbase + (a - s.lo) * npd + t1.kbase + (a1 - t1.lo) * npr + t2.kbase + (a2 - t2.lo);
+                int rc = w->sfn(w->ctx, w->base + (MPI_Offset)(f0 * w->esize), k0, b2 - a2 + 1, b1 - a1 + 1,
+                                (MPI_Offset)(w->pitch[d + 1] * w->esize), npr, b - a + 1, (MPI_Offset)(w->pitch[d] * w->esize), npd);
                 if (rc) return rc;
                 continue;
             }
@@ -2508,7 +2531,7 @@ static int stage_run(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
    width) that fit in one fill are staged as one: one gather loop or one scatter record instead of a
    call per row, which is most of a small independent call's own cost (B2's 64 chunks of 8 rows of 32
    bytes each: 512 calls). Anything else goes row by row. */
-static int stage_srun(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_t cnt, MPI_Offset fstride, uint64_t kstride)
+static int stage_srun1(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_t cnt, MPI_Offset fstride, uint64_t kstride)
 {
     cd_stage *st = ctx;
     const uint64_t fes = st->io->fes;
@@ -2518,6 +2541,16 @@ static int stage_srun(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64
     }
     for (uint64_t c = 0; c < cnt; c++) {
         int rc = stage_run(ctx, foff + (MPI_Offset)c * fstride, k + c * kstride, n);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static int stage_srun(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_t cnt, MPI_Offset fstride, uint64_t kstride,
+                      uint64_t planes, MPI_Offset fplane, uint64_t kplane)
+{
+    for (uint64_t q = 0; q < planes; q++) {
+        int rc = stage_srun1(ctx, foff + (MPI_Offset)q * fplane, k + q * kplane, n, cnt, fstride, kstride);
         if (rc) return rc;
     }
     return 0;
@@ -2699,7 +2732,7 @@ static int mrun_group(void *ctx, uint64_t moff, uint64_t n)
 /* A block of rows: described whole when it all falls in this round (the file side as one strided item,
    memory as one too for the plain buffer, or as its runs grouped by stride for a memory selection);
    otherwise row by row, exactly as run_coll would see them. */
-static int srun_coll(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_t cnt, MPI_Offset fstride, uint64_t kstride)
+static int srun_coll1(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_t cnt, MPI_Offset fstride, uint64_t kstride)
 {
     cd_coll_build *b = ctx;
     const uint64_t tot = n * cnt;
@@ -2733,6 +2766,42 @@ static int srun_coll(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_
     }
     for (uint64_t c = 0; c < cnt; c++) {
         int rc = run_coll(ctx, foff + (MPI_Offset)c * fstride, k + c * kstride, n);
+        if (rc) return rc;
+    }
+    return 0;
+}
+/* Planes of blocks of rows: with the plain buffer and the whole box in this round, described and
+   (un)packed here plane by plane without going back through the per-block checks; a box that is
+   contiguous in the file (whole chunk rows and planes) adds one file run. Otherwise block by block. */
+static int srun_coll(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_t cnt, MPI_Offset fstride, uint64_t kstride,
+                     uint64_t planes, MPI_Offset fplane, uint64_t kplane)
+{
+    cd_coll_build *b = ctx;
+    const uint64_t tot = n * cnt * planes;
+    if (planes > 1 && !b->io->ms && (b->walk == WALK_FILE || b->walk == WALK_BOTH || b->walk == WALK_PACK) && b->pos >= b->lo &&
+        b->pos + tot <= b->hi) {
+        const size_t es = b->io->mes, len = (size_t)(n * es), step = (size_t)(kstride * es);
+        const uint64_t fl = n * b->io->fes;
+        b->pos += tot;
+        if (b->walk != WALK_PACK) {
+            if ((uint64_t)fstride == fl && (uint64_t)fplane == fl * cnt) stream_add(&b->fs, (int64_t)foff, fl * cnt * planes);
+            else
+                for (uint64_t q = 0; q < planes; q++) stream_add_strided(&b->fs, (int64_t)(foff + (MPI_Offset)q * fplane), fl, cnt, (int64_t)fstride);
+            if (b->walk == WALK_BOTH)
+                for (uint64_t q = 0; q < planes; q++) stream_add_strided(&b->ms, (int64_t)((k + q * kplane) * es), len, cnt, (int64_t)step);
+            b->mruns += cnt * planes;
+        }
+        if (b->pk) {
+            for (uint64_t q = 0; q < planes; q++, b->pk += len * cnt) {
+                const size_t at = (size_t)((k + q * kplane) * es);
+                if (b->pk_out) copy_rows((unsigned char *)b->io->rbuf + at, step, b->pk, len, len, cnt);
+                else copy_rows(b->pk, len, (const unsigned char *)b->io->wbuf + at, step, len, cnt);
+            }
+        }
+        return 0;
+    }
+    for (uint64_t q = 0; q < planes; q++) {
+        int rc = srun_coll1(ctx, foff + (MPI_Offset)q * fplane, k + q * kplane, n, cnt, fstride, kstride);
         if (rc) return rc;
     }
     return 0;
