@@ -272,7 +272,8 @@ int colldiag_get_auto_estimate_independent(const colldiag_xfer *x, double *indep
 typedef struct {
     uint64_t bytes_collective, bytes_independent;
     uint64_t calls_collective, calls_independent;
-    double t_map, t_decide, t_io;          /* seconds: chunk mapping, decisions (incl. their communication), data movement */
+    double t_map, t_decide, t_io;          /* seconds: chunk mapping, decisions (incl. their communication), data movement
+                                              (incl. the closing reduction, which waits for the slowest rank's data) */
 } colldiag_counters;
 int colldiag_get_counters(const colldiag_xfer *x, colldiag_counters *out);
 /* Why the chunk scheme was chosen, in words ("forced by setting", "avg 2 chunks/rank >= num 0", ...). */
