@@ -12,7 +12,9 @@
  * round-robin and repeated REPS times (median reported): the limit (one contiguous
  * MPI_File_write_at_all / MPI_File_read_at_all of the same number of bytes per rank), for the
  * 2-D block patterns the same link-chunk write as one MPI call built by hand ("mpi by hand"; for B3
- * the exchange-then-write floor of aggregation, for B4 MPI's write of the runs in file order), for B2
+ * the exchange-then-write floor of aggregation, for B4 MPI's write of the runs in file order, in one
+ * call, in link's 16 MiB calls ("mpi rounds"), and in those calls reordering each one's rows from the
+ * rank's buffer ("mpi ordered", link's floor under its memory bound)), for B2
  * and B2r the independent calls of multi-chunk with colldiag's two agreement reductions ("mpi agreed"), every
  * colldiag scheme and, built with -DCOLLDIAG_WITH_HDF5 (make bench-hdf5), parallel HDF5's link, multi
  * and independent writes of the same selection on the same chunked layout. Prints seconds, the ratio to
@@ -218,7 +220,7 @@ static int agreed_ind(colldiag_file *f, const pattern *p, int i, unsigned char *
 
 /* schemes: -1 the raw limit, 0..7 colldiag chunk opts, 100+ HDF5 (link, multi, independent), -2 the raw
    same link-chunk write as one MPI call built by hand (above), -3 B4's by-hand write in link's rounds,
-   -4 the agreed independent calls by hand, -5 B4's by-hand rounds with the reordering timed */
+   -4 the agreed independent calls by hand, -5 B4's by-hand rounds reordering each call's rows, timed */
 static const int opts[] = {-1, COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_ALL_CHUNK_IND_IO,
                            COLLDIAG_MPIO_CHUNK_AGGREGATE_IO, COLLDIAG_MPIO_CHUNK_AUTO, 100, 101, 102, -2, -3, -4, -5};
 static const char *const oname[] = {"raw limit", "link", "multi", "all-ind", "aggregate", "auto", "h5 link", "h5 multi", "h5 ind",
@@ -344,16 +346,55 @@ static void slab_order(const pattern *p, int i, unsigned char *mem, unsigned cha
     }
 }
 
+/* Bytes [o, o + len) of the rank's file-order stream (slab_order's order), moved between the row-major
+   buffer mem and dst, either way: the position is found once, then chunk rows follow one another. */
+static void slab_range(const pattern *p, int i, unsigned char *mem, unsigned char *dst, uint64_t o, uint64_t len, int to_ord)
+{
+    uint64_t st[3], sr[3], cn[3], bl[3];
+    pattern_hyperslab(p, i, st, sr, cn, bl);
+    const uint64_t *d = p->dims, *c = p->cdims, es = p->esize, lo = st[0], hi = st[0] + bl[0], row = c[2] * es;
+    const uint64_t gx = d[2] / c[2], nch = (d[1] / c[1]) * gx;
+    uint64_t pos = 0; /* where the layer starts in the stream */
+    for (uint64_t cz = lo / c[0]; cz * c[0] < hi && len; cz++) {
+        const uint64_t z0 = cz * c[0] > lo ? cz * c[0] : lo, z1 = (cz + 1) * c[0] < hi ? (cz + 1) * c[0] : hi;
+        const uint64_t cb = (z1 - z0) * c[1] * row, lb = cb * nch; /* bytes of a chunk's part, of the layer */
+        if (o >= pos + lb) {
+            pos += lb;
+            continue;
+        }
+        const uint64_t q = o - pos, r = q % cb;
+        uint64_t ch = q / cb, zi = r / row / c[1], yi = r / row % c[1], b = r % row;
+        for (; ch < nch && len; ch++, zi = 0) {
+            const uint64_t y0 = (ch / gx) * c[1], x0 = (ch % gx) * c[2];
+            for (; zi < z1 - z0 && len; zi++, yi = 0)
+                for (; yi < c[1] && len; yi++, b = 0) {
+                    unsigned char *m = mem + (((z0 + zi - lo) * d[1] + y0 + yi) * d[2] + x0) * es + b;
+                    const uint64_t t = row - b < len ? row - b : len;
+                    if (t == 32) { /* B4's rows: a fixed-length copy, as link's packing has */
+                        if (to_ord) memcpy(dst, m, 32);
+                        else memcpy(m, dst, 32);
+                    } else if (to_ord) memcpy(dst, m, t);
+                    else memcpy(m, dst, t);
+                    dst += t;
+                    len -= t;
+                    o += t;
+                }
+        }
+        pos += lb;
+    }
+}
+
 /* "mpi rounds": the by-hand B4 write cut into the calls link makes under colldiag's memory bound,
    each at most the collective buffer (16 MiB) per rank, in as many calls as the busiest rank needs,
    with link's order: the runs of shared chunk layers (fp) first, then the others, a call taking each
    rank's next 16 MiB of that order and handing MPI its runs in file order (file view and memory type
    both hindexed; memory is the data in file order). What MPI charges per collective call shows as the
-   gap to one call. "mpi ordered" is the same calls with the reordering timed as well: the rows moved
-   from the rank's row-major buffer into file order before the calls (slab_order, chunk row by chunk
-   row) and back after a read. Link-chunk cannot skip that work (MPI's datatype engine doing it
-   instead took 9x link, above), so it is link's floor on this layout. */
-static void byhand_rounds(MPI_File fh, const byhand *h, const pattern *p, unsigned char *ord, int rd)
+   gap to one call. "mpi ordered" (mem given) is the same calls with the reordering timed as well, under
+   the same memory bound as link: each call's runs are moved from the rank's row-major buffer into one
+   reused 16 MiB buffer in file order before the call (slab_range), and back after a read. Link-chunk
+   cannot skip that work (MPI's datatype engine doing it instead took 9x link, above), nor do it for
+   the whole slab at once within its bound, so this is link's floor on this layout. */
+static void byhand_rounds(MPI_File fh, const byhand *h, const pattern *p, int i, unsigned char *ord, unsigned char *mem, int rd)
 {
     const uint64_t cap = COLLDIAG_COLL_BUFFER_BYTES;
     uint64_t mine = p->bytes / cap + (p->bytes % cap != 0), rounds = 0, part = 0;
@@ -362,6 +403,7 @@ static void byhand_rounds(MPI_File fh, const byhand *h, const pattern *p, unsign
         if (h->fp[q]) part += (uint64_t)h->fl[q];
     int *bl = malloc((h->nf + 1) * sizeof *bl);
     MPI_Aint *dp = malloc((h->nf + 1) * sizeof *dp), *mp = malloc((h->nf + 1) * sizeof *mp);
+    unsigned char *pk = mem ? malloc(cap) : NULL;
     for (uint64_t r = 0; r < rounds; r++) {
         const uint64_t lo = r * cap, hi = lo + cap;
         uint64_t cp = 0, cf = part, o = 0; /* positions in link's order; offset in file order */
@@ -375,6 +417,12 @@ static void byhand_rounds(MPI_File fh, const byhand *h, const pattern *p, unsign
             dp[n] = h->fd[q] + (MPI_Aint)(a - at);
             mp[n++] = (MPI_Aint)(o + a - at);
         }
+        uint64_t got = 0; /* mem given: the round's runs packed one after the other in pk */
+        for (int q = 0; pk && q < n; got += (uint64_t)bl[q], q++) {
+            if (!rd) slab_range(p, i, mem, pk + got, (uint64_t)mp[q], (uint64_t)bl[q], 1);
+            mp[q] = (MPI_Aint)got;
+        }
+        unsigned char *buf = pk ? pk : ord;
         MPI_Datatype ft, mt;
         MPI_Type_create_hindexed(n, bl, dp, MPI_BYTE, &ft);
         MPI_Type_commit(&ft);
@@ -382,11 +430,23 @@ static void byhand_rounds(MPI_File fh, const byhand *h, const pattern *p, unsign
         MPI_Type_commit(&mt);
         MPI_File_set_view(fh, 0, MPI_BYTE, ft, "native", MPI_INFO_NULL);
         MPI_Status st;
-        if (rd) MPI_File_read_at_all(fh, 0, ord, n ? 1 : 0, mt, &st);
-        else MPI_File_write_at_all(fh, 0, ord, n ? 1 : 0, mt, &st);
+        if (rd) MPI_File_read_at_all(fh, 0, buf, n ? 1 : 0, mt, &st);
+        else MPI_File_write_at_all(fh, 0, buf, n ? 1 : 0, mt, &st);
         MPI_Type_free(&ft);
         MPI_Type_free(&mt);
+        if (pk && rd) { /* back into the row-major buffer, run by run (positions recomputed as above) */
+            uint64_t cp2 = 0, cf2 = part, o2 = 0, at2 = 0;
+            for (uint64_t q = 0; q < h->nf; o2 += (uint64_t)h->fl[q], q++) {
+                uint64_t *c = h->fp[q] ? &cp2 : &cf2, at = *c, len = (uint64_t)h->fl[q];
+                *c += len;
+                if (at + len <= lo || at >= hi) continue;
+                const uint64_t a = at > lo ? at : lo, e = at + len < hi ? at + len : hi;
+                slab_range(p, i, mem, pk + at2, o2 + a - at, e - a, 0);
+                at2 += e - a;
+            }
+        }
     }
+    free(pk);
     free(bl);
     free(dp);
     free(mp);
@@ -693,7 +753,7 @@ int main(int argc, char **argv)
                     if (opts[o] == -4 && !agreed_ok[i]) continue;
                     if (op == 1) memset(rbuf, 0xEE, pt[i].bytes);
                     unsigned char *ord = NULL; /* B4 by hand: the data in file order, moved untimed */
-                    if (opts[o] <= -2 && hand[i].in_file_order) {
+                    if (opts[o] <= -2 && opts[o] != -5 && hand[i].in_file_order) {
                         ord = malloc(pt[i].bytes + 1);
                         if (op == 0) slab_order(&pt[i], i, buf, ord, 1);
                     }
@@ -710,11 +770,9 @@ int main(int argc, char **argv)
                             if (opts[o] == -4) {
                                 nfail += agreed_ind(f, &pt[i], i, op ? rbuf : buf, stage, op);
                             } else if (opts[o] == -3) {
-                                byhand_rounds(f->fh, &hand[i], &pt[i], ord, op);
-                            } else if (opts[o] == -5) { /* the reordering link does, timed: rows into file order and back */
-                                if (op == 0) slab_order(&pt[i], i, buf, ord, 1);
-                                byhand_rounds(f->fh, &hand[i], &pt[i], ord, op);
-                                if (op == 1) slab_order(&pt[i], i, rbuf, ord, 0);
+                                byhand_rounds(f->fh, &hand[i], &pt[i], i, ord, NULL, op);
+                            } else if (opts[o] == -5) { /* the reordering link does, timed, round by round */
+                                byhand_rounds(f->fh, &hand[i], &pt[i], i, NULL, op ? rbuf : buf, op);
                             } else if (opts[o] == -2 && hand[i].x3) {
                                 exch_write(f->fh, &pt[i], &hand[i]);
                             } else if (opts[o] == -2) {
@@ -762,7 +820,7 @@ int main(int argc, char **argv)
                     double el = (MPI_Wtime() - t0) / reps_in, mx;
                     MPI_Allreduce(&el, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
                     t[op][i][o][r] = mx;
-                    if (ord && op == 1 && opts[o] != -5) slab_order(&pt[i], i, rbuf, ord, 0);
+                    if (ord && op == 1) slab_order(&pt[i], i, rbuf, ord, 0);
                     free(ord);
                     /* every colldiag and by-hand variant is verified once (first repetition, untimed): a write
                        against the file read back raw, a read against the values the writes put there */
@@ -870,7 +928,7 @@ int main(int argc, char **argv)
                 printf("    (by hand in link's 16 MiB calls: %.2fx all-independent; link / by hand in rounds: %.2fx)\n",
                        med[0][4][O_HROUNDS] / med[0][4][O_IND], med[0][4][O_LINK] / med[0][4][O_HROUNDS]);
             if (med[0][4][O_HORD] > 0) /* what link must do: the reordering and the same calls */
-                printf("    (the same, reordering rows into file order timed too: %.2fx all-independent; link / it: %.2fx)\n",
+                printf("    (the same calls reordering each one's rows into a reused 16 MiB buffer, timed: %.2fx all-independent; link / it: %.2fx)\n",
                        med[0][4][O_HORD] / med[0][4][O_IND], med[0][4][O_LINK] / med[0][4][O_HORD]);
         }
         for (int op = 0; op < 2; op++)
