@@ -190,7 +190,7 @@ $(A)/fuzz_io: tests/fuzz_io.c tests/scenario_run.c colldiag.c colldiag.h | $(A)
 $(A)/rfc_modes: examples/rfc_modes.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -I. $< colldiag.c -o $@
 $(A)/fuzz_map: tests/fuzz_map.c colldiag.c colldiag.h | $(A)
-	OMPI_CC=clang mpicc.openmpi -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@
+	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra -Werror -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@
 
 check-asan: $(A)/test_io $(A)/test_errors $(A)/test_report $(A)/scenario_run $(A)/rfc_modes $(A)/fuzz_io
 	$(SANENV) mpirun.openmpi --oversubscribe -n 3 $(A)/test_io

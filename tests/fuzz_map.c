@@ -99,12 +99,16 @@ static int row_cb(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
     stream_add(&g->fs, foff, n * 4);
     return 0;
 }
-static int block_cb(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_t cnt, MPI_Offset fstride, uint64_t kstride)
+static int block_cb(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_t cnt, MPI_Offset fstride, uint64_t kstride,
+                    uint64_t planes, MPI_Offset fplane, uint64_t kplane)
 {
     runlog *g = ctx;
-    INVARIANT(cnt > 0 && n > 0);
-    for (uint64_t c = 0; c < cnt; c++) log_run(g, foff + (MPI_Offset)c * fstride, k + c * kstride, n);
-    stream_add_strided(&g->fs, foff, n * 4, cnt, fstride);
+    INVARIANT(cnt > 0 && n > 0 && planes > 0);
+    for (uint64_t q = 0; q < planes; q++) {
+        const MPI_Offset f = foff + (MPI_Offset)q * fplane;
+        for (uint64_t c = 0; c < cnt; c++) log_run(g, f + (MPI_Offset)c * fstride, k + q * kplane + c * kstride, n);
+        stream_add_strided(&g->fs, f, n * 4, cnt, fstride);
+    }
     return 0;
 }
 /* A stream as its byte runs, adjacent runs merged: two streams describe the same bytes in the same
