@@ -1690,6 +1690,17 @@ typedef int (*cd_run_fn)(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n);
    call each instead of eight, and the walk does not descend into the same two levels eight times). */
 typedef int (*cd_srun_fn)(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_t cnt, MPI_Offset fstride, uint64_t kstride,
                           uint64_t planes, MPI_Offset fplane, uint64_t kplane);
+/* One plane of such a call, for walkers that take planes one at a time (srun_by_plane). */
+typedef int (*cd_srun1_fn)(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_t cnt, MPI_Offset fstride, uint64_t kstride);
+static int srun_by_plane(cd_srun1_fn fn, void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_t cnt, MPI_Offset fstride,
+                         uint64_t kstride, uint64_t planes, MPI_Offset fplane, uint64_t kplane)
+{
+    for (uint64_t q = 0; q < planes; q++) {
+        int rc = fn(ctx, foff + (MPI_Offset)q * fplane, k + q * kplane, n, cnt, fstride, kstride);
+        if (rc) return rc;
+    }
+    return 0;
+}
 
 struct cd_walk;
 struct cd_node;
@@ -2549,11 +2560,7 @@ static int stage_srun1(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint6
 static int stage_srun(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_t cnt, MPI_Offset fstride, uint64_t kstride,
                       uint64_t planes, MPI_Offset fplane, uint64_t kplane)
 {
-    for (uint64_t q = 0; q < planes; q++) {
-        int rc = stage_srun1(ctx, foff + (MPI_Offset)q * fplane, k + q * kplane, n, cnt, fstride, kstride);
-        if (rc) return rc;
-    }
-    return 0;
+    return srun_by_plane(stage_srun1, ctx, foff, k, n, cnt, fstride, kstride, planes, fplane, kplane);
 }
 
 /* need: the elements the calls will move, so that a small transfer does not fault in a 4 MiB buffer
@@ -2800,11 +2807,7 @@ static int srun_coll(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint64_
         }
         return 0;
     }
-    for (uint64_t q = 0; q < planes; q++) {
-        int rc = srun_coll1(ctx, foff + (MPI_Offset)q * fplane, k + q * kplane, n, cnt, fstride, kstride);
-        if (rc) return rc;
-    }
-    return 0;
+    return srun_by_plane(srun_coll1, ctx, foff, k, n, cnt, fstride, kstride, planes, fplane, kplane);
 }
 static int pack_pays(const cd_io *io, uint64_t bytes, uint64_t mruns)
 {
