@@ -403,6 +403,7 @@ static void byhand_rounds(MPI_File fh, const byhand *h, const pattern *p, int i,
         if (h->fp[q]) part += (uint64_t)h->fl[q];
     int *bl = malloc((h->nf + 1) * sizeof *bl);
     MPI_Aint *dp = malloc((h->nf + 1) * sizeof *dp), *mp = malloc((h->nf + 1) * sizeof *mp);
+    MPI_Aint *sp = malloc((h->nf + 1) * sizeof *sp); /* mem given: the runs' positions in file order */
     unsigned char *pk = mem ? malloc(cap) : NULL;
     for (uint64_t r = 0; r < rounds; r++) {
         const uint64_t lo = r * cap, hi = lo + cap;
@@ -420,6 +421,7 @@ static void byhand_rounds(MPI_File fh, const byhand *h, const pattern *p, int i,
         uint64_t got = 0; /* mem given: the round's runs packed one after the other in pk */
         for (int q = 0; pk && q < n; got += (uint64_t)bl[q], q++) {
             if (!rd) slab_range(p, i, mem, pk + got, (uint64_t)mp[q], (uint64_t)bl[q], 1);
+            sp[q] = mp[q];
             mp[q] = (MPI_Aint)got;
         }
         unsigned char *buf = pk ? pk : ord;
@@ -434,19 +436,11 @@ static void byhand_rounds(MPI_File fh, const byhand *h, const pattern *p, int i,
         else MPI_File_write_at_all(fh, 0, buf, n ? 1 : 0, mt, &st);
         MPI_Type_free(&ft);
         MPI_Type_free(&mt);
-        if (pk && rd) { /* back into the row-major buffer, run by run (positions recomputed as above) */
-            uint64_t cp2 = 0, cf2 = part, o2 = 0, at2 = 0;
-            for (uint64_t q = 0; q < h->nf; o2 += (uint64_t)h->fl[q], q++) {
-                uint64_t *c = h->fp[q] ? &cp2 : &cf2, at = *c, len = (uint64_t)h->fl[q];
-                *c += len;
-                if (at + len <= lo || at >= hi) continue;
-                const uint64_t a = at > lo ? at : lo, e = at + len < hi ? at + len : hi;
-                slab_range(p, i, mem, pk + at2, o2 + a - at, e - a, 0);
-                at2 += e - a;
-            }
-        }
+        for (int q = 0; pk && rd && q < n; q++) /* back into the row-major buffer, run by run */
+            slab_range(p, i, mem, pk + mp[q], (uint64_t)sp[q], (uint64_t)bl[q], 0);
     }
     free(pk);
+    free(sp);
     free(bl);
     free(dp);
     free(mp);
