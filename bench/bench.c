@@ -325,27 +325,6 @@ static byhand byhand_slab(const pattern *p, int i)
     return h;
 }
 
-/* Moves B4's slab between the rank's row-major buffer (mem) and file order (ord), either way: chunk
-   layer by layer, chunk by chunk, a chunk row (memcpy) at a time. */
-static void slab_order(const pattern *p, int i, unsigned char *mem, unsigned char *ord, int to_ord)
-{
-    uint64_t st[3], sr[3], cn[3], bl[3];
-    pattern_hyperslab(p, i, st, sr, cn, bl);
-    const uint64_t *d = p->dims, *c = p->cdims, es = p->esize, lo = st[0], hi = st[0] + bl[0], row = c[2] * es;
-    unsigned char *o = ord;
-    for (uint64_t cz = lo / c[0]; cz * c[0] < hi; cz++) {
-        uint64_t z0 = cz * c[0] > lo ? cz * c[0] : lo, z1 = (cz + 1) * c[0] < hi ? (cz + 1) * c[0] : hi;
-        for (uint64_t y0 = 0; y0 < d[1]; y0 += c[1])
-            for (uint64_t x0 = 0; x0 < d[2]; x0 += c[2])
-                for (uint64_t z = z0; z < z1; z++)
-                    for (uint64_t y = y0; y < y0 + c[1]; y++, o += row) {
-                        unsigned char *m = mem + (((z - lo) * d[1] + y) * d[2] + x0) * es;
-                        if (to_ord) memcpy(o, m, row);
-                        else memcpy(m, o, row);
-                    }
-    }
-}
-
 /* Bytes [o, o + len) of the rank's file-order stream (slab_order's order), moved between the row-major
    buffer mem and dst, either way: the position is found once, then chunk rows follow one another. */
 static void slab_range(const pattern *p, int i, unsigned char *mem, unsigned char *dst, uint64_t o, uint64_t len, int to_ord)
@@ -377,11 +356,18 @@ static void slab_range(const pattern *p, int i, unsigned char *mem, unsigned cha
                     else memcpy(m, dst, t);
                     dst += t;
                     len -= t;
-                    o += t;
+                    o += t; /* the next layer's test above needs the position reached */
                 }
         }
         pos += lb;
     }
+}
+
+/* Moves B4's slab between the rank's row-major buffer (mem) and file order (ord), either way: chunk
+   layer by layer, chunk by chunk, a chunk row at a time. */
+static void slab_order(const pattern *p, int i, unsigned char *mem, unsigned char *ord, int to_ord)
+{
+    slab_range(p, i, mem, ord, 0, p->bytes, to_ord);
 }
 
 /* "mpi rounds": the by-hand B4 write cut into the calls link makes under colldiag's memory bound,
