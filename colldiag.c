@@ -4117,7 +4117,7 @@ static void multi_local(const cd_io *io, uint64_t *partial, uint64_t *ns, uint64
 {
     *partial = 0;
     *ns = *ind_ns = 0;
-    if (io->code || io->l->storage != STORE_CHUNKED) return;
+    if (io->l->storage != STORE_CHUNKED) return;
     const double *k = io->set.k;
     double bw = 0, bp = 0, rp = 0, stretches = 0;
     MPI_Offset end = -1;
@@ -4154,7 +4154,7 @@ static void touch_map(const cd_io *io, uint64_t *bits, uint64_t *nbits)
     const uint64_t nb = 64 * (uint64_t)CD_TOUCH_WORDS, per = io->l->nchunks / nb + (io->l->nchunks % nb != 0);
     memset(bits, 0, CD_TOUCH_WORDS * sizeof *bits);
     *nbits = 0;
-    if (io->code || io->l->storage != STORE_CHUNKED || per == 0) return;
+    if (io->l->storage != STORE_CHUNKED || per == 0) return;
     for (uint64_t i = 0; i < io->map.n; i++) {
         const uint64_t b = io->map.pc[i].idx / per;
         bits[b / 64] |= (uint64_t)1 << (b % 64);
@@ -4167,7 +4167,6 @@ static void touch_map(const cd_io *io, uint64_t *bits, uint64_t *nbits)
 static uint64_t link_mem_runs(const cd_io *io)
 {
     uint64_t mr = 0;
-    if (io->code) return 0;
     for (uint64_t i = 0; i < io->map.n; i++) {
         const cd_piece *p = &io->map.pc[i];
         if (p->mruns > 1 && io->set.pack_run && p->nelem * io->mes >= (uint64_t)io->set.pack_run * p->mruns) mr += p->mruns;
@@ -4366,15 +4365,25 @@ static const colldiag_chunk_info *chunks_view(const colldiag_xfer *cx, uint64_t 
     return x->chunks;
 }
 
+/* The agreement vector of a rank that contributes nothing but its causes and its failure (if any): the
+   identity of every other entry (0 for OR, SUM and MAX, UINT64_MAX for MIN), so the reduction gives what
+   the other ranks alone would. A rank whose checks failed sends it to the first reduction (it must not
+   map, digest or measure arguments it has just rejected); every rank sends it to the closing one. */
+static void agree_neutral(const cd_io *io, uint32_t cause, uint64_t v[AG_N])
+{
+    memset(v, 0, AG_N * sizeof *v);
+    v[AG_CAUSE] = cause;
+    v[AG_FAIL] = io->code ? (uint64_t)io->f->rank * 16u + (uint64_t)(-io->code) : UINT64_MAX;
+    v[AG_MIN_CHUNKS] = UINT64_MAX;
+}
+
 /* After the data moved: one reduction so that a failure anywhere fails the call everywhere. Its time
    counts as data movement (t_io), not deciding: it is mostly this rank waiting for the slowest rank's
    data (B4 all-independent: 20-45 ms of a 150 ms call, against 4 ms of actual deciding). */
 static int agree_end(cd_io *io)
 {
     uint64_t v[AG_N], g[AG_N];
-    memset(v, 0, sizeof v);
-    v[AG_FAIL] = io->code ? (uint64_t)io->f->rank * 16u + (uint64_t)(-io->code) : UINT64_MAX;
-    v[AG_MIN_CHUNKS] = UINT64_MAX;
+    agree_neutral(io, 0, v);
     const double t0 = cd_now();
     int rc = MPI_Allreduce(v, g, AG_N, MPI_UINT64_T, io->f->op, io->f->comm);
     io->x->cnt.t_io += cd_now() - t0;
@@ -4406,7 +4415,7 @@ static int agree_end(cd_io *io)
 static void write_extent(const cd_io *io, uint64_t *end, uint64_t *fsize)
 {
     *end = *fsize = 0;
-    if (io->code || io->dir != DIR_WRITE || io->set.mode != COLLDIAG_MPIO_COLLECTIVE || io->f->driver != COLLDIAG_DRIVER_MPIO ||
+    if (io->dir != DIR_WRITE || io->set.mode != COLLDIAG_MPIO_COLLECTIVE || io->f->driver != COLLDIAG_DRIVER_MPIO ||
         io->set.coll_opt != COLLDIAG_MPIO_COLLECTIVE_IO)
         return;
     const uint64_t span = io->l->storage == STORE_CHUNKED ? io->l->chunk_bytes : io->l->nelem * io->fes;
@@ -4518,6 +4527,35 @@ static int finish(cd_io *io, int rc)
     return rc;
 }
 
+/* The agreement vector of a rank whose arguments passed every check and whose selection is mapped:
+   its causes, layout and settings digests, view, chunk counts and the AUTO model's inputs. The
+   functions it calls read the layout, the selections and the map without guarding against bad ones:
+   agree_neutral stands in for a rank that failed. */
+static void agree_local(cd_io *io, uint32_t cause, uint64_t v[AG_N])
+{
+    const uint64_t ld = layout_digest(io->l), sd = settings_digest(&io->set);
+    v[AG_CAUSE] = cause;
+    v[AG_LAYOUT] = ld;
+    v[AG_LAYOUT_NOT] = ~ld;
+    v[AG_SETTINGS] = sd;
+    v[AG_SETTINGS_NOT] = ~sd;
+    v[AG_VIEW] = !view_is_default(io->f);
+    v[AG_FAIL] = UINT64_MAX;
+    v[AG_SUM_CHUNKS] = v[AG_MIN_CHUNKS] = v[AG_MAX_CHUNKS] = io->map.n;
+    v[AG_MAX_BYTES] = v[AG_MAX_PIECE] = v[AG_MAX_RUNS] = 0;
+    for (uint64_t i = 0; i < io->map.n; i++) {
+        uint64_t b = io->map.pc[i].nelem * io->fes;
+        v[AG_MAX_RUNS] += io->map.pc[i].nruns;
+        v[AG_MAX_BYTES] += b;
+        if (b > v[AG_MAX_PIECE]) v[AG_MAX_PIECE] = b;
+    }
+    v[AG_SUM_RUNS] = v[AG_MAX_RUNS];
+    multi_local(io, &v[AG_SUM_PARTIAL], &v[AG_MAX_MULTI_NS], &v[AG_MAX_IND_NS]);
+    v[AG_MAX_MRUNS] = link_mem_runs(io);
+    write_extent(io, &v[AG_MAX_END], &v[AG_MAX_FSIZE]);
+    touch_map(io, &v[AG_TOUCH], &v[AG_SUM_TOUCH]);
+}
+
 /* The whole transfer: checks, causes, agreement, scheme, data, results. */
 static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *fs, const colldiag_sel *ms,
                        const void *wbuf, void *rbuf, colldiag_xfer *x, int dir, const char *fn)
@@ -4584,29 +4622,13 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
         x->cnt.t_decide = cd_now() - t0 - x->cnt.t_io;
         return finish(&io, io.code);
     }
-    /* collective: one reduction decides causes, agreement, first failure and chunk counts */
-    uint64_t ld = io.code ? 0 : layout_digest(l), sd = settings_digest(&io.set);
+    /* collective: one reduction decides causes, agreement, first failure and chunk counts. This is the
+       one place where a rank whose arguments failed their checks parts from the others: it contributes
+       the neutral vector and nothing after this line reads its arguments (it leaves right after the
+       reduction, as does everybody, since its ERROR_WHILE_CHECKING bit is in the global cause). */
     uint64_t v[AG_N];
-    v[AG_CAUSE] = cause;
-    v[AG_LAYOUT] = ld;
-    v[AG_LAYOUT_NOT] = ~ld;
-    v[AG_SETTINGS] = sd;
-    v[AG_SETTINGS_NOT] = ~sd;
-    v[AG_VIEW] = io.code ? 0 : !view_is_default(f);
-    v[AG_FAIL] = io.code ? (uint64_t)f->rank * 16u + (uint64_t)(-io.code) : UINT64_MAX;
-    v[AG_SUM_CHUNKS] = v[AG_MIN_CHUNKS] = v[AG_MAX_CHUNKS] = io.map.n;
-    v[AG_MAX_BYTES] = v[AG_MAX_PIECE] = v[AG_MAX_RUNS] = 0;
-    for (uint64_t i = 0; i < io.map.n; i++) {
-        uint64_t b = io.map.pc[i].nelem * io.fes;
-        v[AG_MAX_RUNS] += io.map.pc[i].nruns;
-        v[AG_MAX_BYTES] += b;
-        if (b > v[AG_MAX_PIECE]) v[AG_MAX_PIECE] = b;
-    }
-    v[AG_SUM_RUNS] = v[AG_MAX_RUNS];
-    multi_local(&io, &v[AG_SUM_PARTIAL], &v[AG_MAX_MULTI_NS], &v[AG_MAX_IND_NS]);
-    v[AG_MAX_MRUNS] = link_mem_runs(&io);
-    write_extent(&io, &v[AG_MAX_END], &v[AG_MAX_FSIZE]);
-    touch_map(&io, &v[AG_TOUCH], &v[AG_SUM_TOUCH]);
+    if (io.code) agree_neutral(&io, cause, v);
+    else agree_local(&io, cause, v);
     rc = MPI_Allreduce(v, io.g, AG_N, MPI_UINT64_T, f->op, f->comm);
     if (rc != MPI_SUCCESS) return finish(&io, cd_mpi_err(&io, rc, "MPI_Allreduce (cause agreement)"));
     uint64_t touched_bits = 0;
@@ -4620,7 +4642,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
                                    io.g[AG_FAIL] / 16u, colldiag_strerror(-(int)(io.g[AG_FAIL] % 16u))));
     }
     if ((io.g[AG_LAYOUT] & io.g[AG_LAYOUT_NOT]) || (io.g[AG_SETTINGS] & io.g[AG_SETTINGS_NOT])) {
-        report_disagreement(&io, ld, sd);
+        report_disagreement(&io, v[AG_LAYOUT], v[AG_SETTINGS]);
         return finish(&io, io.code);
     }
     if (io.g[AG_VIEW] && dir != DIR_PLAN) view_reset(&io);
@@ -4852,7 +4874,10 @@ typedef struct {
     uint64_t *off;
 } cd_rep;
 
-/* Gathers every rank's results on rank 0. Collective; returns the same code everywhere. */
+/* Gathers every rank's results on rank 0. Collective: every rank returns 0, or an error on every rank
+   (ERR_ARG on a rank that passed x = NULL, ERR_PEER naming it on the others; ERR_NOMEM everywhere when
+   rank 0 cannot hold the report). Rank 0 first says whether it can receive the headers, so that no
+   gather writes past a buffer it could not allocate. */
 static int report_gather(colldiag_file *f, const colldiag_xfer *x, const char *fn, cd_rep *r)
 {
     memset(r, 0, sizeof *r);
@@ -4876,44 +4901,47 @@ static int report_gather(colldiag_file *f, const colldiag_xfer *x, const char *f
         snprintf(me.reason, sizeof me.reason, "%s", x->reason);
     }
     r->P = f->size;
+    /* st[0]: 0 go on, 1 a rank passed x = NULL (st[1] the first), 2 rank 0 is out of memory */
+    int st[2] = {0, -1};
     if (f->rank == 0) {
         r->h = cd_calloc((size_t)r->P, sizeof *r->h);
         r->off = cd_calloc((size_t)r->P + 1, sizeof *r->off);
+        if (!r->h || !r->off) st[0] = 2;
     }
-    int lbad = f->rank == 0 && (!r->h || !r->off);
-    MPI_Gather(&me, (int)sizeof me, MPI_BYTE, r->h ? (void *)r->h : (void *)&me, (int)sizeof me, MPI_BYTE, 0, f->comm);
+    MPI_Bcast(st, 2, MPI_INT, 0, f->comm);
+    const int gathered = st[0] == 0; /* agreed: every rank takes the same steps below */
+    if (gathered) MPI_Gather(&me, (int)sizeof me, MPI_BYTE, r->h, (int)sizeof me, MPI_BYTE, 0, f->comm);
     int *cnt = NULL, *dsp = NULL;
     uint64_t total = 0;
-    if (f->rank == 0 && !lbad) {
+    if (f->rank == 0 && gathered) {
         for (int i = 0; i < r->P; i++) {
             r->off[i] = total;
             total += r->h[i].sent;
-            lbad |= r->h[i].bad;
+            if (r->h[i].bad && st[0] == 0) { st[0] = 1; st[1] = i; }
         }
         r->off[r->P] = total;
-        cnt = cd_malloc((size_t)r->P * sizeof *cnt);
-        dsp = cd_malloc((size_t)r->P * sizeof *dsp);
-        r->ci = cd_malloc((size_t)(total ? total : 1) * sizeof *r->ci);
-        if (!cnt || !dsp || !r->ci || total * sizeof *r->ci > (uint64_t)INT_MAX) lbad = 1;
-        for (int i = 0; i < r->P && !lbad; i++) {
+        if (st[0] == 0) {
+            cnt = cd_malloc((size_t)r->P * sizeof *cnt);
+            dsp = cd_malloc((size_t)r->P * sizeof *dsp);
+            r->ci = cd_malloc((size_t)(total ? total : 1) * sizeof *r->ci);
+            if (!cnt || !dsp || !r->ci || total * sizeof *r->ci > (uint64_t)INT_MAX) st[0] = 2;
+        }
+        for (int i = 0; i < r->P && st[0] == 0; i++) {
             cnt[i] = (int)(r->h[i].sent * sizeof *r->ci);
             dsp[i] = (int)(r->off[i] * sizeof *r->ci);
         }
     }
-    /* rank 0 tells everyone whether the gather can proceed, so nobody blocks in a Gatherv alone */
-    MPI_Bcast(&lbad, 1, MPI_INT, 0, f->comm);
+    /* rank 0 tells everyone whether the chunk lists can follow, so nobody blocks in a Gatherv alone */
+    if (gathered) MPI_Bcast(st, 2, MPI_INT, 0, f->comm);
     int rc = 0;
-    if (!lbad) {
+    if (st[0] == 0)
         MPI_Gatherv(x && me.sent ? (void *)x->chunks : (void *)&me, (int)(me.sent * sizeof *r->ci), MPI_BYTE, r->ci, cnt, dsp, MPI_BYTE, 0,
                     f->comm);
-    } else {
-        int anyx = !x;
-        int all = 0;
-        MPI_Allreduce(&anyx, &all, 1, MPI_INT, MPI_LOR, f->comm);
-        rc = !x ? cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL")
-             : all ? cd_fail(COLLDIAG_ERR_PEER, fn, "another rank passed x = NULL")
-                   : cd_fail(COLLDIAG_ERR_NOMEM, fn, "gathering the report on rank 0");
-    }
+    else if (st[0] == 1)
+        rc = !x ? cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL (this rank's results cannot be reported)")
+                : cd_fail(COLLDIAG_ERR_PEER, fn, "rank %d passed x = NULL", st[1]);
+    else
+        rc = cd_fail(COLLDIAG_ERR_NOMEM, fn, "gathering the report on rank 0");
     cd_free(cnt);
     cd_free(dsp);
     return rc;
@@ -5655,12 +5683,17 @@ int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
 {
     static const char fn[] = "colldiag_h5_plan";
     if (file_out) *file_out = NULL;
-    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
-    if (!file_out) return cd_fail(COLLDIAG_ERR_ARG, fn, "file_out is NULL");
-    if (dir != COLLDIAG_TO_FILE && dir != COLLDIAG_TO_MEMORY) return cd_fail(COLLDIAG_ERR_ARG, fn, "dir = %d", (int)dir);
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL (this rank cannot take part: its results have nowhere to go)");
     colldiag_layout *l = NULL;
     colldiag_sel *fs = NULL, *ms = NULL;
     colldiag_file *f = NULL;
+    /* a bad argument found here still takes part in the plan's agreement below (a collective plan would
+       otherwise leave the other ranks waiting): it only decides how this rank fails */
+    int bad = !file_out ? cd_fail(COLLDIAG_ERR_ARG, fn, "file_out is NULL")
+            : dir != COLLDIAG_TO_FILE && dir != COLLDIAG_TO_MEMORY ? cd_fail(COLLDIAG_ERR_ARG, fn, "dir = %d is not TO_FILE or TO_MEMORY", (int)dir)
+                                                                     : 0;
+    char badmsg[sizeof cd_errbuf];
+    snprintf(badmsg, sizeof badmsg, "%s", bad ? cd_errbuf : "");
     int rc = h5_dxpl_settings(dxpl, x, fn);
     /* the transfer mode decides whether this call may communicate: read it before anything that might */
     if (!rc) rc = h5_plan_file(dset, x->set.mode == COLLDIAG_MPIO_COLLECTIVE, &f, fn);
@@ -5683,6 +5716,10 @@ int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
     if (!rc) rc = colldiag_h5_sel(fsp, &fs);
     if (!rc) rc = colldiag_h5_sel(mem_space == H5S_ALL ? fsp : mem_space, &ms);
     if (file_space == H5S_ALL && fsp >= 0) H5Sclose(fsp);
+    if (!rc && bad) {
+        rc = bad;
+        snprintf(cd_errbuf, sizeof cd_errbuf, "%s", badmsg);
+    }
     if (rc) {
         /* a collective plan that failed here must still meet the other ranks in colldiag_plan's agreement,
            or they would wait for this rank forever: plan with what we have, which fails everywhere */
@@ -5700,7 +5737,8 @@ int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
     colldiag_sel_free(fs);
     colldiag_sel_free(ms);
     colldiag_layout_free(l);
-    *file_out = f;
+    if (file_out) *file_out = f;
+    else colldiag_file_close(f);
     return rc;
 }
 

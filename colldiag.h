@@ -279,9 +279,10 @@ int colldiag_get_counters(const colldiag_xfer *x, colldiag_counters *out);
 /* Why the chunk scheme was chosen, in words ("forced by setting", "avg 2 chunks/rank >= num 0", ...). */
 const char *colldiag_scheme_reason(const colldiag_xfer *x);
 
-/* Collective over the file's communicator; rank 0 prints (other ranks may pass out = NULL): a per-rank
-   table, cause strings, the scheme and why, every touched chunk with the reason for its mode, and for
-   1-D/2-D chunk grids a map (large grids summarised). Every rank returns the same code. */
+/* Collective over the file's communicator; rank 0 prints (any rank may pass out = NULL; rank 0 then prints
+   nothing): a per-rank table, cause strings, the scheme and why, every touched chunk with the reason for
+   its mode, and for 1-D/2-D chunk grids a map (large grids summarised). Every rank returns 0, or every
+   rank an error: x = NULL on one rank gives ERR_ARG there and ERR_PEER naming it on the others. */
 int colldiag_report_print(colldiag_file *f, const colldiag_xfer *x, FILE *out);
 /* Same facts as one JSON object (one line):
    {"colldiag":"1.x.y","nprocs":P,"scheme":{"chunk_opt":NAME,"reason":TEXT},

@@ -95,7 +95,7 @@ unset OMPI_MCA_io
 # MPICH: slow when oversubscribed, so a reduced matrix, but every public scenario
 suite "mpich test_io quick -n 3" 600 $MPICH -n 3 build/mpich/test_io quick
 suite "mpich test_io quick -n 2" 600 $MPICH -n 2 build/mpich/test_io quick
-suite "mpich test_errors -n 3" 300 $MPICH -n 3 build/mpich/test_errors
+suite "mpich test_errors -n 3 (quick)" 300 $MPICH -n 3 build/mpich/test_errors quick
 suite "mpich test_memory -n 3 (quick)" 300 $MPICH -n 3 build/mpich/test_memory "${TMPDIR:-/tmp}" quick
 fuzz_suite "mpich" 300 $MPICH -n 4 build/mpich/fuzz_io
 scenarios "mpich" build/mpich/scenario_run "$MPICH"

@@ -4,8 +4,10 @@
  * return an error: the bad rank its own code, the others COLLDIAG_ERR_PEER, with a message naming the
  * failing rank. Disagreement cases fail with COLLDIAG_ERR_ARG on every rank. The file must be
  * untouched after a failed write. Run under `timeout`: a hang fails the test instead of CI.
+ * Every pointer argument of every collective entry point is also passed as NULL on one rank (run_null,
+ * run_report_null); this file is built at -O0 so that no optimisation hides a read through one.
  *
- *   mpirun -n P tests/test_errors
+ *   mpirun -n P tests/test_errors [quick]     (quick: the NULL matrix for link and aggregation only)
  */
 #define _GNU_SOURCE
 #include "colldiag.h"
@@ -145,6 +147,155 @@ static void run(int c, int bad, const char *path, int opt)
     colldiag_layout_free(l);
 }
 
+/* One rank passes NULL for one pointer argument of a collective entry point; every other rank passes a
+   good call. The NULL rank gets ERR_ARG naming the argument and itself, every other rank ERR_PEER naming
+   it, the file keeps its canary bytes and read buffers keep theirs, and nobody hangs or crashes (the
+   suite runs under timeout). A NULL memory selection is not an error (the buffer is packed): that rank's
+   call succeeds with the others', and the file holds every rank's values. */
+enum { N_LAYOUT, N_FILESEL, N_BUF, N_MEMSEL, N_ARGS };
+static const char *const nnames[N_ARGS] = {"layout", "file_sel", "buf", "mem_sel"};
+enum { E_WRITE, E_READ, E_PLAN, E_N };
+static const char *const enames[E_N] = {"colldiag_write", "colldiag_read", "colldiag_plan"};
+
+static void run_null(colldiag_file *f, int e, int a, int bad, int chunked, int opt, int mode, const char *path)
+{
+    snprintf(g_case, sizeof g_case, "P=%d %s with %s NULL on rank %d, %s, chunk_opt %d, %s", P, enames[e], nnames[a], bad,
+             chunked ? "chunked" : "contiguous", opt, mode == COLLDIAG_MPIO_COLLECTIVE ? "collective" : "independent");
+    const int isbad = me == bad;
+    /* rank r writes columns [4r, 4r + 4) of 8 rows: chunks of 4 x 2 are shared by no one, 4 x 8 by two */
+    uint64_t dims[2] = {8, (uint64_t)P * 4}, cd[2] = {4, opt == COLLDIAG_MPIO_CHUNK_MULTI_IO ? 8u : 2u};
+    colldiag_layout *l;
+    if (chunked) colldiag_layout_chunked(2, dims, cd, 4, 0, &l);
+    else colldiag_layout_contiguous(2, dims, 4, 0, &l);
+    colldiag_sel *fs;
+    colldiag_sel_create(2, dims, &fs);
+    uint64_t st[2] = {0, (uint64_t)me * 4}, cn[2] = {8, 4};
+    colldiag_sel_select_hyperslab(fs, COLLDIAG_SELECT_SET, st, NULL, cn, NULL);
+    /* the others use a memory selection with ghost cells around the 8 x 4 block */
+    uint64_t md[2] = {10, 6}, mst[2] = {1, 1};
+    colldiag_sel *ms;
+    colldiag_sel_create(2, md, &ms);
+    colldiag_sel_select_hyperslab(ms, COLLDIAG_SELECT_SET, mst, NULL, cn, NULL);
+    int ghost[60], packed[32], rbuf[60];
+    for (int i = 0; i < 60; i++) ghost[i] = rbuf[i] = -1;
+    for (int i = 0; i < 32; i++) {
+        int r = i / 4, c = i % 4;
+        packed[i] = ghost[(r + 1) * 6 + c + 1] = me * 1000 + r * 10 + c;
+    }
+    const int nullms = a == N_MEMSEL && isbad;
+    const uint64_t g0 = (dims[0] + cd[0] - 1) / cd[0], g1 = (dims[1] + cd[1] - 1) / cd[1]; /* edge chunks take full storage */
+    const size_t fbytes = (size_t)(chunked ? g0 * g1 * cd[0] * cd[1] * 4 : dims[0] * dims[1] * 4);
+    /* one file for the whole matrix (opening one per case made MPICH take minutes): rank 0 lays the canary
+       down beside it; MPI-IO keeps no data between calls, so the ranks see it after the barrier */
+    if (me == 0) {
+        FILE *fp = fopen(path, "r+b");
+        for (size_t i = 0; i < fbytes + 64; i++) fputc(0xA5, fp);
+        fclose(fp);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    int rc;
+    colldiag_xfer *x;
+    colldiag_xfer_create(&x);
+    colldiag_set_dxpl_mpio(x, (colldiag_xfer_mode_t)mode);
+    colldiag_set_dxpl_mpio_chunk_opt(x, (colldiag_chunk_opt_t)opt);
+    const colldiag_layout *la = a == N_LAYOUT && isbad ? NULL : l;
+    const colldiag_sel *fa = a == N_FILESEL && isbad ? NULL : fs, *ma = nullms ? NULL : ms;
+    const int nullbuf = a == N_BUF && isbad;
+    if (e == E_WRITE) rc = colldiag_write(f, la, fa, ma, nullbuf ? NULL : nullms ? (const void *)packed : ghost, x);
+    else if (e == E_READ) rc = colldiag_read(f, la, fa, ma, nullbuf ? NULL : rbuf, x);
+    else rc = colldiag_plan(f, la, fa, ma, x);
+    const char *msg = colldiag_xfer_errmsg(x);
+    char r[32];
+    snprintf(r, sizeof r, "rank %d", bad);
+    if (a == N_MEMSEL) {
+        CHECK(rc == 0, "rc %d (%s): a NULL memory selection means a packed buffer", rc, msg);
+    } else if (isbad) {
+        CHECK(rc == COLLDIAG_ERR_ARG, "bad rank: rc %d (%s), expected ERR_ARG", rc, msg);
+        CHECK(strstr(msg, r) && strstr(msg, nnames[a]), "message does not name the rank and %s: %s", nnames[a], msg);
+    } else if (mode == COLLDIAG_MPIO_INDEPENDENT) {
+        CHECK(rc == 0, "independent call on a healthy rank: rc %d (%s): independent calls do not communicate", rc, msg);
+    } else {
+        CHECK(rc == COLLDIAG_ERR_PEER && strstr(msg, r), "healthy rank: rc %d (%s), expected ERR_PEER naming %s", rc, msg, r);
+    }
+    const int failed_here = rc != 0;
+    colldiag_xfer_free(x);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (e == E_READ && failed_here) {
+        int same = 1;
+        for (int i = 0; i < 60; i++) same &= rbuf[i] == -1;
+        CHECK(same, "a failed read changed the read buffer");
+    }
+    if (me == 0) {
+        FILE *fp = fopen(path, "rb");
+        unsigned char *b = malloc(fbytes + 64);
+        size_t n = fread(b, 1, fbytes + 64, fp);
+        fclose(fp);
+        int ok = n == fbytes + 64;
+        for (size_t i = fbytes; i < n; i++) ok &= b[i] == 0xA5; /* nothing past the dataset, ever */
+        const int wrote = e == E_WRITE && (a == N_MEMSEL || mode == COLLDIAG_MPIO_INDEPENDENT);
+        for (uint64_t row = 0; row < dims[0] && ok; row++)
+            for (uint64_t col = 0; col < dims[1] && ok; col++) {
+                /* the element's file offset: row-major, or inside its chunk (chunks in row-major grid order) */
+                const uint64_t off = chunked ? (((row / cd[0]) * g1 + col / cd[1]) * cd[0] * cd[1] + (row % cd[0]) * cd[1] + col % cd[1]) * 4
+                                             : (row * dims[1] + col) * 4;
+                const int owner = (int)(col / 4), v = owner * 1000 + (int)(row * 10 + col % 4);
+                /* the healthy ranks wrote their columns in independent mode; the bad rank's stay canary */
+                const int has = wrote && !(a != N_MEMSEL && owner == bad);
+                for (int k = 0; k < 4; k++) ok &= b[off + (uint64_t)k] == (has ? ((const unsigned char *)&v)[k] : 0xA5);
+            }
+        CHECK(ok, "the file holds other bytes than the ranks' agreed outcome");
+        free(b);
+    }
+    colldiag_sel_free(fs);
+    colldiag_sel_free(ms);
+    colldiag_layout_free(l);
+}
+
+/* Reports: out may be NULL on any rank (rank 0 then prints nothing) and every rank returns 0; x NULL on
+   one rank gives ERR_ARG there and ERR_PEER naming it elsewhere. Nobody hangs. */
+static void run_report_null(int bad, const char *path)
+{
+    uint64_t dims[1] = {(uint64_t)P * 4}, cd[1] = {2};
+    colldiag_layout *l;
+    colldiag_layout_chunked(1, dims, cd, 4, 0, &l);
+    colldiag_sel *fs;
+    colldiag_sel_create(1, dims, &fs);
+    uint64_t st = (uint64_t)me * 4, cn = 4;
+    colldiag_sel_select_hyperslab(fs, COLLDIAG_SELECT_SET, &st, NULL, &cn, NULL);
+    colldiag_file *f;
+    colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f);
+    colldiag_xfer *x;
+    colldiag_xfer_create(&x);
+    colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
+    colldiag_plan(f, l, fs, NULL, x);
+    for (int fn = 0; fn < 3; fn++) {
+        static const char *const fnames[3] = {"colldiag_report_print", "colldiag_report_json", "colldiag_report_html"};
+        int (*const rep[3])(colldiag_file *, const colldiag_xfer *, FILE *) = {colldiag_report_print, colldiag_report_json,
+                                                                                colldiag_report_html};
+        snprintf(g_case, sizeof g_case, "P=%d %s with out NULL on rank %d", P, fnames[fn], bad);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *o = me == bad ? NULL : open_memstream(&text, &len);
+        int rc = rep[fn](f, x, o);
+        if (o) fclose(o);
+        CHECK(rc == 0, "rc %d (%s)", rc, colldiag_last_errmsg());
+        if (me == 0 && bad != 0) CHECK(len > 0, "rank 0 printed nothing");
+        if (me != 0) CHECK(len == 0, "rank %d printed %zu bytes", me, len);
+        free(text);
+        snprintf(g_case, sizeof g_case, "P=%d %s with x NULL on rank %d", P, fnames[fn], bad);
+        rc = rep[fn](f, me == bad ? NULL : x, me == 0 ? stderr : NULL);
+        char r[32];
+        snprintf(r, sizeof r, "rank %d", bad);
+        if (me == bad) CHECK(rc == COLLDIAG_ERR_ARG, "rc %d (%s)", rc, colldiag_last_errmsg());
+        else CHECK(rc == COLLDIAG_ERR_PEER && strstr(colldiag_last_errmsg(), r), "rc %d (%s), expected ERR_PEER naming %s", rc,
+                   colldiag_last_errmsg(), r);
+    }
+    colldiag_xfer_free(x);
+    colldiag_file_close(f);
+    colldiag_sel_free(fs);
+    colldiag_layout_free(l);
+}
+
 /* One rank fails inside a phase of a collective call (fault injection, -DCOLLDIAG_TESTING): every rank
    returns an error, the healthy ones COLLDIAG_ERR_PEER naming the failing rank, and nobody hangs. */
 static void run_inject(const char *phase, int opt, int bad, const char *path)
@@ -271,6 +422,29 @@ int main(int argc, char **argv)
                 run(c, bads[b], path, opts[o]);
             }
         }
+    /* NULL pointers on one rank, at every collective entry point ("quick": link and aggregation only) */
+    const int quick = argc > 1 && !strcmp(argv[1], "quick");
+    if (me == 0) fclose(fopen(path, "wb"));
+    colldiag_file *nf;
+    colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &nf);
+    const int nopts[5] = {COLLDIAG_MPIO_CHUNK_DEFAULT, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_CHUNK_AGGREGATE_IO,
+                          COLLDIAG_MPIO_CHUNK_AUTO, COLLDIAG_MPIO_ALL_CHUNK_IND_IO};
+    for (int e = 0; e < E_N; e++)
+        for (int a = 0; a < N_ARGS; a++)
+            for (int b = 0; b < 3; b++) {
+                if (b > 0 && bads[b] == bads[b - 1]) continue;
+                if (a == N_BUF && e == E_PLAN) continue; /* a plan takes no buffer */
+                for (int o = 0; o < 5; o++)
+                    for (int chunked = 0; chunked < 2; chunked++) {
+                        if (!chunked && o > 0) continue; /* contiguous layouts have no chunk scheme */
+                        if (quick && (o == 1 || o > 2)) continue;
+                        run_null(nf, e, a, bads[b], chunked, nopts[o], COLLDIAG_MPIO_COLLECTIVE, path);
+                    }
+                run_null(nf, e, a, bads[b], 1, COLLDIAG_MPIO_CHUNK_DEFAULT, COLLDIAG_MPIO_INDEPENDENT, path);
+            }
+    colldiag_file_close(nf);
+    for (int b = 0; b < 3; b++)
+        if (b == 0 || bads[b] != bads[b - 1]) run_report_null(bads[b], path);
 #ifdef COLLDIAG_TESTING
     const char *phases[6] = {"map", "exchange", "types", "io", "buffers", "records"};
     const int iopts[6] = {COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_COLL_CHUNK_ATONCE_IO,

@@ -1,6 +1,7 @@
 /* colldiag_h5_plan's collective safety and its answers, with 3 ranks on a parallel HDF5 file:
- *  - a collective plan in which one rank (first, middle, last) passes a bad argument returns an error on
- *    every rank (ERR_ARG on that rank, ERR_PEER naming it elsewhere) instead of hanging the others;
+ *  - a collective plan in which one rank (first, middle, last) passes a bad argument (a memory type, a NULL
+ *    file_out, a direction) returns an error on every rank (ERR_ARG on that rank, ERR_PEER naming it
+ *    elsewhere) instead of hanging the others;
  *  - an independent plan on one rank only communicates nothing (the other ranks are busy elsewhere);
  *  - a good collective plan, then the real H5Dwrite with the same arguments: colldiag's three answers
  *    equal HDF5's on every rank, for link (row blocks) and multi-chunk (bands sharing chunks).
@@ -62,6 +63,29 @@ int main(int argc, char **argv)
         colldiag_xfer_free(x);
         H5Sclose(fs);
     }
+    /* one rank with a NULL file_out, or a direction that is neither: the same, no hang */
+    for (int what = 0; what < 2; what++)
+        for (int bad = 0; bad < P; bad++) {
+            snprintf(g_case, sizeof g_case, "%s on rank %d", what ? "invalid dir" : "NULL file_out", bad);
+            hid_t fs = band(ds, 0);
+            colldiag_xfer *x;
+            colldiag_file *f = NULL;
+            colldiag_xfer_create(&x);
+            const int isbad = me == bad;
+            int rc = colldiag_h5_plan(ds, H5T_NATIVE_INT, fs, fs, coll, what && isbad ? (colldiag_direction_t)7 : COLLDIAG_TO_FILE, x,
+                                      !what && isbad ? NULL : &f);
+            if (isbad) CHECK(rc == COLLDIAG_ERR_ARG && strstr(colldiag_xfer_errmsg(x), what ? "dir" : "file_out"), "rc %d (%s), expected ERR_ARG",
+                             rc, colldiag_xfer_errmsg(x));
+            else {
+                char want[32];
+                snprintf(want, sizeof want, "rank %d", bad);
+                CHECK(rc == COLLDIAG_ERR_PEER && strstr(colldiag_xfer_errmsg(x), want), "rc %d (%s), expected ERR_PEER naming %s", rc,
+                      colldiag_xfer_errmsg(x), want);
+            }
+            colldiag_file_close(f);
+            colldiag_xfer_free(x);
+            H5Sclose(fs);
+        }
     /* an independent plan on rank 1 alone: it must not wait for anyone */
     snprintf(g_case, sizeof g_case, "independent plan on one rank");
     if (me == 1) {
