@@ -271,6 +271,8 @@ static int rank_bad(const scenario *s, int rk)
     uint64_t *el = NULL, n = 0, *ml = NULL, nm = 0;
     int bad = rank_elems(s, rk, &el, &n) != 0;
     if (!bad && s->mrank[rk] > 0) bad = model_elems(&s->msel[rk], s->mrank[rk], s->mdims[rk], &ml, &nm) != 0 || nm != n;
+    /* a NULL layout or file selection is always bad; a NULL buffer only with elements to move */
+    if (!bad && rk == s->null_rank) bad = s->null_what != NULL_BUF || (n > 0 && !s->space_null && s->mrank[rk] != -1);
     free(el);
     free(ml);
     return bad;
@@ -328,6 +330,7 @@ static void gen_case(uint64_t seed, uint64_t idx, int maxranks, scenario *s)
     snprintf(s->name, sizeof s->name, "fuzz_%" PRIu64 "_%" PRIu64, seed, idx);
     s->ranks = 1 + (int)rnd(r, (uint64_t)maxranks);
     s->expect_error = -1;
+    s->null_rank = -1;
     s->ratio = 60;
     s->mode = chance(r, 88) ? COLLDIAG_MPIO_COLLECTIVE : COLLDIAG_MPIO_INDEPENDENT;
     s->rank = 1 + (int)rnd(r, 4);
@@ -458,8 +461,13 @@ static void gen_case(uint64_t seed, uint64_t idx, int maxranks, scenario *s)
         uint64_t *el = NULL, n = 0;
         rank_elems(s, b, &el, &n);
         free(el);
-        unsigned kind = (unsigned)rnd(r, 3);
+        unsigned kind = (unsigned)rnd(r, 6);
         s->expect_error = b;
+        if (kind >= 3) { /* a NULL layout, file selection or buffer (a buffer only where the rank has elements) */
+            s->null_rank = b;
+            s->null_what = kind == 5 && n == 0 ? NULL_LAYOUT : (int)kind - 3;
+            return;
+        }
         if (kind == 0) { /* a memory selection of one element more, or one less */
             clear_ops(&s->msel[b]);
             uint64_t m = n > 1 && chance(r, 50) ? n - 1 : n + 1;
@@ -546,6 +554,7 @@ static void scenario_write(FILE *f, const scenario *s)
     if (s->direction) fprintf(f, "direction read\n");
     for (int i = 0; i < s->nenv; i++) fprintf(f, "env %s\n", s->env[i]);
     if (s->expect_error >= 0) fprintf(f, "expect_error %d\n", s->expect_error);
+    if (s->null_rank >= 0) fprintf(f, "null %d %s\n", s->null_rank, null_names[s->null_what]);
     for (int rk = 0; rk < s->ranks; rk++) {
         write_ops(f, "sel", rk, &s->fsel[rk], s->rank);
         if (s->mrank[rk] == -1) fprintf(f, "mem %d null\n", rk);
@@ -599,6 +608,7 @@ static void drop_rank(scenario *s, int rk)
     free(s->fsel[rk].ops);
     free(s->msel[rk].ops);
     if (s->expect_error > rk) s->expect_error--;
+    if (s->null_rank > rk) s->null_rank--;
     for (int k = rk; k + 1 < s->ranks; k++) {
         s->fsel[k] = s->fsel[k + 1];
         s->msel[k] = s->msel[k + 1];

@@ -73,8 +73,13 @@ typedef struct {
     selops *msel;
     expect_t *exp;
     int expect_error;  /* rank with the bad argument, -1 none */
+    int null_rank;     /* rank that passes a NULL pointer (null R ARG), -1 none */
+    int null_what;     /* NULL_LAYOUT, NULL_FILESEL or NULL_BUF */
     int has_expect;
 } scenario;
+
+enum { NULL_LAYOUT, NULL_FILESEL, NULL_BUF };
+static const char *const null_names[] = {"layout", "file_sel", "buf"};
 
 static const char *g_file;
 static int g_line;
@@ -196,6 +201,7 @@ __attribute__((unused)) static void parse(const char *path, scenario *s)
     s->mode = COLLDIAG_MPIO_COLLECTIVE;
     s->ratio = 60;
     s->expect_error = -1;
+    s->null_rank = -1;
     const char *base = strrchr(path, '/');
     snprintf(s->name, sizeof s->name, "%s", base ? base + 1 : path);
     char *dot = strrchr(s->name, '.');
@@ -332,6 +338,14 @@ __attribute__((unused)) static void parse(const char *path, scenario *s)
                 e->global = (uint32_t)strtoul(tok[5], &end, 16);
                 if (*end) malformed("'%s' is not a hex cause", tok[5]);
                 s->has_expect = 1;
+            } else if (!strcmp(k, "null")) { /* null R layout|file_sel|buf: rank R passes NULL for that argument */
+                if (!s->fsel) alloc_ranks(s);
+                if (nt != 3) malformed("null takes a rank and layout, file_sel or buf");
+                s->null_rank = parse_rank_id(tok[1], s);
+                s->null_what = -1;
+                for (int i = 0; i < 3; i++)
+                    if (!strcmp(tok[2], null_names[i])) s->null_what = i;
+                if (s->null_what < 0) malformed("'%s' is not layout, file_sel or buf", tok[2]);
             } else if (!strcmp(k, "expect_error")) {
                 if (!s->fsel) alloc_ranks(s);
                 if (nt != 2) malformed("expect_error takes a rank");
@@ -778,6 +792,13 @@ typedef struct {
    v[off[r] .. off[r+1]), four numbers each (index, nelem, collective, nproc as int64). */
 typedef struct { uint64_t *v, *off; } chunkrep_t;
 
+static int me_in(MPI_Comm comm)
+{
+    int r;
+    MPI_Comm_rank(comm, &r);
+    return r;
+}
+
 /* One transfer on every rank of comm; results gathered on its rank 0 (res has s->ranks entries there). */
 static void transfer(const scenario *s, MPI_Comm comm, const char *path, int dir, colldiag_layout *l, colldiag_sel *fsel,
                      colldiag_sel *msel, int sel_failed, const char *sel_err, void *buf, const convctx *cc, result_t *res,
@@ -807,7 +828,12 @@ static void transfer(const scenario *s, MPI_Comm comm, const char *path, int dir
         /* a selection that could not be built is passed as NULL: the collective call must then fail
            on every rank, which is what the scenario checks */
         const colldiag_sel *fs = sel_failed ? NULL : fsel;
-        rc = dir == 0 ? colldiag_write(f, l, fs, msel, buf, x) : colldiag_read(f, l, fs, msel, buf, x);
+        /* null R ARG: this rank passes NULL for that argument (the call must fail everywhere, never crash) */
+        const int nul = s->null_rank == me_in(comm) ? s->null_what : -1;
+        const colldiag_layout *la = nul == NULL_LAYOUT ? NULL : l;
+        if (nul == NULL_FILESEL) fs = NULL;
+        if (nul == NULL_BUF) buf = NULL;
+        rc = dir == 0 ? colldiag_write(f, la, fs, msel, buf, x) : colldiag_read(f, la, fs, msel, buf, x);
         mine.rc = rc;
         colldiag_actual_chunk_opt_mode_t co;
         colldiag_actual_io_mode_t im;
