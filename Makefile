@@ -32,13 +32,13 @@ H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
 TESTS = $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/calibrate $(B)/ranks
-EXAMPLES = $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/html_large $(B)/test_h5plan
+EXAMPLES = $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/html_large $(B)/test_h5plan $(B)/fuzz_h5
 
 # Debian 12 packages the build, the tests and the demo need.
 DEB_PKGS = make gcc libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
            clang libclang-rt-14-dev valgrind python3-h5py-mpi python3-mpi4py libnetcdf-mpi-dev chromium
 
-.PHONY: preload all check demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io bench bench-hdf5 bench-ranks calibrate
+.PHONY: preload all check demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-hdf5 bench-ranks calibrate
 
 all: $(TESTS) $(EXAMPLES)
 
@@ -73,6 +73,10 @@ $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline: $(B)/%: tests/%.c | $(B)
 SEED ?=
 SECONDS ?=
 CASES ?= 2000
+# make fuzz-h5 [SECONDS=N | CASES=N] [SEED=S] [NP=3]: colldiag_h5_write/read against HDF5 (tests/fuzz_h5.c)
+fuzz-h5: $(B)/fuzz_h5
+	mkdir -p build/fuzz-h5 && $(RUN) -n $(or $(NP),3) $(B)/fuzz_h5 --seed $(or $(SEED),$(shell date +%s)) $(if $(SECONDS),--seconds $(SECONDS),--cases $(or $(CASES),1000)) --out build/fuzz-h5
+
 fuzz-io: $(B)/fuzz_io $(B)/fuzz_io_rounds
 	tests/fuzz_io.sh $(MPI) "$(if $(SECONDS),--seconds $(SECONDS),--cases $(CASES))" "$(SEED)"
 
@@ -95,6 +99,9 @@ $(B)/nc_client: tests/nc_client.c | $(B)
 # colldiag_h5_plan's collective safety and answers against HDF5 (tests/test_preload.sh runs it)
 $(B)/test_h5plan: tests/test_h5plan.c $(B)/colldiag_h5.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. -Itests $< $(B)/colldiag_h5.o $(H5LIBS) -o $@
+# colldiag_h5_write/read against HDF5's own H5Dwrite/H5Dread, every byte (tests/check.sh)
+$(B)/fuzz_h5: tests/fuzz_h5.c $(B)/colldiag_h5.o colldiag.h
+	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< $(B)/colldiag_h5.o $(H5LIBS) -o $@
 # the HTML report's large grid (tests/test_html.sh)
 $(B)/html_large: tests/html_large.c $(B)/colldiag.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) -I. $< $(B)/colldiag.o -o $@

@@ -963,6 +963,7 @@ enum {
     AG_MAX_END,        /* MAX: end of the storage a rank's collective write touches (0 when not writing) */
     AG_MAX_FSIZE,      /* MAX: the file's size as each rank sees it before a collective write */
     AG_SUM_TOUCH,      /* SUM: bits each rank sets in the touched-chunk map (touch_map) */
+    AG_BRIDGE,         /* BOR: HDF5 bridge: 1 = a rank waits only for the dataset's chunk index, 2 = a rank failed otherwise */
     AG_TOUCH,          /* BOR: the touched-chunk map, CD_TOUCH_WORDS words from here */
     AG_N = AG_TOUCH + 8 /* 240 bytes in all: see touch_map */
 };
@@ -999,6 +1000,7 @@ struct colldiag_file {
     MPI_Op op;
     int plan_only;       /* HDF5 bridge: a file to plan on (no data moves, COLLDIAG_REPORT stays silent) */
     int plan_read;       /* HDF5 bridge: the planned call is H5Dread (HDF5 treats filtered reads apart) */
+    int bridge;          /* HDF5 bridge: HDF5's own MPI_File (never closed here); the bridge reports, not the core */
 };
 
 static int cd_mpi_fail(const char *fn, int mpirc, const char *what)
@@ -1208,6 +1210,12 @@ struct colldiag_xfer {
     unsigned thr;                         /* per-chunk threshold of the last multi/at-once call (0: none) */
     int ratio0;                           /* ratio 0: every chunk collective */
     double auto_est[4];                   /* AUTO's estimates (link, multi, aggregation, all-independent), -1 when not AUTO */
+    /* HDF5 bridge (colldiag_h5_write/read), consumed by the next transfer: a rank that found its call
+       ineligible (or waits for the chunk index) fails with pre_code in the first reduction, like a bad
+       argument, so that every rank leaves before any byte moves; bridge_global is the BOR of AG_BRIDGE */
+    int pre_code, pre_need_index, strict_alloc;
+    char pre_msg[512];
+    uint64_t bridge_global;
 };
 
 int colldiag_xfer_create(colldiag_xfer **out)
@@ -2204,6 +2212,7 @@ typedef struct {
     int disjoint;             /* agreed: no chunk is touched by two ranks (touch_map) */
     uint64_t types_built;
     int keep_pieces;          /* hand map.pc to the xfer at the end (the chunk info's source) */
+    int prefail;              /* the code is the HDF5 bridge's pre_code: 2 when it only waits for the chunk index */
 } cd_io;
 
 /* Records the first local error of this call (message kept for the xfer and the thread). */
@@ -4375,6 +4384,7 @@ static void agree_neutral(const cd_io *io, uint32_t cause, uint64_t v[AG_N])
     v[AG_CAUSE] = cause;
     v[AG_FAIL] = io->code ? (uint64_t)io->f->rank * 16u + (uint64_t)(-io->code) : UINT64_MAX;
     v[AG_MIN_CHUNKS] = UINT64_MAX;
+    if (io->code) v[AG_BRIDGE] = io->prefail == 2 ? 1 : 2;
 }
 
 /* After the data moved: one reduction so that a failure anywhere fails the call everywhere. Its time
@@ -4412,11 +4422,24 @@ static int agree_end(cd_io *io)
    file to the end of the storage it touches: the holes then read as zeros and stay zeros. The extent is
    agreed in the first reduction (no extra communication); the file grows only, never shrinks, and only
    when every rank sees it shorter. Costs one lseek per rank and call, and an ftruncate when it grows. */
+/* The HDF5 bridge refuses a read that reaches storage past the end of the file (never written since
+   the file grew in HDF5's accounting only): HDF5 returns zeros there, MPI-IO returns nothing and leaves
+   the buffer as it was. end and fsize are write_extent's, agreed in a collective call. */
+static int read_past_eof(cd_io *io, uint64_t end, uint64_t fsize)
+{
+    if (io->dir != DIR_READ || !io->x->strict_alloc || end <= fsize) return 0;
+    io_fail(io, COLLDIAG_ERR_UNSUPPORTED, "the read reaches storage past the end of the file (byte %" PRIu64 " of a %" PRIu64
+            "-byte file), where HDF5 returns zeros", end, fsize);
+    return 1;
+}
+
 static void write_extent(const cd_io *io, uint64_t *end, uint64_t *fsize)
 {
     *end = *fsize = 0;
-    if (io->dir != DIR_WRITE || io->set.mode != COLLDIAG_MPIO_COLLECTIVE || io->f->driver != COLLDIAG_DRIVER_MPIO ||
-        io->set.coll_opt != COLLDIAG_MPIO_COLLECTIVE_IO)
+    /* the HDF5 bridge's reads too: past the end of the file HDF5 returns zeros, MPI-IO nothing (read_past_eof) */
+    const int bridge_read = io->dir == DIR_READ && io->x->strict_alloc && io->f->driver == COLLDIAG_DRIVER_MPIO;
+    if (!bridge_read && (io->dir != DIR_WRITE || io->set.mode != COLLDIAG_MPIO_COLLECTIVE || io->f->driver != COLLDIAG_DRIVER_MPIO ||
+                         io->set.coll_opt != COLLDIAG_MPIO_COLLECTIVE_IO))
         return;
     const uint64_t span = io->l->storage == STORE_CHUNKED ? io->l->chunk_bytes : io->l->nelem * io->fes;
     for (uint64_t i = 0; i < io->map.n; i++) {
@@ -4584,18 +4607,28 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     if (settings_effective(fn, x, &io.set)) {
         io.code = COLLDIAG_ERR_ARG; /* settings_effective already wrote the message */
         snprintf(io.msg, sizeof io.msg, "%s", cd_errbuf);
+    } else if (x->pre_code) { /* the HDF5 bridge found the call ineligible on this rank (its arguments may be NULL) */
+        io_fail(&io, x->pre_code, "%s", x->pre_msg);
+        io.prefail = x->pre_need_index ? 2 : 1;
     } else {
         check_args(&io);
     }
+    x->bridge_global = io.code ? (io.prefail == 2 ? 1 : 2) : 0; /* independent calls: this rank's own */
+    x->pre_code = x->pre_need_index = 0;
     uint32_t cause = local_causes(&io);
     if (!io.code && !(cause & COLLDIAG_MPIO_NOT_SIMPLE_OR_SCALAR_DATASPACES)) {
         if (map_build(&io.map, l, fs) || cd_inject(&io, "map")) io_fail(&io, COLLDIAG_ERR_NOMEM, "mapping the selection onto chunks");
         else order_by_addr(&io);
-        if (!io.code && dir == DIR_WRITE)
+        /* the HDF5 bridge reads no unallocated chunk either: HDF5 would return the fill value there */
+        if (!io.code && (dir == DIR_WRITE || (dir == DIR_READ && x->strict_alloc)))
             for (uint64_t i = 0; i < io.map.n; i++)
                 if (io.map.pc[i].flags & PF_UNALLOC) {
-                    io_fail(&io, COLLDIAG_ERR_ARG, "chunk %" PRIu64 " is not allocated (address -1) and cannot be written",
-                            io.map.pc[i].idx);
+                    if (dir == DIR_WRITE && !x->strict_alloc)
+                        io_fail(&io, COLLDIAG_ERR_ARG, "chunk %" PRIu64 " is not allocated (address -1) and cannot be written",
+                                io.map.pc[i].idx);
+                    else
+                        io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "chunk %" PRIu64 " is not allocated in the file (HDF5 would %s)",
+                                io.map.pc[i].idx, dir == DIR_WRITE ? "allocate it" : "return the fill value");
                     break;
                 }
     }
@@ -4611,6 +4644,9 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
         if (l->filtered && !f->plan_only) /* the HDF5 bridge plans filtered chunks; colldiag moves none */
             return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered; colldiag cannot %s filtered chunks",
                                                     dir == DIR_READ ? "read" : "write"));
+        uint64_t end, fsize;
+        write_extent(&io, &end, &fsize);
+        if (read_past_eof(&io, end, fsize)) return finish(&io, io.code);
         if (!view_is_default(f)) return finish(&io, io_fail(&io, COLLDIAG_ERR_ARG, "the file's view is not (0, MPI_BYTE, MPI_BYTE, \"native\"); "
                                                              "independent calls cannot reset it"));
         char cs[256];
@@ -4631,6 +4667,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     else agree_local(&io, cause, v);
     rc = MPI_Allreduce(v, io.g, AG_N, MPI_UINT64_T, f->op, f->comm);
     if (rc != MPI_SUCCESS) return finish(&io, cd_mpi_err(&io, rc, "MPI_Allreduce (cause agreement)"));
+    x->bridge_global = io.g[AG_BRIDGE];
     uint64_t touched_bits = 0;
     for (int w = 0; w < CD_TOUCH_WORDS; w++) touched_bits += popcount64(io.g[AG_TOUCH + w]);
     io.disjoint = l && l->storage == STORE_CHUNKED && touched_bits == io.g[AG_SUM_TOUCH];
@@ -4646,7 +4683,8 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
         return finish(&io, io.code);
     }
     if (io.g[AG_VIEW] && dir != DIR_PLAN) view_reset(&io);
-    if (!global && io.g[AG_MAX_END] > io.g[AG_MAX_FSIZE]) extend_file(&io, io.g[AG_MAX_END]);
+    if (read_past_eof(&io, io.g[AG_MAX_END], io.g[AG_MAX_FSIZE])) return finish(&io, io.code);
+    if (!global && dir == DIR_WRITE && io.g[AG_MAX_END] > io.g[AG_MAX_FSIZE]) extend_file(&io, io.g[AG_MAX_END]);
     if (global & COLLDIAG_MPIO_FILTERS)
         return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag cannot write filtered chunks (cause FILTERS)"));
     if (l->filtered && !f->plan_only)
@@ -4694,7 +4732,7 @@ static int cd_transfer(colldiag_file *f, const colldiag_layout *l, const colldia
                        const void *wbuf, void *rbuf, colldiag_xfer *x, int dir, const char *fn)
 {
     int rc = cd_transfer_core(f, l, fs, ms, wbuf, rbuf, x, dir, fn);
-    if (f && x && x->set.mode == COLLDIAG_MPIO_COLLECTIVE && !f->plan_only) {
+    if (f && x && x->set.mode == COLLDIAG_MPIO_COLLECTIVE && !f->plan_only && !f->bridge) {
         char keep[sizeof cd_errbuf];
         snprintf(keep, sizeof keep, "%s", cd_errbuf);
         env_report(f, x);
@@ -5437,6 +5475,609 @@ static void html_append(colldiag_file *f, const colldiag_xfer *x, const char *pa
  * ==================================================================================================== */
 #ifdef COLLDIAG_WITH_HDF5
 
+/* ---- reading a dataset's chunk index from the file ----
+   HDF5 1.10 has no call that lists a dataset's chunk addresses in one pass (H5Dget_chunk_info walks the
+   whole index for every chunk: 5.8 ms a chunk at 262,144 chunks), so colldiag reads the index as the
+   HDF5 file format specification (version 3.0) defines it: the object header's layout message, then
+   whichever index it names -- a version 1 B-tree (every file written with the default format), or,
+   with the 1.10 format, a single chunk, the implicit index, a fixed array, an extensible array or a
+   version 2 B-tree. Only indexes of unfiltered chunks are read (filtered chunks colldiag never moves).
+   The file must be flushed first (H5Fflush): the reader sees the disk, not HDF5's metadata cache.
+   Every structure with a checksum is verified; anything unexpected stops the reader with a reason,
+   and the caller lets HDF5 do the work instead. Addresses in the file are relative to its base (the
+   userblock's size); the table holds absolute file offsets. */
+
+/* Jenkins' lookup3 hashlittle() with initial value 0, which HDF5 uses for its metadata checksums. */
+static uint32_t ix_lookup3(const unsigned char *k, size_t length)
+{
+#define IX_ROT(x, s) (((x) << (s)) | ((x) >> (32 - (s))))
+    uint32_t a, b, c;
+    a = b = c = 0xdeadbeefu + (uint32_t)length;
+    while (length > 12) {
+        a += k[0] + ((uint32_t)k[1] << 8) + ((uint32_t)k[2] << 16) + ((uint32_t)k[3] << 24);
+        b += k[4] + ((uint32_t)k[5] << 8) + ((uint32_t)k[6] << 16) + ((uint32_t)k[7] << 24);
+        c += k[8] + ((uint32_t)k[9] << 8) + ((uint32_t)k[10] << 16) + ((uint32_t)k[11] << 24);
+        a -= c; a ^= IX_ROT(c, 4); c += b;
+        b -= a; b ^= IX_ROT(a, 6); a += c;
+        c -= b; c ^= IX_ROT(b, 8); b += a;
+        a -= c; a ^= IX_ROT(c, 16); c += b;
+        b -= a; b ^= IX_ROT(a, 19); a += c;
+        c -= b; c ^= IX_ROT(b, 4); b += a;
+        length -= 12;
+        k += 12;
+    }
+    switch (length) { /* the last bytes, each case falling through */
+    case 12: c += (uint32_t)k[11] << 24; /* fall through */
+    case 11: c += (uint32_t)k[10] << 16; /* fall through */
+    case 10: c += (uint32_t)k[9] << 8; /* fall through */
+    case 9: c += k[8]; /* fall through */
+    case 8: b += (uint32_t)k[7] << 24; /* fall through */
+    case 7: b += (uint32_t)k[6] << 16; /* fall through */
+    case 6: b += (uint32_t)k[5] << 8; /* fall through */
+    case 5: b += k[4]; /* fall through */
+    case 4: a += (uint32_t)k[3] << 24; /* fall through */
+    case 3: a += (uint32_t)k[2] << 16; /* fall through */
+    case 2: a += (uint32_t)k[1] << 8; /* fall through */
+    case 1: a += k[0]; break;
+    case 0: return c;
+    }
+    c ^= b; c -= IX_ROT(b, 14);
+    a ^= c; a -= IX_ROT(c, 11);
+    b ^= a; b -= IX_ROT(a, 25);
+    c ^= b; c -= IX_ROT(b, 16);
+    a ^= c; a -= IX_ROT(c, 4);
+    b ^= a; b -= IX_ROT(a, 14);
+    c ^= b; c -= IX_ROT(b, 24);
+    return c;
+#undef IX_ROT
+}
+
+/* Unsigned little-endian integer of n bytes. */
+static uint64_t ix_u(const unsigned char *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = n; i-- > 0;) v = v << 8 | p[i];
+    return v;
+}
+
+/* An address of n bytes that is all ones: undefined (not allocated). */
+static int ix_undef(const unsigned char *p, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (p[i] != 0xff) return 0;
+    return 1;
+}
+
+static unsigned ix_log2(uint64_t x)
+{
+    unsigned r = 0;
+    while (x > 1) { x >>= 1; r++; }
+    return r;
+}
+
+/* Index types of the layout message (version 4; version 3 is always the v1 B-tree). */
+enum { IX_BTREE1 = 0, IX_SINGLE = 1, IX_IMPLICIT = 2, IX_FARRAY = 3, IX_EARRAY = 4, IX_BTREE2 = 5 };
+static const char *const ix_names[] = {"version 1 B-tree", "single chunk", "implicit", "fixed array", "extensible array",
+                                        "version 2 B-tree"};
+
+typedef struct {
+    MPI_File fh;
+    uint64_t base;                       /* file offset of address 0 (the userblock) */
+    unsigned sa, ss;                     /* bytes of an address, of a length */
+    int rank;                            /* the dataset's */
+    uint64_t cdims[COLLDIAG_MAX_RANK];   /* chunk dims */
+    uint64_t grid[COLLDIAG_MAX_RANK];    /* chunks per dimension over the current extent */
+    uint64_t down[COLLDIAG_MAX_RANK];    /* linear index strides of the array indexes (max dims, maybe swizzled) */
+    int order[COLLDIAG_MAX_RANK];        /* dimension at each linear position (the swizzle) */
+    MPI_Offset *tab;                     /* out: absolute address per chunk of the current grid, -1 none */
+    uint64_t ntab;
+    uint64_t nodes;                      /* index blocks read: a bound against cycles in a damaged file */
+    char why[256];                       /* the first problem */
+} ix_rd;
+
+static int ix_fail(ix_rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int ix_fail(ix_rd *r, const char *fmt, ...)
+{
+    if (!r->why[0]) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r->why, sizeof r->why, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* n bytes at relative address addr, all of them. */
+static int ix_read(ix_rd *r, uint64_t addr, void *buf, size_t n)
+{
+    if (++r->nodes > r->ntab * 4 + 4096) return ix_fail(r, "more index blocks than chunks: the index looks damaged");
+    MPI_Status st;
+    int got = -1;
+    if (n > (size_t)INT_MAX || addr > (uint64_t)CD_MAX_OFFSET - r->base ||
+        MPI_File_read_at(r->fh, (MPI_Offset)(r->base + addr), buf, (int)n, MPI_BYTE, &st) != MPI_SUCCESS ||
+        MPI_Get_count(&st, MPI_BYTE, &got) != MPI_SUCCESS || got != (int)n)
+        return ix_fail(r, "cannot read %zu bytes at address %" PRIu64 " (is the file flushed?)", n, addr);
+    return 0;
+}
+
+/* A block read whole, its 4-letter signature checked, and (sum != 0) its checksum: the last 4 bytes of
+   the first sum bytes hold lookup3 of what precedes them. Returns the buffer (caller frees) or NULL. */
+static unsigned char *ix_block(ix_rd *r, uint64_t addr, size_t n, const char *sig, size_t sum)
+{
+    unsigned char *b = cd_malloc(n);
+    if (!b) { ix_fail(r, "no memory for a %zu-byte index block", n); return NULL; }
+    if (ix_read(r, addr, b, n)) { cd_free(b); return NULL; }
+    if (sig && memcmp(b, sig, 4)) {
+        ix_fail(r, "no %s signature at address %" PRIu64 " (the file is not flushed, or not what colldiag expects)", sig, addr);
+        cd_free(b);
+        return NULL;
+    }
+    if (sum && (sum < 4 || sum > n || ix_lookup3(b, sum - 4) != (uint32_t)ix_u(b + sum - 4, 4))) {
+        ix_fail(r, "the %s at address %" PRIu64 " fails its checksum (the file is not flushed?)", sig ? sig : "block", addr);
+        cd_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+/* A chunk given by its scaled coordinates (chunk units) lies at relative address a. Chunks past the
+   current extent (left behind by a smaller H5Dset_extent) are not the dataset's. */
+static void ix_put_scaled(ix_rd *r, const uint64_t *s, uint64_t a)
+{
+    uint64_t idx = 0;
+    for (int d = 0; d < r->rank; d++) {
+        if (s[d] >= r->grid[d]) return;
+        idx = idx * r->grid[d] + s[d];
+    }
+    r->tab[idx] = (MPI_Offset)(r->base + a);
+}
+
+/* A chunk given by its linear index over the (maybe swizzled) maximum chunk grid of the array indexes. */
+static void ix_put_linear(ix_rd *r, uint64_t lin, uint64_t a)
+{
+    uint64_t s[COLLDIAG_MAX_RANK];
+    for (int k = 0; k < r->rank; k++) {
+        s[r->order[k]] = lin / r->down[k];
+        lin %= r->down[k];
+    }
+    ix_put_scaled(r, s, a);
+}
+
+/* The layout message: version, class and, for chunked storage, the index. */
+typedef struct {
+    int version, cls;            /* class 0 compact, 1 contiguous, 2 chunked, 3 virtual */
+    int type;                    /* H5I_* */
+    unsigned flags;              /* version 4: bit 1 = a filtered single chunk */
+    uint64_t iaddr;              /* index address (contiguous: data address) */
+    unsigned ndims;              /* chunk dims + 1 (the last is the element size) */
+    uint64_t dim[COLLDIAG_MAX_RANK + 1];
+    unsigned p[5];               /* fixed array: page bits; extensible array: max bits, index block
+                                    elements, minimum data pointers, minimum elements, page bits */
+} ix_layout;
+
+static int ix_parse_layout(ix_rd *r, const unsigned char *p, size_t n, ix_layout *L)
+{
+    memset(L, 0, sizeof *L);
+    if (n < 2) return ix_fail(r, "a truncated layout message");
+    L->version = p[0];
+    L->cls = p[1];
+    if (L->version < 3 || L->version > 4)
+        return ix_fail(r, "layout message version %d (files of HDF5 1.6 or older, or newer than 1.10)", L->version);
+    if (L->cls == 1) {
+        if (n < 2 + r->sa) return ix_fail(r, "a truncated layout message");
+        L->iaddr = ix_u(p + 2, r->sa);
+        return 0;
+    }
+    if (L->cls != 2) return 0; /* compact or virtual: nothing to read */
+    size_t q = 2;
+    if (L->version == 3) {
+        if (n < q + 1 + r->sa) return ix_fail(r, "a truncated layout message");
+        L->ndims = p[q++];
+        L->type = IX_BTREE1;
+        L->iaddr = ix_u(p + q, r->sa);
+        q += r->sa;
+        if (L->ndims < 2 || L->ndims > COLLDIAG_MAX_RANK + 1 || n < q + 4 * L->ndims) return ix_fail(r, "a malformed layout message");
+        for (unsigned d = 0; d < L->ndims; d++) L->dim[d] = ix_u(p + q + 4 * d, 4);
+        return 0;
+    }
+    if (n < q + 3) return ix_fail(r, "a truncated layout message");
+    L->flags = p[q++];
+    L->ndims = p[q++];
+    unsigned enc = p[q++];
+    if (L->ndims < 2 || L->ndims > COLLDIAG_MAX_RANK + 1 || enc < 1 || enc > 8 || n < q + enc * L->ndims + 1)
+        return ix_fail(r, "a malformed layout message");
+    for (unsigned d = 0; d < L->ndims; d++) L->dim[d] = ix_u(p + q + enc * d, enc);
+    q += enc * L->ndims;
+    L->type = p[q++];
+    static const unsigned nparam[6] = {0, 0, 0, 1, 5, 6};
+    size_t extra = L->type == IX_SINGLE && (L->flags & 2) ? r->ss + 4 : L->type <= IX_BTREE2 ? nparam[L->type] : 0;
+    if (L->type < IX_SINGLE || L->type > IX_BTREE2) return ix_fail(r, "chunk index type %d", L->type);
+    if (n < q + extra + r->sa) return ix_fail(r, "a truncated layout message");
+    for (unsigned i = 0; i < 5 && i < extra && L->type != IX_SINGLE; i++) L->p[i] = p[q + i];
+    q += extra;
+    L->iaddr = ix_u(p + q, r->sa);
+    return 0;
+}
+
+/* Finds the layout message in the object header at relative address oh (version 1 or 2 headers, with
+   their continuation blocks). */
+static int ix_find_layout(ix_rd *r, uint64_t oh, ix_layout *L)
+{
+    unsigned char pre[64];
+    if (ix_read(r, oh, pre, 16)) return -1;
+    uint64_t caddr[64], clen[64];
+    int nc = 0, v2 = !memcmp(pre, "OHDR", 4), oflags = 0;
+    if (v2) {
+        if (pre[4] != 2) return ix_fail(r, "object header version %d", pre[4]);
+        oflags = pre[5];
+        size_t q = 6 + ((oflags & 0x20) ? 16 : 0) + ((oflags & 0x10) ? 4 : 0);
+        unsigned w = 1u << (oflags & 3);
+        if (ix_read(r, oh, pre, q + w)) return -1;
+        caddr[0] = oh; /* chunk 0 is read with its prefix, so the checksum covers the whole */
+        clen[0] = q + w + ix_u(pre + q, w) + 4;
+    } else if (pre[0] == 1) {
+        caddr[0] = oh + 16;
+        clen[0] = ix_u(pre + 8, 4);
+    } else {
+        return ix_fail(r, "no object header at address %" PRIu64, oh);
+    }
+    nc = 1;
+    for (int c = 0; c < nc; c++) {
+        if (clen[c] > ((size_t)1 << 24)) return ix_fail(r, "an object header chunk of %" PRIu64 " bytes", clen[c]);
+        const char *sig = v2 ? (c ? "OCHK" : "OHDR") : NULL;
+        unsigned char *b = ix_block(r, caddr[c], (size_t)clen[c], sig, v2 ? (size_t)clen[c] : 0);
+        if (!b) return -1;
+        /* messages: after chunk 0's prefix or a continuation's signature, before a version 2 checksum */
+        size_t q = !v2 ? 0 : c ? 4 : 6 + ((oflags & 0x20) ? 16 : 0) + ((oflags & 0x10) ? 4 : 0) + (1u << (oflags & 3));
+        const size_t end = (size_t)clen[c] - (v2 ? 4 : 0);
+        const size_t mh = v2 ? 4 + ((oflags & 0x04) ? 2 : 0) : 8;
+        int found = 0;
+        while (q + mh <= end) {
+            unsigned type = v2 ? b[q] : (unsigned)ix_u(b + q, 2);
+            size_t sz = (size_t)ix_u(b + q + (v2 ? 1 : 2), 2);
+            const unsigned char *d = b + q + mh;
+            if (q + mh + sz > end) break;
+            if (type == 0x08) {
+                found = !ix_parse_layout(r, d, sz, L) ? 1 : -1;
+                break;
+            }
+            if (type == 0x10 && sz >= r->sa + r->ss && nc < 64) {
+                caddr[nc] = ix_u(d, r->sa);
+                clen[nc] = ix_u(d + r->sa, r->ss);
+                nc++;
+            }
+            q += mh + sz;
+        }
+        cd_free(b);
+        if (found) return found > 0 ? 0 : -1;
+    }
+    return ix_fail(r, "the object header has no layout message");
+}
+
+/* --- the indexes --- */
+
+/* Version 1 B-tree of raw data chunks: keys hold each chunk's offset in elements; level 0 points at chunks. */
+static int ix_btree1(ix_rd *r, uint64_t addr, unsigned ndims, int depth)
+{
+    if (depth > 64) return ix_fail(r, "a v1 B-tree deeper than 64 levels");
+    const size_t hdr = 8 + 2 * (size_t)r->sa, ks = 8 + 8 * (size_t)ndims;
+    unsigned char h[8 + 16];
+    if (ix_read(r, addr, h, hdr)) return -1;
+    if (memcmp(h, "TREE", 4) || h[4] != 1)
+        return ix_fail(r, "no raw-data B-tree node at address %" PRIu64 " (the file is not flushed?)", addr);
+    const unsigned level = h[5], used = (unsigned)ix_u(h + 6, 2);
+    const size_t n = hdr + (used + 1) * ks + used * (size_t)r->sa;
+    unsigned char *b = ix_block(r, addr, n, "TREE", 0);
+    if (!b) return -1;
+    int rc = 0;
+    for (unsigned i = 0; i < used && !rc; i++) {
+        const unsigned char *key = b + hdr + i * (ks + r->sa), *child = key + ks;
+        const uint64_t ca = ix_u(child, r->sa);
+        if (level > 0) {
+            rc = ix_btree1(r, ca, ndims, depth + 1);
+            continue;
+        }
+        uint64_t s[COLLDIAG_MAX_RANK];
+        for (int d = 0; d < r->rank; d++) s[d] = ix_u(key + 8 + 8 * (size_t)d, 8) / r->cdims[d];
+        if (!ix_undef(child, r->sa)) ix_put_scaled(r, s, ca);
+    }
+    cd_free(b);
+    return rc;
+}
+
+/* The implicit index: chunk k (linear over the maximum grid) at index address + k x chunk bytes. */
+static int ix_implicit(ix_rd *r, uint64_t iaddr, uint64_t chunk_bytes)
+{
+    uint64_t s[COLLDIAG_MAX_RANK];
+    for (uint64_t i = 0; i < r->ntab; i++) {
+        uint64_t idx = i, lin = 0;
+        for (int d = r->rank - 1; d >= 0; d--) { s[d] = idx % r->grid[d]; idx /= r->grid[d]; }
+        for (int k = 0; k < r->rank; k++) lin += s[r->order[k]] * r->down[k];
+        r->tab[i] = (MPI_Offset)(r->base + iaddr + lin * chunk_bytes);
+    }
+    return 0;
+}
+
+/* Elements (chunk addresses) of an array index: n of them from element index e0, in buf. */
+static void ix_put_elements(ix_rd *r, const unsigned char *buf, uint64_t e0, uint64_t n, uint64_t limit)
+{
+    for (uint64_t i = 0; i < n && e0 + i < limit; i++)
+        if (!ix_undef(buf + i * r->sa, r->sa)) ix_put_linear(r, e0 + i, ix_u(buf + i * r->sa, r->sa));
+}
+
+/* n elements starting at element e0, in pages of pn elements (paged blocks: bit k of init, MSB first,
+   says page k exists) or in the block itself (init NULL); prefix: the block's bytes before its elements. */
+static int ix_array_block(ix_rd *r, const char *sig, uint64_t addr, size_t prefix, uint64_t e0, uint64_t n, uint64_t pn,
+                           const unsigned char *init, uint64_t ibit0, uint64_t limit)
+{
+    if (!init) {
+        unsigned char *b = ix_block(r, addr, prefix + n * r->sa + 4, sig, prefix + n * r->sa + 4);
+        if (!b) return -1;
+        ix_put_elements(r, b + prefix, e0, n, limit);
+        cd_free(b);
+        return 0;
+    }
+    const uint64_t np = (n + pn - 1) / pn;
+    for (uint64_t k = 0; k < np; k++) {
+        const uint64_t bit = ibit0 + k;
+        if (!(init[bit / 8] & (0x80u >> (bit % 8)))) continue;
+        const uint64_t m = k + 1 < np ? pn : n - k * pn;
+        const uint64_t at = addr + prefix + k * (pn * r->sa + 4);
+        unsigned char *b = ix_block(r, at, m * r->sa + 4, NULL, m * r->sa + 4);
+        if (!b) return -1;
+        ix_put_elements(r, b, e0 + k * pn, m, limit);
+        cd_free(b);
+    }
+    return 0;
+}
+
+/* Fixed array: a header, one data block (its elements inline, or in pages). */
+static int ix_farray(ix_rd *r, uint64_t addr, unsigned page_bits)
+{
+    const size_t hn = 4 + 4 + r->ss + r->sa + 4;
+    unsigned char *h = ix_block(r, addr, hn, "FAHD", hn);
+    if (!h) return -1;
+    const unsigned client = h[5], es = h[6], pb = h[7];
+    const uint64_t n = ix_u(h + 8, r->ss), db = ix_u(h + 8 + r->ss, r->sa);
+    const int undef = ix_undef(h + 8 + r->ss, r->sa);
+    cd_free(h);
+    if (client != 0 || es != r->sa) return ix_fail(r, "a fixed array of filtered chunks");
+    (void)page_bits;
+    if (undef || n == 0) return 0;
+    const uint64_t pn = (uint64_t)1 << pb;
+    if (n <= pn) return ix_array_block(r, "FADB", db, 4 + 2 + r->sa, 0, n, pn, NULL, 0, n);
+    const uint64_t np = (n + pn - 1) / pn;
+    const size_t bm = (size_t)((np + 7) / 8), pre = 4 + 2 + r->sa + bm + 4;
+    unsigned char *d = ix_block(r, db, pre, "FADB", pre);
+    if (!d) return -1;
+    int rc = ix_array_block(r, "FADB", db, pre, 0, n, pn, d + 4 + 2 + r->sa, 0, n);
+    cd_free(d);
+    return rc;
+}
+
+/* Extensible array: the index block holds the first elements, the addresses of the first data blocks
+   and of the super blocks, which hold the addresses of the rest. Super block s has 2^(s/2) data blocks
+   of 2^((s+1)/2) x (minimum elements) elements each. */
+static int ix_earray(ix_rd *r, uint64_t addr)
+{
+    const size_t hn = 4 + 2 + 6 + 6 * (size_t)r->ss + r->sa + 4;
+    unsigned char *h = ix_block(r, addr, hn, "EAHD", hn);
+    if (!h) return -1;
+    const unsigned client = h[5], es = h[6], maxbits = h[7], ib_elmts = h[8], dmin = h[9], ptrmin = h[10], pbits = h[11];
+    const uint64_t max_idx = ix_u(h + 12 + 4 * (size_t)r->ss, r->ss);
+    const uint64_t ib = ix_u(h + 12 + 6 * (size_t)r->ss, r->sa);
+    const int ib_undef = ix_undef(h + 12 + 6 * (size_t)r->ss, r->sa);
+    cd_free(h);
+    if (client != 0 || es != r->sa) return ix_fail(r, "an extensible array of filtered chunks");
+    if (!dmin || !ptrmin || (dmin & (dmin - 1)) || (ptrmin & (ptrmin - 1)) || maxbits > 64 || maxbits < ix_log2(dmin))
+        return ix_fail(r, "an extensible array header with impossible parameters");
+    if (ib_undef || max_idx == 0) return 0;
+    const unsigned nsblks = 1 + maxbits - ix_log2(dmin), ib_nsblks = 2 * ix_log2(ptrmin);
+    const size_t nd = 2 * ((size_t)ptrmin - 1), ns = nsblks > ib_nsblks ? nsblks - ib_nsblks : 0;
+    const size_t aoff = (maxbits + 7) / 8, pre = 4 + 2 + r->sa;
+    const uint64_t pn = (uint64_t)1 << pbits;
+    const size_t ibn = pre + ib_elmts * (size_t)es + (nd + ns) * r->sa + 4;
+    unsigned char *b = ix_block(r, ib, ibn, "EAIB", ibn);
+    if (!b) return -1;
+    ix_put_elements(r, b + pre, 0, ib_elmts, max_idx);
+    const unsigned char *dad = b + pre + ib_elmts * (size_t)es, *sad = dad + nd * r->sa;
+    int rc = 0;
+    uint64_t start = 0, dblk = 0; /* first element (past the index block's own) and data block of super block s */
+    for (unsigned s = 0; s < nsblks && !rc && ib_elmts + start < max_idx; s++) {
+        const uint64_t ndb = (uint64_t)1 << (s / 2), dn = ((uint64_t)1 << ((s + 1) / 2)) * dmin;
+        if (s < ib_nsblks) { /* data blocks whose addresses the index block holds */
+            for (uint64_t j = 0; j < ndb && !rc; j++) {
+                const unsigned char *a = dad + (dblk + j) * r->sa;
+                if (dblk + j >= nd || ix_undef(a, r->sa)) continue;
+                if (dn > pn) { rc = ix_fail(r, "a paged data block in an extensible array's index block"); break; }
+                rc = ix_array_block(r, "EADB", ix_u(a, r->sa), pre + aoff, ib_elmts + start + j * dn, dn, pn, NULL, 0, max_idx);
+            }
+        } else if (!ix_undef(sad + (s - ib_nsblks) * r->sa, r->sa)) {
+            const uint64_t npages = dn > pn ? dn / pn : 0;
+            const size_t bm = npages ? (size_t)(ndb * ((npages + 7) / 8)) : 0, sn = pre + aoff + bm + ndb * r->sa + 4;
+            unsigned char *sb = ix_block(r, ix_u(sad + (s - ib_nsblks) * r->sa, r->sa), sn, "EASB", sn);
+            if (!sb) { rc = -1; break; }
+            for (uint64_t j = 0; j < ndb && !rc; j++) {
+                const unsigned char *a = sb + pre + aoff + bm + j * r->sa;
+                if (ix_undef(a, r->sa)) continue;
+                /* a paged data block: its prefix (ending with its checksum), then pages */
+                rc = ix_array_block(r, "EADB", ix_u(a, r->sa), npages ? pre + aoff + 4 : pre + aoff, ib_elmts + start + j * dn, dn, pn,
+                                     npages ? sb + pre + aoff : NULL, j * npages, max_idx);
+            }
+            cd_free(sb);
+        }
+        start += ndb * dn;
+        dblk += ndb;
+    }
+    cd_free(b);
+    return rc;
+}
+
+/* Version 2 B-tree of unfiltered chunk records (type 10: address, then scaled offsets); internal nodes
+   hold records too. */
+typedef struct { unsigned node, rec, depth, leaf_nrec_size, cum_size[64]; } ix_bt2;
+static unsigned ix_enc_size(uint64_t x) { return ix_log2(x) / 8 + 1; }
+
+static int ix_bt2_node(ix_rd *r, const ix_bt2 *t, uint64_t addr, uint64_t nrec, unsigned depth)
+{
+    if (depth > t->depth || depth >= 64) return ix_fail(r, "a v2 B-tree node deeper than its header says");
+    const size_t ptr = depth ? r->sa + t->leaf_nrec_size + (depth > 1 ? t->cum_size[depth - 1] : 0) : 0;
+    const size_t n = 6 + nrec * t->rec + (depth ? (nrec + 1) * ptr : 0) + 4;
+    if (n > t->node) return ix_fail(r, "a v2 B-tree node larger than its node size");
+    unsigned char *b = ix_block(r, addr, n, depth ? "BTIN" : "BTLF", n);
+    if (!b) return -1;
+    int rc = 0;
+    for (uint64_t i = 0; i < nrec; i++) {
+        const unsigned char *q = b + 6 + i * t->rec;
+        uint64_t s[COLLDIAG_MAX_RANK];
+        for (int d = 0; d < r->rank; d++) s[d] = ix_u(q + r->sa + 8 * (size_t)d, 8);
+        if (!ix_undef(q, r->sa)) ix_put_scaled(r, s, ix_u(q, r->sa));
+    }
+    for (uint64_t i = 0; depth && i <= nrec && !rc; i++) {
+        const unsigned char *q = b + 6 + nrec * t->rec + i * ptr;
+        rc = ix_bt2_node(r, t, ix_u(q, r->sa), ix_u(q + r->sa, t->leaf_nrec_size), depth - 1);
+    }
+    cd_free(b);
+    return rc;
+}
+
+static int ix_btree2(ix_rd *r, uint64_t addr)
+{
+    const size_t hn = 4 + 2 + 4 + 2 + 2 + 2 + r->sa + 2 + r->ss + 4;
+    unsigned char *h = ix_block(r, addr, hn, "BTHD", hn);
+    if (!h) return -1;
+    ix_bt2 t;
+    memset(&t, 0, sizeof t);
+    const unsigned type = h[5];
+    t.node = (unsigned)ix_u(h + 6, 4);
+    t.rec = (unsigned)ix_u(h + 10, 2);
+    t.depth = (unsigned)ix_u(h + 12, 2);
+    const uint64_t root = ix_u(h + 16, r->sa), rn = ix_u(h + 16 + r->sa, 2);
+    const int undef = ix_undef(h + 16, r->sa);
+    cd_free(h);
+    if (type != 10) return ix_fail(r, "a v2 B-tree of type %u (filtered chunks)", type);
+    if (t.rec != r->sa + 8 * (unsigned)r->rank || t.node < 10 + t.rec || t.depth >= 64) return ix_fail(r, "a v2 B-tree header with impossible sizes");
+    if (undef || rn == 0) return 0;
+    uint64_t max = (t.node - 10) / t.rec, cum = max;
+    t.leaf_nrec_size = ix_enc_size(max);
+    for (unsigned u = 1; u <= t.depth; u++) {
+        const size_t ptr = r->sa + t.leaf_nrec_size + (u > 1 ? t.cum_size[u - 1] : 0);
+        const uint64_t m = (t.node - (10 + ptr)) / (t.rec + ptr);
+        cum = (m + 1) * cum + m;
+        t.cum_size[u] = ix_enc_size(cum);
+    }
+    return ix_bt2_node(r, &t, root, rn, t.depth);
+}
+
+/* The chunk addresses of dset for its current chunk grid (nchunks of them) into tab: absolute file
+   offsets, -1 for chunks not allocated. Local: no communication. 0, or -1 with the reason in why. */
+static int h5_read_chunk_index(hid_t dset, MPI_File fh, MPI_Offset *tab, uint64_t nchunks, char *why, size_t wl)
+{
+    ix_rd r;
+    ix_layout L;
+    memset(&r, 0, sizeof r);
+    memset(&L, 0, sizeof L);
+    r.fh = fh;
+    r.tab = tab;
+    r.ntab = nchunks;
+    for (uint64_t i = 0; i < nchunks; i++) tab[i] = -1;
+    H5O_info_t oi;
+    hid_t file = H5Iget_file_id(dset), fcpl = file >= 0 ? H5Fget_create_plist(file) : -1;
+    hid_t space = H5Dget_space(dset), dcpl = H5Dget_create_plist(dset), type = H5Dget_type(dset);
+    size_t sa = 0, ss = 0;
+    hsize_t ub = 0, dims[COLLDIAG_MAX_RANK], maxd[COLLDIAG_MAX_RANK], cd[COLLDIAG_MAX_RANK];
+    int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1, rc = -1;
+    if (fcpl < 0 || space < 0 || dcpl < 0 || type < 0 || H5Pget_sizes(fcpl, &sa, &ss) < 0 || H5Pget_userblock(fcpl, &ub) < 0 ||
+        H5Oget_info2(dset, &oi, H5O_INFO_BASIC) < 0 || rank < 1 || rank > COLLDIAG_MAX_RANK ||
+        H5Sget_simple_extent_dims(space, dims, maxd) < 0 || H5Pget_chunk(dcpl, rank, cd) != rank) {
+        ix_fail(&r, "cannot read the dataset's shape, chunking or file parameters");
+        goto done;
+    }
+    if (sa < 2 || sa > 8 || ss < 2 || ss > 8) {
+        ix_fail(&r, "%zu-byte addresses or %zu-byte lengths", sa, ss);
+        goto done;
+    }
+    r.sa = (unsigned)sa;
+    r.ss = (unsigned)ss;
+    r.base = ub;
+    r.rank = rank;
+    uint64_t n = 1;
+    for (int d = 0; d < rank; d++) {
+        r.cdims[d] = cd[d];
+        r.grid[d] = dims[d] / cd[d] + (dims[d] % cd[d] != 0);
+        n *= r.grid[d];
+    }
+    if (n != nchunks) {
+        ix_fail(&r, "the dataset has %" PRIu64 " chunks, not %" PRIu64, n, nchunks);
+        goto done;
+    }
+    if (ix_find_layout(&r, oi.addr, &L)) goto done;
+    if (L.cls != 2) {
+        ix_fail(&r, "the layout message says the dataset is not chunked");
+        goto done;
+    }
+    const size_t esize = H5Tget_size(type);
+    int same = L.ndims == (unsigned)rank + 1 && L.dim[rank] == esize;
+    for (int d = 0; d < rank && same; d++) same = L.dim[d] == cd[d];
+    if (!same) {
+        ix_fail(&r, "the layout message's chunk dims differ from the dataset's");
+        goto done;
+    }
+    if (L.type == IX_SINGLE && (L.flags & 2)) {
+        ix_fail(&r, "a filtered single chunk");
+        goto done;
+    }
+    /* the array indexes number chunks over the grid of the maximum dims, the extensible array with its
+       one unlimited dimension moved to the front */
+    int unlim = -1, nunlim = 0;
+    for (int d = 0; d < rank; d++)
+        if (maxd[d] == H5S_UNLIMITED) { unlim = d; nunlim++; }
+    for (int k = 0; k < rank; k++) r.order[k] = k;
+    if (L.type == IX_EARRAY && nunlim == 1 && unlim > 0) {
+        r.order[0] = unlim;
+        for (int k = 1, d = 0; k < rank; d++)
+            if (d != unlim) r.order[k++] = d;
+    }
+    for (int k = rank - 1; k >= 0; k--) { /* the first position's size never matters (it may be unlimited) */
+        const uint64_t m = k == rank - 1 ? 0 : maxd[r.order[k + 1]], c = k == rank - 1 ? 1 : cd[r.order[k + 1]];
+        r.down[k] = k == rank - 1 ? 1 : r.down[k + 1] * (m / c + (m % c != 0));
+    }
+    const uint64_t undef = sa == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * sa)) - 1;
+    switch (L.type) {
+    case IX_BTREE1: rc = L.iaddr == undef ? 0 : ix_btree1(&r, L.iaddr, L.ndims, 0); break;
+    case IX_SINGLE:
+        if (L.iaddr != undef) tab[0] = (MPI_Offset)(r.base + L.iaddr);
+        rc = 0;
+        break;
+    case IX_IMPLICIT: {
+        uint64_t cb = esize;
+        for (int d = 0; d < rank; d++) cb *= cd[d];
+        rc = L.iaddr == undef ? 0 : ix_implicit(&r, L.iaddr, cb);
+        break;
+    }
+    case IX_FARRAY: rc = L.iaddr == undef ? 0 : ix_farray(&r, L.iaddr, L.p[0]); break;
+    case IX_EARRAY: rc = L.iaddr == undef ? 0 : ix_earray(&r, L.iaddr); break;
+    case IX_BTREE2: rc = L.iaddr == undef ? 0 : ix_btree2(&r, L.iaddr); break;
+    default: ix_fail(&r, "chunk index type %d", L.type); break;
+    }
+    if (rc && !r.why[0]) ix_fail(&r, "cannot read the %s chunk index", ix_names[L.type]);
+done:
+    if (file >= 0) H5Fclose(file);
+    if (fcpl >= 0) H5Pclose(fcpl);
+    if (space >= 0) H5Sclose(space);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (type >= 0) H5Tclose(type);
+    if (why && wl) {
+        if (rc && L.type >= IX_BTREE1 && L.type <= IX_BTREE2 && L.cls == 2) snprintf(why, wl, "%s index: ", ix_names[L.type]);
+        else why[0] = 0;
+        const size_t k = strlen(why);
+        snprintf(why + k, wl - k, "%s", r.why);
+    }
+    return rc ? -1 : 0;
+}
+
+static int h5_mpi_file(hid_t dset, MPI_File *fh, int *rank, int *size, const char *fn);
+
 int colldiag_h5_layout(hid_t dset, colldiag_layout **out)
 {
     static const char fn[] = "colldiag_h5_layout";
@@ -5491,7 +6132,20 @@ int colldiag_h5_layout(hid_t dset, colldiag_layout **out)
         MPI_Offset *t = cd_malloc((size_t)l->nchunks * sizeof *t);
         if (!t) { rc = cd_fail(COLLDIAG_ERR_NOMEM, fn, "a table of %" PRIu64 " chunk addresses", l->nchunks); goto fail_layout; }
         for (uint64_t i = 0; i < l->nchunks; i++) t[i] = -1;
-        hsize_t n = 0;
+        hsize_t n = 0, ub = 0;
+        MPI_File fh;
+        int me, np;
+        char why[256];
+        if (H5Pget_nfilters(dcpl) == 0 && !h5_mpi_file(dset, &fh, &me, &np, fn) &&
+            !h5_read_chunk_index(dset, fh, t, l->nchunks, why, sizeof why))
+            goto addrs; /* one pass over the index on disk */
+        for (uint64_t i = 0; i < l->nchunks; i++) t[i] = -1;
+        {
+            hid_t file = H5Iget_file_id(dset), fcpl = file >= 0 ? H5Fget_create_plist(file) : -1;
+            if (fcpl < 0 || H5Pget_userblock(fcpl, &ub) < 0) ub = 0; /* H5Dget_chunk_info's addresses are relative to it */
+            if (fcpl >= 0) H5Pclose(fcpl);
+            if (file >= 0) H5Fclose(file);
+        }
         if (H5Dget_num_chunks(dset, space, &n) < 0) n = 0; /* 1.10.8 rejects H5S_ALL here */
         /* HDF5 1.10 has no single-pass chunk iteration: H5Dget_chunk_info(i) walks the index up to i, so
            this is quadratic in the dataset's chunk count; it runs once per dataset, never per transfer. */
@@ -5507,8 +6161,9 @@ int colldiag_h5_layout(hid_t dset, colldiag_layout **out)
             }
             uint64_t idx = 0;
             for (int d = 0; d < rank; d++) idx = idx * l->grid[d] + off[d] / cdims[d];
-            if (idx < l->nchunks && a != HADDR_UNDEF) t[idx] = (MPI_Offset)a;
+            if (idx < l->nchunks && a != HADDR_UNDEF) t[idx] = (MPI_Offset)(a + ub);
         }
+    addrs:
         rc = colldiag_layout_set_chunk_addrs(l, l->nchunks, t);
         cd_free(t);
         if (rc) goto fail_layout;
@@ -5742,6 +6397,42 @@ int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
     return rc;
 }
 
+/* Whether the selection is shifted by an offset (H5Soffset_simple), which HDF5 1.10 cannot be asked for:
+   H5Sget_select_bounds includes it, the block and point lists do not. */
+static int h5_sel_offset(hid_t space)
+{
+    const int rank = H5Sget_simple_extent_ndims(space);
+    hsize_t lo[COLLDIAG_MAX_RANK], hi[COLLDIAG_MAX_RANK], mlo[COLLDIAG_MAX_RANK], mhi[COLLDIAG_MAX_RANK];
+    if (rank < 1 || rank > COLLDIAG_MAX_RANK || H5Sget_select_bounds(space, lo, hi) < 0) return 0; /* nothing selected */
+    for (int d = 0; d < rank; d++) { mlo[d] = HSIZE_UNDEF; mhi[d] = 0; }
+    hsize_t a[COLLDIAG_MAX_RANK], b[COLLDIAG_MAX_RANK], c[COLLDIAG_MAX_RANK], z[COLLDIAG_MAX_RANK];
+    if (H5Sget_select_type(space) == H5S_SEL_HYPERSLABS && H5Sis_regular_hyperslab(space) > 0 &&
+        H5Sget_regular_hyperslab(space, a, b, c, z) >= 0) { /* O(1), as colldiag_h5_sel reads it */
+        for (int d = 0; d < rank; d++)
+            if (c[d] && z[d] && (a[d] != lo[d] || a[d] + (c[d] - 1) * b[d] + z[d] - 1 != hi[d])) return 1;
+        return 0;
+    }
+    const int pts = H5Sget_select_type(space) == H5S_SEL_POINTS;
+    hssize_t n = pts ? H5Sget_select_elem_npoints(space) : H5Sget_select_hyper_nblocks(space);
+    const size_t per = (size_t)rank * (pts ? 1 : 2);
+    hsize_t buf[2 * COLLDIAG_MAX_RANK * 64];
+    for (hssize_t k = 0; k < n;) {
+        const hsize_t m = (hsize_t)(n - k) < 64 ? (hsize_t)(n - k) : 64;
+        herr_t e = pts ? H5Sget_select_elem_pointlist(space, (hsize_t)k, m, buf) : H5Sget_select_hyper_blocklist(space, (hsize_t)k, m, buf);
+        if (e < 0) return 0;
+        for (hsize_t i = 0; i < m; i++)
+            for (int d = 0; d < rank; d++) {
+                const hsize_t a = buf[i * per + (size_t)d], z = buf[i * per + (pts ? 0 : (size_t)rank) + (size_t)d];
+                if (a < mlo[d]) mlo[d] = a;
+                if (z > mhi[d]) mhi[d] = z;
+            }
+        k += (hssize_t)m;
+    }
+    for (int d = 0; d < rank; d++)
+        if (n > 0 && (mlo[d] != lo[d] || mhi[d] != hi[d])) return 1;
+    return 0;
+}
+
 int colldiag_h5_sel(hid_t space, colldiag_sel **out)
 {
     static const char fn[] = "colldiag_h5_sel";
@@ -5815,9 +6506,427 @@ int colldiag_h5_sel(hid_t space, colldiag_sel **out)
     default: rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "unknown selection type %d", (int)st); break;
     }
 out:
+    if (!rc && cls == H5S_SIMPLE && (st == H5S_SEL_POINTS || st == H5S_SEL_HYPERSLABS) && h5_sel_offset(space)) {
+        rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataspace has an offset (H5Soffset_simple): colldiag does not shift selections");
+    }
     if (rc) { colldiag_sel_free(s); return rc; }
     *out = s;
     return 0;
+}
+
+/* ---- running H5Dwrite / H5Dread through colldiag's engine (colldiag_h5_write / _read) ----
+   The call moves exactly the bytes HDF5 would move, through the file's own MPI_File, or it is refused
+   (COLLDIAG_ERR_UNSUPPORTED with the reason) before any byte moves, on every rank of a collective call
+   alike, and the caller runs HDF5's own call instead. What must hold, and why each rule:
+   - the MPI-IO driver: the file's MPI_File is where the data goes;
+   - contiguous or chunked storage, unfiltered, inside the file (no compact, virtual or external
+     storage), every touched chunk allocated: those are the bytes colldiag can address;
+   - no data transform, and the memory type H5Tequal to the dataset's: then HDF5 converts nothing and
+     the bytes in memory are the bytes in the file;
+   - fixed-size elements only (no variable-length data, no references): their file bytes are heap
+     pointers HDF5 writes elsewhere;
+   - the file writable for a write; no dataspace offset (H5Soffset_simple);
+   - the chunk addresses known: read from the chunk index once per dataset and extent, in a collective
+     call (the index must be flushed to disk first, and H5Fflush is collective); a dataset whose
+     addresses are not cached yet makes an independent call HDF5's.
+   A collective call's eligibility goes into colldiag's first reduction as a pre-set failure
+   (x->pre_code): every rank leaves before any byte moves, or every rank goes on. When the only failure
+   anywhere is "this rank needs the chunk index", every rank flushes, rank 0 reads the index, broadcasts
+   it, and the call runs again, once. HDF5 never sees the bytes move: unfiltered chunks bypass its chunk
+   cache when the file is opened for writing with MPI-IO, and the MPI-IO driver keeps no sieve buffer,
+   so nothing HDF5 holds goes stale. */
+
+/* Copies src into dst (n bytes), cut to fit: for messages, where a cut is better than none. */
+static void h5_copy(char *dst, size_t n, const char *src)
+{
+    size_t k = strlen(src);
+    if (k >= n) k = n - 1;
+    memcpy(dst, src, k);
+    dst[k] = 0;
+}
+
+typedef struct h5_fentry {
+    unsigned long fileno;    /* H5Oget_info2's: unique per open file for the library's lifetime */
+    colldiag_file *f;        /* on HDF5's MPI_File; comm: a duplicate of the file's, from the first collective call */
+    struct h5_fentry *next;
+} h5_fentry;
+
+typedef struct h5_dentry {
+    unsigned long fileno;
+    haddr_t addr;                        /* the dataset's object header */
+    hid_t type;                          /* a copy of the dataset's type, for H5Tequal */
+    int chunked;
+    int rank;
+    hsize_t dims[COLLDIAG_MAX_RANK];     /* the extent l was built for */
+    colldiag_layout *l;                  /* NULL: not built for this extent (or not buildable: why) */
+    char never[256];                     /* set once: why this dataset never runs through colldiag */
+    char why[256];                       /* why l could not be built for this extent */
+    struct h5_dentry *next;
+} h5_dentry;
+
+static h5_fentry *h5_files;
+static h5_dentry *h5_dsets;
+
+static void h5_dentry_free(h5_dentry *e)
+{
+    if (e->type >= 0) H5Tclose(e->type);
+    colldiag_layout_free(e->l);
+    cd_free(e);
+}
+
+/* The file's MPI communicator as HDF5 holds it, duplicated (collective: H5Fget_access_plist duplicates it). */
+static MPI_Comm h5_file_comm(hid_t obj)
+{
+    MPI_Comm c = MPI_COMM_NULL;
+    MPI_Info info = MPI_INFO_NULL;
+    hid_t file = H5Iget_file_id(obj), fapl = file >= 0 ? H5Fget_access_plist(file) : -1;
+    if (fapl < 0 || H5Pget_fapl_mpio(fapl, &c, &info) < 0) c = MPI_COMM_NULL;
+    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+    if (fapl >= 0) H5Pclose(fapl);
+    if (file >= 0) H5Fclose(file);
+    return c;
+}
+
+/* The bridge's file for dset's file, made on first use. A collective call gives it the file's
+   communicator; every rank of a collective call asks here whether it has one, and ranks that do not
+   (all of them, or none: a communicator is only ever made in a collective call, and forgotten in
+   colldiag_h5_forget, which is collective for files) make it together. */
+static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, colldiag_file **out, const char *fn)
+{
+    h5_fentry *e = h5_files;
+    while (e && e->fileno != fileno) e = e->next;
+    if (!e) {
+        MPI_File fh;
+        int rank, size, rc = h5_mpi_file(dset, &fh, &rank, &size, fn);
+        if (rc) return rc;
+        e = cd_calloc(1, sizeof *e);
+        colldiag_file *f = cd_calloc(1, sizeof *f);
+        if (!e || !f) { cd_free(e); cd_free(f); return cd_fail(COLLDIAG_ERR_NOMEM, fn, "allocating the bridge's file"); }
+        f->comm = MPI_COMM_NULL;
+        f->op = MPI_OP_NULL;
+        f->rank = rank;
+        f->size = size;
+        f->driver = COLLDIAG_DRIVER_MPIO;
+        f->fh = fh;
+        f->own_fh = 0;
+        f->fd = -1;
+        f->bridge = 1;
+        e->fileno = fileno;
+        e->f = f;
+        e->next = h5_files;
+        h5_files = e;
+    }
+    if (collective && e->f->comm == MPI_COMM_NULL) {
+        e->f->comm = h5_file_comm(dset);
+        if (e->f->comm == MPI_COMM_NULL) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot get the file's communicator");
+        MPI_Op_create(cd_agree_fn, 1, &e->f->op);
+    }
+    *out = e->f;
+    return 0;
+}
+
+/* What never changes about a dataset while its file is open: storage class, filters, type. Local. */
+static void h5_dataset_facts(hid_t dset, h5_dentry *e)
+{
+    hid_t dcpl = H5Dget_create_plist(dset), space = H5Dget_space(dset);
+    e->type = H5Dget_type(dset);
+    H5D_layout_t lay = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
+    const char *no = NULL;
+    if (dcpl < 0 || space < 0 || e->type < 0) no = "cannot read the dataset's creation properties, dataspace or type";
+    else if (H5Sget_simple_extent_type(space) == H5S_NULL) no = "the dataset has a null dataspace";
+    else if (lay == H5D_COMPACT) no = "a compact dataset (its data lives in the object header, which HDF5 caches)";
+    else if (lay == H5D_VIRTUAL) no = "a virtual dataset";
+    else if (lay != H5D_CONTIGUOUS && lay != H5D_CHUNKED) no = "an unknown storage layout";
+    else if (H5Pget_external_count(dcpl) > 0) no = "external storage (H5Pset_external)";
+    else if (lay == H5D_CHUNKED && H5Pget_nfilters(dcpl) > 0) no = "filtered chunks (HDF5 compresses them; colldiag moves only raw bytes)";
+    else if (H5Tdetect_class(e->type, H5T_VLEN) > 0 || H5Tis_variable_str(e->type) > 0)
+        no = "variable-length elements (their bytes in the file point into HDF5's heap)";
+    else if (H5Tdetect_class(e->type, H5T_REFERENCE) > 0) no = "references (HDF5 encodes them)";
+    else if (H5Tdetect_class(e->type, H5T_STRING) > 0 && H5Tget_class(e->type) != H5T_STRING)
+        no = "strings inside a compound or array type (colldiag cannot prove them fixed-size)";
+    if (no) snprintf(e->never, sizeof e->never, "%s", no);
+    e->chunked = lay == H5D_CHUNKED;
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (space >= 0) H5Sclose(space);
+}
+
+static h5_dentry *h5_dataset(hid_t dset, const H5O_info_t *oi)
+{
+    h5_dentry **pp = &h5_dsets, *e;
+    while ((e = *pp) && !(e->fileno == oi->fileno && e->addr == oi->addr)) pp = &e->next;
+    if (e) { /* to the front: a timestep writes the same datasets over and over */
+        *pp = e->next;
+        e->next = h5_dsets;
+        h5_dsets = e;
+        return e;
+    }
+    e = cd_calloc(1, sizeof *e);
+    if (!e) return NULL;
+    e->fileno = oi->fileno;
+    e->addr = oi->addr;
+    e->rank = -1;
+    h5_dataset_facts(dset, e);
+    e->next = h5_dsets;
+    h5_dsets = e;
+    return e;
+}
+
+/* The dataset's current extent (a scalar is one element of a 1-D extent); -1 if unreadable. */
+static int h5_extent(hid_t dset, hsize_t *dims)
+{
+    hid_t sp = H5Dget_space(dset);
+    int rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+    if (rank > COLLDIAG_MAX_RANK || (rank > 0 && H5Sget_simple_extent_dims(sp, dims, NULL) < 0)) rank = -1;
+    if (rank == 0) { rank = 1; dims[0] = 1; }
+    if (sp >= 0) H5Sclose(sp);
+    return rank;
+}
+
+static int h5_extent_is(const h5_dentry *e, int rank, const hsize_t *dims)
+{
+    if (e->rank != rank) return 0;
+    for (int d = 0; d < rank; d++)
+        if (e->dims[d] != dims[d]) return 0;
+    return 1;
+}
+
+/* A layout for the dataset's current extent with addresses from tab (chunked) or H5Dget_offset. */
+static int h5_build_layout(hid_t dset, h5_dentry *e, int rank, const hsize_t *dims, const MPI_Offset *tab, uint64_t n)
+{
+    colldiag_layout_free(e->l);
+    e->l = NULL;
+    e->why[0] = 0;
+    e->rank = rank;
+    memcpy(e->dims, dims, (size_t)rank * sizeof *dims);
+    uint64_t d64[COLLDIAG_MAX_RANK], c64[COLLDIAG_MAX_RANK];
+    for (int d = 0; d < rank; d++) d64[d] = dims[d];
+    const size_t esize = H5Tget_size(e->type);
+    int rc;
+    if (!e->chunked) {
+        haddr_t a = H5Dget_offset(dset); /* absolute: HDF5 adds the userblock */
+        if (a == HADDR_UNDEF) {
+            snprintf(e->why, sizeof e->why, "the contiguous dataset has no storage yet");
+            return -1;
+        }
+        rc = colldiag_layout_contiguous(rank, d64, esize, (MPI_Offset)a, &e->l);
+    } else {
+        hid_t dcpl = H5Dget_create_plist(dset);
+        hsize_t hc[COLLDIAG_MAX_RANK];
+        rc = dcpl < 0 || H5Pget_chunk(dcpl, rank, hc) != rank ? -1 : 0;
+        if (dcpl >= 0) H5Pclose(dcpl);
+        for (int d = 0; d < rank && !rc; d++) c64[d] = hc[d];
+        if (!rc) rc = colldiag_layout_chunked(rank, d64, c64, esize, 0, &e->l);
+        if (!rc) rc = colldiag_layout_set_chunk_addrs(e->l, n, tab);
+    }
+    if (rc) {
+        snprintf(e->why, sizeof e->why, "cannot describe the dataset's storage: ");
+        h5_copy(e->why + strlen(e->why), sizeof e->why - strlen(e->why), cd_errbuf);
+        colldiag_layout_free(e->l);
+        e->l = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static uint64_t h5_nchunks(hid_t dset, int rank, const hsize_t *dims)
+{
+    hid_t dcpl = H5Dget_create_plist(dset);
+    hsize_t hc[COLLDIAG_MAX_RANK];
+    uint64_t n = 1;
+    if (dcpl < 0 || H5Pget_chunk(dcpl, rank, hc) != rank) n = 0;
+    for (int d = 0; d < rank && n; d++) n *= dims[d] / hc[d] + (dims[d] % hc[d] != 0);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    return n;
+}
+
+/* Collective over f's communicator: flush the file (the index to disk), rank 0 reads the dataset's
+   chunk index, every rank gets the table and builds the layout, or every rank records why not. */
+static void h5_fetch_index(hid_t dset, h5_dentry *e, colldiag_file *f, int rank, const hsize_t *dims)
+{
+    const uint64_t n = h5_nchunks(dset, rank, dims);
+    MPI_Offset *tab = n ? cd_malloc((size_t)n * sizeof *tab) : NULL;
+    char why[256] = "";
+    int ok = tab != NULL;
+    if (!ok) snprintf(why, sizeof why, "no memory for %" PRIu64 " chunk addresses", n);
+    herr_t fl;
+    H5E_BEGIN_TRY { fl = H5Fflush(dset, H5F_SCOPE_LOCAL); } H5E_END_TRY;
+    if (ok && fl < 0) { ok = 0; snprintf(why, sizeof why, "H5Fflush failed: the chunk index cannot be read from the file"); }
+    if (ok && f->rank == 0 && h5_read_chunk_index(dset, f->fh, tab, n, why, sizeof why)) ok = 0;
+    int all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, f->comm);
+    MPI_Bcast(why, (int)sizeof why, MPI_CHAR, 0, f->comm); /* rank 0's reason, if it had one */
+    for (uint64_t k = 0; all && k < n;) {
+        const uint64_t m = n - k < ((uint64_t)1 << 26) ? n - k : (uint64_t)1 << 26;
+        MPI_Bcast(tab + k, (int)m, MPI_OFFSET, 0, f->comm);
+        k += m;
+    }
+    if (all) {
+        h5_build_layout(dset, e, rank, dims, tab, n);
+    } else {
+        colldiag_layout_free(e->l);
+        e->l = NULL;
+        e->rank = rank;
+        memcpy(e->dims, dims, (size_t)rank * sizeof *dims);
+        snprintf(e->why, sizeof e->why, "%s", why[0] ? why : "a rank could not flush or allocate the chunk table");
+    }
+    cd_free(tab);
+}
+
+/* Local: why this call cannot run through colldiag (a message into why), or 0. */
+static int h5_ineligible(hid_t dset, const h5_dentry *e, hid_t mem_type, int wr, const colldiag_xfer *x, char *why, size_t wl)
+{
+    if (e->never[0]) { snprintf(why, wl, "%s", e->never); return 1; }
+    if (x->xform) { snprintf(why, wl, "the DXPL sets a data transform (HDF5 computes it)"); return 1; }
+    htri_t same = -1;
+    H5E_BEGIN_TRY { same = H5Tequal(mem_type, e->type); } H5E_END_TRY;
+    if (same < 0) { snprintf(why, wl, "mem_type is not a datatype"); return 1; }
+    if (!same) { snprintf(why, wl, "the memory type differs from the dataset's (HDF5 converts)"); return 1; }
+    if (wr) {
+        hid_t file = H5Iget_file_id(dset);
+        unsigned intent = 0;
+        if (file < 0 || H5Fget_intent(file, &intent) < 0 || !(intent & H5F_ACC_RDWR)) {
+            if (file >= 0) H5Fclose(file);
+            snprintf(why, wl, "the file is not open for writing");
+            return 1;
+        }
+        H5Fclose(file);
+    }
+    return 0;
+}
+
+/* The actual-mode properties HDF5 1.10 sets on the DXPL after a parallel transfer, with colldiag's
+   answers: chunk optimisation as HDF5 names it (colldiag's own schemes, which HDF5 has no value for,
+   read NO_CHUNK_OPTIMIZATION), I/O mode and causes as colldiag reports them. H5P_DEFAULT cannot be set. */
+static void h5_set_actual(hid_t dxpl, const colldiag_xfer *x)
+{
+    if (dxpl == H5P_DEFAULT) return;
+    H5D_mpio_actual_chunk_opt_mode_t co = x->chunk_opt_done <= COLLDIAG_MPIO_MULTI_CHUNK ? (H5D_mpio_actual_chunk_opt_mode_t)x->chunk_opt_done
+                                                                                          : H5D_MPIO_NO_CHUNK_OPTIMIZATION;
+    H5D_mpio_actual_io_mode_t io = (H5D_mpio_actual_io_mode_t)x->io_mode_done;
+    uint32_t l = x->local_cause, g = x->global_cause;
+    H5E_BEGIN_TRY {
+        H5Pset(dxpl, "actual_chunk_opt_mode", &co);
+        H5Pset(dxpl, "actual_io_mode", &io);
+        H5Pset(dxpl, "local_no_collective_cause", &l);
+        H5Pset(dxpl, "global_no_collective_cause", &g);
+    } H5E_END_TRY;
+}
+
+/* Set by a caller that reports the call itself (the preload): COLLDIAG_REPORT is then not the bridge's. */
+static int h5_bridge_quiet;
+
+static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *wbuf, void *rbuf,
+                       colldiag_xfer *x, int dir, const char *fn)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    const colldiag_chunk_opt_t asked = x->set.chunk_opt;
+    int rc = h5_dxpl_settings(dxpl, x, fn);
+    if (rc) { snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf); return rc; }
+    x->set.chunk_opt = asked == COLLDIAG_MPIO_CHUNK_DEFAULT ? COLLDIAG_MPIO_CHUNK_AUTO : asked; /* the scheme is colldiag's */
+    const int collective = x->set.mode == COLLDIAG_MPIO_COLLECTIVE;
+    H5O_info_t oi;
+    colldiag_file *f = NULL;
+    herr_t oe;
+    H5E_BEGIN_TRY { oe = H5Oget_info2(dset, &oi, H5O_INFO_BASIC); } H5E_END_TRY;
+    if (oe < 0) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
+    if (!rc) rc = h5_bridge_file(dset, oi.fileno, collective, &f, fn); /* collective calls meet here first */
+    if (rc) {
+        x->set.chunk_opt = asked;
+        snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
+        return rc;
+    }
+    /* from here on a collective call reaches colldiag's agreement on every rank, whatever it finds */
+    char why[512] = "";
+    colldiag_sel *fs = NULL, *ms = NULL;
+    hsize_t dims[COLLDIAG_MAX_RANK];
+    h5_dentry *e = h5_dataset(dset, &oi);
+    const int rank = h5_extent(dset, dims);
+    int need = 0;
+    if (!e) snprintf(why, sizeof why, "no memory for the dataset's cache entry");
+    else if (rank < 1) snprintf(why, sizeof why, "cannot read the dataset's extent");
+    else if (!h5_ineligible(dset, e, mem_type, dir == DIR_WRITE, x, why, sizeof why)) {
+        if (!h5_extent_is(e, rank, dims) || (!e->l && !e->why[0])) {
+            if (!e->chunked) h5_build_layout(dset, e, rank, dims, NULL, 0);
+            else if (collective) need = 1;
+            else snprintf(why, sizeof why, "the chunk addresses are not known yet (they are read in a collective call; an independent call cannot flush the file)");
+        }
+        if (!need && !why[0] && !e->l) snprintf(why, sizeof why, "%s", e->why);
+    }
+    if (!why[0]) {
+        hid_t fsp = file_space == H5S_ALL ? H5Dget_space(dset) : file_space;
+        if (colldiag_h5_sel(fsp, &fs) || colldiag_h5_sel(mem_space == H5S_ALL ? fsp : mem_space, &ms))
+            h5_copy(why, sizeof why, cd_errbuf);
+        if (file_space == H5S_ALL && fsp >= 0) H5Sclose(fsp);
+    }
+    for (int attempt = 0;; attempt++) {
+        if (why[0] || need) {
+            x->pre_code = COLLDIAG_ERR_UNSUPPORTED;
+            x->pre_need_index = !why[0];
+            snprintf(x->pre_msg, sizeof x->pre_msg, "%s", why[0] ? why : "waiting for the dataset's chunk index");
+        }
+        x->strict_alloc = 1;
+        rc = cd_transfer(f, e && !need ? e->l : NULL, fs, ms, wbuf, rbuf, x, dir, fn);
+        x->strict_alloc = 0;
+        x->pre_code = x->pre_need_index = 0;
+        if (!rc || !collective || x->bridge_global != 1 || attempt > 0) break;
+        /* every rank is healthy but some wait for the chunk index: fetch it together, then once more */
+        h5_fetch_index(dset, e, f, rank, dims);
+        need = 0;
+        if (!e->l) snprintf(why, sizeof why, "%s", e->why);
+    }
+    x->set.chunk_opt = asked;
+    if (!rc) h5_set_actual(dxpl, x);
+    if (collective && !h5_bridge_quiet) {
+        char keep[sizeof cd_errbuf];
+        snprintf(keep, sizeof keep, "%s", cd_errbuf);
+        env_report(f, x);
+        snprintf(cd_errbuf, sizeof cd_errbuf, "%s", keep);
+    }
+    colldiag_sel_free(fs);
+    colldiag_sel_free(ms);
+    return rc;
+}
+
+int colldiag_h5_write(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf, colldiag_xfer *x)
+{
+    return h5_transfer(dset, mem_type, mem_space, file_space, dxpl, buf, NULL, x, DIR_WRITE, "colldiag_h5_write");
+}
+
+int colldiag_h5_read(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, void *buf, colldiag_xfer *x)
+{
+    return h5_transfer(dset, mem_type, mem_space, file_space, dxpl, NULL, buf, x, DIR_READ, "colldiag_h5_read");
+}
+
+void colldiag_h5_forget(hid_t obj)
+{
+    H5O_info_t oi;
+    herr_t oe;
+    H5E_BEGIN_TRY { oe = H5Oget_info2(obj, &oi, H5O_INFO_BASIC); } H5E_END_TRY;
+    if (oe < 0) return;
+    const int whole_file = H5Iget_type(obj) == H5I_FILE;
+    for (h5_dentry **pp = &h5_dsets; *pp;) {
+        h5_dentry *e = *pp;
+        if (e->fileno == oi.fileno && (whole_file || e->addr == oi.addr)) {
+            *pp = e->next;
+            h5_dentry_free(e);
+        } else {
+            pp = &e->next;
+        }
+    }
+    if (!whole_file) return;
+    int fin = 0;
+    MPI_Finalized(&fin);
+    for (h5_fentry **pp = &h5_files; *pp;) {
+        h5_fentry *e = *pp;
+        if (e->fileno != oi.fileno) { pp = &e->next; continue; }
+        *pp = e->next;
+        if (!fin) {
+            if (e->f->op != MPI_OP_NULL) MPI_Op_free(&e->f->op);
+            if (e->f->comm != MPI_COMM_NULL) MPI_Comm_free(&e->f->comm);
+        }
+        cd_free(e->f);
+        cd_free(e);
+    }
 }
 
 #endif /* COLLDIAG_WITH_HDF5 */

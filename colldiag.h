@@ -301,7 +301,15 @@ int colldiag_report_html(colldiag_file *f, const colldiag_xfer *x, FILE *out);
 
 #ifdef COLLDIAG_WITH_HDF5
 /* ---- HDF5 bridge ---- */
+/* A layout of the dataset's storage as it is now: contiguous (its absolute file offset), or chunked with
+   every chunk's absolute file offset (-1: not allocated) and the filtered flag. Chunk addresses come
+   from the chunk index read in one pass from the file (every index HDF5 1.10 writes: v1 B-tree, single
+   chunk, implicit, fixed array, extensible array, v2 B-tree), so the file must be flushed (H5Fflush)
+   since the dataset was created or extended; when the index cannot be read, from H5Dget_chunk_info
+   (one walk of the whole index per chunk). Local: no communication. Compact, virtual: UNSUPPORTED. */
 int colldiag_h5_layout(hid_t dset, colldiag_layout **out);
+/* The selection of a dataspace (its extent, and hyperslabs, points, all or none). A dataspace with an
+   offset (H5Soffset_simple) is UNSUPPORTED. Local. */
 int colldiag_h5_sel(hid_t space, colldiag_sel **out);
 /* Plans what H5Dwrite (dir TO_FILE) or H5Dread (TO_MEMORY) with exactly these arguments will do, before
    it runs: colldiag_plan on the dataset's real storage class, shape, chunking and filters, the
@@ -320,6 +328,32 @@ int colldiag_h5_sel(hid_t space, colldiag_sel **out);
    chunk index for them, per chunk): the plan's chunks carry dense addresses (index x chunk bytes). */
 int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, colldiag_direction_t dir,
                      colldiag_xfer *x, colldiag_file **file_out);
+/* H5Dwrite / H5Dread with the same arguments, run through colldiag's engine on the dataset's own
+   storage through the file's own MPI_File: the same bytes in the file and in buf as HDF5's call, or
+   COLLDIAG_ERR_UNSUPPORTED (x's message says why) before any byte moves, and then the caller runs
+   HDF5's call instead. Moved: contiguous or unfiltered chunked storage in the file, every touched chunk
+   allocated, no data transform, mem_type H5Tequal to the dataset's type, fixed-size elements, the file
+   writable for a write, dataspaces without offsets. The scheme is x's chunk_opt, AUTO when x leaves it
+   at DEFAULT; the transfer mode, collective_opt and the other HDF5 settings come from the DXPL.
+   Collective exactly when the DXPL is (over the file's communicator: call it on every rank that calls
+   H5Dwrite): eligibility is agreed, so every rank moves the bytes or every rank is refused. The first
+   collective call on a dataset, and the first after its extent changes, flushes the file (H5Fflush,
+   collective), reads the chunk index on rank 0 and broadcasts it; later calls find the addresses in a
+   cache (8 bytes a chunk of the dataset) keyed by file and object address. An independent call on a
+   chunked dataset whose addresses are not cached yet is refused (it cannot flush). After a successful
+   call the DXPL (not H5P_DEFAULT) holds colldiag's answers in HDF5's actual-mode properties:
+   H5Pget_mpio_actual_io_mode and the causes as colldiag reports them, H5Pget_mpio_actual_chunk_opt_mode
+   LINK_CHUNK or MULTI_CHUNK when colldiag ran those, NO_CHUNK_OPTIMIZATION for its own schemes
+   (aggregation, at-once, all-independent). COLLDIAG_REPORT reports collective calls as colldiag_write
+   does. The first collective call on a file duplicates its communicator: call colldiag_h5_forget(file)
+   (collective) before H5Fclose to free it and the cache. */
+int colldiag_h5_write(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf,
+                      colldiag_xfer *x);
+int colldiag_h5_read(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, void *buf, colldiag_xfer *x);
+/* Drops what colldiag_h5_write/read cached: for a dataset id, its chunk addresses; for a file id, every
+   dataset of the file and the file's communicator (collective over it, like H5Fclose). Needed before
+   H5Fclose; harmless on an id colldiag never saw. */
+void colldiag_h5_forget(hid_t obj);
 #endif
 
 #ifdef __cplusplus

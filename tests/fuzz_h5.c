@@ -1,0 +1,527 @@
+/* fuzz_h5: the differential tester of colldiag_h5_write / colldiag_h5_read against HDF5 itself.
+ *
+ *   mpirun -n P fuzz_h5 --seed S --cases N --out DIR [--seconds T]
+ *
+ * Each case draws (from S and the case number, the same on every rank) a dataset -- 1-D to 4-D,
+ * chunked with edge chunks or contiguous, extendible or not, 1- to 8-byte integer and float types, the
+ * default file format (v1 B-tree) or the latest (implicit, fixed array, extensible array, v2 B-tree
+ * indexes), a userblock or not -- and creates it in two files. Then rounds of writes: every rank's
+ * file selection (hyperslab unions, points in random order, all, none; disjoint between ranks so that
+ * the result is defined), memory layout (packed, the file's shape, a strided larger buffer) and DXPL
+ * (collective or independent, chunk_opt, num, ratio, INDIVIDUAL_IO). File A gets HDF5's H5Dwrite; file
+ * B gets colldiag_h5_write, and H5Dwrite when it says UNSUPPORTED (as the preload does). Some rounds use
+ * a memory type that differs from the dataset's on one rank or on all (HDF5 converts): colldiag must
+ * refuse on every rank. Extendible datasets grow between rounds (H5Dset_extent): the cached chunk
+ * addresses must follow. Then both files are compared element by element with the image this program
+ * computed itself (every element's value is a function of the round and its index, so every rank knows
+ * what every rank wrote), and random reads of file B go through colldiag_h5_read and H5Dread into
+ * buffers prefilled alike: every byte of the two buffers must match. Any difference prints the case
+ * and exits 1; every rank checks its own buffers and the outcome is agreed. --strict-hdf5 1 also fails
+ * when HDF5's own file differs from the image (ROMIO: see docs/hdf5.md). */
+#define _GNU_SOURCE
+#include "colldiag.h"
+#include <hdf5.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int me, np;
+static uint64_t rs; /* the case's generator: the same sequence on every rank */
+static uint64_t rnd(void)
+{
+    rs ^= rs << 13;
+    rs ^= rs >> 7;
+    rs ^= rs << 17;
+    return rs;
+}
+static uint64_t below(uint64_t n) { return n ? rnd() % n : 0; }
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 31;
+    x *= 0x7fb5d329728ea185ULL;
+    x ^= x >> 27;
+    x *= 0x81dadef4bc2dd44dULL;
+    x ^= x >> 33;
+    return x;
+}
+
+#define MAXE 20000 /* elements of a dataset at its largest */
+
+typedef struct {
+    int rank;
+    hsize_t dims[4], maxd[4], chunk[4];
+    int chunked, latest, ub, ext;
+    hid_t type; /* native */
+    size_t es;
+} dcase;
+
+static const char *tname(hid_t t)
+{
+    return t == H5T_NATIVE_SCHAR ? "i8" : t == H5T_NATIVE_USHORT ? "u16" : t == H5T_NATIVE_INT ? "i32" : t == H5T_NATIVE_FLOAT ? "f32"
+         : t == H5T_NATIVE_LLONG ? "i64" : "f64";
+}
+
+static uint64_t nelem(int rank, const hsize_t *d)
+{
+    uint64_t n = 1;
+    for (int i = 0; i < rank; i++) n *= d[i];
+    return n;
+}
+
+/* The element at linear index k after round r: es bytes. */
+static void value(int r, uint64_t k, size_t es, unsigned char *out)
+{
+    uint64_t v = mix((uint64_t)r * 1000003u + k + 1);
+    memcpy(out, &v, es);
+}
+
+static hid_t open_file(const char *path, const dcase *c, int create)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), fcpl = H5Pcreate(H5P_FILE_CREATE);
+    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    if (c->latest) H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+    if (c->ub) H5Pset_userblock(fcpl, 512);
+    hid_t f = create ? H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl) : H5Fopen(path, H5F_ACC_RDWR, fapl);
+    H5Pclose(fapl);
+    H5Pclose(fcpl);
+    return f;
+}
+
+static hid_t make_dataset(hid_t f, const dcase *c)
+{
+    hid_t sp = H5Screate_simple(c->rank, c->dims, c->maxd), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (c->chunked) H5Pset_chunk(dcpl, c->rank, c->chunk);
+    hid_t d = H5Dcreate2(f, "d", c->type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Sclose(sp);
+    H5Pclose(dcpl);
+    return d;
+}
+
+/* Draws rank q's file selection into fsp (owner marks elements taken in this round) and returns the
+   elements in HDF5's iteration order (lin, npts). Every rank draws every rank's, in rank order. */
+static uint64_t draw_sel(const dcase *c, hid_t fsp, int q, int *owner, uint64_t *lin, int *kind)
+{
+    const uint64_t n = nelem(c->rank, c->dims);
+    uint64_t cnt = 0;
+    *kind = (int)below(10);
+    if (*kind == 0) { /* nothing */
+        H5Sselect_none(fsp);
+        return 0;
+    }
+    if (*kind == 1 && np == 1) { /* all */
+        H5Sselect_all(fsp);
+        for (uint64_t k = 0; k < n; k++) { owner[k] = q; lin[cnt++] = k; }
+        return cnt;
+    }
+    if (*kind <= 3) { /* points, random order */
+        const uint64_t want = 1 + below(n / (uint64_t)np / 2 + 1);
+        hsize_t *co = malloc(want * 4 * sizeof *co);
+        for (uint64_t t = 0; t < want * 3 && cnt < want; t++) {
+            uint64_t k = below(n);
+            if (owner[k] >= 0) continue;
+            owner[k] = q;
+            lin[cnt] = k;
+            uint64_t r = k;
+            for (int i = c->rank - 1; i >= 0; i--) { co[cnt * (uint64_t)c->rank + (uint64_t)i] = r % c->dims[i]; r /= c->dims[i]; }
+            cnt++;
+        }
+        if (cnt) H5Sselect_elements(fsp, H5S_SELECT_SET, cnt, co);
+        else H5Sselect_none(fsp);
+        free(co);
+        return cnt;
+    }
+    /* a union of 1-3 boxes that no other rank holds; HDF5 iterates a union in row-major order */
+    H5Sselect_none(fsp);
+    const int nb = 1 + (int)below(3);
+    for (int b = 0; b < nb; b++) {
+        hsize_t st[4], ct[4];
+        for (int i = 0; i < c->rank; i++) {
+            ct[i] = 1 + below(c->dims[i] / (i == 0 ? (hsize_t)np : 1) + 1);
+            if (ct[i] > c->dims[i]) ct[i] = c->dims[i];
+            st[i] = below(c->dims[i] - ct[i] + 1);
+        }
+        int free_ = 1;
+        hsize_t m = 1;
+        for (int i = 0; i < c->rank; i++) m *= ct[i];
+        for (hsize_t e = 0; e < m && free_; e++) {
+            hsize_t r = e, k = 0;
+            hsize_t idx[4];
+            for (int i = c->rank - 1; i >= 0; i--) { idx[i] = st[i] + r % ct[i]; r /= ct[i]; }
+            for (int i = 0; i < c->rank; i++) k = k * c->dims[i] + idx[i];
+            if (owner[k] >= 0 && owner[k] != q + 2000) free_ = 0; /* another rank's, or an earlier round's of this rank */
+        }
+        if (!free_) continue;
+        for (hsize_t e = 0; e < m; e++) {
+            hsize_t r = e, k = 0, idx[4];
+            for (int i = c->rank - 1; i >= 0; i--) { idx[i] = st[i] + r % ct[i]; r /= ct[i]; }
+            for (int i = 0; i < c->rank; i++) k = k * c->dims[i] + idx[i];
+            owner[k] = q + 2000; /* this rank's, this union */
+        }
+        H5Sselect_hyperslab(fsp, H5S_SELECT_OR, st, NULL, ct, NULL);
+    }
+    for (uint64_t k = 0; k < n; k++)
+        if (owner[k] == q + 2000) { owner[k] = q; lin[cnt++] = k; }
+    if (!cnt) H5Sselect_none(fsp);
+    return cnt;
+}
+
+/* A memory space for npts elements: packed 1-D, or a strided 1-D buffer of twice as many. */
+static hid_t mem_space(uint64_t npts, int strided, hsize_t *melems)
+{
+    hsize_t n = npts ? npts : 1;
+    if (!strided || !npts) {
+        *melems = n;
+        hid_t s = H5Screate_simple(1, &n, NULL);
+        if (!npts) H5Sselect_none(s);
+        return s;
+    }
+    hsize_t big = 2 * npts + 1, st = 1, stride = 2, cnt = npts;
+    *melems = big;
+    hid_t s = H5Screate_simple(1, &big, NULL);
+    H5Sselect_hyperslab(s, H5S_SELECT_SET, &st, &stride, &cnt, NULL);
+    return s;
+}
+
+static hid_t draw_dxpl(int *collective)
+{
+    hid_t p = H5Pcreate(H5P_DATASET_XFER);
+    *collective = below(5) != 0;
+    if (*collective) {
+        H5Pset_dxpl_mpio(p, H5FD_MPIO_COLLECTIVE);
+        const int o = (int)below(4);
+        if (o == 1) H5Pset_dxpl_mpio_chunk_opt(p, H5FD_MPIO_CHUNK_ONE_IO);
+        if (o == 2) H5Pset_dxpl_mpio_chunk_opt(p, H5FD_MPIO_CHUNK_MULTI_IO);
+        if (below(3) == 0) H5Pset_dxpl_mpio_chunk_opt_num(p, (unsigned)below(8));
+        if (below(3) == 0) H5Pset_dxpl_mpio_chunk_opt_ratio(p, (unsigned)below(101));
+        if (below(6) == 0) H5Pset_dxpl_mpio_collective_opt(p, H5FD_MPIO_INDIVIDUAL_IO);
+    }
+    return p;
+}
+
+static int strict_hdf5;
+static long n_both_wrong, n_hdf5_read_wrong, n_hdf5_wrong, n_acc, n_fallback, n_calls, n_coll_eligible, n_coll_acc;
+
+static int run_case(long cs, uint64_t seed, const char *dir)
+{
+    rs = mix(seed * 7919u + (uint64_t)cs) | 1;
+    dcase c;
+    memset(&c, 0, sizeof c);
+    const hid_t types[] = {H5T_NATIVE_SCHAR, H5T_NATIVE_USHORT, H5T_NATIVE_INT, H5T_NATIVE_FLOAT, H5T_NATIVE_LLONG, H5T_NATIVE_DOUBLE};
+    c.type = types[below(6)];
+    c.es = H5Tget_size(c.type);
+    c.rank = 1 + (int)below(4);
+    c.chunked = below(4) != 0;
+    c.latest = (int)below(2);
+    c.ub = below(4) == 0;
+    c.ext = c.chunked && below(3) == 0;
+    const uint64_t cap = c.rank == 1 ? 3000 : c.rank == 2 ? 60 : c.rank == 3 ? 14 : 7;
+    for (int i = 0; i < c.rank; i++) {
+        c.dims[i] = 1 + below(cap);
+        c.maxd[i] = c.dims[i];
+        c.chunk[i] = 1 + below(c.dims[i]); /* <= the dim (HDF5 wants it for fixed dims), edge chunks when it does not divide */
+    }
+    if (c.ext) { /* one or two unlimited dims: extensible array or v2 B-tree with the latest format */
+        c.maxd[0] = H5S_UNLIMITED;
+        if (c.rank > 1 && below(2)) c.maxd[c.rank - 1] = H5S_UNLIMITED;
+    } else if (c.chunked && below(3) == 0) {
+        c.maxd[0] = c.dims[0] + below(10); /* fixed array */
+    }
+    char pa[512], pb[512];
+    snprintf(pa, sizeof pa, "%s/fuzz_h5_a.h5", dir);
+    snprintf(pb, sizeof pb, "%s/fuzz_h5_b.h5", dir);
+    hid_t fa = open_file(pa, &c, 1), fb = open_file(pb, &c, 1);
+    hid_t da = make_dataset(fa, &c), db = make_dataset(fb, &c);
+    if (fa < 0 || fb < 0 || da < 0 || db < 0) { printf("case %ld: cannot create the files\n", cs); return 1; }
+    unsigned char *img = calloc(MAXE * 8, 1), *buf = malloc(MAXE * 8 * 3), *bu2 = malloc(MAXE * 8 * 3);
+    int *owner = malloc(MAXE * sizeof *owner);
+    uint64_t *lin = malloc(MAXE * sizeof *lin);
+    colldiag_xfer *x = NULL;
+    colldiag_xfer_create(&x);
+    int bad = 0;
+    const int rounds = 1 + (int)below(4);
+    for (int r = 0; r < rounds && !bad; r++) {
+        if (c.ext && r > 0 && below(2)) { /* grow: the cached addresses go stale */
+            hsize_t nd[4];
+            memcpy(nd, c.dims, sizeof nd);
+            nd[0] += 1 + below(5);
+            if (c.maxd[c.rank - 1] == H5S_UNLIMITED && c.rank > 1) nd[c.rank - 1] += below(3);
+            if (nelem(c.rank, nd) <= MAXE / 2) {
+                /* the image keeps its values at their coordinates */
+                unsigned char *ni = calloc(MAXE * 8, 1);
+                for (uint64_t k = 0; k < nelem(c.rank, c.dims); k++) {
+                    uint64_t rr = k, nk = 0, idx[4];
+                    for (int i = c.rank - 1; i >= 0; i--) { idx[i] = rr % c.dims[i]; rr /= c.dims[i]; }
+                    for (int i = 0; i < c.rank; i++) nk = nk * nd[i] + idx[i];
+                    memcpy(ni + nk * c.es, img + k * c.es, c.es);
+                }
+                memcpy(img, ni, MAXE * 8);
+                free(ni);
+                memcpy(c.dims, nd, sizeof nd);
+                H5Dset_extent(da, c.dims);
+                H5Dset_extent(db, c.dims);
+            }
+        }
+        const uint64_t n = nelem(c.rank, c.dims);
+        for (uint64_t k = 0; k < n; k++) owner[k] = -1;
+        hid_t fsp = H5Dget_space(da), mine = -1;
+        uint64_t mycnt = 0;
+        int mykind = 0;
+        for (int q = 0; q < np; q++) {
+            int kind;
+            uint64_t cnt = draw_sel(&c, fsp, q, owner, lin, &kind);
+            if (q == me) { mine = H5Scopy(fsp); mycnt = cnt; mykind = kind; memmove(lin + MAXE / 2, lin, cnt * sizeof *lin); }
+            for (uint64_t i = 0; i < cnt; i++) value(r, lin[i], c.es, img + lin[i] * c.es); /* what q writes */
+        }
+        H5Sclose(fsp);
+        const uint64_t *my = lin + MAXE / 2;
+        /* memory: packed, strided, or the file's shape (H5S_ALL memory space) */
+        const int mshape = (int)below(3);
+        hid_t msp = -1;
+        hsize_t melems = 0;
+        if (mshape == 2 && mykind != 1) {
+            msp = H5S_ALL;
+            melems = n;
+            memset(buf, 0, n * c.es);
+            for (uint64_t i = 0; i < mycnt; i++) value(r, my[i], c.es, buf + my[i] * c.es);
+        } else {
+            msp = mem_space(mycnt, mshape == 1, &melems);
+            memset(buf, 0, melems * c.es);
+            for (uint64_t i = 0; i < mycnt; i++) value(r, my[i], c.es, buf + (mshape == 1 ? 1 + 2 * i : i) * c.es);
+        }
+        /* a differing memory type (byte order swapped; the file bytes stay what the image says) */
+        const int conv = (int)below(8); /* 0: every rank, 1: rank (round % np) only */
+        hid_t mt = H5Tcopy(c.type);
+        if ((conv == 0 || (conv == 1 && me == r % np)) && c.es > 1) {
+            H5Tset_order(mt, H5Tget_order(c.type) == H5T_ORDER_LE ? H5T_ORDER_BE : H5T_ORDER_LE);
+            for (uint64_t e = 0; e < melems; e++)
+                for (size_t a = 0, z = c.es - 1; a < z; a++, z--) {
+                    unsigned char t = buf[e * c.es + a];
+                    buf[e * c.es + a] = buf[e * c.es + z];
+                    buf[e * c.es + z] = t;
+                }
+        }
+        int coll;
+        hid_t dxpl = draw_dxpl(&coll);
+        if (getenv("FUZZ_H5_VERBOSE"))
+            printf("case %ld write %d rank %d: %llu elements, selection kind %d, memory %d, conv %d, %s\n", cs, r, me, (unsigned long long)mycnt, mykind,
+                   mshape, conv, coll ? "collective" : "independent");
+        /* independent writes take turns: two ranks' concurrent independent writes into interleaved bytes
+           go through MPI-IO's data sieving (read-modify-write), which ompio does without locks */
+        herr_t ha = 0, hb = 0;
+        int rc = 0;
+        for (int q = 0; q < (coll ? 1 : np); q++) {
+            if (!coll) MPI_Barrier(MPI_COMM_WORLD);
+            if (!coll && q != me) continue;
+            ha = H5Dwrite(da, mt, msp, mine, dxpl, buf);
+            rc = colldiag_h5_write(db, mt, msp, mine, dxpl, buf, x);
+            hb = rc ? H5Dwrite(db, mt, msp, mine, dxpl, buf) : 0;
+        }
+        if (!coll) MPI_Barrier(MPI_COMM_WORLD);
+        if (rc && getenv("FUZZ_H5_VERBOSE")) printf("case %ld write %d rank %d: HDF5 runs it: %s\n", cs, r, me, colldiag_xfer_errmsg(x));
+        n_calls++;
+        if (rc) n_fallback++;
+        else n_acc++;
+        if (rc && rc != COLLDIAG_ERR_UNSUPPORTED && rc != COLLDIAG_ERR_PEER) {
+            printf("case %ld round %d rank %d: colldiag_h5_write returned %s: %s\n", cs, r, me, colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+            bad = 1;
+        }
+        if (ha < 0 || hb < 0) { printf("case %ld round %d rank %d: H5Dwrite failed\n", cs, r, me); bad = 1; }
+        if (coll) { /* every rank the same engine; a differing type anywhere (size > 1) means HDF5's */
+            int ok = rc == 0, lo, hi;
+            MPI_Allreduce(&ok, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+            MPI_Allreduce(&ok, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            if (lo != hi) { printf("case %ld round %d rank %d: ranks disagree on the engine (mine rc %d)\n", cs, r, me, rc); bad = 1; }
+            if (conv <= 1 && c.es > 1 && hi) { printf("case %ld round %d: a converting call ran through colldiag\n", cs, r); bad = 1; }
+            if (conv > 1) { n_coll_eligible++; if (ok) n_coll_acc++; }
+        }
+        H5Tclose(mt);
+        H5Pclose(dxpl);
+        if (msp != H5S_ALL) H5Sclose(msp);
+        H5Sclose(mine);
+        int any = 0; /* the next round's calls are collective: every rank stops together */
+        MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        bad |= any ? 2 : 0;
+    }
+    /* MPI-IO's consistency rules: another rank's writes are visible to this rank's reads after a sync
+       on both sides and a barrier between (H5Fflush syncs) */
+    H5Fflush(fa, H5F_SCOPE_LOCAL);
+    H5Fflush(fb, H5F_SCOPE_LOCAL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* both files against the image, every element, on every rank */
+    const uint64_t n = nelem(c.rank, c.dims);
+    for (int which = 0, bad0 = bad; which < 2 && !bad0; which++) {
+        memset(buf, 0x5a, n * c.es);
+        if (H5Dread(which ? db : da, c.type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) { printf("case %ld: H5Dread failed\n", cs); bad = 1; }
+        for (uint64_t k = 0, shown = 0; k < n; k++)
+            if (memcmp(buf + k * c.es, img + k * c.es, c.es)) {
+                if (shown++ < 3)
+                    printf("case %ld rank %d: file %s element %llu differs from the image\n", cs, me, which ? "B (colldiag)" : "A (HDF5)",
+                           (unsigned long long)k);
+                /* HDF5's own file is the check on this program's image; under ROMIO HDF5 1.10.8 itself has
+                   been seen to miss it (see docs), so without --strict-hdf5 that is counted, not failed */
+                if (which || strict_hdf5) bad = 1;
+                else if (shown == 1) n_hdf5_wrong++;
+            }
+    }
+    /* reads of file B both ways, overlapping selections allowed, every byte of the buffers */
+    for (int r = 0; r < 3; r++) {
+        int any = 0;
+        MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (any) break;
+        for (uint64_t k = 0; k < n; k++) owner[k] = -1;
+        hid_t fsp = H5Dget_space(db), mine = -1;
+        uint64_t mycnt = 0;
+        int mykind = 0;
+        for (int q = 0; q < np; q++) {
+            for (uint64_t k = 0; k < n; k++) owner[k] = -1; /* reads may overlap */
+            int kind;
+            uint64_t cnt = draw_sel(&c, fsp, q, owner, lin, &kind);
+            if (q == me) { mine = H5Scopy(fsp); mycnt = cnt; mykind = kind; memmove(lin + MAXE / 2, lin, cnt * sizeof *lin); }
+        }
+        const uint64_t *my = lin + MAXE / 2;
+        H5Sclose(fsp);
+        const int mshape = (int)below(3);
+        hid_t msp;
+        hsize_t melems;
+        if (mshape == 2 && mykind != 1) { msp = H5S_ALL; melems = n; }
+        else msp = mem_space(mycnt, mshape == 1, &melems);
+        const int conv = below(6) == 0;
+        hid_t mt = H5Tcopy(c.type);
+        if (conv && c.es > 1) H5Tset_order(mt, H5Tget_order(c.type) == H5T_ORDER_LE ? H5T_ORDER_BE : H5T_ORDER_LE);
+        int coll;
+        hid_t dxpl = draw_dxpl(&coll);
+        memset(buf, 0xa5, melems * c.es);
+        memset(bu2, 0xa5, melems * c.es);
+        herr_t h = H5Dread(db, mt, msp, mine, dxpl, buf);
+        int rc = colldiag_h5_read(db, mt, msp, mine, dxpl, bu2, x);
+        herr_t h2 = rc ? H5Dread(db, mt, msp, mine, dxpl, bu2) : 0;
+        if (rc && getenv("FUZZ_H5_VERBOSE")) printf("case %ld read %d rank %d: HDF5 runs it: %s\n", cs, r, me, colldiag_xfer_errmsg(x));
+        n_calls++;
+        if (rc) n_fallback++;
+        else n_acc++;
+        if (h < 0 || h2 < 0) { printf("case %ld read %d rank %d: H5Dread failed\n", cs, r, me); bad = 1; }
+        if (rc && rc != COLLDIAG_ERR_UNSUPPORTED && rc != COLLDIAG_ERR_PEER) {
+            printf("case %ld read %d rank %d: colldiag_h5_read returned %s: %s\n", cs, r, me, colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+            bad = 1;
+        }
+        if (!rc && !(conv && c.es > 1)) { /* colldiag ran it: the buffer this program expects, the image's selected elements
+                                              and the prefill elsewhere (when HDF5 ran it, HDF5's bytes are the answer) */
+            unsigned char *want = malloc(melems * c.es);
+            memset(want, 0xa5, melems * c.es);
+            for (uint64_t i = 0; i < mycnt; i++)
+                memcpy(want + (mshape == 2 && mykind != 1 ? my[i] : mshape == 1 && mycnt ? 1 + 2 * i : i) * c.es, img + my[i] * c.es, c.es);
+            if (memcmp(want, bu2, melems * c.es) && !memcmp(buf, bu2, melems * c.es)) {
+                /* both engines read the same wrong bytes: the MPI-IO layer (ompio's collective reads have
+                   been seen to), which is not colldiag's to fix; counted, failed under --strict-hdf5 */
+                n_both_wrong++;
+                if (strict_hdf5) { printf("case %ld read %d rank %d: HDF5 and colldiag read the same unexpected bytes\n", cs, r, me); bad = 1; }
+            } else if (memcmp(want, bu2, melems * c.es)) {
+                uint64_t k = 0;
+                while (want[k] == bu2[k]) k++;
+                if (getenv("FUZZ_H5_VERBOSE")) {
+                    uint64_t el = k / c.es, fi = mshape == 2 && mykind != 1 ? el : (uint64_t)-1, pos = 0;
+                    for (uint64_t i = 0; i < mycnt; i++) if ((mshape == 2 && mykind != 1 ? my[i] : mshape == 1 ? 1 + 2 * i : i) == el) { fi = my[i]; pos = i; }
+                    hsize_t one = 1, co[4], rr = fi;
+                    for (int d = c.rank - 1; d >= 0; d--) { co[d] = rr % c.dims[d]; rr /= c.dims[d]; }
+                    hid_t s1 = H5Dget_space(db), m1 = H5Screate_simple(1, &one, NULL);
+                    H5Sselect_elements(s1, H5S_SELECT_SET, 1, co);
+                    unsigned char v[8] = {0};
+                    H5Dread(db, c.type, m1, s1, H5P_DEFAULT, v);
+                    printf("  memory element %llu is file element %llu (selection position %llu): file has 0x%02x, image 0x%02x; in selection: %d\n",
+                           (unsigned long long)el, (unsigned long long)fi, (unsigned long long)pos, v[0], img[fi * c.es], H5Sselect_valid(mine) > 0);
+                    H5Sclose(s1); H5Sclose(m1);
+                }
+                printf("case %ld read %d rank %d: colldiag's buffer differs from the expected at byte %llu of %llu (0x%02x, expected 0x%02x; "
+                       "%llu selected, kind %d, memory %d, %s)\n", cs, r, me, (unsigned long long)k,
+                       (unsigned long long)(melems * c.es), bu2[k], want[k], (unsigned long long)mycnt, mykind, mshape, coll ? "collective" : "independent");
+                bad = 1;
+            }
+            else if (memcmp(want, buf, melems * c.es)) { /* HDF5 itself: counted unless --strict-hdf5 */
+                if (strict_hdf5) { printf("case %ld read %d rank %d: HDF5's buffer differs from the expected\n", cs, r, me); bad = 1; }
+                n_hdf5_read_wrong++;
+            }
+            free(want);
+        } else if (memcmp(buf, bu2, melems * c.es)) {
+            uint64_t k = 0;
+            while (buf[k] == bu2[k]) k++;
+            printf("case %ld read %d rank %d: the buffers differ at byte %llu of %llu (%s; HDF5 0x%02x, colldiag 0x%02x; %llu selected, "
+                   "kind %d, memory %d, %s)\n", cs, r, me, (unsigned long long)k, (unsigned long long)(melems * c.es), rc ? "HDF5 ran both" : "colldiag",
+                   buf[k], bu2[k], (unsigned long long)mycnt, mykind, mshape, coll ? "collective" : "independent");
+            bad = 1;
+        }
+        if (coll && conv && c.es > 1 && !rc) { printf("case %ld read %d: a converting read ran through colldiag\n", cs, r); bad = 1; }
+        H5Tclose(mt);
+        H5Pclose(dxpl);
+        if (msp != H5S_ALL) H5Sclose(msp);
+        H5Sclose(mine);
+    }
+    int any = 0;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if ((any || getenv("FUZZ_H5_VERBOSE")) && me == 0) {
+        printf("case %ld %s: rank %d dims", cs, any ? "FAILED" : "ok", c.rank);
+        for (int i = 0; i < c.rank; i++) printf(" %llu", (unsigned long long)c.dims[i]);
+        printf(" chunk");
+        for (int i = 0; i < c.rank; i++) printf(" %llu", (unsigned long long)c.chunk[i]);
+        printf(" %s %s %s ub %d ext %d\n", c.chunked ? "chunked" : "contiguous", tname(c.type), c.latest ? "latest" : "default", c.ub, c.ext);
+    }
+    colldiag_h5_forget(fa);
+    colldiag_h5_forget(fb);
+    H5Dclose(da);
+    H5Dclose(db);
+    H5Fclose(fa);
+    H5Fclose(fb);
+    colldiag_xfer_free(x);
+    free(img);
+    free(buf);
+    free(bu2);
+    free(owner);
+    free(lin);
+    return any;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    uint64_t seed = 1;
+    long cases = 100;
+    double seconds = 0;
+    const char *dir = ".";
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--seed")) seed = strtoull(argv[i + 1], NULL, 10);
+        else if (!strcmp(argv[i], "--cases")) cases = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--seconds")) seconds = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--out")) dir = argv[i + 1];
+        else if (!strcmp(argv[i], "--strict-hdf5")) { strict_hdf5 = atoi(argv[i + 1]); }
+    }
+    const double t0 = MPI_Wtime();
+    int fail = 0;
+    long cs = 0;
+    for (; !fail; cs++) {
+        int stop = seconds > 0 ? MPI_Wtime() - t0 >= seconds : cs >= cases;
+        MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (stop) break;
+        fail = run_case(cs, seed, dir);
+    }
+    long t[8] = {n_calls, n_acc, n_fallback, n_coll_eligible, n_coll_acc, n_hdf5_wrong, n_hdf5_read_wrong, n_both_wrong}, s[8];
+    MPI_Reduce(t, s, 8, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (me == 0 && s[7]) printf("fuzz_h5: in %ld reads HDF5 and colldiag read the same bytes, not the file's (the MPI-IO layer)\n", s[7]);
+    if (me == 0 && s[6]) printf("fuzz_h5: in %ld reads HDF5's buffer differed from the expected bytes (colldiag's did not)\n", s[6]);
+    if (me == 0 && s[5]) printf("fuzz_h5: in %ld case-ranks HDF5's own file (A) differed from the image (colldiag's did not)\n", s[5]);
+    if (me == 0)
+        printf("fuzz_h5 seed %llu: %ld cases on %d ranks, %s; %ld rank-calls: %ld through colldiag, %ld through HDF5; "
+               "collective calls of equal types: %ld of %ld through colldiag\n",
+               (unsigned long long)seed, cs, np, fail ? "FAILED" : "every byte equal", s[0], s[1], s[2], s[4], s[3]);
+    /* most eligible collective calls must have gone through colldiag, or the test proves little */
+    if (!fail && me == 0 && s[3] > 20 && s[4] * 2 < s[3]) {
+        printf("fuzz_h5: only %ld of %ld eligible collective rank-calls ran through colldiag\n", s[4], s[3]);
+        fail = 1;
+    }
+    MPI_Bcast(&fail, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return fail;
+}
