@@ -149,6 +149,9 @@ static void names_of(hid_t dset, char *file, size_t fl, char *name, size_t nl)
     if (H5Iget_name(dset, name, nl) < 0) name[0] = 0;
 }
 
+static int cd_internal; /* inside colldiag's own HDF5 calls (H5Fclose of the ids it opens) */
+static const char *accel_why; /* why COLLDIAG_ACCELERATE left this call to HDF5 (NULL: not asked) */
+
 static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const colldiag_xfer *x, const unsigned *v)
 {
     const int json = !strncmp(mode, "json:", 5), html = !strncmp(mode, "html:", 5);
@@ -221,7 +224,12 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
             fprintf(o, ",");
             if (all) json_hdf5(o, all, P, r0);
             else fprintf(o, "\"hdf5\":{\"ranks\":[]}");
-            fprintf(o, ",\"agree\":%s}\n", allplanned && agree ? "true" : "false");
+            fprintf(o, ",\"agree\":%s,\"engine\":\"hdf5\"", allplanned && agree ? "true" : "false");
+            if (accel_why) {
+                fprintf(o, ",\"why\":");
+                json_str(o, accel_why);
+            }
+            fprintf(o, "}\n");
         }
         free(cd);
     } else {
@@ -240,6 +248,7 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
             fprintf(o, "  not planned: %s\n", colldiag_xfer_errmsg(x)[0] ? colldiag_xfer_errmsg(x) : cd_errbuf);
         else if (o && agree) fprintf(o, "  HDF5 agrees\n");
         else if (o) fprintf(o, "  HDF5 DISAGREES:%s\n", diff);
+        if (o && accel_why) fprintf(o, "  engine: HDF5 (not accelerated: %s)\n", accel_why);
     }
     if (o) {
         fclose(o);
@@ -250,6 +259,98 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
     free(all);
 }
 
+/* The bridge's file of dset's file (made by the accelerated call that just ran), or NULL. */
+static colldiag_file *accel_file(hid_t dset)
+{
+    H5O_info_t oi;
+    if (H5Oget_info2(dset, &oi, H5O_INFO_BASIC) < 0) return NULL;
+    for (h5_fentry *e = h5_files; e; e = e->next)
+        if (e->fileno == oi.fileno) return e->f;
+    return NULL;
+}
+
+/* The report of a call colldiag moved (COLLDIAG_ACCELERATE): colldiag's own report of the transfer,
+   with the engine and the time on rank 0 of the file's communicator (collective calls), or each
+   calling rank's line (independent calls). */
+static void report_accel(const char *mode, int wr, hid_t dset, const colldiag_xfer *x, double secs)
+{
+    const int json = !strncmp(mode, "json:", 5), html = !strncmp(mode, "html:", 5);
+    colldiag_file *f = accel_file(dset);
+    const int coll = f && x->set.mode == COLLDIAG_MPIO_COLLECTIVE && f->comm != MPI_COMM_NULL;
+    char file[1024], name[1024];
+    names_of(dset, file, sizeof file, name, sizeof name);
+    const char *op = wr ? "H5Dwrite" : "H5Dread";
+    double t = secs;
+    if (coll) MPI_Reduce(&secs, &t, 1, MPI_DOUBLE, MPI_MAX, 0, f->comm); /* the call took its slowest rank's time */
+    const int me = f ? f->rank : 0, P = f ? f->size : 1;
+    if (html) {
+        if (coll) {
+            char title[2300], verdict[256];
+            snprintf(title, sizeof title, "%s %s:%s (collective, %d ranks)", op, file, name, P);
+            snprintf(verdict, sizeof verdict, "accelerated: colldiag moved the bytes (%s, %.6f s)", colldiag_chunk_opt_name(x->chunk_opt_done), t);
+            html_append(f, x, mode + 5, title, verdict);
+        }
+        return;
+    }
+    char *text = NULL, *cd = NULL;
+    size_t tlen = 0, cl = 0;
+    FILE *o = (!coll || me == 0) ? open_memstream(&text, &tlen) : NULL;
+    if (json) {
+        FILE *co = coll && me == 0 ? open_memstream(&cd, &cl) : NULL;
+        if (coll) colldiag_report_json(f, x, co);
+        if (co) fclose(co);
+        if (o) {
+            if (cd && cl > 2 && cd[cl - 1] == '\n' && cd[cl - 2] == '}') {
+                fwrite(cd, 1, cl - 2, o);
+            } else {
+                fprintf(o, "{\"colldiag\":\"%s\",\"nprocs\":%d,\"scheme\":{\"chunk_opt\":\"%s\",\"reason\":", colldiag_version(), P,
+                        colldiag_chunk_opt_name(x->chunk_opt_done));
+                json_str(o, colldiag_scheme_reason(x));
+                fprintf(o, "}");
+            }
+            fprintf(o, ",\"op\":\"%s\",\"collective\":%s,\"file\":", op, coll ? "true" : "false");
+            json_str(o, file);
+            fprintf(o, ",\"dataset\":");
+            json_str(o, name);
+            fprintf(o, ",\"engine\":\"colldiag\",\"time\":%.9f}\n", t);
+        }
+        free(cd);
+    } else {
+        if (o) fprintf(o, "colldiag: %s %s:%s, %s, %d rank%s, accelerated: colldiag moved the bytes in %.6f s\n", op, file, name,
+                       coll ? "collective" : "independent", P, P > 1 ? "s" : "", t);
+        if (coll) {
+            if (o) fflush(o);
+            colldiag_report_print(f, x, o);
+        }
+    }
+    if (o) {
+        fclose(o);
+        if (json) append_line(mode + 5, text, tlen);
+        else write_lines(STDOUT_FILENO, text, tlen);
+    }
+    free(text);
+}
+
+/* COLLDIAG_ACCELERATE=1 (read at every call; every rank must see the same value): run the call through
+   colldiag_h5_write/read. 1 if colldiag moved the bytes (the application's call is done), 0 if HDF5
+   must run it (why says why). */
+static int accelerate(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, void *rbuf, const char *mode, int on,
+                      char *why, size_t wl)
+{
+    colldiag_xfer *x = NULL;
+    if (colldiag_xfer_create(&x)) { snprintf(why, wl, "no memory for colldiag's transfer"); return 0; }
+    h5_bridge_quiet = 1; /* the reports are this library's */
+    const double t0 = MPI_Wtime();
+    cd_internal++;
+    int rc = wr ? colldiag_h5_write(dset, mt, ms, fs, dxpl, wbuf, x) : colldiag_h5_read(dset, mt, ms, fs, dxpl, rbuf, x);
+    const double t = MPI_Wtime() - t0;
+    if (rc == 0 && on) report_accel(mode, wr, dset, x, t);
+    cd_internal--;
+    if (rc) h5_copy(why, wl, colldiag_xfer_errmsg(x)[0] ? colldiag_xfer_errmsg(x) : cd_errbuf);
+    colldiag_xfer_free(x);
+    return rc == 0;
+}
+
 /* The one wrapper behind both functions. */
 static herr_t explain(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, void *rbuf)
 {
@@ -257,8 +358,12 @@ static herr_t explain(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dx
     static h5r_fn real_read;
     if (!real_write) real_write = (h5w_fn)dlsym(RTLD_NEXT, "H5Dwrite");
     if (!real_read) real_read = (h5r_fn)dlsym(RTLD_NEXT, "H5Dread");
-    const char *mode = getenv("COLLDIAG_REPORT");
+    const char *mode = getenv("COLLDIAG_REPORT"), *acc = getenv("COLLDIAG_ACCELERATE");
     int on = mode && *mode && strcmp(mode, "0");
+    char why[1024] = "";
+    if (acc && *acc && strcmp(acc, "0") && accelerate(wr, dset, mt, ms, fs, dxpl, wbuf, rbuf, mode, on, why, sizeof why))
+        return 0; /* H5Dwrite/H5Dread's success */
+    accel_why = why[0] ? why : NULL;
     if (!on) return wr ? real_write(dset, mt, ms, fs, dxpl, wbuf) : real_read(dset, mt, ms, fs, dxpl, rbuf);
     /* HDF5 records its actual modes in the DXPL it is given; H5P_DEFAULT cannot be read back */
     hid_t use = dxpl == H5P_DEFAULT ? H5Pcreate(H5P_DATASET_XFER) : dxpl;
@@ -266,6 +371,7 @@ static herr_t explain(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dx
     colldiag_xfer *x = NULL;
     colldiag_file *f = NULL;
     int planned = 0;
+    cd_internal++;
     if (colldiag_xfer_create(&x) == 0) planned = colldiag_h5_plan(dset, mt, ms, fs, use, wr ? COLLDIAG_TO_FILE : COLLDIAG_TO_MEMORY, x, &f) == 0;
     herr_t ret = wr ? real_write(dset, mt, ms, fs, use, wbuf) : real_read(dset, mt, ms, fs, use, rbuf);
     if (x) {
@@ -275,6 +381,7 @@ static herr_t explain(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dx
     }
     colldiag_file_close(f);
     colldiag_xfer_free(x);
+    cd_internal--;
     if (use != dxpl) H5Pclose(use);
     return ret;
 }
@@ -287,4 +394,15 @@ herr_t H5Dwrite(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, h
 herr_t H5Dread(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, void *buf)
 {
     return explain(0, dset, mem_type, mem_space, file_space, dxpl, NULL, buf);
+}
+
+/* The bridge caches a communicator and chunk addresses per file: dropped when the application closes it
+   (H5Fclose is collective in parallel HDF5, as colldiag_h5_forget is for a file). */
+herr_t H5Fclose(hid_t file)
+{
+    static herr_t (*real_close)(hid_t);
+    if (!real_close) real_close = (herr_t(*)(hid_t))dlsym(RTLD_NEXT, "H5Fclose");
+    /* not colldiag's own closes of the ids it asks HDF5 for, and only the application's last reference */
+    if (!cd_internal && (h5_files || h5_dsets) && H5Iget_ref(file) == 1) colldiag_h5_forget(file);
+    return real_close(file);
 }
