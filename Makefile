@@ -32,7 +32,7 @@ H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
 TESTS = $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/calibrate $(B)/ranks
-EXAMPLES = $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/html_large $(B)/test_h5plan $(B)/fuzz_h5
+EXAMPLES = $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/fuzz_h5
 
 # Debian 12 packages the build, the tests and the demo need.
 DEB_PKGS = make gcc libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
@@ -98,6 +98,9 @@ $(B)/nc_client: tests/nc_client.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -I$(NCDIR) $< -lnetcdf_mpi -o $@
 # colldiag_h5_plan's collective safety and answers against HDF5 (tests/test_preload.sh runs it)
 $(B)/test_h5plan: tests/test_h5plan.c $(B)/colldiag_h5.o colldiag.h
+	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. -Itests $< $(B)/colldiag_h5.o $(H5LIBS) -o $@
+# colldiag_h5_write/read's named cases: the index reader on every index type, faults (tests/check.sh)
+$(B)/test_h5accel: tests/test_h5accel.c $(B)/colldiag_h5.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. -Itests $< $(B)/colldiag_h5.o $(H5LIBS) -o $@
 # colldiag_h5_write/read against HDF5's own H5Dwrite/H5Dread, every byte (tests/check.sh)
 $(B)/fuzz_h5: tests/fuzz_h5.c $(B)/colldiag_h5.o colldiag.h

@@ -4382,7 +4382,9 @@ static void agree_neutral(const cd_io *io, uint32_t cause, uint64_t v[AG_N])
 {
     memset(v, 0, AG_N * sizeof *v);
     v[AG_CAUSE] = cause;
-    v[AG_FAIL] = io->code ? (uint64_t)io->f->rank * 16u + (uint64_t)(-io->code) : UINT64_MAX;
+    /* a bridge rank that only waits for the chunk index has not failed: the first failure named to the
+       others must be a real one */
+    v[AG_FAIL] = io->code && io->prefail != 2 ? (uint64_t)io->f->rank * 16u + (uint64_t)(-io->code) : UINT64_MAX;
     v[AG_MIN_CHUNKS] = UINT64_MAX;
     if (io->code) v[AG_BRIDGE] = io->prefail == 2 ? 1 : 2;
 }
@@ -4674,6 +4676,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     uint32_t global = (uint32_t)io.g[AG_CAUSE];
     x->global_cause = global;
     if (global & COLLDIAG_MPIO_ERROR_WHILE_CHECKING) {
+        if (io.code && io.prefail == 2 && io.g[AG_FAIL] != UINT64_MAX) io.code = 0; /* waited, but another rank failed: name it */
         if (io.code) return finish(&io, io.code);
         return finish(&io, io_fail(&io, COLLDIAG_ERR_PEER, "rank %" PRIu64 " found a bad argument (%s); see its message",
                                    io.g[AG_FAIL] / 16u, colldiag_strerror(-(int)(io.g[AG_FAIL] % 16u))));
@@ -6854,7 +6857,13 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
     }
     if (!why[0]) {
         hid_t fsp = file_space == H5S_ALL ? H5Dget_space(dset) : file_space;
-        if (colldiag_h5_sel(fsp, &fs) || colldiag_h5_sel(mem_space == H5S_ALL ? fsp : mem_space, &ms))
+        htri_t vf = -1, vm = -1;
+        H5E_BEGIN_TRY { vf = H5Sselect_valid(fsp); vm = mem_space == H5S_ALL ? 1 : H5Sselect_valid(mem_space); } H5E_END_TRY;
+        /* HDF5 refuses these (a union of overlapping boxes can come out of H5Sselect_hyperslab with
+           blocks past the extent in 1.10.8): HDF5 runs the call and returns its own error */
+        if (vf <= 0 || vm <= 0)
+            snprintf(why, sizeof why, "HDF5 rejects the %s selection (not within its extent, or not a dataspace)", vf <= 0 ? "file" : "memory");
+        else if (colldiag_h5_sel(fsp, &fs) || colldiag_h5_sel(mem_space == H5S_ALL ? fsp : mem_space, &ms))
             h5_copy(why, sizeof why, cd_errbuf);
         if (file_space == H5S_ALL && fsp >= 0) H5Sclose(fsp);
     }

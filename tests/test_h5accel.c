@@ -1,0 +1,465 @@
+/* colldiag_h5_write/read (the bridge behind COLLDIAG_ACCELERATE), named cases, 3 ranks:
+ *  A. The chunk-index reader on every index type HDF5 1.10 writes (v1 B-tree one- and multi-level,
+ *     with a userblock, single chunk, implicit, fixed array, paged fixed array, extensible array,
+ *     paged and swizzled extensible array, v2 B-tree): every chunk's address, as colldiag_h5_layout
+ *     gives it, holds that chunk's elements in the file (read with pread, compared with the values
+ *     this test wrote through HDF5), and equals H5Dget_chunk_info_by_coord's address plus the
+ *     userblock (except where 1.10.8's by_coord is itself wrong: extensible arrays whose unlimited
+ *     dimension is not the first, which HDF5 does not swizzle back).
+ *  B. Faults: one rank's memory type differs -> every rank refused before a byte moves, then HDF5's
+ *     call on every rank writes what it should; one rank's selection that HDF5 itself rejects -> every
+ *     rank refused, nobody hangs; an independent call before the addresses are known -> refused on
+ *     that rank alone, nothing communicated; after a collective call it runs; a dataset extended
+ *     between calls -> the new chunks land where HDF5 reads them; a read-only file -> writes refused,
+ *     reads run; after a LINK call the DXPL's actual-mode properties read as HDF5 would set them.
+ *   mpirun -n 3 test_h5accel DIR */
+#define _XOPEN_SOURCE 700
+#include "colldiag.h"
+#include "testutil.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[400];
+
+/* The value this test stores at a linear element index of case k: different in every element and case. */
+static uint32_t val(int k, uint64_t lin) { return (uint32_t)(lin * 2654435761u) ^ (uint32_t)(k * 40503u) ^ 0x5bd1e995u; }
+
+static hid_t file_create(const char *path, int latest, hsize_t ub)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), fcpl = H5Pcreate(H5P_FILE_CREATE);
+    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    if (latest) H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+    if (ub) H5Pset_userblock(fcpl, ub);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl);
+    H5Pclose(fapl);
+    H5Pclose(fcpl);
+    return f;
+}
+
+static void file_close(hid_t f)
+{
+    colldiag_h5_forget(f);
+    H5Fclose(f);
+}
+
+static hid_t coll_dxpl(void)
+{
+    hid_t p = H5Pcreate(H5P_DATASET_XFER);
+    H5Pset_dxpl_mpio(p, H5FD_MPIO_COLLECTIVE);
+    return p;
+}
+
+static uint64_t nelem(int rank, const hsize_t *d)
+{
+    uint64_t n = 1;
+    for (int i = 0; i < rank; i++) n *= d[i];
+    return n;
+}
+
+/* Writes val(k, .) into the whole dataset through HDF5 (rank 0 selects everything, collectively). */
+static void fill_with_hdf5(hid_t ds, int k)
+{
+    hid_t fs = H5Dget_space(ds);
+    hsize_t d[4];
+    int rank = H5Sget_simple_extent_dims(fs, d, NULL);
+    uint64_t n = nelem(rank, d);
+    uint32_t *v = malloc(n * sizeof *v);
+    for (uint64_t i = 0; i < n; i++) v[i] = val(k, i);
+    hsize_t mn = me == 0 ? n : 1;
+    hid_t ms = H5Screate_simple(1, &mn, NULL);
+    if (me) { H5Sselect_none(fs); H5Sselect_none(ms); }
+    hid_t dx = coll_dxpl();
+    CHECK(H5Dwrite(ds, H5T_NATIVE_UINT32, ms, fs, dx, v) >= 0, "H5Dwrite failed");
+    H5Pclose(dx);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    free(v);
+}
+
+typedef struct {
+    const char *name;
+    int rank, latest, early, swizzled;
+    hsize_t ub, dims[2], maxd[2], chunk[2], grow[2];
+} icase;
+
+/* A: every chunk's address holds that chunk's elements. */
+static void reader_case(const icase *c, int k)
+{
+    snprintf(g_case, sizeof g_case, "reader: %s", c->name);
+    char path[512];
+    snprintf(path, sizeof path, "%s/h5accel_%d.h5", dir, k);
+    hid_t f = file_create(path, c->latest, c->ub);
+    hid_t sp = H5Screate_simple(c->rank, c->dims, c->maxd), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, c->rank, c->chunk);
+    if (c->early) H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+    hid_t ds = H5Dcreate2(f, "d", H5T_NATIVE_UINT32, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(sp);
+    hsize_t dims[2] = {c->dims[0], c->rank > 1 ? c->dims[1] : 1};
+    if (c->grow[0] || c->grow[1]) {
+        dims[0] += c->grow[0];
+        dims[1] += c->grow[1];
+        H5Dset_extent(ds, dims);
+    }
+    fill_with_hdf5(ds, k);
+    H5Fflush(f, H5F_SCOPE_GLOBAL);
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    colldiag_layout *l = NULL;
+    int rc = colldiag_h5_layout(ds, &l);
+    CHECK(rc == 0, "colldiag_h5_layout: %s", colldiag_strerror(rc));
+    /* the chunks and their addresses, through a local plan of the whole dataset */
+    colldiag_file *cf = NULL;
+    colldiag_xfer *x = NULL;
+    colldiag_sel *all = NULL;
+    uint64_t ud[2] = {dims[0], dims[1]};
+    colldiag_xfer_create(&x);
+    colldiag_sel_create(c->rank, ud, &all);
+    if (!rc) rc = colldiag_file_open(MPI_COMM_SELF, path, MPI_MODE_RDONLY, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &cf);
+    if (!rc) rc = colldiag_plan(cf, l, all, NULL, x);
+    CHECK(rc == 0, "plan: %s", colldiag_xfer_errmsg(x));
+    uint64_t nch = 0;
+    const colldiag_chunk_info *ci = NULL;
+    if (!rc) colldiag_get_chunk_info(x, &nch, &ci);
+    hsize_t hn = 0;
+    hid_t hs = H5Dget_space(ds);
+    H5Dget_num_chunks(ds, hs, &hn);
+    H5Sclose(hs);
+    uint64_t grid = 1;
+    for (int i = 0; i < c->rank; i++) grid *= (dims[i] + c->chunk[i] - 1) / c->chunk[i];
+    CHECK(nch == grid && hn == grid, "%llu chunks planned, HDF5 has %llu, the grid %llu", (unsigned long long)nch,
+          (unsigned long long)hn, (unsigned long long)grid);
+    int fd = open(path, O_RDONLY);
+    const uint64_t cn = nelem(c->rank, c->chunk);
+    uint32_t *cb = malloc(cn * sizeof *cb);
+    int bad_data = 0, bad_addr = 0;
+    for (uint64_t i = 0; i < nch; i++) {
+        if (pread(fd, cb, cn * sizeof *cb, ci[i].addr) != (ssize_t)(cn * sizeof *cb)) { bad_data++; continue; }
+        /* the chunk's elements in row-major order within the chunk; edge chunks hold padding past the extent */
+        for (uint64_t e = 0; e < cn; e++) {
+            uint64_t r = e, co[2] = {0, 0};
+            for (int d = c->rank - 1; d >= 0; d--) { co[d] = ci[i].coords[d] * c->chunk[d] + r % c->chunk[d]; r /= c->chunk[d]; }
+            if (co[0] >= dims[0] || (c->rank > 1 && co[1] >= dims[1])) continue;
+            uint64_t lin = c->rank > 1 ? co[0] * dims[1] + co[1] : co[0];
+            if (cb[e] != val(k, lin)) {
+                if (bad_data++ < 3)
+                    CHECK(0, "chunk %llu at %lld: element %llu holds 0x%08x, expected 0x%08x", (unsigned long long)ci[i].index,
+                          (long long)ci[i].addr, (unsigned long long)e, cb[e], val(k, lin));
+                break;
+            }
+        }
+        if (!c->swizzled) {
+            hsize_t off[2] = {ci[i].coords[0] * c->chunk[0], c->rank > 1 ? ci[i].coords[1] * c->chunk[1] : 0};
+            unsigned fm = 0;
+            haddr_t a = HADDR_UNDEF;
+            hsize_t sz = 0;
+            if (H5Dget_chunk_info_by_coord(ds, off, &fm, &a, &sz) < 0 || (MPI_Offset)(a + c->ub) != ci[i].addr)
+                if (bad_addr++ < 3)
+                    CHECK(0, "chunk %llu: colldiag %lld, H5Dget_chunk_info_by_coord %lld + userblock %llu", (unsigned long long)ci[i].index,
+                          (long long)ci[i].addr, (long long)a, (unsigned long long)c->ub);
+        }
+    }
+    CHECK(bad_data == 0 && bad_addr == 0, "%d chunks with the wrong data, %d with another address than HDF5's, of %llu", bad_data, bad_addr,
+          (unsigned long long)nch);
+    close(fd);
+    free(cb);
+    colldiag_sel_free(all);
+    colldiag_xfer_free(x);
+    if (cf) colldiag_file_close(cf);
+    colldiag_layout_free(l);
+    H5Dclose(ds);
+    file_close(f);
+}
+
+/* Rows [r0, r1) of a 2-D dataset of width w. */
+static hid_t rows(hid_t ds, hsize_t r0, hsize_t r1)
+{
+    hid_t s = H5Dget_space(ds);
+    hsize_t d[2];
+    H5Sget_simple_extent_dims(s, d, NULL);
+    hsize_t st[2] = {r0, 0}, ct[2] = {r1 - r0, d[1]};
+    if (r1 > r0) H5Sselect_hyperslab(s, H5S_SELECT_SET, st, NULL, ct, NULL);
+    else H5Sselect_none(s);
+    return s;
+}
+
+/* Every element of the dataset read with HDF5 on every rank, against val(k, .) where want says so
+   (want == NULL: everywhere), 0 elsewhere (the fill value). */
+static void check_file(hid_t ds, int k, const char *what, const unsigned char *want)
+{
+    hid_t fs = H5Dget_space(ds);
+    hsize_t d[2];
+    int rank = H5Sget_simple_extent_dims(fs, d, NULL);
+    uint64_t n = nelem(rank, d), wrong = 0, first = 0;
+    uint32_t *v = malloc(n * sizeof *v);
+    CHECK(H5Dread(ds, H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0, "%s: H5Dread failed", what);
+    for (uint64_t i = 0; i < n; i++)
+        if (v[i] != (!want || want[i] ? val(k, i) : 0) && !wrong++) first = i;
+    CHECK(wrong == 0, "%s: %llu of %llu elements wrong, the first at %llu (0x%08x)", what, (unsigned long long)wrong, (unsigned long long)n,
+          (unsigned long long)first, v[first]);
+    free(v);
+    H5Sclose(fs);
+}
+
+static hid_t chunked_2d(hid_t f, const char *name, hsize_t r, hsize_t c, hsize_t cr, hsize_t cc, int unlimited)
+{
+    hsize_t d[2] = {r, c}, mx[2] = {unlimited ? H5S_UNLIMITED : r, c}, ch[2] = {cr, cc};
+    hid_t sp = H5Screate_simple(2, d, mx), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 2, ch);
+    hid_t ds = H5Dcreate2(f, name, H5T_NATIVE_UINT32, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(sp);
+    return ds;
+}
+
+/* This rank's rows [r0, r1) of a width-w dataset, values val(k, .), in native or swapped byte order. */
+static uint32_t *row_values(int k, hsize_t r0, hsize_t r1, hsize_t w, int swapped)
+{
+    uint32_t *v = malloc(((r1 - r0) * w + 1) * sizeof *v);
+    for (hsize_t i = 0; i < (r1 - r0) * w; i++) {
+        uint32_t x = val(k, r0 * w + i);
+        v[i] = swapped ? __builtin_bswap32(x) : x;
+    }
+    return v;
+}
+
+static void faults(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/h5accel_faults.h5", dir);
+    hid_t f = file_create(path, 1, 0), dx = coll_dxpl();
+    const hsize_t R = 12, W = 10;
+    colldiag_xfer *x = NULL;
+    colldiag_xfer_create(&x);
+
+    /* B1: one rank's memory type is big-endian: every rank is refused before a byte moves */
+    hid_t swapped = H5Tcopy(H5T_NATIVE_UINT32);
+    H5Tset_order(swapped, H5Tget_order(H5T_NATIVE_UINT32) == H5T_ORDER_LE ? H5T_ORDER_BE : H5T_ORDER_LE);
+    for (int odd = 0; odd < P; odd++) {
+        snprintf(g_case, sizeof g_case, "rank %d's memory type differs", odd);
+        char name[16];
+        snprintf(name, sizeof name, "conv%d", odd);
+        hid_t ds = chunked_2d(f, name, R, W, 5, 4, 0);
+        const hsize_t r0 = (hsize_t)me * R / (hsize_t)P, r1 = (hsize_t)(me + 1) * R / (hsize_t)P;
+        hid_t fs = rows(ds, r0, r1);
+        uint32_t *v = row_values(1, r0, r1, W, me == odd);
+        hid_t mt = me == odd ? swapped : H5T_NATIVE_UINT32;
+        hsize_t mn = (r1 - r0) * W;
+        hid_t ms = H5Screate_simple(1, &mn, NULL);
+        int rc = colldiag_h5_write(ds, mt, ms, fs, dx, v, x);
+        CHECK(rc == (me == odd ? COLLDIAG_ERR_UNSUPPORTED : COLLDIAG_ERR_PEER), "rc %s (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+        if (me == odd) CHECK(strstr(colldiag_xfer_errmsg(x), "memory type") != NULL, "the reason does not name the memory type: %s", colldiag_xfer_errmsg(x));
+        H5Fflush(f, H5F_SCOPE_GLOBAL);
+        MPI_Barrier(MPI_COMM_WORLD);
+        unsigned char *none = calloc(R * W, 1);
+        check_file(ds, 1, "nothing written after the refusal", none);
+        free(none);
+        /* the caller's fallback: HDF5's own call on every rank, converting on rank odd */
+        CHECK(H5Dwrite(ds, mt, ms, fs, dx, v) >= 0, "H5Dwrite failed");
+        H5Fflush(f, H5F_SCOPE_GLOBAL);
+        MPI_Barrier(MPI_COMM_WORLD);
+        check_file(ds, 1, "after HDF5's call", NULL);
+        free(v);
+        H5Sclose(ms);
+        H5Sclose(fs);
+        H5Dclose(ds);
+    }
+
+    /* B2: a selection HDF5 rejects (1.10.8 builds this union of overlapping boxes with a block past
+       the extent): refused on every rank, no hang */
+    for (int odd = 0; odd < P; odd++) {
+        snprintf(g_case, sizeof g_case, "rank %d's selection is one HDF5 rejects", odd);
+        hsize_t d[3] = {2, 14, 5};
+        hid_t sp = H5Screate_simple(3, d, NULL);
+        char name[16];
+        snprintf(name, sizeof name, "sel%d", odd);
+        hid_t ds = H5Dcreate2(f, name, H5T_NATIVE_UINT32, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        hsize_t st[3][3] = {{1, 7, 0}, {1, 0, 0}, {1, 0, 0}}, ct[3][3] = {{1, 3, 5}, {1, 3, 5}, {1, 10, 5}};
+        hsize_t one[3] = {0, (hsize_t)me, 0}, ct1[3] = {1, 1, 5};
+        if (me == odd) {
+            H5Sselect_none(sp);
+            for (int b = 0; b < 3; b++) H5Sselect_hyperslab(sp, H5S_SELECT_OR, st[b], NULL, ct[b], NULL);
+        } else {
+            H5Sselect_hyperslab(sp, H5S_SELECT_SET, one, NULL, ct1, NULL);
+        }
+        uint32_t buf[140] = {0};
+        hsize_t mn = (hsize_t)H5Sget_select_npoints(sp);
+        hid_t ms = H5Screate_simple(1, &mn, NULL);
+        int valid = H5Sselect_valid(sp) > 0;
+        int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, sp, dx, buf, x);
+        if (me == odd) CHECK(!valid, "HDF5 accepted the union this test expects it to reject (fixed in this HDF5?)");
+        CHECK(rc == (me == odd ? COLLDIAG_ERR_UNSUPPORTED : COLLDIAG_ERR_PEER), "rc %s (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+        H5Sclose(ms);
+        H5Sclose(sp);
+        H5Dclose(ds);
+    }
+
+    /* B3: an independent call before the chunk addresses are known: refused on that rank alone (the others
+       are elsewhere), then a collective call reads the index and the same independent call runs */
+    snprintf(g_case, sizeof g_case, "independent call, cold then warm cache");
+    {
+        hid_t ds = chunked_2d(f, "indep", R, W, 5, 4, 0);
+        hid_t ind = H5Pcreate(H5P_DATASET_XFER);
+        H5Pset_dxpl_mpio(ind, H5FD_MPIO_INDEPENDENT);
+        const hsize_t r0 = (hsize_t)me * R / (hsize_t)P, r1 = (hsize_t)(me + 1) * R / (hsize_t)P;
+        hid_t fs = rows(ds, r0, r1);
+        uint32_t *v = row_values(2, r0, r1, W, 0);
+        hsize_t mn = (r1 - r0) * W;
+        hid_t ms = H5Screate_simple(1, &mn, NULL);
+        if (me == 1) {
+            int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, fs, ind, v, x);
+            CHECK(rc == COLLDIAG_ERR_UNSUPPORTED && strstr(colldiag_xfer_errmsg(x), "not known yet"), "cold independent call: rc %s (%s)",
+                  colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        hid_t none = rows(ds, 0, 0), mnone = H5Scopy(ms);
+        H5Sselect_none(mnone);
+        int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, mnone, none, dx, v, x); /* nothing selected: warms the cache */
+        CHECK(rc == 0, "collective empty call: %s", colldiag_xfer_errmsg(x));
+        H5Sclose(mnone);
+        for (int q = 0; q < P; q++) { /* independent writes, one rank at a time */
+            if (q == me) {
+                rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, fs, ind, v, x);
+                CHECK(rc == 0, "warm independent call: rc %s (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+            }
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
+        H5Fflush(f, H5F_SCOPE_GLOBAL);
+        MPI_Barrier(MPI_COMM_WORLD);
+        check_file(ds, 2, "independent writes", NULL);
+        free(v);
+        H5Sclose(none);
+        H5Sclose(ms);
+        H5Sclose(fs);
+        H5Pclose(ind);
+        H5Dclose(ds);
+    }
+
+    /* B4: extended between calls: the cached addresses must not be used for the new extent */
+    snprintf(g_case, sizeof g_case, "dataset extended between calls");
+    {
+        hid_t ds = chunked_2d(f, "grow", R, W, 5, 4, 1);
+        unsigned char want[3 * 12 * 10] = {0};
+        for (int step = 0; step < 3; step++) {
+            hsize_t nr = R * (hsize_t)(step + 1), d[2] = {nr, W};
+            if (step) H5Dset_extent(ds, d);
+            const hsize_t base = R * (hsize_t)step, r0 = base + (hsize_t)me * R / (hsize_t)P, r1 = base + (hsize_t)(me + 1) * R / (hsize_t)P;
+            hid_t fs = rows(ds, r0, r1);
+            uint32_t *v = row_values(3, r0, r1, W, 0);
+            hsize_t mn = (r1 - r0) * W;
+            hid_t ms = H5Screate_simple(1, &mn, NULL);
+            int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, fs, dx, v, x);
+            CHECK(rc == 0, "step %d: %s", step, colldiag_xfer_errmsg(x));
+            memset(want + base * W, 1, R * W);
+            H5Fflush(f, H5F_SCOPE_GLOBAL);
+            MPI_Barrier(MPI_COMM_WORLD);
+            check_file(ds, 3, step == 0 ? "first extent" : "after H5Dset_extent", want);
+            /* and read back through colldiag: another rank's rows */
+            const hsize_t o0 = base + (hsize_t)((me + 1) % P) * R / (hsize_t)P, o1 = base + (hsize_t)((me + 1) % P + 1) * R / (hsize_t)P;
+            hid_t os = rows(ds, o0, o1);
+            uint32_t *got = calloc((o1 - o0) * W + 1, sizeof *got), *exp = row_values(3, o0, o1, W, 0);
+            hsize_t on = (o1 - o0) * W;
+            hid_t oms = H5Screate_simple(1, &on, NULL);
+            rc = colldiag_h5_read(ds, H5T_NATIVE_UINT32, oms, os, dx, got, x);
+            CHECK(rc == 0 && !memcmp(got, exp, on * sizeof *got), "step %d: colldiag_h5_read rc %d (%s) or wrong bytes", step, rc,
+                  colldiag_xfer_errmsg(x));
+            free(got);
+            free(exp);
+            free(v);
+            H5Sclose(oms);
+            H5Sclose(os);
+            H5Sclose(ms);
+            H5Sclose(fs);
+        }
+        H5Dclose(ds);
+    }
+
+    /* B5: after a LINK call the DXPL reads as HDF5 sets it for a link-chunk collective call */
+    snprintf(g_case, sizeof g_case, "actual-mode properties after a LINK call");
+    {
+        hid_t ds = chunked_2d(f, "props", R, W, 4, 10, 0);
+        const hsize_t r0 = (hsize_t)me * 4, r1 = r0 + 4; /* R = 12 = 3 ranks x one row of chunks */
+        hid_t fs = rows(ds, r0, r1);
+        uint32_t *v = row_values(4, r0, r1, W, 0);
+        hsize_t mn = (r1 - r0) * W;
+        hid_t ms = H5Screate_simple(1, &mn, NULL);
+        colldiag_xfer *lx = NULL;
+        colldiag_xfer_create(&lx);
+        colldiag_set_dxpl_mpio_chunk_opt(lx, COLLDIAG_MPIO_CHUNK_ONE_IO);
+        int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, fs, dx, v, lx);
+        CHECK(rc == 0, "%s", colldiag_xfer_errmsg(lx));
+        H5D_mpio_actual_chunk_opt_mode_t co = H5D_MPIO_NO_CHUNK_OPTIMIZATION;
+        H5D_mpio_actual_io_mode_t io = H5D_MPIO_NO_COLLECTIVE;
+        uint32_t lc = 1, gc = 1;
+        H5Pget_mpio_actual_chunk_opt_mode(dx, &co);
+        H5Pget_mpio_actual_io_mode(dx, &io);
+        H5Pget_mpio_no_collective_cause(dx, &lc, &gc);
+        CHECK(co == H5D_MPIO_LINK_CHUNK && io == H5D_MPIO_CHUNK_COLLECTIVE && lc == 0 && gc == 0, "chunk opt %d, io mode %d, causes %u/%u",
+              (int)co, (int)io, lc, gc);
+        H5Fflush(f, H5F_SCOPE_GLOBAL);
+        MPI_Barrier(MPI_COMM_WORLD);
+        check_file(ds, 4, "LINK write", NULL);
+        colldiag_xfer_free(lx);
+        free(v);
+        H5Sclose(ms);
+        H5Sclose(fs);
+        H5Dclose(ds);
+    }
+    H5Tclose(swapped);
+    file_close(f);
+
+    /* B6: the same file read-only: writes refused with the reason, reads run */
+    snprintf(g_case, sizeof g_case, "read-only file");
+    {
+        hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+        H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+        hid_t rf = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+        H5Pclose(fapl);
+        hid_t ds = H5Dopen2(rf, "props", H5P_DEFAULT);
+        uint32_t *got = calloc(R * W, sizeof *got);
+        int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, dx, got, x);
+        CHECK(rc == COLLDIAG_ERR_UNSUPPORTED && strstr(colldiag_xfer_errmsg(x), "not open for writing"), "write: rc %s (%s)", colldiag_strerror(rc),
+              colldiag_xfer_errmsg(x));
+        rc = colldiag_h5_read(ds, H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, dx, got, x);
+        uint64_t wrong = 0;
+        for (uint64_t i = 0; i < R * W; i++) wrong += got[i] != val(4, i);
+        CHECK(rc == 0 && wrong == 0, "read: rc %s (%s), %llu elements wrong", colldiag_strerror(rc), colldiag_xfer_errmsg(x), (unsigned long long)wrong);
+        free(got);
+        H5Dclose(ds);
+        file_close(rf);
+    }
+    H5Pclose(dx);
+    colldiag_xfer_free(x);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    if (argc < 2) { if (!me) fprintf(stderr, "usage: mpirun -n 3 test_h5accel DIR\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
+    snprintf(dir, sizeof dir, "%s", argv[1]);
+    const hsize_t U = H5S_UNLIMITED;
+    const icase cases[] = {
+        {"v1 B-tree (default format)", 2, 0, 0, 0, 0, {30, 20}, {30, 20}, {7, 6}, {0, 0}},
+        {"v1 B-tree, several levels", 1, 0, 0, 0, 0, {6000, 0}, {U, 0}, {2, 0}, {0, 0}},
+        {"v1 B-tree under a 512-byte userblock", 2, 0, 0, 0, 512, {30, 20}, {30, 20}, {7, 6}, {0, 0}},
+        {"single chunk", 2, 1, 0, 0, 0, {10, 9}, {10, 9}, {10, 9}, {0, 0}},
+        {"implicit (early allocation)", 2, 1, 1, 0, 0, {30, 20}, {30, 20}, {7, 6}, {0, 0}},
+        {"fixed array", 2, 1, 0, 0, 0, {30, 20}, {35, 20}, {7, 6}, {0, 0}},
+        {"fixed array, paged", 1, 1, 0, 0, 0, {3000, 0}, {3001, 0}, {1, 0}, {0, 0}},
+        {"extensible array", 2, 1, 0, 0, 0, {30, 20}, {U, 20}, {7, 6}, {11, 0}},
+        {"extensible array, paged", 1, 1, 0, 0, 0, {3000, 0}, {U, 0}, {1, 0}, {2000, 0}},
+        {"extensible array, swizzled (unlimited last dim)", 2, 1, 0, 1, 0, {4, 700}, {4, U}, {1, 1}, {0, 300}},
+        {"v2 B-tree (two unlimited dims)", 2, 1, 0, 0, 0, {30, 20}, {U, U}, {7, 6}, {5, 9}},
+        {"v2 B-tree under a userblock", 2, 1, 0, 0, 1024, {30, 20}, {U, U}, {3, 2}, {0, 0}},
+    };
+    for (int k = 0; k < (int)(sizeof cases / sizeof cases[0]); k++) reader_case(&cases[k], k);
+    faults();
+    const int rc = test_summary("test_h5accel");
+    MPI_Finalize();
+    return rc;
+}
