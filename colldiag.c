@@ -1210,6 +1210,8 @@ struct colldiag_xfer {
     unsigned thr;                         /* per-chunk threshold of the last multi/at-once call (0: none) */
     int ratio0;                           /* ratio 0: every chunk collective */
     double auto_est[4];                   /* AUTO's estimates (link, multi, aggregation, all-independent), -1 when not AUTO */
+    double model_est[4];                  /* the same model for every collective chunked call, whatever ran; -1 otherwise */
+    int planned;                          /* the last call was a plan: the counters are what it would move */
     /* HDF5 bridge (colldiag_h5_write/read), consumed by the next transfer: a rank that found its call
        ineligible (or waits for the chunk index) fails with pre_code in the first reduction, like a bad
        argument, so that every rank leaves before any byte moves; bridge_global is the BOR of AG_BRIDGE */
@@ -1232,6 +1234,7 @@ int colldiag_xfer_create(colldiag_xfer **out)
     x->bufsize = CD_DEFAULT_BUFFER;
     x->set.coll_buf = COLLDIAG_COLL_BUFFER_BYTES;
     x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
+    x->model_est[0] = x->model_est[1] = x->model_est[2] = x->model_est[3] = -1.0;
     *out = x;
     return 0;
 }
@@ -2610,9 +2613,27 @@ static void stage_done(cd_stage *st)
     cd_free(st->kl);
 }
 
+/* A plan moves nothing: it counts what the transfer it describes would move, as this rank's counters
+   (the reports label them planned). Collective: `rounds` calls; independent: a call per piece (HDF5
+   1.10 makes one per chunk, with a derived type; colldiag's own, one per contiguous stretch). */
+static void plan_count(cd_io *io, const uint64_t *list, uint64_t n, int all, int coll, uint64_t rounds)
+{
+    uint64_t el = 0;
+    for (uint64_t i = 0; i < n; i++) el += io->map.pc[all ? i : list[i]].nelem;
+    colldiag_counters *c = &io->x->cnt;
+    if (coll) {
+        c->calls_collective += rounds;
+        c->bytes_collective += el * io->fes;
+    } else {
+        c->calls_independent += n;
+        c->bytes_independent += el * io->fes;
+    }
+}
+
 /* Moves the given pieces with independent calls (no view change, no collective call). */
 static int ind_pieces(cd_io *io, const uint64_t *list, uint64_t n, int all)
 {
+    if (io->dir == DIR_PLAN && !io->code) plan_count(io, list, n, all, 0, 0);
     if (io->dir == DIR_PLAN || io->code) return io->code;
     if (n == 0) return 0;
     double t0 = cd_now();
@@ -2951,7 +2972,10 @@ static uint64_t stream_flush_items(const cd_io *io)
    with independent calls instead and nothing collective happens. */
 static void coll_call_rounds(cd_io *io, const uint64_t *list, uint64_t n, uint64_t rounds)
 {
-    if (io->dir == DIR_PLAN) return;
+    if (io->dir == DIR_PLAN) {
+        if (!io->code) plan_count(io, list, n, list == NULL, io->set.coll_opt != COLLDIAG_MPIO_INDIVIDUAL_IO, rounds < 1 ? 1 : rounds);
+        return;
+    }
     if (io->set.coll_opt == COLLDIAG_MPIO_INDIVIDUAL_IO) {
         ind_pieces(io, list, n, list == NULL);
         return;
@@ -4215,8 +4239,10 @@ static void exec_chunked(cd_io *io)
     const int P = io->f->size;
     int opt = io->set.chunk_opt;
     x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
+    const int model_best = auto_choose(io, x->model_est); /* O(1): the report's advice compares every scheme */
     if (opt == COLLDIAG_MPIO_CHUNK_AUTO) {
-        opt = auto_choose(io, x->auto_est);
+        opt = model_best;
+        memcpy(x->auto_est, x->model_est, sizeof x->auto_est);
         set_reason(io, "AUTO: estimated link %.3g s, multi %.3g s, aggregation %.3g s, independent %.3g s (%" PRIu64 " runs, %" PRIu64
                        " chunks over %d ranks) -> %s", x->auto_est[0], x->auto_est[1], x->auto_est[2], x->auto_est[3], io->g[AG_SUM_RUNS],
                    io->g[AG_SUM_CHUNKS], P, cd_chunk_opt_env[opt]);
@@ -4488,6 +4514,8 @@ static void xfer_reset(colldiag_xfer *x)
     x->thr = 0;
     x->ratio0 = 0;
     x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
+    x->model_est[0] = x->model_est[1] = x->model_est[2] = x->model_est[3] = -1.0;
+    x->planned = 0;
     x->chunk_opt_done = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
     x->io_mode_done = COLLDIAG_MPIO_NO_COLLECTIVE;
     x->local_cause = x->global_cause = 0;
@@ -4587,6 +4615,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
 {
     if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL (this rank cannot take part: its results have nowhere to go)");
     xfer_reset(x);
+    x->planned = dir == DIR_PLAN;
     if (!f) {
         cd_fail(COLLDIAG_ERR_ARG, fn, "f is NULL (this rank cannot take part in the collective call)");
         snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
@@ -4885,6 +4914,13 @@ int colldiag_get_auto_estimates(const colldiag_xfer *x, double *link_s, double *
     return 0;
 }
 
+int colldiag_get_model_estimates(const colldiag_xfer *x, double est[4])
+{
+    if (!x || !est) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_model_estimates", "%s is NULL", x ? "est" : "x");
+    memcpy(est, x->model_est, 4 * sizeof *est);
+    return 0;
+}
+
 int colldiag_get_auto_estimate_independent(const colldiag_xfer *x, double *independent_s)
 {
     if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_auto_estimate_independent", "x is NULL");
@@ -5054,6 +5090,7 @@ int colldiag_report_print(colldiag_file *f, const colldiag_xfer *x, FILE *out)
                 h->cnt.bytes_independent, h->cnt.calls_collective, h->cnt.calls_independent, 1e3 * (h->cnt.t_map + h->cnt.t_decide),
                 1e3 * h->cnt.t_io);
     }
+    if (x->planned) fprintf(out, "   (a plan: the bytes and calls are those the planned transfer makes; nothing moved)\n");
     /* causes, and which ranks raised them */
     uint32_t seen = 0;
     for (int p = 0; p < r.P; p++) seen |= r.h[p].local;
@@ -5152,7 +5189,8 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
     fprintf(out, "{\"colldiag\":\"%s\",\"nprocs\":%d,\"scheme\":{\"chunk_opt\":\"%s\",\"reason\":", colldiag_version(), r.P,
             colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)r.h[0].chunk_opt));
     json_str(out, r.h[0].reason);
-    fprintf(out, "},\"ranks\":[");
+    /* a plan's bytes and calls are what the planned transfer would make; nothing moved */
+    fprintf(out, "},\"counters\":\"%s\",\"ranks\":[", x->planned ? "planned" : "moved");
     for (int p = 0; p < r.P; p++) {
         const cd_rep_hdr *h = &r.h[p];
         fprintf(out, "%s{\"rank\":%d,\"chunk_opt\":\"%s\",\"io_mode\":\"%s\",\"local_cause\":%u,\"global_cause\":%u,", p ? "," : "", p,

@@ -267,8 +267,16 @@ int colldiag_get_auto_estimates(const colldiag_xfer *x, double *link_s, double *
    with independent calls, one per contiguous file stretch): AUTO takes it when the model says it is the
    cheapest; -1 when the last call did not run AUTO. NULL is allowed. */
 int colldiag_get_auto_estimate_independent(const colldiag_xfer *x, double *independent_s);
+/* The same cost model for every collective call on chunked storage, whatever scheme ran (DEFAULT,
+   forced, AUTO) and for plans: est[0..3] = estimated seconds of link, multi, aggregation and
+   all-independent on this call; -1 each after a contiguous, compact or independent call or a failure.
+   What the HDF5 preload's advice compares ("HDF5: link-chunk, est. 5.1 s; aggregation est. 0.014 s"). */
+int colldiag_get_model_estimates(const colldiag_xfer *x, double est[4]);
 
-/* Counters of the last call on this rank: bytes and MPI-IO (or POSIX) data calls. */
+/* Counters of the last call on this rank: bytes and MPI-IO (or POSIX) data calls. After colldiag_plan
+   (and colldiag_h5_plan) the bytes and calls the planned transfer would make (independent: one call per
+   chunk piece, as HDF5 1.10 makes them; multi-chunk: the collective chunks this rank touches); the
+   reports say "planned". The times are the plan's own. */
 typedef struct {
     uint64_t bytes_collective, bytes_independent;
     uint64_t calls_collective, calls_independent;

@@ -100,9 +100,11 @@ static void json_rank(FILE *o, int rank, const colldiag_xfer *x, const unsigned 
     colldiag_counters c;
     memset(&c, 0, sizeof c);
     colldiag_get_counters(x, &c);
-    fprintf(o, "{\"rank\":%d,\"chunk_opt\":\"%s\",\"io_mode\":\"%s\",\"local_cause\":%u,\"global_cause\":%u,\"bytes_collective\":0,"
-               "\"bytes_independent\":0,\"calls_collective\":0,\"calls_independent\":0,\"t_map\":%.9f,\"t_decide\":%.9f,\"chunks\":[",
-            rank, colldiag_chunk_opt_name(v[V_CD_OPT]), colldiag_io_mode_name(v[V_CD_IO]), v[V_CD_LOCAL], v[V_CD_GLOBAL], c.t_map, c.t_decide);
+    fprintf(o, "{\"rank\":%d,\"chunk_opt\":\"%s\",\"io_mode\":\"%s\",\"local_cause\":%u,\"global_cause\":%u,\"bytes_collective\":%" PRIu64
+               ",\"bytes_independent\":%" PRIu64 ",\"calls_collective\":%" PRIu64 ",\"calls_independent\":%" PRIu64
+               ",\"t_map\":%.9f,\"t_decide\":%.9f,\"chunks\":[",
+            rank, colldiag_chunk_opt_name(v[V_CD_OPT]), colldiag_io_mode_name(v[V_CD_IO]), v[V_CD_LOCAL], v[V_CD_GLOBAL], c.bytes_collective,
+            c.bytes_independent, c.calls_collective, c.calls_independent, c.t_map, c.t_decide);
     uint64_t n = 0;
     const colldiag_chunk_info *ci = NULL;
     if (colldiag_get_chunk_info(x, &n, &ci) == 0)
@@ -152,6 +154,53 @@ static void names_of(hid_t dset, char *file, size_t fl, char *name, size_t nl)
 static int cd_internal; /* inside colldiag's own HDF5 calls (H5Fclose of the ids it opens) */
 static const char *accel_why; /* why COLLDIAG_ACCELERATE left this call to HDF5 (NULL: not asked) */
 
+/* The advice for a call HDF5 runs, from colldiag's plan of it (the same on every rank of a collective
+   call): the cost model's estimate of HDF5's path beside the best scheme, and the one change that gets
+   it. Empty when the call was not planned. */
+static void advice_of(const colldiag_xfer *x, int coll, int planned, char *out, size_t n)
+{
+    static const char *const scheme[4] = {"link-chunk", "multi-chunk", "aggregation", "all-independent"};
+    out[0] = 0;
+    if (!planned) return;
+    if (!coll) {
+        snprintf(out, n, "independent call: nothing is agreed, so nothing is estimated (a collective DXPL lets a collective scheme run)");
+        return;
+    }
+    uint32_t l = 0, g = 0;
+    colldiag_get_mpio_no_collective_cause(x, &l, &g);
+    double e[4];
+    colldiag_get_model_estimates(x, e);
+    if (g == COLLDIAG_MPIO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET) {
+        snprintf(out, n, "compact storage: the data lives in the object header; nothing to change");
+        return;
+    }
+    if (g) {
+        char cs[256];
+        colldiag_cause_string(g, cs, sizeof cs);
+        snprintf(out, n, "HDF5 breaks collective I/O here (%s): without that cause the call can be collective", cs);
+        return;
+    }
+    if (e[0] < 0) {
+        snprintf(out, n, "contiguous storage: HDF5 makes one collective call; nothing to change");
+        return;
+    }
+    colldiag_actual_chunk_opt_mode_t co = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
+    colldiag_get_mpio_actual_chunk_opt_mode(x, &co);
+    const int hp = co == COLLDIAG_MPIO_MULTI_CHUNK ? 1 : 0;
+    int best = 0;
+    for (int i = 1; i < 4; i++)
+        if (e[i] < e[best]) best = i;
+    /* within 10%: the model is not that precise, and a change that gains less is not worth advising */
+    if (best == hp || e[hp] <= 1.1 * e[best]) {
+        snprintf(out, n, "HDF5: %s, est. %.3g s: the model's best; nothing to change", scheme[hp], e[hp]);
+        return;
+    }
+    static const char *const change[4] = {"H5Pset_dxpl_mpio_chunk_opt(dxpl, H5FD_MPIO_CHUNK_ONE_IO) or COLLDIAG_ACCELERATE=1",
+                                          "H5Pset_dxpl_mpio_chunk_opt(dxpl, H5FD_MPIO_CHUNK_MULTI_IO) or COLLDIAG_ACCELERATE=1",
+                                          "COLLDIAG_ACCELERATE=1", "COLLDIAG_ACCELERATE=1"};
+    snprintf(out, n, "HDF5: %s, est. %.3g s; %s est. %.3g s: %s", scheme[hp], e[hp], scheme[best], e[best], change[best]);
+}
+
 static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const colldiag_xfer *x, const unsigned *v)
 {
     const int json = !strncmp(mode, "json:", 5), html = !strncmp(mode, "html:", 5);
@@ -180,11 +229,13 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
             allplanned &= (int)all[(size_t)p * V_N + V_PLANNED];
         }
     if (coll) MPI_Bcast(&allplanned, 1, MPI_INT, 0, f->comm); /* the reports below are collective: one decision */
+    char adv[512];
+    advice_of(x, coll, allplanned, adv, sizeof adv);
     if (html) { /* one page per run, a section per collective call (independent calls cannot gather) */
         if (coll && allplanned) {
             char title[2300], verdict[2200];
             snprintf(title, sizeof title, "%s %s:%s (collective, %d ranks)", op, file, name, P);
-            snprintf(verdict, sizeof verdict, "%s%s", agree ? "HDF5 agrees" : "HDF5 DISAGREES:", agree ? "" : diff);
+            snprintf(verdict, sizeof verdict, "%s%s; advice: %s", agree ? "HDF5 agrees" : "HDF5 DISAGREES:", agree ? "" : diff, adv);
             html_append(f, x, mode + 5, title, verdict);
         }
         free(all);
@@ -209,7 +260,7 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
                 fprintf(o, "{\"colldiag\":\"%s\",\"nprocs\":%d,\"scheme\":{\"chunk_opt\":\"%s\",\"reason\":", colldiag_version(),
                         f ? f->size : 1, colldiag_chunk_opt_name(v[V_CD_OPT]));
                 json_str(o, colldiag_scheme_reason(x));
-                fprintf(o, "},\"ranks\":[");
+                fprintf(o, "},\"counters\":\"planned\",\"ranks\":[");
                 json_rank(o, r0, x, v);
                 fprintf(o, "]");
             } else {
@@ -225,6 +276,13 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
             if (all) json_hdf5(o, all, P, r0);
             else fprintf(o, "\"hdf5\":{\"ranks\":[]}");
             fprintf(o, ",\"agree\":%s,\"engine\":\"hdf5\"", allplanned && agree ? "true" : "false");
+            if (adv[0]) {
+                fprintf(o, ",\"advice\":");
+                json_str(o, adv);
+            }
+            double e[4];
+            if (allplanned && colldiag_get_model_estimates(x, e) == 0 && e[0] >= 0)
+                fprintf(o, ",\"estimates\":{\"link\":%.6g,\"multi\":%.6g,\"aggregation\":%.6g,\"independent\":%.6g}", e[0], e[1], e[2], e[3]);
             if (accel_why) {
                 fprintf(o, ",\"why\":");
                 json_str(o, accel_why);
@@ -248,6 +306,7 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
             fprintf(o, "  not planned: %s\n", colldiag_xfer_errmsg(x)[0] ? colldiag_xfer_errmsg(x) : cd_errbuf);
         else if (o && agree) fprintf(o, "  HDF5 agrees\n");
         else if (o) fprintf(o, "  HDF5 DISAGREES:%s\n", diff);
+        if (o && adv[0]) fprintf(o, "  advice: %s\n", adv);
         if (o && accel_why) fprintf(o, "  engine: HDF5 (not accelerated: %s)\n", accel_why);
     }
     if (o) {

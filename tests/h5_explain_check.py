@@ -32,6 +32,57 @@ def values(r):
     return tuple(r[k] for k in FIELDS)
 
 
+SCHEMES = ["link-chunk", "multi-chunk", "aggregation", "all-independent"]
+
+
+def advice_problems(line, where):
+    """The advice and planned counters of a planned line, recomputed from its own estimates and HDF5's
+    answer (the best scheme is the smallest estimate; HDF5's path is what HDF5 reported; the change is
+    advised only when HDF5's estimate exceeds the best by more than 10%)."""
+    out = []
+    h5 = line["hdf5"]["ranks"]
+    mine = line.get("ranks", [])
+    if line.get("counters") != "planned":
+        out.append("%s: counters %r, expected \"planned\"" % (where, line.get("counters")))
+    for r in mine:
+        if "bytes_collective" not in r:
+            out.append("%s rank %s: no planned counters" % (where, r.get("rank")))
+            continue
+        h = next((x for x in h5 if x["rank"] == r["rank"]), None)
+        if h and h["io_mode"] == "NO_COLLECTIVE" and (r["bytes_collective"] or r["calls_collective"]):
+            out.append("%s rank %s: HDF5 went independent but the plan counts %d collective bytes" % (where, r["rank"], r["bytes_collective"]))
+        # (link-chunk with H5FD_MPIO_INDIVIDUAL_IO moves independently: no rule on the split there)
+        if (r["bytes_collective"] and not r["calls_collective"]) or (r["bytes_independent"] and not r["calls_independent"]):
+            out.append("%s rank %s: planned bytes without calls %s" % (where, r["rank"], r))
+    adv = line.get("advice")
+    if not adv:
+        out.append("%s: no advice" % where)
+        return out
+    est = line.get("estimates")
+    if not line["collective"] or est is None:
+        return out
+    e = [est["link"], est["multi"], est["aggregation"], est["independent"]]
+    best = min(range(4), key=lambda i: e[i])
+    hp = {"LINK_CHUNK": 0, "MULTI_CHUNK": 1}.get(h5[0]["chunk_opt"])
+    if any(x["global_cause"] for x in h5):
+        if "breaks collective" not in adv and not (adv.startswith("compact storage") and all(x["global_cause"] == 0x20 for x in h5)):
+            out.append("%s: causes %s but advice %r" % (where, [x["global_cause"] for x in h5], adv))
+        return out
+    if hp is None:
+        out.append("%s: estimates for a call HDF5 ran as %s" % (where, h5[0]["chunk_opt"]))
+        return out
+    if not adv.startswith("HDF5: %s, est. " % SCHEMES[hp]):
+        out.append("%s: advice %r does not start with HDF5's path %s" % (where, adv, SCHEMES[hp]))
+    if best == hp or e[hp] <= 1.1 * e[best]:
+        if "nothing to change" not in adv:
+            out.append("%s: HDF5's path is within 10%% of the best (%s), advice %r" % (where, e, adv))
+    else:
+        want = "ACCELERATE" if best >= 2 else ("CHUNK_ONE_IO" if best == 0 else "CHUNK_MULTI_IO")
+        if ("; %s est." % SCHEMES[best]) not in adv or want not in adv:
+            out.append("%s: best %s by the estimates %s, advice %r" % (where, SCHEMES[best], e, adv))
+    return out
+
+
 def unrecorded(pre, nprocs, allowed):
     """A client that cannot read HDF5's answer itself (netCDF-4): every line must be complete and
     planned, and colldiag's plan must equal the HDF5 answer the preload read, rank by rank."""
@@ -42,7 +93,7 @@ def unrecorded(pre, nprocs, allowed):
         for key in ("nprocs", "op", "file", "dataset", "collective", "hdf5", "agree", "ranks", "planned"):
             if key not in line:
                 problems.append("%s: field %s missing" % (where, key))
-        if problems or not line.get("planned"):
+        if any(key not in line for key in ("hdf5", "ranks", "planned")) or not line.get("planned"):
             problems.append("%s: not planned: %s" % (where, line.get("why")))
             continue
         if line["nprocs"] != nprocs:
@@ -53,6 +104,7 @@ def unrecorded(pre, nprocs, allowed):
             problems.append("%s: ranks %s / %s" % (where, sorted(mine), sorted(h5)))
             continue
         same = all(values(mine[r]) == values(h5[r]) for r in h5)
+        problems += advice_problems(line, where)
         checked += len(h5)
         agreed += sum(values(mine[r]) == values(h5[r]) for r in h5)
         if line["agree"] != same:
@@ -152,6 +204,7 @@ def main():
                         agreed += 1
                     elif "%s:%s" % (first["op"], first["dataset"]) not in allowed:
                         problems.append("%s rank %d: colldiag planned %s, HDF5 did %s" % (where, r, values(mine[r]), ref))
+            problems += advice_problems(line, where)
             if line["agree"] != all(r in mine and values(mine[r]) == values(h5[r]) for r in ranks):
                 problems.append("%s: \"agree\" is %s, which the values contradict" % (where, line["agree"]))
     if pos < len(pre):
