@@ -9,9 +9,11 @@
 MPI ?= openmpi
 ifeq ($(MPI),mpich)
 MPICC ?= mpicc.mpich
+MPIFC ?= mpif90.mpich
 MPIRUN ?= mpirun.mpich
 else
 MPICC ?= mpicc.openmpi
+MPIFC ?= mpif90.openmpi
 MPIRUN ?= mpirun.openmpi
 endif
 # Open MPI refuses root and more ranks than cores unless told; harmless for other MPIs.
@@ -32,15 +34,15 @@ H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
 TESTS = $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/calibrate $(B)/ranks
-EXAMPLES = $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/fuzz_h5
+EXAMPLES = $(B)/minimal $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/fuzz_h5
 
 # Debian 12 packages the build, the tests and the demo need.
-DEB_PKGS = make gcc libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
+DEB_PKGS = make gcc gfortran libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
            clang libclang-rt-14-dev valgrind python3-h5py-mpi python3-mpi4py libnetcdf-mpi-dev chromium
 
 .PHONY: preload all check demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-hdf5 bench-ranks calibrate
 
-all: $(TESTS) $(EXAMPLES)
+.DEFAULT_GOAL := all
 
 $(B)/colldiag.o: colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -c colldiag.c -o $@
@@ -96,6 +98,20 @@ EXAMPLES += $(B)/nc_client
 endif
 $(B)/nc_client: tests/nc_client.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -I$(NCDIR) $< -lnetcdf_mpi -o $@
+# The optional Fortran module (colldiag.f90), its example and its test: built where gfortran is
+# installed (make deps installs it). Each MPI's module files go to its own build directory, since
+# mpi_f08's types differ between Open MPI and MPICH.
+ifneq (,$(shell command -v gfortran 2>/dev/null))
+EXAMPLES += $(B)/rfc_modes_f90 $(B)/test_fortran
+endif
+FFLAGS ?= -O2 -g
+FWARN = -Wall -Wextra -std=f2018
+$(B)/colldiag_f.o: colldiag.f90 | $(B)
+	$(MPIFC) $(FWARN) $(FFLAGS) -J$(B) -c $< -o $@
+$(B)/rfc_modes_f90: examples/rfc_modes.f90 $(B)/colldiag_f.o $(B)/colldiag.o
+	$(MPIFC) $(FWARN) $(FFLAGS) -I$(B) $< $(B)/colldiag_f.o $(B)/colldiag.o -o $@
+$(B)/test_fortran: tests/test_fortran.f90 $(B)/colldiag_f.o $(B)/colldiag.o
+	$(MPIFC) $(FWARN) $(FFLAGS) -I$(B) $< $(B)/colldiag_f.o $(B)/colldiag.o -o $@
 # colldiag_h5_plan's collective safety and answers against HDF5 (tests/test_preload.sh runs it)
 $(B)/test_h5plan: tests/test_h5plan.c $(B)/colldiag_h5.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. -Itests $< $(B)/colldiag_h5.o $(H5LIBS) -o $@
@@ -134,14 +150,14 @@ $(B)/test_io $(B)/test_report: $(B)/%: tests/%.c $(B)/colldiag.o $(B)/pmpi_count
 $(B)/test_io_rounds: tests/test_io.c colldiag.c colldiag.h $(B)/pmpi_count.o
 	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_COLL_MAX_BYTES=24 -DTEST_SMALL_ROUNDS -I. -Itests tests/test_io.c colldiag.c $(B)/pmpi_count.o -o $@
 
-$(B)/rfc_modes $(B)/posix_cause: $(B)/%: examples/%.c $(B)/colldiag.o colldiag.h
+$(B)/minimal $(B)/rfc_modes $(B)/posix_cause: $(B)/%: examples/%.c $(B)/colldiag.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) -I. -Itests $< $(B)/colldiag.o -o $@
 
 $(B):
 	mkdir -p $@
 
 # Benchmarks: the patterns of the performance issue against the raw MPI-IO limit (not timed tests).
-#   make bench [BENCH_RANKS=3] [BENCH_ARGS="tiny 1"] [BENCH_DIR=/scratch]   writes bench.csv
+#   make bench [BENCH_RANKS=3] [BENCH_ARGS="tiny 1"] [BENCH_DIR=/scratch]   writes build/bench.csv (BENCH_CSV=PATH)
 BENCH_RANKS ?= 3
 BENCH_ARGS ?=
 $(B)/bench: bench/bench.c tests/count_alloc.h colldiag.c colldiag.h | $(B)
@@ -166,10 +182,16 @@ $(B)/bench-hdf5: bench/bench.c tests/count_alloc.h colldiag.c colldiag.h | $(B)
 bench-hdf5: $(B)/bench-hdf5
 	$(RUN) -n $(BENCH_RANKS) $(B)/bench-hdf5 $(BENCH_ARGS)
 
+# After every conditional EXAMPLES += above: a rule's prerequisites are expanded when make reads it.
+all: $(TESTS) $(EXAMPLES)
+
 # Runs the examples in a scratch directory (they write their demo files there).
 demo-run: $(EXAMPLES)
 	@d=$$(mktemp -d) && top=$$PWD && cd $$d && \
+	echo "== examples/minimal.c (the README's example, $(MPI), 3 ranks)" && $(RUN) -n 3 $$top/$(B)/minimal && echo && \
 	echo "== examples/rfc_modes.c ($(MPI), 3 ranks)" && $(RUN) -n 3 $$top/$(B)/rfc_modes && echo && \
+	if [ -x $$top/$(B)/rfc_modes_f90 ]; then echo "== examples/rfc_modes.f90 (the same through the Fortran module)" && \
+	    $(RUN) -n 3 $$top/$(B)/rfc_modes_f90 rfc_modes_f90.bin && echo; fi && \
 	echo "== examples/posix_cause.c ($(MPI), 3 ranks)" && $(RUN) -n 3 $$top/$(B)/posix_cause && echo && \
 	echo "== examples/hdf5_interop.c ($(MPI), 3 ranks)" && $(RUN) -n 3 $$top/$(B)/hdf5_interop && \
 	echo "h5dump -d /colldiag hdf5_interop.h5 | head:" && h5dump -d /colldiag hdf5_interop.h5 | sed -n '1,9p'; \

@@ -364,6 +364,16 @@ int colldiag_h5_read(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
 void colldiag_h5_forget(hid_t obj);
 #endif
 
+/* ---- Fortran support: what colldiag.f90 (module colldiag) binds besides the functions above ----
+   colldiag_file_open / _wrap with Fortran handles (an integer of the `mpi` module, or the MPI_VAL of an
+   mpi_f08 handle), converted with MPI_Comm_f2c, MPI_Info_f2c and MPI_File_f2c. Collective, as those. */
+int colldiag_file_open_f(MPI_Fint comm, const char *path, int amode, MPI_Fint info, colldiag_driver_t driver,
+                         colldiag_file **out);
+int colldiag_file_wrap_f(MPI_Fint comm, MPI_Fint fh, colldiag_file **out);
+/* colldiag_report_print to the C library's stdout, flushed after it (Fortran cannot name a FILE *).
+   Collective; rank 0 prints. */
+int colldiag_report_print_stdout(colldiag_file *f, const colldiag_xfer *x);
+
 #ifdef __cplusplus
 }
 #endif

@@ -85,6 +85,29 @@ mkdir -p build/h5accel
 suite "openmpi/ompio test_h5accel -n 3" 300 $OMPI -n 3 build/openmpi/test_h5accel build/h5accel
 suite "openmpi/romio test_h5accel -n 3" 300 env OMPI_MCA_io=romio321 $OMPI -x OMPI_MCA_io -n 3 build/openmpi/test_h5accel build/h5accel
 suite "mpich test_h5accel -n 3" 300 $MPICH -n 3 build/mpich/test_h5accel build/h5accel
+# the Fortran module (colldiag.f90): every scheme's bytes, modes and chunk info, 0-based Fortran-order
+# coordinates, one bad rank; and rfc_modes.f90 prints rfc_modes.c's lines (timings aside) and writes its bytes
+mkdir -p build/fortran
+suite "openmpi/ompio test_fortran -n 3" 120 $OMPI -n 3 build/openmpi/test_fortran build/fortran/ompio.bin
+suite "openmpi/romio test_fortran -n 3" 120 env OMPI_MCA_io=romio321 $OMPI -x OMPI_MCA_io -n 3 build/openmpi/test_fortran build/fortran/romio.bin
+suite "mpich test_fortran -n 3" 120 $MPICH -n 3 build/mpich/test_fortran build/fortran/mpich.bin
+same_lines() { # launcher dir: the C and Fortran examples, their output without the timing column, their files
+    local run=$1 d=$2
+    $run -n 3 "$d/rfc_modes" build/fortran/c.bin | sed -E 's|[0-9.]+/[0-9.]+$||' >build/fortran/c.out &&
+    $run -n 3 "$d/rfc_modes_f90" build/fortran/f.bin | sed -E 's|[0-9.]+/[0-9.]+$||' >build/fortran/f.out &&
+    [ "$(wc -l <build/fortran/c.out)" -gt 20 ] && diff build/fortran/c.out build/fortran/f.out && cmp build/fortran/c.bin build/fortran/f.bin
+}
+export -f same_lines
+suite "openmpi rfc_modes.f90 prints rfc_modes.c's lines" 120 bash -c 'same_lines "$1" "$2"' _ "$OMPI" build/openmpi
+suite "mpich rfc_modes.f90 prints rfc_modes.c's lines" 120 bash -c 'same_lines "$1" "$2"' _ "$MPICH" build/mpich
+# the README's example is examples/minimal.c, and it runs
+readme_example() { # launcher
+    awk '/^```c$/{on=1; next} /^```$/{if (on) exit} on' README.md >build/readme_example.c &&
+    sed '1,/\*\/$/d' examples/minimal.c | diff - build/readme_example.c &&
+    $1 -n 3 build/openmpi/minimal build/fortran/minimal.bin | grep -c '^rank [0-2]: CHUNK_COLLECTIVE, causes 0x0/0x0$' | grep -qx 3
+}
+export -f readme_example
+suite "README's example is examples/minimal.c, and it runs collectively" 60 bash -c 'readme_example "$1"' _ "$OMPI"
 suite "openmpi report/json" 300 tests/test_report.sh build/openmpi "$OMPI"
 suite "openmpi hdf5 interop + h5dump" 300 tests/test_h5dump.sh build/openmpi "$OMPI"
 suite "mpich hdf5 interop + h5dump" 300 tests/test_h5dump.sh build/mpich "$MPICH"

@@ -1,0 +1,205 @@
+! The Fortran module (colldiag.f90) with 3 ranks: every scheme writes and reads a(10, 12) integers, each
+! rank four columns of a (a band of whole chunks), and the test checks against its own arithmetic:
+!  - the bytes in the file, read back with Fortran stream I/O at the offsets the dense chunked layout
+!    gives in C order (dims [10, 12] in Fortran order are C's 12 x 10; chunks [5, 4] are C's 4 x 5);
+!  - the values read back through colldiag;
+!  - every rank's chunk optimisation, I/O mode and causes by SPEC's rules (each chunk has one rank);
+!  - the chunk info (C order: coords(1) is the slowest grid dimension; 0-based);
+!  - 0-based Fortran-order point coordinates; the integer-handle (mpi module) open;
+!  - one rank passing a layout it never created: ERR_ARG there, ERR_PEER on the others, no hang.
+!   mpirun -n 3 test_fortran FILE
+program test_fortran
+    use mpi_f08
+    use colldiag
+    use, intrinsic :: iso_fortran_env, only: int64, int32
+    implicit none
+    integer, parameter :: NX = 10, NY = 12, CX = 5, CY = 4
+    integer(int64), parameter :: dims(2) = [int(NX, int64), int(NY, int64)], cdims(2) = [int(CX, int64), int(CY, int64)]
+    integer :: rank, nprocs, fails = 0, checks = 0, tf, tc, k, s, i, j, co, io, lc, gc, rc, want_co, want_io
+    character(len=512) :: path
+    type(colldiag_file) :: f
+    type(colldiag_layout) :: l, never
+    type(colldiag_sel) :: sel, pts
+    type(colldiag_xfer) :: x
+    type(colldiag_chunk_info), pointer :: ci(:)
+    integer(int32), allocatable :: a(:, :), b(:, :)
+    integer, parameter :: schemes(8) = [COLLDIAG_MPIO_CHUNK_DEFAULT, COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, &
+        COLLDIAG_MPIO_COLL_CHUNK_ATONCE_IO, COLLDIAG_MPIO_ALL_CHUNK_IND_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO_NO_OPT, &
+        COLLDIAG_MPIO_CHUNK_AGGREGATE_IO, COLLDIAG_MPIO_CHUNK_AUTO]
+    character(len=12), parameter :: sname(8) = [character(len=12) :: "default", "link", "multi", "atonce", "all-ind", &
+        "multi-no-opt", "aggregate", "auto"]
+
+    call MPI_Init()
+    call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+    call MPI_Comm_size(MPI_COMM_WORLD, nprocs)
+    if (nprocs /= 3 .or. command_argument_count() < 1) then
+        if (rank == 0) write (0, '(a)') "usage: mpirun -n 3 test_fortran FILE"
+        call MPI_Abort(MPI_COMM_WORLD, 2)
+    end if
+    call get_command_argument(1, path)
+    allocate(a(NX, 4), b(NX, 4))
+
+    call expect(colldiag_file_open(MPI_COMM_WORLD, trim(path), ior(MPI_MODE_CREATE, MPI_MODE_RDWR), f) == 0, "open (mpi_f08)")
+    call expect(colldiag_layout_chunked(dims, cdims, 4, 0_int64, l) == 0, "layout")
+    call expect(colldiag_sel_create(dims, sel) == 0, "sel")
+    ! this rank's columns 4*rank+1 .. 4*rank+4 of a(10, 12): 0-based start (0, 4*rank), count (10, 4)
+    call expect(colldiag_sel_select_hyperslab(sel, COLLDIAG_SELECT_SET, [0_int64, int(4 * rank, int64)], &
+                                              [int(NX, int64), 4_int64]) == 0, "hyperslab")
+    call expect(colldiag_sel_npoints(sel) == NX * 4, "npoints")
+
+    do s = 1, size(schemes)
+        do j = 1, 4
+            do i = 1, NX
+                a(i, j) = value(s, i, 4 * rank + j)
+            end do
+        end do
+        call expect(colldiag_xfer_create(x) == 0, "xfer")
+        call expect(colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE) == 0, "mode")
+        call expect(colldiag_set_dxpl_mpio_chunk_opt(x, schemes(s)) == 0, "chunk opt")
+        rc = colldiag_write(f, l, sel, COLLDIAG_PACKED, a, x)
+        call expect(rc == 0, trim(sname(s)) // " write: " // colldiag_xfer_errmsg(x))
+        ! (one call per statement: Fortran may skip the second operand of .and.)
+        call expect(colldiag_get_mpio_actual_chunk_opt_mode(x, co) == 0, "chunk opt getter")
+        call expect(colldiag_get_mpio_actual_io_mode(x, io) == 0, "io mode getter")
+        call expect(colldiag_get_mpio_no_collective_cause(x, lc, gc) == 0, "causes getter")
+        ! SPEC's rules for chunks that one rank each touches (2 per rank, num 0, ratio 60 -> threshold 1)
+        select case (schemes(s))
+        case (COLLDIAG_MPIO_CHUNK_DEFAULT, COLLDIAG_MPIO_CHUNK_ONE_IO)
+            want_co = COLLDIAG_MPIO_LINK_CHUNK; want_io = COLLDIAG_MPIO_CHUNK_COLLECTIVE
+        case (COLLDIAG_MPIO_CHUNK_MULTI_IO)
+            want_co = COLLDIAG_MPIO_MULTI_CHUNK; want_io = COLLDIAG_MPIO_CHUNK_INDEPENDENT
+        case (COLLDIAG_MPIO_COLL_CHUNK_ATONCE_IO)
+            want_co = COLLDIAG_MPIO_COLL_CHUNK_ATONCE; want_io = COLLDIAG_MPIO_CHUNK_INDEPENDENT
+        case (COLLDIAG_MPIO_ALL_CHUNK_IND_IO)
+            want_co = COLLDIAG_MPIO_ALL_CHUNK_IND; want_io = COLLDIAG_MPIO_CHUNK_INDEPENDENT
+        case (COLLDIAG_MPIO_CHUNK_MULTI_IO_NO_OPT) ! fewest chunks on any rank = 2 rounds: both chunks collective
+            want_co = COLLDIAG_MPIO_MULTI_CHUNK_NO_OPT; want_io = COLLDIAG_MPIO_CHUNK_COLLECTIVE
+        case (COLLDIAG_MPIO_CHUNK_AGGREGATE_IO)
+            want_co = COLLDIAG_MPIO_CHUNK_AGGREGATE; want_io = COLLDIAG_MPIO_CHUNK_COLLECTIVE
+        case default ! AUTO: one of the four it chooses from
+            want_co = co; want_io = io
+            call expect(any(co == [COLLDIAG_MPIO_LINK_CHUNK, COLLDIAG_MPIO_MULTI_CHUNK, COLLDIAG_MPIO_CHUNK_AGGREGATE, &
+                                   COLLDIAG_MPIO_ALL_CHUNK_IND]), "auto chose " // colldiag_chunk_opt_name(co))
+        end select
+        call expect(co == want_co .and. io == want_io .and. lc == 0 .and. gc == 0, trim(sname(s)) // ": " // &
+                    colldiag_chunk_opt_name(co) // " " // colldiag_io_mode_name(io) // ", expected " // &
+                    colldiag_chunk_opt_name(want_co) // " " // colldiag_io_mode_name(want_io))
+        ! chunk info: this rank's two chunks, row-major grid index 2*rank + {0, 1}, C-order coords, 0-based
+        call expect(colldiag_get_chunk_info(x, ci) == 0, "chunk info")
+        call expect(size(ci) == 2, trim(sname(s)) // ": chunk count")
+        do k = 1, min(size(ci), 2)
+            call expect(ci(k)%index == 2 * rank + k - 1 .and. ci(k)%coords(1) == rank .and. ci(k)%coords(2) == k - 1 .and. &
+                        ci(k)%nelem == CX * CY .and. ci(k)%addr == ci(k)%index * CX * CY * 4, &
+                        trim(sname(s)) // ": chunk info values")
+        end do
+        call colldiag_xfer_free(x)
+        call check_file(s)
+        ! read back through colldiag with the same scheme
+        b = -1
+        call expect(colldiag_xfer_create(x) == 0, "xfer")
+        call expect(colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE) == 0, "mode")
+        call expect(colldiag_set_dxpl_mpio_chunk_opt(x, schemes(s)) == 0, "chunk opt")
+        rc = colldiag_read(f, l, sel, COLLDIAG_PACKED, b, x)
+        call expect(rc == 0 .and. all(b == a), trim(sname(s)) // " read: " // colldiag_xfer_errmsg(x))
+        call colldiag_xfer_free(x)
+    end do
+
+    ! points, 0-based, Fortran order: (i0, j0) = (2, 4*rank+1) is a(3, 4*rank+2); independent
+    call expect(colldiag_sel_create(dims, pts) == 0, "points sel")
+    call expect(colldiag_sel_select_elements(pts, COLLDIAG_SELECT_SET, reshape([2_int64, int(4 * rank + 1, int64)], [2, 1])) == 0, &
+                "select elements")
+    call expect(colldiag_xfer_create(x) == 0, "xfer")
+    rc = colldiag_write(f, l, pts, COLLDIAG_PACKED, [777000 + rank], x)
+    call expect(rc == 0, "point write: " // colldiag_xfer_errmsg(x))
+    call colldiag_xfer_free(x)
+    call colldiag_sel_free(pts)
+    call MPI_Barrier(MPI_COMM_WORLD)
+    if (rank == 0) then
+        do k = 0, 2
+            call expect(file_value(3, 4 * k + 2) == 777000 + k, "point of rank " // char(48 + k) // " at a(3, 4r+2)")
+        end do
+    end if
+
+    ! one rank's layout was never created: every rank returns, that one ERR_ARG, the others ERR_PEER
+    call expect(colldiag_xfer_create(x) == 0, "xfer")
+    call expect(colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE) == 0, "mode")
+    if (rank == 1) then
+        rc = colldiag_write(f, never, sel, COLLDIAG_PACKED, a, x)
+        call expect(rc == COLLDIAG_ERR_ARG, "bad rank: " // colldiag_strerror(rc))
+    else
+        rc = colldiag_write(f, l, sel, COLLDIAG_PACKED, a, x)
+        k = index(colldiag_xfer_errmsg(x), "rank 1")
+        call expect(rc == COLLDIAG_ERR_PEER .and. k > 0, &
+                    "healthy rank: " // colldiag_strerror(rc) // " " // colldiag_xfer_errmsg(x))
+    end if
+    call colldiag_xfer_free(x)
+    call expect(colldiag_file_close(f) == 0, "close")
+
+    ! the mpi module's integer handles
+    call expect(colldiag_file_open(MPI_COMM_WORLD%MPI_VAL, trim(path), MPI_MODE_RDWR, f) == 0, "open (integer handle)")
+    b = -1
+    call expect(colldiag_xfer_create(x) == 0, "xfer")
+    rc = colldiag_read(f, l, sel, COLLDIAG_PACKED, b, x)
+    call expect(rc == 0 .and. b(3, 2) == 777000 + rank .and. b(1, 1) == value(size(schemes), 1, 4 * rank + 1), &
+                "read after reopening with an integer communicator")
+    call colldiag_xfer_free(x)
+    call expect(colldiag_file_close(f) == 0, "close")
+
+    call colldiag_sel_free(sel)
+    call colldiag_layout_free(l)
+    call MPI_Allreduce(fails, tf, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
+    call MPI_Allreduce(checks, tc, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
+    if (rank == 0) write (*, '(a,i0,a,i0,a,i0,a)') "test_fortran P=", nprocs, ": ", tc - tf, " passed, ", tf, " failed"
+    call MPI_Finalize()
+    if (tf /= 0) stop 1
+
+contains
+
+    integer function value(s, i, j)
+        integer, intent(in) :: s, i, j
+        value = 100000 * s + 1000 * j + i
+    end function
+
+    subroutine expect(ok, what)
+        logical, intent(in) :: ok
+        character(len=*), intent(in) :: what
+        checks = checks + 1
+        if (.not. ok) then
+            fails = fails + 1
+            write (*, '(a,i0,a,a)') "rank ", rank, " FAIL ", what
+        end if
+    end subroutine
+
+    ! a(i, j) from the file: C row j-1, column i-1 of the 12 x 10 dataset, in 4 x 5 chunks stored densely
+    integer function file_value(i, j)
+        integer, intent(in) :: i, j
+        integer :: u, r0, c0
+        integer(int64) :: off
+        integer(int32) :: v
+        r0 = j - 1
+        c0 = i - 1
+        off = int(((r0 / CY) * (NX / CX) + c0 / CX), int64) * CX * CY * 4 + int((mod(r0, CY) * CX + mod(c0, CX)) * 4, int64)
+        open (newunit=u, file=trim(path), access='stream', form='unformatted', status='old', action='read')
+        read (u, pos=off + 1) v
+        close (u)
+        file_value = v
+    end function
+
+    ! every element of a(10, 12) in the file, on rank 0, after every rank's write
+    subroutine check_file(s)
+        integer, intent(in) :: s
+        integer :: ii, jj, bad
+        call MPI_Barrier(MPI_COMM_WORLD)
+        if (rank == 0) then
+            bad = 0
+            do jj = 1, NY
+                do ii = 1, NX
+                    if (file_value(ii, jj) /= value(s, ii, jj)) bad = bad + 1
+                end do
+            end do
+            call expect(bad == 0, trim(sname(s)) // ": elements wrong in the file")
+        end if
+        call MPI_Barrier(MPI_COMM_WORLD)
+    end subroutine
+
+end program test_fortran
