@@ -78,8 +78,10 @@ h5fuzz "openmpi/ompio -n 1" "$FUZZ_SEED" 150 $OMPI -n 1 build/openmpi/fuzz_h5
 h5fuzz "openmpi/romio -n 3" "$FUZZ_SEED" 100 env OMPI_MCA_io=romio321 $OMPI -x OMPI_MCA_io -n 3 build/openmpi/fuzz_h5
 h5fuzz "mpich -n 2" "$FUZZ_SEED" 30 $MPICH -n 2 build/mpich/fuzz_h5
 # seed 20782's case 739: HDF5 1.10.8 builds a union of overlapping boxes with a block past the extent on
-# one rank; it hung the tester (HDF5's call failed on that rank alone) until every rank skipped such rounds
+# one rank; it hung the tester (HDF5's call failed on that rank alone) until every rank asked HDF5 first
 suite "openmpi/ompio -n 3 fuzz_h5 seed 20782 case 739 (HDF5's broken union)" 120 $OMPI -n 3 build/openmpi/fuzz_h5 --seed 20782 --first 739 --cases 740 --out build/fuzz-h5
+# seed 1795596782's case 3060: HDF5's chunk mapping fails on one rank ("can't insert duplicate key")
+suite "openmpi/ompio -n 3 fuzz_h5 seed 1795596782 case 3060 (HDF5's chunk mapping)" 120 $OMPI -n 3 build/openmpi/fuzz_h5 --seed 1795596782 --first 3060 --cases 3061 --out build/fuzz-h5
 # the bridge's named cases: the index reader on every index type against the file's bytes, and faults
 mkdir -p build/h5accel
 suite "openmpi/ompio test_h5accel -n 3" 300 $OMPI -n 3 build/openmpi/test_h5accel build/h5accel
