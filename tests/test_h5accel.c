@@ -8,7 +8,7 @@
  *     dimension is not the first, which HDF5 does not swizzle back).
  *  B. Faults: one rank's memory type differs -> every rank refused before a byte moves, then HDF5's
  *     call on every rank writes what it should; one rank's selection that HDF5 itself rejects -> every
- *     rank refused, nobody hangs; an independent call before the addresses are known -> refused on
+ *     rank refused, nobody hangs (and one whose blocks cover other elements than HDF5 counts); an independent call before the addresses are known -> refused on
  *     that rank alone, nothing communicated; after a collective call it runs; a dataset extended
  *     between calls -> the new chunks land where HDF5 reads them; a read-only file -> writes refused,
  *     reads run; after a LINK call the DXPL's actual-mode properties read as HDF5 would set them.
@@ -292,6 +292,42 @@ static void faults(void)
         int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, sp, dx, buf, x);
         if (me == odd) CHECK(!valid, "HDF5 accepted the union this test expects it to reject (fixed in this HDF5?)");
         CHECK(rc == (me == odd ? COLLDIAG_ERR_UNSUPPORTED : COLLDIAG_ERR_PEER), "rc %s (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+        H5Sclose(ms);
+        H5Sclose(sp);
+        H5Dclose(ds);
+    }
+
+    /* B2b: a union HDF5 counts as 5 elements but whose blocks cover 6 others (1.10.8: {10} | {4} | {1..3}
+       in 16x1 lists 1..3 and 7..9): refused on every rank, HDF5 runs it */
+    for (int odd = 0; odd < P; odd++) {
+        snprintf(g_case, sizeof g_case, "rank %d's selection is one HDF5 counts differently from its blocks", odd);
+        hsize_t d[2] = {16, 1}, ch[2] = {3, 1};
+        hid_t sp = H5Screate_simple(2, d, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        H5Pset_chunk(dcpl, 2, ch);
+        char name[16];
+        snprintf(name, sizeof name, "cnt%d", odd);
+        hid_t ds = H5Dcreate2(f, name, H5T_NATIVE_UINT32, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        H5Pclose(dcpl);
+        hsize_t st[3][2] = {{10, 0}, {4, 0}, {1, 0}}, ct[3][2] = {{1, 1}, {1, 1}, {3, 1}}, one[2] = {(hsize_t)(11 + me), 0}, c1[2] = {1, 1};
+        if (me == odd) {
+            H5Sselect_none(sp);
+            for (int b = 0; b < 3; b++) H5Sselect_hyperslab(sp, H5S_SELECT_OR, st[b], NULL, ct[b], NULL);
+            hsize_t bl[16 * 4];
+            hssize_t nb = H5Sget_select_hyper_nblocks(sp);
+            hsize_t cover = 0;
+            if (nb > 0 && nb <= 16 && H5Sget_select_hyper_blocklist(sp, 0, (hsize_t)nb, bl) >= 0)
+                for (hssize_t b = 0; b < nb; b++) cover += bl[b * 4 + 2] - bl[b * 4] + 1;
+            CHECK(H5Sget_select_npoints(sp) == 5 && cover != 5, "HDF5 counts %lld and its blocks cover %llu: the test's premise is gone (fixed in "
+                  "this HDF5?)", (long long)H5Sget_select_npoints(sp), (unsigned long long)cover);
+        } else {
+            H5Sselect_hyperslab(sp, H5S_SELECT_SET, one, NULL, c1, NULL);
+        }
+        uint32_t buf[16] = {0};
+        hsize_t mn = (hsize_t)H5Sget_select_npoints(sp);
+        hid_t ms = H5Screate_simple(1, &mn, NULL);
+        int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, sp, dx, buf, x);
+        CHECK(rc == (me == odd ? COLLDIAG_ERR_UNSUPPORTED : COLLDIAG_ERR_PEER), "rc %s (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+        if (me == odd) CHECK(strstr(colldiag_xfer_errmsg(x), "inconsistent") != NULL, "the reason: %s", colldiag_xfer_errmsg(x));
         H5Sclose(ms);
         H5Sclose(sp);
         H5Dclose(ds);
