@@ -6913,11 +6913,13 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
             snprintf(why, sizeof why, "HDF5 rejects the %s selection (not within its extent, or not a dataspace)", vf <= 0 ? "file" : "memory");
         else if (colldiag_h5_sel(fsp, &fs) || colldiag_h5_sel(mem_space == H5S_ALL ? fsp : mem_space, &ms))
             h5_copy(why, sizeof why, cd_errbuf);
-        else if (h5_sel_inconsistent(fsp, fs) || (mem_space != H5S_ALL && h5_sel_inconsistent(mem_space, ms)))
-            snprintf(why, sizeof why, "HDF5's %s selection is inconsistent: its blocks cover %llu elements, it counts %lld (HDF5 runs the call)",
-                     h5_sel_inconsistent(fsp, fs) ? "file" : "memory",
-                     (unsigned long long)colldiag_sel_npoints(h5_sel_inconsistent(fsp, fs) ? fs : ms),
-                     (long long)H5Sget_select_npoints(h5_sel_inconsistent(fsp, fs) ? fsp : mem_space));
+        else {
+            const int file_bad = h5_sel_inconsistent(fsp, fs);
+            if (file_bad || (mem_space != H5S_ALL && h5_sel_inconsistent(mem_space, ms)))
+                snprintf(why, sizeof why, "HDF5's %s selection is inconsistent: its blocks cover %llu elements, it counts %lld (HDF5 runs the call)",
+                         file_bad ? "file" : "memory", (unsigned long long)colldiag_sel_npoints(file_bad ? fs : ms),
+                         (long long)H5Sget_select_npoints(file_bad ? fsp : mem_space));
+        }
         if (file_space == H5S_ALL && fsp >= 0) H5Sclose(fsp);
     }
     for (int attempt = 0;; attempt++) {

@@ -259,6 +259,17 @@ static hid_t draw_dxpl(int *collective)
 static int strict_hdf5;
 static long n_hdf5_bad_sel, n_both_wrong, n_hdf5_read_wrong, n_hdf5_wrong, n_acc, n_fallback, n_calls, n_coll_eligible, n_coll_acc;
 
+/* A round every rank skips after drawing it: counted, its handles closed. */
+static void skip_round(hid_t mt, hid_t dxpl, hid_t msp, hid_t mine)
+{
+    n_hdf5_bad_sel++;
+    H5Tclose(mt);
+    H5Pclose(dxpl);
+    if (msp != H5S_ALL) H5Sclose(msp);
+    H5Sclose(mine);
+}
+
+
 static int run_case(long cs, uint64_t seed, const char *dir)
 {
     rs = mix(seed * 7919u + (uint64_t)cs) | 1;
@@ -372,11 +383,7 @@ static int run_case(long cs, uint64_t seed, const char *dir)
             printf("case %ld write %d rank %d: %llu elements, selection kind %d, memory %d, conv %d, %s\n", cs, r, me, (unsigned long long)mycnt, mykind,
                    mshape, conv, coll ? "collective" : "independent");
         if (hdf5_refuses(da, mt, msp, mine, melems * c.es)) {
-            n_hdf5_bad_sel++;
-            H5Tclose(mt);
-            H5Pclose(dxpl);
-            if (msp != H5S_ALL) H5Sclose(msp);
-            H5Sclose(mine);
+            skip_round(mt, dxpl, msp, mine);
             continue;
         }
         memcpy(img, tmp, MAXE * 8); /* the round happens: the image takes its values */
@@ -468,11 +475,7 @@ static int run_case(long cs, uint64_t seed, const char *dir)
         int coll;
         hid_t dxpl = draw_dxpl(&coll);
         if (hdf5_refuses(db, mt, msp, mine, melems * c.es)) {
-            n_hdf5_bad_sel++;
-            H5Tclose(mt);
-            H5Pclose(dxpl);
-            if (msp != H5S_ALL) H5Sclose(msp);
-            H5Sclose(mine);
+            skip_round(mt, dxpl, msp, mine);
             continue;
         }
         memset(buf, 0xa5, melems * c.es);
