@@ -33,7 +33,7 @@ SCN_PUBLIC ?= tests/scenarios/public
 H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
-TESTS = $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/calibrate $(B)/ranks
+TESTS = $(B)/test_multi $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/calibrate $(B)/ranks
 EXAMPLES = $(B)/minimal $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/fuzz_h5
 
 # Debian 12 packages the build, the tests and the demo need.
@@ -142,7 +142,7 @@ $(B)/test_errors: tests/test_errors.c colldiag.c colldiag.h | $(B)
 $(B)/test_memory: tests/test_memory.c tests/count_alloc.h colldiag.c colldiag.h $(B)/pmpi_count.o
 	$(MPICC) $(WARN) $(CFLAGS) -I. -Itests tests/test_memory.c $(B)/pmpi_count.o -o $@
 
-$(B)/test_io $(B)/test_report: $(B)/%: tests/%.c $(B)/colldiag.o $(B)/pmpi_count.o colldiag.h
+$(B)/test_io $(B)/test_report $(B)/test_multi: $(B)/%: tests/%.c $(B)/colldiag.o $(B)/pmpi_count.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) -I. -Itests $< $(B)/colldiag.o $(B)/pmpi_count.o -o $@
 
 # The same test against a kit whose collective calls move at most 24 bytes per rank: every call splits

@@ -244,6 +244,41 @@ int colldiag_read(colldiag_file *f, const colldiag_layout *l, const colldiag_sel
 int colldiag_plan(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *file_sel,
                   const colldiag_sel *mem_sel, colldiag_xfer *x);   /* decides and reports, touches no data */
 
+/* ---- many datasets in one collective call (HDF5 1.14's H5Dwrite_multi; PnetCDF's wait_all) ----
+   n datasets of any mix of layouts (contiguous, compact, chunked), element sizes and selections (a
+   rank may select nothing in some) move in one call: one settings agreement for all n, two
+   reductions in all, and with link-chunk (or contiguous datasets) every dataset's pieces in ONE
+   collective MPI call per round (one, when each rank's bytes fit the collective buffer). The scheme
+   is chosen once for the call (AUTO's model over the whole call, or DEFAULT's count of chunks per
+   rank over all datasets). Multi-chunk, at-once, aggregation and multi-no-opt make their per-chunk
+   calls dataset by dataset. A dataset whose causes rule collective I/O out (a compact layout, a null
+   selection on some rank) moves with independent calls; the others stay collective.
+   layouts[i], file_sels[i] and bufs[i] describe dataset i as in colldiag_write; mem_sels NULL, or a
+   NULL entry, means that dataset's buffer is packed. The datasets' storage must not overlap.
+   Errors: a bad argument in any dataset on any rank fails the call on every rank before any byte
+   moves; the failing rank's message names "(dataset i)", the others get COLLDIAG_ERR_PEER naming the
+   rank and the dataset. Type conversion (colldiag_set_conversion) is refused (UNSUPPORTED).
+   Results: the existing getters answer for the whole call (chunk opt: the scheme; io mode: the
+   datasets' common mode or CHUNK_MIXED; causes: the OR over datasets); colldiag_get_dataset_mpio
+   answers per dataset, as that dataset's single call would; the chunk info lists every chunked
+   dataset's pieces with their dataset index (colldiag_chunk_info.dataset). The reports show every
+   dataset. */
+int colldiag_write_multi(colldiag_file *f, size_t n, const colldiag_layout *const layouts[],
+                         const colldiag_sel *const file_sels[], const colldiag_sel *const mem_sels[],
+                         const void *const bufs[], colldiag_xfer *x);
+int colldiag_read_multi(colldiag_file *f, size_t n, const colldiag_layout *const layouts[],
+                        const colldiag_sel *const file_sels[], const colldiag_sel *const mem_sels[],
+                        void *const bufs[], colldiag_xfer *x);
+int colldiag_plan_multi(colldiag_file *f, size_t n, const colldiag_layout *const layouts[],
+                        const colldiag_sel *const file_sels[], const colldiag_sel *const mem_sels[],
+                        colldiag_xfer *x);
+/* Datasets of the last call (1 after a single call). */
+int colldiag_get_ndatasets(const colldiag_xfer *x, size_t *n);
+/* Dataset i's chunk optimisation, I/O mode and causes in the last call, as its single call would
+   report them (after a single call, i = 0 gives the call's own). Any output pointer may be NULL. */
+int colldiag_get_dataset_mpio(const colldiag_xfer *x, size_t i, colldiag_actual_chunk_opt_mode_t *chunk_opt,
+                              colldiag_actual_io_mode_t *io_mode, uint32_t *local_cause, uint32_t *global_cause);
+
 /* ---- diagnostics beyond HDF5 ---- */
 typedef struct {
     uint64_t index;                        /* row-major chunk-grid index */
@@ -253,6 +288,7 @@ typedef struct {
     int nproc;                             /* ranks touching the chunk, -1 if the scheme did not compute it */
     int collective;                        /* 1 collective, 0 independent */
     int owner;                             /* aggregation: the rank that wrote/read the chunk; else -1 */
+    int dataset;                           /* multi-dataset calls: the dataset's index in the call; else 0 */
 } colldiag_chunk_info;
 /* chunked layouts: every chunk this rank touched in the last call, ascending index (also when a cause
    forced independent I/O: collective = 0); contiguous/compact: none. nproc is exact for multi,

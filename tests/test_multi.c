@@ -1,0 +1,495 @@
+/* colldiag_write_multi / read_multi / plan_multi: many datasets in one collective call.
+ *
+ * Seven datasets (chunked 2-D/3-D/1-D with edge chunks and a permuted address table, contiguous 1-D
+ * and 2-D, a compact one, one selected by rank 0 only) of 1-, 2-, 4- and 8-byte elements, row-cyclic
+ * selections (points in reverse order on some ranks), packed and strided memory. For every scheme
+ * and mode: every byte of the file against the image this test computes from its own formulas
+ * (element -> chunk -> address), every byte of the read buffers, each dataset's modes and causes by
+ * the rules, the chunk info's dataset field; PMPI counts: one collective data call per rank for a
+ * link call that fits the collective buffer, n for n single calls. Errors: one bad dataset on one
+ * rank, ranks passing different n, NULL arrays, overlapping storage: every rank fails, names the rank
+ * and the dataset, and no byte of the file changes.
+ * Run: mpirun -n 1..4 test_multi [path] */
+#include "colldiag.h"
+#include "pmpi_count.h"
+#include "testutil.h"
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#define ND 7
+#define FILL 0xEE
+typedef struct {
+    int kind; /* 0 contiguous, 1 chunked, 2 compact */
+    int rank;
+    uint64_t dims[3], cdims[3];
+    size_t es;
+    MPI_Offset base;
+    int permuted;
+    uint64_t grid[3], nchunks, cbytes, nelem;
+    MPI_Offset *addrs;
+} dspec;
+
+static dspec D[ND];
+static MPI_Offset file_size;
+
+static void spec_init(void)
+{
+    static const dspec s[ND] = {
+        {1, 2, {13, 10}, {4, 3}, 4, 0, 0, {0}, 0, 0, 0, NULL},
+        {0, 1, {37}, {0}, 8, 0, 0, {0}, 0, 0, 0, NULL},
+        {1, 3, {5, 6, 7}, {2, 3, 4}, 2, 0, 1, {0}, 0, 0, 0, NULL},
+        {0, 2, {9, 11}, {0}, 1, 0, 0, {0}, 0, 0, 0, NULL},
+        {1, 1, {100}, {7}, 8, 0, 0, {0}, 0, 0, 0, NULL},
+        {2, 1, {16}, {0}, 4, 0, 0, {0}, 0, 0, 0, NULL},
+        {1, 2, {8, 8}, {4, 4}, 4, 0, 0, {0}, 0, 0, 0, NULL},
+    };
+    MPI_Offset at = 100;
+    for (int d = 0; d < ND; d++) {
+        D[d] = s[d];
+        D[d].nelem = 1;
+        for (int k = 0; k < D[d].rank; k++) D[d].nelem *= D[d].dims[k];
+        D[d].base = at;
+        if (D[d].kind == 1) {
+            D[d].nchunks = 1;
+            D[d].cbytes = D[d].es;
+            for (int k = 0; k < D[d].rank; k++) {
+                D[d].grid[k] = (D[d].dims[k] + D[d].cdims[k] - 1) / D[d].cdims[k];
+                D[d].nchunks *= D[d].grid[k];
+                D[d].cbytes *= D[d].cdims[k];
+            }
+            D[d].addrs = malloc(D[d].nchunks * sizeof *D[d].addrs);
+            for (uint64_t c = 0; c < D[d].nchunks; c++) /* permuted: chunk c stored in slot nchunks-1-c */
+                D[d].addrs[c] = at + (MPI_Offset)((D[d].permuted ? D[d].nchunks - 1 - c : c) * D[d].cbytes);
+            at += (MPI_Offset)(D[d].nchunks * D[d].cbytes);
+        } else {
+            at += (MPI_Offset)(D[d].nelem * D[d].es);
+        }
+        at += 24 + 8 * d; /* gaps between datasets */
+    }
+    file_size = at;
+}
+
+static colldiag_layout *make_layout(int d)
+{
+    colldiag_layout *l = NULL;
+    if (D[d].kind == 0) colldiag_layout_contiguous(D[d].rank, D[d].dims, D[d].es, D[d].base, &l);
+    else if (D[d].kind == 2) colldiag_layout_compact(D[d].rank, D[d].dims, D[d].es, D[d].base, &l);
+    else {
+        colldiag_layout_chunked(D[d].rank, D[d].dims, D[d].cdims, D[d].es, 0, &l);
+        colldiag_layout_set_chunk_addrs(l, D[d].nchunks, D[d].addrs);
+    }
+    return l;
+}
+
+/* file offset of element lin of dataset d: the test's own arithmetic */
+static MPI_Offset elem_off(int d, uint64_t lin)
+{
+    if (D[d].kind != 1) return D[d].base + (MPI_Offset)(lin * D[d].es);
+    uint64_t c[3], r = lin;
+    for (int k = D[d].rank - 1; k >= 0; k--) { c[k] = r % D[d].dims[k]; r /= D[d].dims[k]; }
+    uint64_t idx = 0, in = 0;
+    for (int k = 0; k < D[d].rank; k++) {
+        idx = idx * D[d].grid[k] + c[k] / D[d].cdims[k];
+        in = in * D[d].cdims[k] + c[k] % D[d].cdims[k];
+    }
+    return D[d].addrs[idx] + (MPI_Offset)(in * D[d].es);
+}
+
+static unsigned char val(int d, uint64_t lin, size_t b, int gen) { return (unsigned char)(lin * 7 + (uint64_t)d * 31 + b * 13 + 1 + (uint64_t)gen * 5); }
+
+/* rank r's elements of dataset d in iteration order: rows r, r+P, ... of dim 0 (dataset 6: rank 0
+   only); points in reverse order for dataset 4 on odd ranks */
+static uint64_t rank_elems(int d, int r, uint64_t *out)
+{
+    uint64_t n = 0, row = D[d].nelem / D[d].dims[0];
+    if (d == 6 && r != 0) return 0;
+    for (uint64_t i = (uint64_t)r; i < D[d].dims[0]; i += (uint64_t)(d == 6 ? 1 : P))
+        for (uint64_t j = 0; j < row; j++) out[n++] = i * row + j;
+    if (d == 4 && r % 2)
+        for (uint64_t a = 0, b = n ? n - 1 : 0; a < b; a++, b--) { uint64_t t = out[a]; out[a] = out[b]; out[b] = t; }
+    return n;
+}
+
+static colldiag_sel *make_fsel(int d, int r, const uint64_t *el, uint64_t n)
+{
+    colldiag_sel *s = NULL;
+    colldiag_sel_create(D[d].rank, D[d].dims, &s);
+    if (n == 0) {
+        colldiag_sel_select_none(s);
+    } else if (d == 4 && r % 2) {
+        colldiag_sel_select_elements(s, COLLDIAG_SELECT_SET, n, el);
+    } else {
+        uint64_t start[3] = {(uint64_t)r, 0, 0}, stride[3] = {(uint64_t)(d == 6 ? 1 : P), 1, 1}, count[3], block[3] = {1, 1, 1};
+        count[0] = (D[d].dims[0] - start[0] + stride[0] - 1) / stride[0];
+        for (int k = 1; k < D[d].rank; k++) { count[k] = 1; block[k] = D[d].dims[k]; }
+        colldiag_sel_select_hyperslab(s, COLLDIAG_SELECT_SET, start, stride, count, block);
+    }
+    return s;
+}
+
+/* odd datasets: memory 1 + 2n elements, element k at 1 + 2k */
+static colldiag_sel *make_msel(int d, uint64_t n)
+{
+    if (d % 2 == 0) return NULL;
+    colldiag_sel *s = NULL;
+    uint64_t dim = 2 * n + 1, start = 1, stride = 2, count = n, block = 1;
+    colldiag_sel_create(1, &dim, &s);
+    if (n) colldiag_sel_select_hyperslab(s, COLLDIAG_SELECT_SET, &start, &stride, &count, &block);
+    else colldiag_sel_select_none(s);
+    return s;
+}
+static uint64_t mem_pos(int d, uint64_t k) { return d % 2 ? 1 + 2 * k : k; }
+static uint64_t mem_elems(int d, uint64_t n) { return d % 2 ? 2 * n + 1 : n; }
+
+typedef struct {
+    colldiag_layout *l[ND];
+    colldiag_sel *fs[ND], *ms[ND];
+    uint64_t *el[ND], n[ND];
+    unsigned char *buf[ND], *rbuf[ND];
+} call;
+
+static void call_init(call *c, int gen)
+{
+    for (int d = 0; d < ND; d++) {
+        c->l[d] = make_layout(d);
+        c->el[d] = malloc((D[d].nelem + 1) * sizeof(uint64_t));
+        c->n[d] = rank_elems(d, me, c->el[d]);
+        c->fs[d] = make_fsel(d, me, c->el[d], c->n[d]);
+        c->ms[d] = make_msel(d, c->n[d]);
+        size_t bytes = (size_t)(mem_elems(d, c->n[d]) * D[d].es) + 1;
+        c->buf[d] = malloc(bytes);
+        c->rbuf[d] = malloc(bytes);
+        memset(c->buf[d], 0x55, bytes);
+        for (uint64_t k = 0; k < c->n[d]; k++)
+            for (size_t b = 0; b < D[d].es; b++) c->buf[d][mem_pos(d, k) * D[d].es + b] = val(d, c->el[d][k], b, gen);
+    }
+}
+static void call_free(call *c)
+{
+    for (int d = 0; d < ND; d++) {
+        colldiag_layout_free(c->l[d]);
+        colldiag_sel_free(c->fs[d]);
+        colldiag_sel_free(c->ms[d]);
+        free(c->el[d]);
+        free(c->buf[d]);
+        free(c->rbuf[d]);
+    }
+}
+
+/* The whole file as it must be after every rank wrote generation gen of datasets [0, nd). */
+static unsigned char *expected_image(int nd, int gen)
+{
+    unsigned char *img = malloc((size_t)file_size);
+    memset(img, FILL, (size_t)file_size);
+    uint64_t *el = malloc(1000 * sizeof *el);
+    for (int d = 0; d < nd; d++)
+        for (int r = 0; r < P; r++) {
+            uint64_t n = rank_elems(d, r, el);
+            for (uint64_t k = 0; k < n; k++)
+                for (size_t b = 0; b < D[d].es; b++) img[elem_off(d, el[k]) + (MPI_Offset)b] = val(d, el[k], b, gen);
+        }
+    free(el);
+    return img;
+}
+
+static const char *path;
+static void reset_file(void)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) {
+        unsigned char *img = malloc((size_t)file_size);
+        memset(img, FILL, (size_t)file_size);
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        CHECK(fd >= 0 && write(fd, img, (size_t)file_size) == (ssize_t)file_size, "writing the initial file");
+        if (fd >= 0) close(fd);
+        free(img);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+/* rank 0 compares the file with img (after every rank closed or synced) */
+static void check_file(const unsigned char *img, const char *what)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me != 0) return;
+    unsigned char *got = malloc((size_t)file_size + 16);
+    int fd = open(path, O_RDONLY);
+    ssize_t n = fd >= 0 ? read(fd, got, (size_t)file_size + 16) : -1;
+    if (fd >= 0) close(fd);
+    CHECK(n == (ssize_t)file_size, "%s: file is %zd bytes, want %lld", what, n, (long long)file_size);
+    int bad = 0;
+    for (MPI_Offset i = 0; n == (ssize_t)file_size && i < file_size; i++)
+        if (got[i] != img[i] && bad++ < 3) CHECK(0, "%s: byte %lld is 0x%02x, want 0x%02x", what, (long long)i, got[i], img[i]);
+    CHECK(bad == 0, "%s: %d bytes differ", what, bad);
+    free(got);
+}
+
+static int has(const char *s, const char *sub) { return s && strstr(s, sub) != NULL; }
+
+/* every scheme: bytes written, bytes read back, each dataset's modes and causes by the rules */
+static void test_schemes(void)
+{
+    static const struct { int mode, opt, coll_opt; const char *name; } sch[] = {
+        {COLLDIAG_MPIO_COLLECTIVE, COLLDIAG_MPIO_CHUNK_ONE_IO, 0, "link"},
+        {COLLDIAG_MPIO_COLLECTIVE, COLLDIAG_MPIO_CHUNK_MULTI_IO, 0, "multi ratio 0"},
+        {COLLDIAG_MPIO_COLLECTIVE, COLLDIAG_MPIO_COLL_CHUNK_ATONCE_IO, 0, "at-once"},
+        {COLLDIAG_MPIO_COLLECTIVE, COLLDIAG_MPIO_CHUNK_AGGREGATE_IO, 0, "aggregation"},
+        {COLLDIAG_MPIO_COLLECTIVE, COLLDIAG_MPIO_CHUNK_MULTI_IO_NO_OPT, 0, "multi no-opt"},
+        {COLLDIAG_MPIO_COLLECTIVE, COLLDIAG_MPIO_ALL_CHUNK_IND_IO, 0, "all independent"},
+        {COLLDIAG_MPIO_COLLECTIVE, COLLDIAG_MPIO_CHUNK_AUTO, 0, "auto"},
+        {COLLDIAG_MPIO_COLLECTIVE, COLLDIAG_MPIO_CHUNK_DEFAULT, 0, "default"},
+        {COLLDIAG_MPIO_COLLECTIVE, COLLDIAG_MPIO_CHUNK_ONE_IO, 1, "link, INDIVIDUAL_IO"},
+        {COLLDIAG_MPIO_INDEPENDENT, COLLDIAG_MPIO_CHUNK_DEFAULT, 0, "independent"},
+    };
+    colldiag_file *f = NULL;
+    for (size_t si = 0; si < sizeof sch / sizeof *sch; si++) {
+        snprintf(g_case, sizeof g_case, "scheme %s", sch[si].name);
+        reset_file();
+        CHECK(colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f) == 0, "open");
+        call c;
+        call_init(&c, (int)si);
+        colldiag_xfer *x = NULL;
+        colldiag_xfer_create(&x);
+        colldiag_set_dxpl_mpio(x, (colldiag_xfer_mode_t)sch[si].mode);
+        colldiag_set_dxpl_mpio_chunk_opt(x, (colldiag_chunk_opt_t)sch[si].opt);
+        colldiag_set_dxpl_mpio_collective_opt(x, (colldiag_collective_opt_t)sch[si].coll_opt);
+        if (sch[si].opt == COLLDIAG_MPIO_CHUNK_MULTI_IO) colldiag_set_dxpl_mpio_chunk_opt_ratio(x, 0);
+        const void *wb[ND];
+        void *rb[ND];
+        for (int d = 0; d < ND; d++) { wb[d] = c.buf[d]; rb[d] = c.rbuf[d]; }
+        int rc = colldiag_write_multi(f, ND, (const colldiag_layout *const *)c.l, (const colldiag_sel *const *)c.fs,
+                                      (const colldiag_sel *const *)c.ms, wb, x);
+        CHECK(rc == 0, "write_multi: %d %s", rc, colldiag_xfer_errmsg(x));
+        /* each dataset by the rules */
+        size_t nds = 0;
+        CHECK(colldiag_get_ndatasets(x, &nds) == 0 && nds == ND, "ndatasets %zu", nds);
+        const int coll = sch[si].mode == COLLDIAG_MPIO_COLLECTIVE;
+        int modes[ND];
+        for (int d = 0; d < ND; d++) {
+            colldiag_actual_chunk_opt_mode_t o;
+            colldiag_actual_io_mode_t m;
+            uint32_t lc, gc;
+            CHECK(colldiag_get_dataset_mpio(x, (size_t)d, &o, &m, &lc, &gc) == 0, "dataset getter");
+            modes[d] = (int)m;
+            uint32_t want_cause = (coll ? 0u : (uint32_t)COLLDIAG_MPIO_SET_INDEPENDENT) |
+                                  (D[d].kind == 2 ? (uint32_t)COLLDIAG_MPIO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET : 0u);
+            CHECK(gc == want_cause && lc == want_cause, "dataset %d causes local %#x global %#x, want %#x", d, lc, gc, want_cause);
+            if (!coll || D[d].kind == 2) {
+                CHECK(m == COLLDIAG_MPIO_NO_COLLECTIVE && o == COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION, "dataset %d: %s/%s, want none", d,
+                      colldiag_chunk_opt_name(o), colldiag_io_mode_name(m));
+            } else if (D[d].kind == 0) {
+                CHECK(m == COLLDIAG_MPIO_CONTIGUOUS_COLLECTIVE && o == COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION, "dataset %d: %s/%s, want contiguous", d,
+                      colldiag_chunk_opt_name(o), colldiag_io_mode_name(m));
+            } else if (sch[si].opt == COLLDIAG_MPIO_CHUNK_ONE_IO) {
+                CHECK(o == COLLDIAG_MPIO_LINK_CHUNK && m == COLLDIAG_MPIO_CHUNK_COLLECTIVE, "dataset %d: %s/%s, want link", d,
+                      colldiag_chunk_opt_name(o), colldiag_io_mode_name(m));
+            } else if (sch[si].opt == COLLDIAG_MPIO_CHUNK_MULTI_IO) { /* ratio 0: every touched chunk collective */
+                CHECK(o == COLLDIAG_MPIO_MULTI_CHUNK && m == (c.n[d] ? COLLDIAG_MPIO_CHUNK_COLLECTIVE : COLLDIAG_MPIO_NO_COLLECTIVE),
+                      "dataset %d: %s/%s, want multi", d, colldiag_chunk_opt_name(o), colldiag_io_mode_name(m));
+            } else if (sch[si].opt == COLLDIAG_MPIO_ALL_CHUNK_IND_IO) {
+                CHECK(o == COLLDIAG_MPIO_ALL_CHUNK_IND && m == (c.n[d] ? COLLDIAG_MPIO_CHUNK_INDEPENDENT : COLLDIAG_MPIO_NO_COLLECTIVE),
+                      "dataset %d: %s/%s, want all-independent", d, colldiag_chunk_opt_name(o), colldiag_io_mode_name(m));
+            } else if (sch[si].opt == COLLDIAG_MPIO_CHUNK_AGGREGATE_IO) {
+                CHECK(o == COLLDIAG_MPIO_CHUNK_AGGREGATE && m == COLLDIAG_MPIO_CHUNK_COLLECTIVE, "dataset %d: %s/%s, want aggregation", d,
+                      colldiag_chunk_opt_name(o), colldiag_io_mode_name(m));
+            }
+        }
+        /* the call: CHUNK_MIXED when the datasets' modes differ, the OR of the causes */
+        colldiag_actual_io_mode_t cm;
+        uint32_t cl, cg;
+        colldiag_get_mpio_actual_io_mode(x, &cm);
+        colldiag_get_mpio_no_collective_cause(x, &cl, &cg);
+        int same = 1;
+        for (int d = 1; d < ND; d++) same &= modes[d] == modes[0];
+        CHECK((int)cm == (same ? modes[0] : COLLDIAG_MPIO_CHUNK_MIXED), "call io mode %s", colldiag_io_mode_name(cm));
+        CHECK(cg == ((coll ? 0u : (uint32_t)COLLDIAG_MPIO_SET_INDEPENDENT) | (uint32_t)COLLDIAG_MPIO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET),
+              "call cause %#x", cg);
+        /* chunk info: chunked datasets' pieces, each with its dataset and this rank's element count */
+        uint64_t nci = 0, per[ND] = {0};
+        const colldiag_chunk_info *ci = NULL;
+        CHECK(colldiag_get_chunk_info(x, &nci, &ci) == 0, "chunk info");
+        for (uint64_t i = 0; i < nci; i++) {
+            int d = ci[i].dataset;
+            CHECK(d >= 0 && d < ND && D[d].kind == 1, "chunk %" PRIu64 " dataset %d", i, d);
+            if (d < 0 || d >= ND || D[d].kind != 1) continue;
+            per[d] += ci[i].nelem;
+            uint64_t idx = 0;
+            for (int k = 0; k < D[d].rank; k++) idx = idx * D[d].grid[k] + ci[i].coords[k];
+            CHECK(idx == ci[i].index && ci[i].addr == D[d].addrs[ci[i].index], "chunk %" PRIu64 " of dataset %d: coords/addr", i, d);
+        }
+        for (int d = 0; d < ND; d++)
+            if (D[d].kind == 1) CHECK(per[d] == c.n[d], "dataset %d: chunk info holds %" PRIu64 " elements, selected %" PRIu64, d, per[d], c.n[d]);
+        colldiag_file_close(f);
+        unsigned char *img = expected_image(ND, (int)si);
+        check_file(img, sch[si].name);
+        free(img);
+        /* read back every dataset in one call */
+        CHECK(colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f) == 0, "open");
+        for (int d = 0; d < ND; d++) memset(c.rbuf[d], 0x55, (size_t)(mem_elems(d, c.n[d]) * D[d].es) + 1);
+        rc = colldiag_read_multi(f, ND, (const colldiag_layout *const *)c.l, (const colldiag_sel *const *)c.fs, (const colldiag_sel *const *)c.ms,
+                                 rb, x);
+        CHECK(rc == 0, "read_multi: %d %s", rc, colldiag_xfer_errmsg(x));
+        for (int d = 0; d < ND; d++)
+            CHECK(!memcmp(c.rbuf[d], c.buf[d], (size_t)(mem_elems(d, c.n[d]) * D[d].es) + 1), "dataset %d: read buffer differs", d);
+        colldiag_file_close(f);
+        colldiag_xfer_free(x);
+        call_free(&c);
+    }
+}
+
+/* a link call over the collective datasets that fit the buffer: one collective data call per rank;
+   the same datasets in single calls: one each */
+static void test_one_call(void)
+{
+    snprintf(g_case, sizeof g_case, "one collective call");
+    reset_file();
+    colldiag_file *f = NULL;
+    colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f);
+    call c;
+    call_init(&c, 3);
+    colldiag_xfer *x = NULL;
+    colldiag_xfer_create(&x);
+    colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
+    colldiag_set_dxpl_mpio_chunk_opt(x, COLLDIAG_MPIO_CHUNK_ONE_IO);
+    /* every dataset but the compact one (5), which moves independently */
+    const colldiag_layout *l[ND];
+    const colldiag_sel *fs[ND], *ms[ND];
+    const void *wb[ND];
+    size_t n = 0;
+    for (int d = 0; d < ND; d++)
+        if (D[d].kind != 2) { l[n] = c.l[d]; fs[n] = c.fs[d]; ms[n] = c.ms[d]; wb[n] = c.buf[d]; n++; }
+    pmpi_reset();
+    int rc = colldiag_write_multi(f, n, l, fs, ms, wb, x);
+    CHECK(rc == 0, "write_multi: %s", colldiag_xfer_errmsg(x));
+    CHECK(g_pmpi.coll_calls == 1 && g_pmpi.ind_calls == 0, "one call: %" PRIu64 " collective, %" PRIu64 " independent data calls",
+          g_pmpi.coll_calls, g_pmpi.ind_calls);
+    colldiag_counters cnt;
+    colldiag_get_counters(x, &cnt);
+    uint64_t mine = 0;
+    for (int d = 0; d < ND; d++)
+        if (D[d].kind != 2) mine += c.n[d] * D[d].es;
+    CHECK(cnt.calls_collective == 1 && cnt.bytes_collective == mine, "counters: %" PRIu64 " calls, %" PRIu64 " bytes, want 1, %" PRIu64,
+          cnt.calls_collective, cnt.bytes_collective, mine);
+    /* the plan says the same */
+    colldiag_xfer *px = NULL;
+    colldiag_xfer_create(&px);
+    colldiag_set_dxpl_mpio(px, COLLDIAG_MPIO_COLLECTIVE);
+    colldiag_set_dxpl_mpio_chunk_opt(px, COLLDIAG_MPIO_CHUNK_ONE_IO);
+    pmpi_reset();
+    CHECK(colldiag_plan_multi(f, n, l, fs, ms, px) == 0, "plan_multi: %s", colldiag_xfer_errmsg(px));
+    colldiag_get_counters(px, &cnt);
+    CHECK(g_pmpi.coll_calls == 0 && cnt.calls_collective == 1 && cnt.bytes_collective == mine, "plan: %" PRIu64 " data calls made, %" PRIu64 " planned",
+          g_pmpi.coll_calls, cnt.calls_collective);
+    colldiag_xfer_free(px);
+    /* n single calls: n collective calls */
+    pmpi_reset();
+    for (size_t i = 0; i < n; i++) CHECK(colldiag_write(f, l[i], fs[i], ms[i], wb[i], x) == 0, "single %zu", i);
+    CHECK(g_pmpi.coll_calls == n, "%zu single calls made %" PRIu64 " collective data calls", n, g_pmpi.coll_calls);
+    /* a collective buffer smaller than the call: more rounds, every byte still right */
+    colldiag_set_coll_buffer(x, 64);
+    CHECK(colldiag_write_multi(f, n, l, fs, ms, wb, x) == 0, "small buffer: %s", colldiag_xfer_errmsg(x));
+    colldiag_file_close(f);
+    /* the image: every dataset but 5 */
+    unsigned char *img = expected_image(ND, 3);
+    for (uint64_t i = 0; i < D[5].nelem * D[5].es; i++) img[D[5].base + (MPI_Offset)i] = FILL;
+    check_file(img, "one call");
+    free(img);
+    colldiag_xfer_free(x);
+    call_free(&c);
+}
+
+/* errors: every rank fails, the messages name the rank and the dataset, no byte moves */
+static void test_errors(void)
+{
+    for (int t = 0; t < 6; t++) {
+        static const char *names[] = {"bad selection in dataset 3 on the last rank", "rank 0 passes n - 1", "NULL layouts on the last rank",
+                                      "NULL buffer in dataset 2 on rank 0", "overlapping datasets", "n = 0"};
+        snprintf(g_case, sizeof g_case, "error: %s", names[t]);
+        reset_file();
+        colldiag_file *f = NULL;
+        colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f);
+        call c;
+        call_init(&c, 1);
+        colldiag_xfer *x = NULL;
+        colldiag_xfer_create(&x);
+        colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
+        colldiag_set_dxpl_mpio_chunk_opt(x, COLLDIAG_MPIO_CHUNK_ONE_IO);
+        const void *wb[ND];
+        for (int d = 0; d < ND; d++) wb[d] = c.buf[d];
+        const colldiag_layout *la[ND], **l = la;
+        const colldiag_sel *fsa[ND];
+        for (int d = 0; d < ND; d++) { la[d] = c.l[d]; fsa[d] = c.fs[d]; }
+        colldiag_sel *wrong = NULL;
+        size_t n = ND;
+        colldiag_layout *ov = NULL;
+        int bad = -1, want_ds = -1;
+        if (t == 0 && me == P - 1) {
+            uint64_t dims[2] = {9, 12};
+            colldiag_sel_create(2, dims, &wrong);
+            fsa[3] = wrong;
+        }
+        if (t == 0) { bad = P - 1; want_ds = 3; }
+        if (t == 1 && me == 0) n = ND - 1;
+        if (t == 2) bad = P - 1;
+        if (t == 2 && me == P - 1) l = NULL;
+        if (t == 3) { bad = 0; want_ds = 2; }
+        if (t == 3 && me == 0) wb[2] = NULL;
+        if (t == 4) { /* dataset 1 moved onto dataset 0's storage */
+            colldiag_layout_contiguous(1, D[1].dims, 8, D[0].addrs[0] + 8, &ov);
+            la[1] = ov;
+        }
+        if (t == 5) n = 0;
+        int rc = colldiag_write_multi(f, n, l, fsa, (const colldiag_sel *const *)c.ms, wb, x);
+        const char *msg = colldiag_xfer_errmsg(x);
+        if (t == 5) {
+            CHECK(rc == 0, "n = 0: %d %s", rc, msg);
+        } else if (bad >= 0) {
+            char want[64];
+            if (me == bad) {
+                CHECK(rc == COLLDIAG_ERR_ARG, "failing rank: rc %d %s", rc, msg);
+                snprintf(want, sizeof want, "(dataset %d)", want_ds);
+                CHECK(want_ds < 0 || has(msg, want), "failing rank's message lacks '%s': %s", want, msg);
+            } else {
+                CHECK(rc == COLLDIAG_ERR_PEER, "other rank: rc %d %s", rc, msg);
+                snprintf(want, sizeof want, "rank %d found a bad argument", bad);
+                CHECK(has(msg, want), "message lacks '%s': %s", want, msg);
+                snprintf(want, sizeof want, "in dataset %d", want_ds);
+                CHECK(want_ds < 0 || has(msg, want), "message lacks '%s': %s", want, msg);
+            }
+        } else if (t == 1) {
+            if (P == 1) CHECK(rc == 0, "P = 1, n - 1: a valid call: %d %s", rc, msg);
+            else CHECK(rc == COLLDIAG_ERR_ARG && has(msg, "disagree"), "n differs: rc %d %s", rc, msg);
+        } else {
+            CHECK(rc == COLLDIAG_ERR_ARG && has(msg, "overlaps"), "overlap: rc %d %s", rc, msg);
+        }
+        colldiag_file_close(f);
+        /* nothing moved (P = 1 with n - 1 is a valid call: 6 datasets written) */
+        unsigned char *img = expected_image(t == 1 && P == 1 ? ND - 1 : 0, 1);
+        check_file(img, names[t]);
+        free(img);
+        colldiag_sel_free(wrong);
+        colldiag_layout_free(ov);
+        colldiag_xfer_free(x);
+        call_free(&c);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    path = argc > 1 ? argv[1] : "test_multi.bin";
+    spec_init();
+    test_schemes();
+    test_one_call();
+    test_errors();
+    if (me == 0) unlink(path);
+    int rc = test_summary("test_multi");
+    for (int d = 0; d < ND; d++) free(D[d].addrs);
+    MPI_Finalize();
+    return rc;
+}
