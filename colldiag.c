@@ -5544,8 +5544,12 @@ typedef struct {
     uint64_t nchunks, sent;
     colldiag_counters cnt;
     uint64_t grid[COLLDIAG_MAX_RANK];
+    uint64_t nds;                /* datasets of a multi-dataset call, 0 after a single call */
     char reason[256];
 } cd_rep_hdr;
+
+/* One rank's results for one dataset of a multi-dataset call. */
+typedef struct { int32_t chunk_opt, io_mode; uint32_t local, global; } cd_rep_ds;
 
 /* Chunks per rank the report carries: beyond this, the JSON and table say how many were left out. */
 #define CD_REPORT_MAX_CHUNKS ((uint64_t)1 << 20)
@@ -5555,6 +5559,8 @@ typedef struct {
     cd_rep_hdr *h;
     colldiag_chunk_info *ci;
     uint64_t *off;
+    uint64_t nds;     /* multi-dataset call: datasets, and ds[rank * nds + dataset] on rank 0 */
+    cd_rep_ds *ds;
 } cd_rep;
 
 /* Gathers every rank's results on rank 0. Collective: every rank returns 0, or an error on every rank
@@ -5581,6 +5587,7 @@ static int report_gather(colldiag_file *f, const colldiag_xfer *x, const char *f
         me.sent = x->nchunks < CD_REPORT_MAX_CHUNKS ? x->nchunks : CD_REPORT_MAX_CHUNKS;
         if (me.sent && !chunks_view(x, me.sent)) me.sent = 0; /* out of memory: the report goes on without chunk lines */
         me.cnt = x->cnt;
+        me.nds = x->nds;
         snprintf(me.reason, sizeof me.reason, "%s", x->reason);
     }
     r->P = f->size;
@@ -5627,11 +5634,35 @@ static int report_gather(colldiag_file *f, const colldiag_xfer *x, const char *f
         rc = cd_fail(COLLDIAG_ERR_NOMEM, fn, "gathering the report on rank 0");
     cd_free(cnt);
     cd_free(dsp);
+    /* a multi-dataset call: every rank's results per dataset (rank 0's count; a rank whose own
+       differs, passing another call's xfer, sends empty rows) */
+    if (st[0] == 0) {
+        uint64_t nd = f->rank == 0 ? r->h[0].nds : 0;
+        if (f->rank == 0 && nd && !(r->ds = cd_calloc((size_t)(nd * (uint64_t)r->P), sizeof *r->ds))) nd = 0;
+        if (nd * (uint64_t)r->P * sizeof *r->ds > (uint64_t)INT_MAX) nd = 0;
+        MPI_Bcast(&nd, 1, MPI_UINT64_T, 0, f->comm);
+        r->nds = nd;
+        if (nd) {
+            cd_rep_ds *mine = cd_calloc((size_t)nd, sizeof *mine);
+            for (uint64_t d = 0; mine && x && x->nds == nd && d < nd; d++) {
+                mine[d].chunk_opt = x->dsr[d].chunk_opt;
+                mine[d].io_mode = x->dsr[d].io_mode;
+                mine[d].local = x->dsr[d].local_cause;
+                mine[d].global = x->dsr[d].global_cause;
+            }
+            int ok = mine != NULL, all = 0; /* nobody may be left alone in the gather */
+            MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, f->comm);
+            if (all) MPI_Gather(mine, (int)(nd * sizeof *mine), MPI_BYTE, r->ds, (int)(nd * sizeof *mine), MPI_BYTE, 0, f->comm);
+            else r->nds = 0;
+            cd_free(mine);
+        }
+    }
     return rc;
 }
 
 static void report_free(cd_rep *r)
 {
+    cd_free(r->ds);
     cd_free(r->h);
     cd_free(r->ci);
     cd_free(r->off);
@@ -5677,6 +5708,44 @@ static void chunk_reason(const cd_rep_hdr *h, const colldiag_chunk_info *c, int 
     }
 }
 
+/* The chunk grid's rank for a chunk line: its dataset's in a multi-dataset call (the layouts are
+   agreed, so rank 0's own results know every dataset's grid), else the rank's. */
+static int rep_grid_rank(const cd_rep *r, const colldiag_xfer *x, int p, const colldiag_chunk_info *c)
+{
+    if (r->nds && x->nds == r->nds && c->dataset >= 0 && (uint64_t)c->dataset < x->nds) return x->dsr[c->dataset].grid_rank;
+    return r->h[p].grid_rank;
+}
+
+/* A multi-dataset call's datasets, one line each (per rank when the ranks differ), capped. */
+static void report_print_datasets(const cd_rep *r, FILE *out)
+{
+    if (!r->nds) return;
+    fprintf(out, "   %" PRIu64 " datasets in this call (chunk optimization / io mode, local/global causes, as each one's single call):\n", r->nds);
+    for (uint64_t d = 0; d < r->nds && d < 64; d++) {
+        const cd_rep_ds *a = &r->ds[d];
+        int same = 1;
+        for (int p = 1; p < r->P; p++) same &= !memcmp(&r->ds[(uint64_t)p * r->nds + d], a, sizeof *a);
+        fprintf(out, "     dataset %" PRIu64 ":", d);
+        for (int p = 0; p < (same ? 1 : r->P) && p < 16; p++) {
+            const cd_rep_ds *b = &r->ds[(uint64_t)p * r->nds + d];
+            char cs[256] = "";
+            if (b->global) {
+                cs[0] = ' ';
+                cs[1] = '(';
+                colldiag_cause_string(b->global, cs + 2, sizeof cs - 3);
+                strcat(cs, ")");
+            }
+            if (!same) fprintf(out, "%s rank %d", p ? ";" : "", p);
+            fprintf(out, " %s / %s, 0x%x/0x%x%s", colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)b->chunk_opt),
+                    colldiag_io_mode_name((colldiag_actual_io_mode_t)b->io_mode), b->local, b->global, cs);
+        }
+        if (same && r->P > 1) fprintf(out, " (every rank)");
+        if (!same && r->P > 16) fprintf(out, "; ...");
+        fprintf(out, "\n");
+    }
+    if (r->nds > 64) fprintf(out, "     ... %" PRIu64 " more datasets (see the JSON report)\n", r->nds - 64);
+}
+
 int colldiag_report_print(colldiag_file *f, const colldiag_xfer *x, FILE *out)
 {
     static const char fn[] = "colldiag_report_print";
@@ -5714,6 +5783,7 @@ int colldiag_report_print(colldiag_file *f, const colldiag_xfer *x, FILE *out)
     } else {
         fprintf(out, "   causes: none, collective I/O was possible\n");
     }
+    report_print_datasets(&r, out);
     /* per-chunk truth, capped so a huge run stays readable */
     uint64_t shown = 0, total = 0;
     for (int p = 0; p < r.P; p++) {
@@ -5723,9 +5793,11 @@ int colldiag_report_print(colldiag_file *f, const colldiag_xfer *x, FILE *out)
             char why[256], co[128];
             int w = 0;
             co[0] = 0;
-            for (int d = 0; d < r.h[p].grid_rank && w < 100; d++) w += snprintf(co + w, sizeof co - (size_t)w, "%s%" PRIu64, d ? "," : "", c->coords[d]);
+            for (int d = 0; d < rep_grid_rank(&r, x, p, c) && w < 100; d++) w += snprintf(co + w, sizeof co - (size_t)w, "%s%" PRIu64, d ? "," : "", c->coords[d]);
             chunk_reason(&r.h[p], c, r.P, why, sizeof why);
-            fprintf(out, "   rank %d chunk %" PRIu64 " (%s) @%lld: %" PRIu64 " elements, %s\n", p, c->index, co, (long long)c->addr,
+            char ds[32] = "";
+            if (r.nds) snprintf(ds, sizeof ds, "dataset %d ", c->dataset);
+            fprintf(out, "   rank %d %schunk %" PRIu64 " (%s) @%lld: %" PRIu64 " elements, %s\n", p, ds, c->index, co, (long long)c->addr,
                     c->nelem, why);
         }
     }
@@ -5809,13 +5881,30 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
         for (uint64_t i = r.off[p]; i < r.off[p + 1]; i++) {
             const colldiag_chunk_info *c = &r.ci[i];
             fprintf(out, "%s{\"index\":%" PRIu64 ",\"coords\":[", i > r.off[p] ? "," : "", c->index);
-            for (int d = 0; d < h->grid_rank; d++) fprintf(out, "%s%" PRIu64, d ? "," : "", c->coords[d]);
-            fprintf(out, "],\"addr\":%lld,\"nelem\":%" PRIu64 ",\"nproc\":%d,\"collective\":%s,\"owner\":%d}", (long long)c->addr, c->nelem,
+            for (int d = 0; d < rep_grid_rank(&r, x, p, c); d++) fprintf(out, "%s%" PRIu64, d ? "," : "", c->coords[d]);
+            fprintf(out, "],\"addr\":%lld,\"nelem\":%" PRIu64 ",\"nproc\":%d,\"collective\":%s,\"owner\":%d", (long long)c->addr, c->nelem,
                     c->nproc, c->collective ? "true" : "false", c->owner);
+            if (r.nds) fprintf(out, ",\"dataset\":%d", c->dataset);
+            fprintf(out, "}");
         }
         fprintf(out, "]}");
     }
-    fprintf(out, "]}\n");
+    fprintf(out, "]");
+    if (r.nds) { /* a multi-dataset call: each dataset, each rank's results for it */
+        fprintf(out, ",\"datasets\":[");
+        for (uint64_t d = 0; d < r.nds; d++) {
+            fprintf(out, "%s{\"dataset\":%" PRIu64 ",\"ranks\":[", d ? "," : "", d);
+            for (int p = 0; p < r.P; p++) {
+                const cd_rep_ds *b = &r.ds[(uint64_t)p * r.nds + d];
+                fprintf(out, "%s{\"chunk_opt\":\"%s\",\"io_mode\":\"%s\",\"local_cause\":%u,\"global_cause\":%u}", p ? "," : "",
+                        colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)b->chunk_opt),
+                        colldiag_io_mode_name((colldiag_actual_io_mode_t)b->io_mode), b->local, b->global);
+            }
+            fprintf(out, "]}");
+        }
+        fprintf(out, "]");
+    }
+    fprintf(out, "}\n");
     fflush(out);
     report_free(&r);
     return 0;

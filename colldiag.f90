@@ -65,7 +65,7 @@ module colldiag
         integer(c_int64_t) :: coords(COLLDIAG_MAX_RANK)
         integer(c_int64_t) :: addr
         integer(c_int64_t) :: nelem
-        integer(c_int) :: nproc, collective, owner
+        integer(c_int) :: nproc, collective, owner, dataset
     end type
 
     public :: colldiag_file_open, colldiag_file_wrap, colldiag_file_close

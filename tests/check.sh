@@ -57,6 +57,10 @@ suite "openmpi/ompio test_io -n 3, memory types (COLLDIAG_PACK_RUN_BYTES=0)" 600
 # calls split into rounds of 24 bytes: the round boundaries fall inside chunks and blocks of rows
 suite "openmpi/ompio test_io -n 3, 24-byte rounds" 600 $OMPI -n 3 build/openmpi/test_io_rounds
 fuzz_suite "openmpi/ompio" 2000 $OMPI -n 4 build/openmpi/fuzz_io
+# many datasets in one call: fixed cases (bytes, modes, one collective call, errors), then random calls
+MT="${TMPDIR:-/tmp}/colldiag_test_multi_$$.bin"
+for p in 1 2 3 4; do suite "openmpi/ompio test_multi -n $p" 300 $OMPI -n $p build/openmpi/test_multi "$MT"; done
+for p in 2 3 4; do suite "openmpi/ompio test_multi --fuzz, $((150 * p)) calls -n $p, seed $FUZZ_SEED" 600 $OMPI -n $p build/openmpi/test_multi --fuzz "$FUZZ_SEED" $((150 * p)) "$MT"; done
 fuzz_suite "openmpi/ompio 24-byte rounds" 1000 $OMPI -n 4 build/openmpi/fuzz_io_rounds
 for f in tests/scenarios/rounds/*.scn; do
     suite "openmpi/ompio 24-byte rounds scenario $(basename "$f")" 120 $OMPI -n "$(awk '$1=="ranks"{print $2}' "$f")" build/openmpi/scenario_run_rounds --rules "$f"
@@ -133,11 +137,15 @@ for p in 3 4; do suite "openmpi/romio test_io -n $p" 600 $OMPI -n $p build/openm
 suite "openmpi/romio test_errors -n 3" 300 $OMPI -n 3 build/openmpi/test_errors
 suite "openmpi/romio test_memory -n 3" 300 $OMPI -n 3 build/openmpi/test_memory "${TMPDIR:-/tmp}"
 fuzz_suite "openmpi/romio" 500 $OMPI -n 4 build/openmpi/fuzz_io
+suite "openmpi/romio test_multi -n 3" 300 $OMPI -n 3 build/openmpi/test_multi "$MT"
+suite "openmpi/romio test_multi --fuzz, 300 calls -n 3, seed $FUZZ_SEED" 600 $OMPI -n 3 build/openmpi/test_multi --fuzz "$FUZZ_SEED" 300 "$MT"
 scenarios "openmpi/romio" build/openmpi/scenario_run "$OMPI"
 unset OMPI_MCA_io
 # MPICH: slow when oversubscribed, so a reduced matrix, but every public scenario
 suite "mpich test_io quick -n 3" 600 $MPICH -n 3 build/mpich/test_io quick
 suite "mpich test_io quick -n 2" 600 $MPICH -n 2 build/mpich/test_io quick
+suite "mpich test_multi -n 2" 300 $MPICH -n 2 build/mpich/test_multi "$MT"
+suite "mpich test_multi --fuzz, 40 calls -n 3, seed $FUZZ_SEED" 300 $MPICH -n 3 build/mpich/test_multi --fuzz "$FUZZ_SEED" 40 "$MT"
 suite "mpich test_errors -n 3 (quick)" 300 $MPICH -n 3 build/mpich/test_errors quick
 suite "mpich test_memory -n 3 (quick)" 300 $MPICH -n 3 build/mpich/test_memory "${TMPDIR:-/tmp}" quick
 fuzz_suite "mpich" 300 $MPICH -n 4 build/mpich/fuzz_io

@@ -10,6 +10,7 @@
  * rank, ranks passing different n, NULL arrays, overlapping storage: every rank fails, names the rank
  * and the dataset, and no byte of the file changes.
  * Run: mpirun -n 1..4 test_multi [path] */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "colldiag.h"
 #include "pmpi_count.h"
 #include "testutil.h"
@@ -20,7 +21,8 @@
 #include <unistd.h>
 #include <fcntl.h>
 
-#define ND 7
+#define ND 7      /* the fixed cases' datasets */
+#define MAXD 8    /* --fuzz: 1..MAXD datasets a call */
 #define FILL 0xEE
 typedef struct {
     int kind; /* 0 contiguous, 1 chunked, 2 compact */
@@ -31,25 +33,59 @@ typedef struct {
     int permuted;
     uint64_t grid[3], nchunks, cbytes, nelem;
     MPI_Offset *addrs;
+    int *owner;            /* the rank that selects each row (index along dim 0), -1 none */
+    uint64_t *c0, *c1;     /* the row's selected range of the last dim (rank >= 2) */
+    int points[8];         /* rank r selects its elements as points in a shuffled order */
+    uint64_t seed;
 } dspec;
 
-static dspec D[ND];
+static dspec D[MAXD];
+static int nd = ND;
 static MPI_Offset file_size;
 
+static void spec_place(void);
 static void spec_init(void)
 {
     static const dspec s[ND] = {
-        {1, 2, {13, 10}, {4, 3}, 4, 0, 0, {0}, 0, 0, 0, NULL},
-        {0, 1, {37}, {0}, 8, 0, 0, {0}, 0, 0, 0, NULL},
-        {1, 3, {5, 6, 7}, {2, 3, 4}, 2, 0, 1, {0}, 0, 0, 0, NULL},
-        {0, 2, {9, 11}, {0}, 1, 0, 0, {0}, 0, 0, 0, NULL},
-        {1, 1, {100}, {7}, 8, 0, 0, {0}, 0, 0, 0, NULL},
-        {2, 1, {16}, {0}, 4, 0, 0, {0}, 0, 0, 0, NULL},
-        {1, 2, {8, 8}, {4, 4}, 4, 0, 0, {0}, 0, 0, 0, NULL},
+        {.kind = 1, .rank = 2, .dims = {13, 10}, .cdims = {4, 3}, .es = 4},
+        {.kind = 0, .rank = 1, .dims = {37}, .es = 8},
+        {.kind = 1, .rank = 3, .dims = {5, 6, 7}, .cdims = {2, 3, 4}, .es = 2, .permuted = 1},
+        {.kind = 0, .rank = 2, .dims = {9, 11}, .es = 1},
+        {.kind = 1, .rank = 1, .dims = {100}, .cdims = {7}, .es = 8},
+        {.kind = 2, .rank = 1, .dims = {16}, .es = 4},
+        {.kind = 1, .rank = 2, .dims = {8, 8}, .cdims = {4, 4}, .es = 4},
     };
-    MPI_Offset at = 100;
+    for (int d = 0; d < ND; d++) D[d] = s[d];
+    nd = ND;
     for (int d = 0; d < ND; d++) {
-        D[d] = s[d];
+        D[d].owner = malloc(D[d].dims[0] * sizeof *D[d].owner);
+        D[d].c0 = calloc(D[d].dims[0], sizeof *D[d].c0);
+        D[d].c1 = malloc(D[d].dims[0] * sizeof *D[d].c1);
+        for (uint64_t i = 0; i < D[d].dims[0]; i++) {
+            D[d].owner[i] = d == 6 ? 0 : (int)(i % (uint64_t)P); /* row-cyclic; dataset 6 rank 0 only */
+            D[d].c1[i] = D[d].dims[D[d].rank - 1] - 1;
+        }
+        for (int r = 1; r < 8; r += 2) D[d].points[r] = d == 4; /* dataset 4: points, reversed below, on odd ranks */
+    }
+    spec_place();
+}
+
+static void spec_free(void)
+{
+    for (int d = 0; d < nd; d++) {
+        free(D[d].addrs);
+        free(D[d].owner);
+        free(D[d].c0);
+        free(D[d].c1);
+    }
+    memset(D, 0, sizeof D);
+}
+
+/* addresses: datasets one after another with gaps, chunk tables permuted where asked */
+static void spec_place(void)
+{
+    MPI_Offset at = 100;
+    for (int d = 0; d < nd; d++) {
         D[d].nelem = 1;
         for (int k = 0; k < D[d].rank; k++) D[d].nelem *= D[d].dims[k];
         D[d].base = at;
@@ -101,16 +137,35 @@ static MPI_Offset elem_off(int d, uint64_t lin)
 
 static unsigned char val(int d, uint64_t lin, size_t b, int gen) { return (unsigned char)(lin * 7 + (uint64_t)d * 31 + b * 13 + 1 + (uint64_t)gen * 5); }
 
-/* rank r's elements of dataset d in iteration order: rows r, r+P, ... of dim 0 (dataset 6: rank 0
-   only); points in reverse order for dataset 4 on odd ranks */
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* rank r's elements of dataset d in iteration order: the rows it owns, each within [c0, c1] of the
+   last dim, row-major; as points, in an order shuffled by the dataset's seed (the fixed cases:
+   reversed) */
 static uint64_t rank_elems(int d, int r, uint64_t *out)
 {
-    uint64_t n = 0, row = D[d].nelem / D[d].dims[0];
-    if (d == 6 && r != 0) return 0;
-    for (uint64_t i = (uint64_t)r; i < D[d].dims[0]; i += (uint64_t)(d == 6 ? 1 : P))
-        for (uint64_t j = 0; j < row; j++) out[n++] = i * row + j;
-    if (d == 4 && r % 2)
+    uint64_t n = 0, row = D[d].nelem / D[d].dims[0], last = D[d].dims[D[d].rank - 1];
+    for (uint64_t i = 0; i < D[d].dims[0]; i++) {
+        if (D[d].owner[i] != r) continue;
+        for (uint64_t j = 0; j < row; j++) {
+            uint64_t c = D[d].rank >= 2 ? j % last : 0;
+            if (D[d].rank < 2 || (c >= D[d].c0[i] && c <= D[d].c1[i])) out[n++] = i * row + j;
+        }
+    }
+    if (D[d].points[r] && !D[d].seed)
         for (uint64_t a = 0, b = n ? n - 1 : 0; a < b; a++, b--) { uint64_t t = out[a]; out[a] = out[b]; out[b] = t; }
+    else if (D[d].points[r])
+        for (uint64_t a = n; a > 1; a--) {
+            uint64_t b = mix(D[d].seed ^ (a * 977 + (uint64_t)r)) % a, t = out[a - 1];
+            out[a - 1] = out[b];
+            out[b] = t;
+        }
     return n;
 }
 
@@ -118,15 +173,36 @@ static colldiag_sel *make_fsel(int d, int r, const uint64_t *el, uint64_t n)
 {
     colldiag_sel *s = NULL;
     colldiag_sel_create(D[d].rank, D[d].dims, &s);
-    if (n == 0) {
-        colldiag_sel_select_none(s);
-    } else if (d == 4 && r % 2) {
-        colldiag_sel_select_elements(s, COLLDIAG_SELECT_SET, n, el);
-    } else {
-        uint64_t start[3] = {(uint64_t)r, 0, 0}, stride[3] = {(uint64_t)(d == 6 ? 1 : P), 1, 1}, count[3], block[3] = {1, 1, 1};
+    colldiag_sel_select_none(s);
+    if (n && D[d].points[r]) {
+        uint64_t *co = malloc(n * (size_t)D[d].rank * sizeof *co);
+        for (uint64_t k = 0; k < n; k++) /* linear index -> coordinates */
+            for (int j = D[d].rank - 1, q = 0; j >= 0; j--, q++) {
+                uint64_t div = 1;
+                for (int t = j + 1; t < D[d].rank; t++) div *= D[d].dims[t];
+                co[k * (uint64_t)D[d].rank + (uint64_t)j] = el[k] / div % D[d].dims[j];
+                (void)q;
+            }
+        int rc = colldiag_sel_select_elements(s, COLLDIAG_SELECT_SET, n, co);
+        CHECK(rc == 0, "dataset %d's points: %s", d, colldiag_last_errmsg());
+        free(co);
+    } else if (n && d == 6 && !D[d].seed) { /* the fixed cases: one regular hyperslab */
+        uint64_t start[3] = {0, 0, 0}, count[3] = {1, 1, 1}, block[3] = {D[d].dims[0], D[d].dims[1], 1};
+        colldiag_sel_select_hyperslab(s, COLLDIAG_SELECT_SET, start, NULL, count, block);
+    } else if (n && !D[d].seed) { /* rows r, r+P, ...: one strided hyperslab */
+        uint64_t start[3] = {(uint64_t)r, 0, 0}, stride[3] = {(uint64_t)P, 1, 1}, count[3], block[3] = {1, 1, 1};
         count[0] = (D[d].dims[0] - start[0] + stride[0] - 1) / stride[0];
         for (int k = 1; k < D[d].rank; k++) { count[k] = 1; block[k] = D[d].dims[k]; }
         colldiag_sel_select_hyperslab(s, COLLDIAG_SELECT_SET, start, stride, count, block);
+    } else {
+        for (uint64_t i = 0; i < D[d].dims[0]; i++) { /* a union of one box per owned row */
+            if (D[d].owner[i] != r) continue;
+            uint64_t start[3] = {i, 0, 0}, count[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+            for (int k = 1; k < D[d].rank; k++) block[k] = D[d].dims[k];
+            if (D[d].rank >= 2) { start[D[d].rank - 1] = D[d].c0[i]; block[D[d].rank - 1] = D[d].c1[i] - D[d].c0[i] + 1; }
+            int rc = colldiag_sel_select_hyperslab(s, COLLDIAG_SELECT_OR, start, NULL, count, block);
+            CHECK(rc == 0, "building dataset %d's union: %s", d, colldiag_last_errmsg());
+        }
     }
     return s;
 }
@@ -146,15 +222,15 @@ static uint64_t mem_pos(int d, uint64_t k) { return d % 2 ? 1 + 2 * k : k; }
 static uint64_t mem_elems(int d, uint64_t n) { return d % 2 ? 2 * n + 1 : n; }
 
 typedef struct {
-    colldiag_layout *l[ND];
-    colldiag_sel *fs[ND], *ms[ND];
-    uint64_t *el[ND], n[ND];
-    unsigned char *buf[ND], *rbuf[ND];
+    colldiag_layout *l[MAXD];
+    colldiag_sel *fs[MAXD], *ms[MAXD];
+    uint64_t *el[MAXD], n[MAXD];
+    unsigned char *buf[MAXD], *rbuf[MAXD];
 } call;
 
 static void call_init(call *c, int gen)
 {
-    for (int d = 0; d < ND; d++) {
+    for (int d = 0; d < nd; d++) {
         c->l[d] = make_layout(d);
         c->el[d] = malloc((D[d].nelem + 1) * sizeof(uint64_t));
         c->n[d] = rank_elems(d, me, c->el[d]);
@@ -170,7 +246,7 @@ static void call_init(call *c, int gen)
 }
 static void call_free(call *c)
 {
-    for (int d = 0; d < ND; d++) {
+    for (int d = 0; d < nd; d++) {
         colldiag_layout_free(c->l[d]);
         colldiag_sel_free(c->fs[d]);
         colldiag_sel_free(c->ms[d]);
@@ -181,12 +257,14 @@ static void call_free(call *c)
 }
 
 /* The whole file as it must be after every rank wrote generation gen of datasets [0, nd). */
-static unsigned char *expected_image(int nd, int gen)
+static unsigned char *expected_image(int ndw, int gen)
 {
     unsigned char *img = malloc((size_t)file_size);
     memset(img, FILL, (size_t)file_size);
-    uint64_t *el = malloc(1000 * sizeof *el);
-    for (int d = 0; d < nd; d++)
+    uint64_t most = 1;
+    for (int d = 0; d < ndw; d++) most = D[d].nelem > most ? D[d].nelem : most;
+    uint64_t *el = malloc(most * sizeof *el);
+    for (int d = 0; d < ndw; d++)
         for (int r = 0; r < P; r++) {
             uint64_t n = rank_elems(d, r, el);
             for (uint64_t k = 0; k < n; k++)
@@ -230,9 +308,7 @@ static void check_file(const unsigned char *img, const char *what)
 static int has(const char *s, const char *sub) { return s && strstr(s, sub) != NULL; }
 
 /* every scheme: bytes written, bytes read back, each dataset's modes and causes by the rules */
-static void test_schemes(void)
-{
-    static const struct { int mode, opt, coll_opt; const char *name; } sch[] = {
+static const struct { int mode, opt, coll_opt; const char *name; } sch[] = {
         {COLLDIAG_MPIO_COLLECTIVE, COLLDIAG_MPIO_CHUNK_ONE_IO, 0, "link"},
         {COLLDIAG_MPIO_COLLECTIVE, COLLDIAG_MPIO_CHUNK_MULTI_IO, 0, "multi ratio 0"},
         {COLLDIAG_MPIO_COLLECTIVE, COLLDIAG_MPIO_COLL_CHUNK_ATONCE_IO, 0, "at-once"},
@@ -243,32 +319,39 @@ static void test_schemes(void)
         {COLLDIAG_MPIO_COLLECTIVE, COLLDIAG_MPIO_CHUNK_DEFAULT, 0, "default"},
         {COLLDIAG_MPIO_COLLECTIVE, COLLDIAG_MPIO_CHUNK_ONE_IO, 1, "link, INDIVIDUAL_IO"},
         {COLLDIAG_MPIO_INDEPENDENT, COLLDIAG_MPIO_CHUNK_DEFAULT, 0, "independent"},
-    };
+};
+#define NSCH (sizeof sch / sizeof *sch)
+
+/* One write_multi and read_multi of the datasets in D with scheme si, generation gen (the elements'
+   values), the collective buffer cb (0: default). */
+static void run_scheme(size_t si, int gen, size_t cb)
+{
     colldiag_file *f = NULL;
-    for (size_t si = 0; si < sizeof sch / sizeof *sch; si++) {
-        snprintf(g_case, sizeof g_case, "scheme %s", sch[si].name);
+    {
         reset_file();
         CHECK(colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f) == 0, "open");
         call c;
-        call_init(&c, (int)si);
+        call_init(&c, gen);
         colldiag_xfer *x = NULL;
         colldiag_xfer_create(&x);
+        if (cb) colldiag_set_coll_buffer(x, cb);
         colldiag_set_dxpl_mpio(x, (colldiag_xfer_mode_t)sch[si].mode);
         colldiag_set_dxpl_mpio_chunk_opt(x, (colldiag_chunk_opt_t)sch[si].opt);
         colldiag_set_dxpl_mpio_collective_opt(x, (colldiag_collective_opt_t)sch[si].coll_opt);
         if (sch[si].opt == COLLDIAG_MPIO_CHUNK_MULTI_IO) colldiag_set_dxpl_mpio_chunk_opt_ratio(x, 0);
-        const void *wb[ND];
-        void *rb[ND];
-        for (int d = 0; d < ND; d++) { wb[d] = c.buf[d]; rb[d] = c.rbuf[d]; }
-        int rc = colldiag_write_multi(f, ND, (const colldiag_layout *const *)c.l, (const colldiag_sel *const *)c.fs,
+        const void *wb[MAXD];
+        void *rb[MAXD];
+        for (int d = 0; d < nd; d++) { wb[d] = c.buf[d]; rb[d] = c.rbuf[d]; }
+        int rc = colldiag_write_multi(f, (size_t)nd, (const colldiag_layout *const *)c.l, (const colldiag_sel *const *)c.fs,
                                       (const colldiag_sel *const *)c.ms, wb, x);
         CHECK(rc == 0, "write_multi: %d %s", rc, colldiag_xfer_errmsg(x));
         /* each dataset by the rules */
         size_t nds = 0;
-        CHECK(colldiag_get_ndatasets(x, &nds) == 0 && nds == ND, "ndatasets %zu", nds);
+        CHECK(colldiag_get_ndatasets(x, &nds) == 0 && nds == (size_t)nd, "ndatasets %zu", nds);
         const int coll = sch[si].mode == COLLDIAG_MPIO_COLLECTIVE;
-        int modes[ND];
-        for (int d = 0; d < ND; d++) {
+        int modes[MAXD];
+        uint32_t call_cause = 0;
+        for (int d = 0; d < nd; d++) {
             colldiag_actual_chunk_opt_mode_t o;
             colldiag_actual_io_mode_t m;
             uint32_t lc, gc;
@@ -276,6 +359,7 @@ static void test_schemes(void)
             modes[d] = (int)m;
             uint32_t want_cause = (coll ? 0u : (uint32_t)COLLDIAG_MPIO_SET_INDEPENDENT) |
                                   (D[d].kind == 2 ? (uint32_t)COLLDIAG_MPIO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET : 0u);
+            call_cause |= want_cause;
             CHECK(gc == want_cause && lc == want_cause, "dataset %d causes local %#x global %#x, want %#x", d, lc, gc, want_cause);
             if (!coll || D[d].kind == 2) {
                 CHECK(m == COLLDIAG_MPIO_NO_COLLECTIVE && o == COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION, "dataset %d: %s/%s, want none", d,
@@ -303,40 +387,128 @@ static void test_schemes(void)
         colldiag_get_mpio_actual_io_mode(x, &cm);
         colldiag_get_mpio_no_collective_cause(x, &cl, &cg);
         int same = 1;
-        for (int d = 1; d < ND; d++) same &= modes[d] == modes[0];
+        for (int d = 1; d < nd; d++) same &= modes[d] == modes[0];
         CHECK((int)cm == (same ? modes[0] : COLLDIAG_MPIO_CHUNK_MIXED), "call io mode %s", colldiag_io_mode_name(cm));
-        CHECK(cg == ((coll ? 0u : (uint32_t)COLLDIAG_MPIO_SET_INDEPENDENT) | (uint32_t)COLLDIAG_MPIO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET),
-              "call cause %#x", cg);
+        CHECK(cg == call_cause && cl == call_cause, "call causes %#x %#x, want %#x", cl, cg, call_cause);
+        /* the reports show every dataset (the fixed link case: what the rules say for each kind) */
+        if (!D[0].seed && sch[si].opt == COLLDIAG_MPIO_CHUNK_ONE_IO && sch[si].coll_opt == 0) {
+            char *js = NULL, *tx = NULL;
+            size_t jn = 0, tn = 0;
+            FILE *jf = me == 0 ? open_memstream(&js, &jn) : NULL, *tf = me == 0 ? open_memstream(&tx, &tn) : NULL;
+            CHECK(colldiag_report_json(f, x, jf) == 0 && colldiag_report_print(f, x, tf) == 0, "reports");
+            if (me == 0) {
+                fclose(jf);
+                fclose(tf);
+                for (int d = 0; d < nd; d++) {
+                    const char *co = D[d].kind == 1 ? "LINK_CHUNK" : "NO_CHUNK_OPTIMIZATION";
+                    const char *io = D[d].kind == 1 ? "CHUNK_COLLECTIVE" : D[d].kind == 0 ? "CONTIGUOUS_COLLECTIVE" : "NO_COLLECTIVE";
+                    const unsigned cause = D[d].kind == 2 ? COLLDIAG_MPIO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET : 0;
+                    char want[256];
+                    snprintf(want, sizeof want, "{\"dataset\":%d,\"ranks\":[{\"chunk_opt\":\"%s\",\"io_mode\":\"%s\",\"local_cause\":%u,\"global_cause\":%u}",
+                             d, co, io, cause, cause);
+                    CHECK(has(js, want), "JSON lacks %s", want);
+                    snprintf(want, sizeof want, "dataset %d: %s / %s, 0x%x/0x%x", d, co, io, cause, cause);
+                    CHECK(has(tx, want), "text report lacks '%s':\n%s", want, tx);
+                }
+                char want[64];
+                snprintf(want, sizeof want, "%d datasets in this call", nd);
+                CHECK(has(tx, want), "text report lacks '%s'", want);
+                CHECK(has(js, "\"dataset\":6}") && has(js, "\"dataset\":0}"), "JSON chunk entries carry their dataset (rank 0 touches 0 and 6)");
+                free(js);
+                free(tx);
+            }
+        }
         /* chunk info: chunked datasets' pieces, each with its dataset and this rank's element count */
-        uint64_t nci = 0, per[ND] = {0};
+        uint64_t nci = 0, per[MAXD] = {0};
         const colldiag_chunk_info *ci = NULL;
         CHECK(colldiag_get_chunk_info(x, &nci, &ci) == 0, "chunk info");
         for (uint64_t i = 0; i < nci; i++) {
             int d = ci[i].dataset;
-            CHECK(d >= 0 && d < ND && D[d].kind == 1, "chunk %" PRIu64 " dataset %d", i, d);
-            if (d < 0 || d >= ND || D[d].kind != 1) continue;
+            CHECK(d >= 0 && d < nd && D[d].kind == 1, "chunk %" PRIu64 " dataset %d", i, d);
+            if (d < 0 || d >= nd || D[d].kind != 1) continue;
             per[d] += ci[i].nelem;
             uint64_t idx = 0;
             for (int k = 0; k < D[d].rank; k++) idx = idx * D[d].grid[k] + ci[i].coords[k];
             CHECK(idx == ci[i].index && ci[i].addr == D[d].addrs[ci[i].index], "chunk %" PRIu64 " of dataset %d: coords/addr", i, d);
         }
-        for (int d = 0; d < ND; d++)
+        for (int d = 0; d < nd; d++)
             if (D[d].kind == 1) CHECK(per[d] == c.n[d], "dataset %d: chunk info holds %" PRIu64 " elements, selected %" PRIu64, d, per[d], c.n[d]);
         colldiag_file_close(f);
-        unsigned char *img = expected_image(ND, (int)si);
+        unsigned char *img = expected_image(nd, gen);
         check_file(img, sch[si].name);
         free(img);
         /* read back every dataset in one call */
         CHECK(colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f) == 0, "open");
-        for (int d = 0; d < ND; d++) memset(c.rbuf[d], 0x55, (size_t)(mem_elems(d, c.n[d]) * D[d].es) + 1);
-        rc = colldiag_read_multi(f, ND, (const colldiag_layout *const *)c.l, (const colldiag_sel *const *)c.fs, (const colldiag_sel *const *)c.ms,
+        for (int d = 0; d < nd; d++) memset(c.rbuf[d], 0x55, (size_t)(mem_elems(d, c.n[d]) * D[d].es) + 1);
+        rc = colldiag_read_multi(f, (size_t)nd, (const colldiag_layout *const *)c.l, (const colldiag_sel *const *)c.fs, (const colldiag_sel *const *)c.ms,
                                  rb, x);
         CHECK(rc == 0, "read_multi: %d %s", rc, colldiag_xfer_errmsg(x));
-        for (int d = 0; d < ND; d++)
+        for (int d = 0; d < nd; d++)
             CHECK(!memcmp(c.rbuf[d], c.buf[d], (size_t)(mem_elems(d, c.n[d]) * D[d].es) + 1), "dataset %d: read buffer differs", d);
         colldiag_file_close(f);
         colldiag_xfer_free(x);
         call_free(&c);
+    }
+}
+
+static void test_schemes(void)
+{
+    for (size_t si = 0; si < NSCH; si++) {
+        snprintf(g_case, sizeof g_case, "scheme %s", sch[si].name);
+        run_scheme(si, (int)si, 0);
+    }
+}
+
+/* --fuzz SEED CASES: random calls. 1..MAXD datasets (contiguous, chunked with edge chunks and permuted
+   address tables, compact), 1-D to 3-D, 1/2/4/8-byte elements, rows owned by random ranks (or none)
+   with random column ranges (unions of boxes) or as shuffled points, packed or strided memory, every
+   scheme, sometimes a collective buffer of a few bytes (many rounds). */
+static void spec_random(uint64_t seed)
+{
+    uint64_t r = seed;
+#define RND(n) ((r = mix(r)) % (uint64_t)(n))
+    nd = 1 + (int)RND(MAXD);
+    for (int d = 0; d < nd; d++) {
+        dspec *s = &D[d];
+        memset(s, 0, sizeof *s);
+        uint64_t k = RND(100);
+        s->kind = k < 30 ? 0 : k < 85 ? 1 : 2;
+        s->rank = 1 + (int)RND(3);
+        s->es = (size_t)1 << RND(4);
+        s->nelem = 1;
+        for (int j = 0; j < s->rank; j++) {
+            s->dims[j] = 1 + RND(s->rank == 3 ? 6 : 12);
+            s->cdims[j] = 1 + RND(s->dims[j]);
+            s->nelem *= s->dims[j];
+        }
+        s->permuted = (int)RND(2);
+        s->seed = seed ^ ((uint64_t)d << 40) ^ 1;
+        s->owner = malloc(s->dims[0] * sizeof *s->owner);
+        s->c0 = malloc(s->dims[0] * sizeof *s->c0);
+        s->c1 = malloc(s->dims[0] * sizeof *s->c1);
+        const uint64_t last = s->dims[s->rank - 1];
+        for (uint64_t i = 0; i < s->dims[0]; i++) {
+            s->owner[i] = (int)RND((uint64_t)P + 1) - 1;
+            s->c0[i] = RND(last);
+            s->c1[i] = s->c0[i] + RND(last - s->c0[i]);
+        }
+        for (int q = 0; q < 8; q++) s->points[q] = RND(4) == 0;
+    }
+#undef RND
+    spec_place();
+}
+
+static void fuzz(uint64_t seed, uint64_t cases)
+{
+    for (uint64_t i = 0; i < cases; i++) {
+        const uint64_t cs = mix(seed * 1000003u + i);
+        spec_random(cs);
+        const size_t si = (size_t)(mix(cs ^ 7) % NSCH), cb = mix(cs ^ 9) % 3 == 0 ? (size_t)(16 + mix(cs ^ 11) % 512) : 0;
+        snprintf(g_case, sizeof g_case, "fuzz seed %" PRIu64 " case %" PRIu64 ": %d datasets, %s, buffer %zu", seed, i, nd, sch[si].name, cb);
+        const int before = failures;
+        run_scheme(si, (int)(i % 200), cb);
+        if (failures != before && me == 0) printf("replay: mpirun -n %d test_multi --fuzz %" PRIu64 " 1 --case %" PRIu64 "\n", P, seed, i);
+        spec_free();
     }
 }
 
@@ -482,14 +654,39 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
-    path = argc > 1 ? argv[1] : "test_multi.bin";
-    spec_init();
-    test_schemes();
-    test_one_call();
-    test_errors();
+    path = "test_multi.bin";
+    uint64_t seed = 0, cases = 0, only = UINT64_MAX;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--fuzz") && i + 2 < argc) {
+            seed = strtoull(argv[i + 1], NULL, 10);
+            cases = strtoull(argv[i + 2], NULL, 10);
+            i += 2;
+        } else if (!strcmp(argv[i], "--case") && i + 1 < argc) {
+            only = strtoull(argv[++i], NULL, 10);
+        } else {
+            path = argv[i];
+        }
+    }
+    if (cases) {
+        if (only != UINT64_MAX) {
+            const uint64_t cs = mix(seed * 1000003u + only);
+            spec_random(cs);
+            const size_t si = (size_t)(mix(cs ^ 7) % NSCH), cb = mix(cs ^ 9) % 3 == 0 ? (size_t)(16 + mix(cs ^ 11) % 512) : 0;
+            snprintf(g_case, sizeof g_case, "fuzz seed %" PRIu64 " case %" PRIu64 ": %d datasets, %s, buffer %zu", seed, only, nd, sch[si].name, cb);
+            run_scheme(si, (int)(only % 200), cb);
+            spec_free();
+        } else {
+            fuzz(seed, cases);
+        }
+    } else {
+        spec_init();
+        test_schemes();
+        test_one_call();
+        test_errors();
+        spec_free();
+    }
     if (me == 0) unlink(path);
-    int rc = test_summary("test_multi");
-    for (int d = 0; d < ND; d++) free(D[d].addrs);
+    int rc = test_summary(cases ? "test_multi --fuzz" : "test_multi");
     MPI_Finalize();
     return rc;
 }
