@@ -34,7 +34,7 @@ H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
 TESTS = $(B)/test_multi $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/calibrate $(B)/ranks
-EXAMPLES = $(B)/minimal $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/fuzz_h5
+EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/fuzz_h5
 
 # Debian 12 packages the build, the tests and the demo need.
 DEB_PKGS = make gcc gfortran libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
@@ -150,7 +150,7 @@ $(B)/test_io $(B)/test_report $(B)/test_multi: $(B)/%: tests/%.c $(B)/colldiag.o
 $(B)/test_io_rounds: tests/test_io.c colldiag.c colldiag.h $(B)/pmpi_count.o
 	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_COLL_MAX_BYTES=24 -DTEST_SMALL_ROUNDS -I. -Itests tests/test_io.c colldiag.c $(B)/pmpi_count.o -o $@
 
-$(B)/minimal $(B)/rfc_modes $(B)/posix_cause: $(B)/%: examples/%.c $(B)/colldiag.o colldiag.h
+$(B)/minimal $(B)/rfc_modes $(B)/posix_cause $(B)/timestep: $(B)/%: examples/%.c $(B)/colldiag.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) -I. -Itests $< $(B)/colldiag.o -o $@
 
 $(B):
@@ -193,6 +193,8 @@ demo-run: $(EXAMPLES)
 	if [ -x $$top/$(B)/rfc_modes_f90 ]; then echo "== examples/rfc_modes.f90 (the same through the Fortran module)" && \
 	    $(RUN) -n 3 $$top/$(B)/rfc_modes_f90 rfc_modes_f90.bin && echo; fi && \
 	echo "== examples/posix_cause.c ($(MPI), 3 ranks)" && $(RUN) -n 3 $$top/$(B)/posix_cause && echo && \
+	echo "== examples/timestep.c: 12 variables in one call ($(MPI), 3 ranks; chunk lines left out)" && \
+	    $(RUN) -n 3 $$top/$(B)/timestep | grep -v '^   rank [0-9]* dataset' && echo && \
 	echo "== examples/hdf5_interop.c ($(MPI), 3 ranks)" && $(RUN) -n 3 $$top/$(B)/hdf5_interop && \
 	echo "h5dump -d /colldiag hdf5_interop.h5 | head:" && h5dump -d /colldiag hdf5_interop.h5 | sed -n '1,9p'; \
 	rc=$$?; rm -rf $$d; exit $$rc

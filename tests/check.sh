@@ -114,6 +114,9 @@ readme_example() { # launcher
 }
 export -f readme_example
 suite "README's example is examples/minimal.c, and it runs collectively" 60 bash -c 'readme_example "$1"' _ "$OMPI"
+# examples/timestep.c: 12 variables in one collective data call, read back equal (Open MPI and MPICH)
+suite "openmpi timestep example: one collective call for 12 variables" 60 bash -c '"$@" | grep -c "one call: 1 collective data calls; 12 separate calls: 12; read back every value equal" | grep -qx 3' _ $OMPI -n 3 build/openmpi/timestep build/fortran/timestep.bin
+suite "mpich timestep example: one collective call for 12 variables" 120 bash -c '"$@" | grep -c "one call: 1 collective data calls; 12 separate calls: 12; read back every value equal" | grep -qx 3' _ $MPICH -n 3 build/mpich/timestep build/fortran/timestep_mpich.bin
 suite "openmpi report/json" 300 tests/test_report.sh build/openmpi "$OMPI"
 suite "openmpi hdf5 interop + h5dump" 300 tests/test_h5dump.sh build/openmpi "$OMPI"
 suite "mpich hdf5 interop + h5dump" 300 tests/test_h5dump.sh build/mpich "$MPICH"
