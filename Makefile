@@ -229,13 +229,21 @@ $(A)/scenario_run: tests/scenario_run.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) $(H5CFLAGS) -I. $< colldiag.c $(H5LIBS) -o $@
 $(A)/fuzz_io: tests/fuzz_io.c tests/scenario_run.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -I. -Itests $< colldiag.c -o $@
+$(A)/test_multi: tests/test_multi.c tests/pmpi_count.c colldiag.c colldiag.h | $(A)
+	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -I. -Itests $< tests/pmpi_count.c colldiag.c -o $@
+$(A)/test_h5accel: tests/test_h5accel.c colldiag.c colldiag.h | $(A)
+	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) $(H5CFLAGS) -I. -Itests $< colldiag.c $(H5LIBS) -o $@
 $(A)/rfc_modes: examples/rfc_modes.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -I. $< colldiag.c -o $@
 $(A)/fuzz_map: tests/fuzz_map.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra -Werror -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@
 
-check-asan: $(A)/test_io $(A)/test_errors $(A)/test_report $(A)/scenario_run $(A)/rfc_modes $(A)/fuzz_io
+check-asan: $(A)/test_io $(A)/test_errors $(A)/test_report $(A)/scenario_run $(A)/rfc_modes $(A)/fuzz_io $(A)/test_multi $(A)/test_h5accel
 	$(SANENV) mpirun.openmpi --oversubscribe -n 3 $(A)/test_io
+	$(SANENV) mpirun.openmpi --oversubscribe -n 3 $(A)/test_multi $(CURDIR)/$(A)/multi.bin
+	$(SANENV) mpirun.openmpi --oversubscribe -n 3 $(A)/test_multi --fuzz 5 150 $(CURDIR)/$(A)/multi.bin
+	@# HDF5's own allocations are not colldiag's: the bridge is checked for memory errors and UB only
+	mkdir -p $(A)/h5accel && ASAN_OPTIONS=detect_leaks=0 mpirun.openmpi --oversubscribe -n 3 $(A)/test_h5accel $(A)/h5accel
 	cd $(A) && $(SANENV) mpirun.openmpi --oversubscribe -n 4 ./fuzz_io --seed 11 --cases 1000 --out .
 	$(SANENV) mpirun.openmpi --oversubscribe -n 4 $(A)/test_errors
 	$(SANENV) tests/test_report.sh $(A) "mpirun.openmpi --oversubscribe" >/dev/null

@@ -1221,6 +1221,7 @@ struct colldiag_xfer {
     /* multi-dataset calls: each dataset's results (NULL after a single call, whose results are the call's) */
     struct cd_dsres *dsr;
     size_t nds, dsr_cap;
+    int peer_code;                        /* a multi-dataset call failed with ERR_PEER: the failing rank's code */
 };
 
 /* One dataset's results in a multi-dataset call: what a single call of that dataset reports. */
@@ -4599,6 +4600,7 @@ static void xfer_reset(colldiag_xfer *x)
     x->reason[0] = 0;
     x->errmsg[0] = 0;
     x->nds = 0;
+    x->peer_code = 0;
 }
 
 static uint32_t local_causes(const cd_io *io)
@@ -5215,9 +5217,12 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
         const uint64_t w = io.g[AG_FAIL] / 16u, mask = ((uint64_t)1 << CD_MULTI_FAIL_SHIFT) - 1, bad = w & mask;
         char where[48] = "";
         if (bad != mask) snprintf(where, sizeof where, " in dataset %" PRIu64, bad);
-        if (!io.code)
-            io_fail(&io, COLLDIAG_ERR_PEER, "rank %" PRIu64 " found a bad argument%s (%s); see its message", w >> CD_MULTI_FAIL_SHIFT, where,
-                    colldiag_strerror(-(int)(io.g[AG_FAIL] % 16u)));
+        if (!io.code) {
+            x->peer_code = -(int)(io.g[AG_FAIL] % 16u);
+            io_fail(&io, COLLDIAG_ERR_PEER, "rank %" PRIu64 " found %s%s (%s); see its message", w >> CD_MULTI_FAIL_SHIFT,
+                    x->peer_code == COLLDIAG_ERR_UNSUPPORTED ? "what colldiag cannot move" : "a bad argument", where,
+                    colldiag_strerror(x->peer_code));
+        }
         cd_free(vs);
         goto done;
     }
@@ -7561,6 +7566,53 @@ static void h5_set_actual(hid_t dxpl, const colldiag_xfer *x)
 /* Set by a caller that reports the call itself (the preload): COLLDIAG_REPORT is then not the bridge's. */
 static int h5_bridge_quiet;
 
+/* One dataset's part of a bridge call, local: its cache entry, extent, selections, and either why
+   colldiag cannot move it (why[0] set: HDF5 runs the call) or need = 1 when its chunk index must be
+   read first (in a collective call). */
+static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t mem_space, hid_t file_space, const colldiag_xfer *x,
+                       int dir, int collective, h5_dentry **ep, colldiag_sel **fsp_out, colldiag_sel **msp_out, int *rankp, hsize_t *dims,
+                       int *needp, char *why, size_t wl)
+{
+    colldiag_sel *fs = NULL, *ms = NULL;
+    h5_dentry *e = h5_dataset(dset, oi);
+    const int rank = h5_extent(dset, dims);
+    int need = 0;
+    if (!e) snprintf(why, wl, "no memory for the dataset's cache entry");
+    else if (rank < 1) snprintf(why, wl, "cannot read the dataset's extent");
+    else if (!h5_ineligible(dset, e, mem_type, dir == DIR_WRITE, x, why, wl)) {
+        if (!h5_extent_is(e, rank, dims) || (!e->l && !e->why[0])) {
+            if (!e->chunked) h5_build_layout(dset, e, rank, dims, NULL, 0);
+            else if (collective) need = 1;
+            else snprintf(why, wl, "the chunk addresses are not known yet (they are read in a collective call; an independent call cannot flush the file)");
+        }
+        if (!need && !why[0] && !e->l) snprintf(why, wl, "%s", e->why);
+    }
+    if (!why[0]) {
+        hid_t fsp = file_space == H5S_ALL ? H5Dget_space(dset) : file_space;
+        htri_t vf = -1, vm = -1;
+        H5E_BEGIN_TRY { vf = H5Sselect_valid(fsp); vm = mem_space == H5S_ALL ? 1 : H5Sselect_valid(mem_space); } H5E_END_TRY;
+        /* HDF5 refuses these (a union of overlapping boxes can come out of H5Sselect_hyperslab with
+           blocks past the extent in 1.10.8): HDF5 runs the call and returns its own error */
+        if (vf <= 0 || vm <= 0)
+            snprintf(why, wl, "HDF5 rejects the %s selection (not within its extent, or not a dataspace)", vf <= 0 ? "file" : "memory");
+        else if (colldiag_h5_sel(fsp, &fs) || colldiag_h5_sel(mem_space == H5S_ALL ? fsp : mem_space, &ms))
+            h5_copy(why, wl, cd_errbuf);
+        else {
+            const int file_bad = h5_sel_inconsistent(fsp, fs);
+            if (file_bad || (mem_space != H5S_ALL && h5_sel_inconsistent(mem_space, ms)))
+                snprintf(why, wl, "HDF5's %s selection is inconsistent: its blocks cover %llu elements, it counts %lld (HDF5 runs the call)",
+                         file_bad ? "file" : "memory", (unsigned long long)colldiag_sel_npoints(file_bad ? fs : ms),
+                         (long long)H5Sget_select_npoints(file_bad ? fsp : mem_space));
+        }
+        if (file_space == H5S_ALL && fsp >= 0) H5Sclose(fsp);
+    }
+    *ep = e;
+    *fsp_out = fs;
+    *msp_out = ms;
+    *rankp = rank;
+    *needp = need;
+}
+
 static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *wbuf, void *rbuf,
                        colldiag_xfer *x, int dir, const char *fn)
 {
@@ -7585,38 +7637,9 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
     char why[512] = "";
     colldiag_sel *fs = NULL, *ms = NULL;
     hsize_t dims[COLLDIAG_MAX_RANK];
-    h5_dentry *e = h5_dataset(dset, &oi);
-    const int rank = h5_extent(dset, dims);
-    int need = 0;
-    if (!e) snprintf(why, sizeof why, "no memory for the dataset's cache entry");
-    else if (rank < 1) snprintf(why, sizeof why, "cannot read the dataset's extent");
-    else if (!h5_ineligible(dset, e, mem_type, dir == DIR_WRITE, x, why, sizeof why)) {
-        if (!h5_extent_is(e, rank, dims) || (!e->l && !e->why[0])) {
-            if (!e->chunked) h5_build_layout(dset, e, rank, dims, NULL, 0);
-            else if (collective) need = 1;
-            else snprintf(why, sizeof why, "the chunk addresses are not known yet (they are read in a collective call; an independent call cannot flush the file)");
-        }
-        if (!need && !why[0] && !e->l) snprintf(why, sizeof why, "%s", e->why);
-    }
-    if (!why[0]) {
-        hid_t fsp = file_space == H5S_ALL ? H5Dget_space(dset) : file_space;
-        htri_t vf = -1, vm = -1;
-        H5E_BEGIN_TRY { vf = H5Sselect_valid(fsp); vm = mem_space == H5S_ALL ? 1 : H5Sselect_valid(mem_space); } H5E_END_TRY;
-        /* HDF5 refuses these (a union of overlapping boxes can come out of H5Sselect_hyperslab with
-           blocks past the extent in 1.10.8): HDF5 runs the call and returns its own error */
-        if (vf <= 0 || vm <= 0)
-            snprintf(why, sizeof why, "HDF5 rejects the %s selection (not within its extent, or not a dataspace)", vf <= 0 ? "file" : "memory");
-        else if (colldiag_h5_sel(fsp, &fs) || colldiag_h5_sel(mem_space == H5S_ALL ? fsp : mem_space, &ms))
-            h5_copy(why, sizeof why, cd_errbuf);
-        else {
-            const int file_bad = h5_sel_inconsistent(fsp, fs);
-            if (file_bad || (mem_space != H5S_ALL && h5_sel_inconsistent(mem_space, ms)))
-                snprintf(why, sizeof why, "HDF5's %s selection is inconsistent: its blocks cover %llu elements, it counts %lld (HDF5 runs the call)",
-                         file_bad ? "file" : "memory", (unsigned long long)colldiag_sel_npoints(file_bad ? fs : ms),
-                         (long long)H5Sget_select_npoints(file_bad ? fsp : mem_space));
-        }
-        if (file_space == H5S_ALL && fsp >= 0) H5Sclose(fsp);
-    }
+    h5_dentry *e = NULL;
+    int rank = 0, need = 0;
+    h5_prepare(dset, &oi, mem_type, mem_space, file_space, x, dir, collective, &e, &fs, &ms, &rank, dims, &need, why, sizeof why);
     for (int attempt = 0;; attempt++) {
         if (why[0] || need) {
             x->pre_code = COLLDIAG_ERR_UNSUPPORTED;
@@ -7654,6 +7677,111 @@ int colldiag_h5_write(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_sp
 int colldiag_h5_read(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, void *buf, colldiag_xfer *x)
 {
     return h5_transfer(dset, mem_type, mem_space, file_space, dxpl, NULL, buf, x, DIR_READ, "colldiag_h5_read");
+}
+
+/* H5Dwrite_multi / H5Dread_multi (HDF5 1.14) on 1.10: every dataset prepared as by h5_transfer, the
+   chunk indexes the call lacks read together, then one colldiag multi-dataset call. All or nothing:
+   a dataset colldiag cannot move on any rank makes every rank return COLLDIAG_ERR_UNSUPPORTED before
+   a byte moves, and the caller runs HDF5's own calls. */
+static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_types[], const hid_t mem_spaces[], const hid_t file_spaces[],
+                             hid_t dxpl, const void *const wbufs[], void *const rbufs[], colldiag_xfer *x, int dir, const char *fn)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    if (count > 0 && (!dsets || !mem_types || !mem_spaces || !file_spaces || (dir == DIR_WRITE ? !wbufs : !rbufs)))
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "an id or buffer array is NULL with count = %zu", count);
+    const colldiag_chunk_opt_t asked = x->set.chunk_opt;
+    int rc = h5_dxpl_settings(dxpl, x, fn);
+    if (rc) { snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf); return rc; }
+    x->set.chunk_opt = asked == COLLDIAG_MPIO_CHUNK_DEFAULT ? COLLDIAG_MPIO_CHUNK_AUTO : asked;
+    const int collective = x->set.mode == COLLDIAG_MPIO_COLLECTIVE;
+    H5O_info_t oi0;
+    colldiag_file *f = NULL;
+    herr_t oe = -1;
+    if (count > 0) H5E_BEGIN_TRY { oe = H5Oget_info2(dsets[0], &oi0, H5O_INFO_BASIC); } H5E_END_TRY;
+    if (oe < 0) rc = cd_fail(COLLDIAG_ERR_ARG, fn, count ? "dset_ids[0] is not an open dataset" : "count is 0: nothing names the file");
+    if (!rc) rc = h5_bridge_file(dsets[0], oi0.fileno, collective, &f, fn);
+    if (rc) {
+        x->set.chunk_opt = asked;
+        snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
+        return rc;
+    }
+    /* from here on a collective call reaches colldiag's agreement on every rank, whatever it finds */
+    h5_dentry **e = cd_calloc(count, sizeof *e);
+    colldiag_sel **fs = cd_calloc(count, sizeof *fs), **ms = cd_calloc(count, sizeof *ms);
+    const colldiag_layout **ls = cd_calloc(count, sizeof *ls);
+    int *rk = cd_calloc(count, sizeof *rk), *need = cd_calloc(count + 1, sizeof *need);
+    hsize_t(*dims)[COLLDIAG_MAX_RANK] = cd_calloc(count, sizeof *dims);
+    char why[512] = "";
+    if (!e || !fs || !ms || !ls || !rk || !need || !dims) snprintf(why, sizeof why, "no memory for %zu datasets' entries", count);
+    for (size_t i = 0; !why[0] && i < count; i++) {
+        H5O_info_t oi;
+        herr_t ie;
+        H5E_BEGIN_TRY { ie = H5Oget_info2(dsets[i], &oi, H5O_INFO_BASIC); } H5E_END_TRY;
+        char w[448] = "";
+        if (ie < 0) snprintf(w, sizeof w, "not an open dataset");
+        else if (oi.fileno != oi0.fileno) snprintf(w, sizeof w, "in another file than dataset 0 (one call moves one file's datasets)");
+        else h5_prepare(dsets[i], &oi, mem_types[i], mem_spaces[i], file_spaces[i], x, dir, collective, &e[i], &fs[i], &ms[i], &rk[i], dims[i],
+                        &need[i + 1], w, sizeof w);
+        if (w[0]) snprintf(why, sizeof why, "dataset %zu: %s", i, w);
+    }
+    /* the chunk indexes some rank lacks, read together (collective: flush and read), unless a dataset
+       is ineligible somewhere and HDF5 runs the call anyway */
+    if (collective && count) {
+        need[0] = why[0] != 0;
+        int *g = cd_calloc(count + 1, sizeof *g), nb = g != NULL, all = 0;
+        MPI_Allreduce(&nb, &all, 1, MPI_INT, MPI_MIN, f->comm);
+        if (all) MPI_Allreduce(need, g, (int)count + 1, MPI_INT, MPI_MAX, f->comm);
+        for (size_t i = 0; all && !g[0] && i < count; i++)
+            if (g[i + 1]) {
+                h5_fetch_index(dsets[i], e[i], f, rk[i], dims[i]);
+                need[i + 1] = 0;
+                if (!e[i]->l && !why[0]) snprintf(why, sizeof why, "dataset %zu: %s", i, e[i]->why);
+            }
+        if (!all && !why[0]) snprintf(why, sizeof why, "no memory on some rank for the call's agreement");
+        cd_free(g);
+    }
+    for (size_t i = 0; !why[0] && i < count; i++) {
+        if (need[i + 1]) snprintf(why, sizeof why, "dataset %zu: the chunk addresses are not known yet", i);
+        ls[i] = e[i]->l;
+    }
+    if (why[0]) {
+        x->pre_code = COLLDIAG_ERR_UNSUPPORTED;
+        snprintf(x->pre_msg, sizeof x->pre_msg, "%s", why);
+    }
+    x->strict_alloc = 1;
+    rc = cd_transfer_multi(f, why[0] ? 0 : count, ls, (const colldiag_sel *const *)fs, (const colldiag_sel *const *)ms, wbufs, rbufs, x, dir, fn);
+    x->strict_alloc = 0;
+    x->pre_code = x->pre_need_index = 0;
+    if (rc == COLLDIAG_ERR_PEER && x->peer_code == COLLDIAG_ERR_UNSUPPORTED) rc = COLLDIAG_ERR_UNSUPPORTED; /* another rank's dataset: HDF5 runs it */
+    x->set.chunk_opt = asked;
+    if (!rc) h5_set_actual(dxpl, x);
+    if (collective && !h5_bridge_quiet) multi_env_report(f, x);
+    for (size_t i = 0; i < count; i++) {
+        if (fs) colldiag_sel_free(fs[i]);
+        if (ms) colldiag_sel_free(ms[i]);
+    }
+    cd_free(e);
+    cd_free(fs);
+    cd_free(ms);
+    cd_free(ls);
+    cd_free(rk);
+    cd_free(need);
+    cd_free(dims);
+    return rc;
+}
+
+int colldiag_h5_write_multi(size_t count, const hid_t dset_ids[], const hid_t mem_type_ids[], const hid_t mem_space_ids[],
+                            const hid_t file_space_ids[], hid_t dxpl, const void *const bufs[], colldiag_xfer *x)
+{
+    return h5_transfer_multi(count, dset_ids, mem_type_ids, mem_space_ids, file_space_ids, dxpl, bufs, NULL, x, DIR_WRITE,
+                             "colldiag_h5_write_multi");
+}
+
+int colldiag_h5_read_multi(size_t count, const hid_t dset_ids[], const hid_t mem_type_ids[], const hid_t mem_space_ids[],
+                           const hid_t file_space_ids[], hid_t dxpl, void *const bufs[], colldiag_xfer *x)
+{
+    return h5_transfer_multi(count, dset_ids, mem_type_ids, mem_space_ids, file_space_ids, dxpl, NULL, bufs, x, DIR_READ,
+                             "colldiag_h5_read_multi");
 }
 
 void colldiag_h5_forget(hid_t obj)

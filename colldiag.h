@@ -394,6 +394,19 @@ int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
 int colldiag_h5_write(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf,
                       colldiag_xfer *x);
 int colldiag_h5_read(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, void *buf, colldiag_xfer *x);
+/* HDF5 1.14's H5Dwrite_multi / H5Dread_multi on 1.10, in its argument order: count datasets of one
+   file moved in one colldiag_write_multi / read_multi call (one collective data call with link-chunk),
+   with the eligibility rules of colldiag_h5_write for each dataset. All or nothing: when any dataset
+   is ineligible on any rank (or the datasets are in different files), every rank returns
+   COLLDIAG_ERR_UNSUPPORTED before a byte moves (the failing rank's message names the dataset), and
+   the caller runs HDF5's own H5Dwrite/H5Dread for each dataset. The chunk indexes the call lacks are
+   read together first (collective). Afterwards the DXPL's actual-mode properties hold the call's
+   answers (the scheme; CHUNK_MIXED when the datasets' modes differ); colldiag_get_dataset_mpio
+   answers per dataset. */
+int colldiag_h5_write_multi(size_t count, const hid_t dset_ids[], const hid_t mem_type_ids[], const hid_t mem_space_ids[],
+                            const hid_t file_space_ids[], hid_t dxpl, const void *const bufs[], colldiag_xfer *x);
+int colldiag_h5_read_multi(size_t count, const hid_t dset_ids[], const hid_t mem_type_ids[], const hid_t mem_space_ids[],
+                           const hid_t file_space_ids[], hid_t dxpl, void *const bufs[], colldiag_xfer *x);
 /* Drops what colldiag_h5_write/read cached: for a dataset id, its chunk addresses; for a file id, every
    dataset of the file and the file's communicator (collective over it, like H5Fclose). Needed before
    H5Fclose; harmless on an id colldiag never saw. */

@@ -12,6 +12,12 @@
  *     that rank alone, nothing communicated; after a collective call it runs; a dataset extended
  *     between calls -> the new chunks land where HDF5 reads them; a read-only file -> writes refused,
  *     reads run; after a LINK call the DXPL's actual-mode properties read as HDF5 would set them.
+ *  C. colldiag_h5_write_multi / read_multi (H5Dwrite_multi's arguments): five datasets of one file
+ *     (chunked with edge chunks, contiguous, 1- to 8-byte types, one rank selecting nothing in one)
+ *     written in one call on their first use (the chunk indexes fetched together), every element read
+ *     back by HDF5's H5Dread against the test's own values, read back through read_multi; one rank's
+ *     memory type differs in dataset 3 -> every rank refused, nothing written, HDF5's calls run; an
+ *     independent call before the addresses are known -> refused; datasets of two files -> refused.
  *   mpirun -n 3 test_h5accel DIR */
 #define _XOPEN_SOURCE 700
 #include "colldiag.h"
@@ -471,6 +477,177 @@ static void faults(void)
     colldiag_xfer_free(x);
 }
 
+/* C: the value byte j of element i of multi dataset k holds (a pattern no two datasets share). */
+static unsigned char mbyte(int k, uint64_t i, size_t s, size_t j) { return (unsigned char)((i * s + j) * 131u + (uint64_t)k * 71u + 7u); }
+
+typedef struct {
+    const char *name;
+    hid_t type;
+    size_t size;
+    int chunked;
+    hsize_t dims[2], chunk[2];
+} mcase;
+
+/* Rows [r0, r1) of dataset k as this test stores them, packed. */
+static unsigned char *mrows(int k, const mcase *c, hsize_t r0, hsize_t r1)
+{
+    const uint64_t n = (r1 - r0) * c->dims[1];
+    unsigned char *b = malloc(n * c->size + 1);
+    for (uint64_t i = 0; i < n; i++)
+        for (size_t j = 0; j < c->size; j++) b[i * c->size + j] = mbyte(k, r0 * c->dims[1] + i, c->size, j);
+    return b;
+}
+
+/* Every byte of dataset k read by HDF5 (same type: no conversion), against the pattern or zeros. */
+static void mcheck(hid_t ds, int k, const mcase *c, int written, const char *what)
+{
+    const uint64_t n = c->dims[0] * c->dims[1];
+    unsigned char *b = calloc(n * c->size + 1, 1);
+    CHECK(H5Dread(ds, c->type, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) >= 0, "%s: H5Dread of %s failed", what, c->name);
+    uint64_t wrong = 0, first = 0;
+    for (uint64_t i = 0; i < n * c->size; i++)
+        if (b[i] != (written ? mbyte(k, i / c->size, c->size, i % c->size) : 0) && !wrong++) first = i;
+    CHECK(wrong == 0, "%s: dataset %d (%s): %llu of %llu bytes wrong, the first at %llu", what, k, c->name, (unsigned long long)wrong,
+          (unsigned long long)(n * c->size), (unsigned long long)first);
+    free(b);
+}
+
+static void multi(void)
+{
+    const mcase mc[] = {
+        {"chunked u32, edge chunks", H5T_NATIVE_UINT32, 4, 1, {13, 10}, {5, 4}},
+        {"contiguous u64", H5T_NATIVE_UINT64, 8, 0, {9, 7}, {0, 0}},
+        {"chunked u8", H5T_NATIVE_UINT8, 1, 1, {12, 33}, {4, 16}},
+        {"chunked u16, one chunk per row", H5T_NATIVE_UINT16, 2, 1, {11, 6}, {1, 6}},
+        {"contiguous u32, rank 0 selects nothing", H5T_NATIVE_UINT32, 4, 0, {8, 5}, {0, 0}},
+    };
+    enum { N = sizeof mc / sizeof mc[0] };
+    char path[512], path2[512];
+    snprintf(path, sizeof path, "%s/h5accel_multi.h5", dir);
+    snprintf(path2, sizeof path2, "%s/h5accel_multi2.h5", dir);
+    hid_t dx = coll_dxpl(), ix = H5Pcreate(H5P_DATASET_XFER);
+    H5Pset_dxpl_mpio(ix, H5FD_MPIO_INDEPENDENT);
+    hid_t swapped = H5Tcopy(H5T_NATIVE_UINT16);
+    H5Tset_order(swapped, H5Tget_order(H5T_NATIVE_UINT16) == H5T_ORDER_LE ? H5T_ORDER_BE : H5T_ORDER_LE);
+    colldiag_xfer *x = NULL;
+    colldiag_xfer_create(&x);
+
+    /* C1 (twice: a fresh file each time, so the chunk indexes are fetched in the call), then C2/C3 */
+    for (int round = 0; round < 3; round++) {
+        hid_t f = file_create(path, round == 1, 0);
+        hid_t ds[N], ms[N], fs[N];
+        unsigned char *w[N];
+        hsize_t r0[N], r1[N];
+        for (int k = 0; k < N; k++) {
+            hsize_t mx[2] = {mc[k].dims[0], mc[k].dims[1]};
+            hid_t sp = H5Screate_simple(2, mc[k].dims, mx), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+            if (mc[k].chunked) H5Pset_chunk(dcpl, 2, mc[k].chunk);
+            char name[16];
+            snprintf(name, sizeof name, "m%d", k);
+            ds[k] = H5Dcreate2(f, name, mc[k].type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+            H5Pclose(dcpl);
+            H5Sclose(sp);
+            /* rank p writes rows [p*R/P, (p+1)*R/P); in the last dataset rank 0 writes nothing and rank 1 its share too */
+            const hsize_t R = mc[k].dims[0];
+            r0[k] = (hsize_t)me * R / (hsize_t)P;
+            r1[k] = (hsize_t)(me + 1) * R / (hsize_t)P;
+            if (k == N - 1 && me == 0) r1[k] = r0[k];
+            if (k == N - 1 && me == 1) r0[k] = 0;
+            fs[k] = rows(ds[k], r0[k], r1[k]);
+            hsize_t mn = (r1[k] - r0[k]) * mc[k].dims[1];
+            ms[k] = H5Screate_simple(1, &mn, NULL);
+            if (!mn) H5Sselect_none(ms[k]);
+            w[k] = mrows(k, &mc[k], r0[k], r1[k]);
+        }
+        hid_t mt[N];
+        for (int k = 0; k < N; k++) mt[k] = mc[k].type;
+        const void *cw[N];
+        for (int k = 0; k < N; k++) cw[k] = w[k];
+        if (round < 2) {
+            snprintf(g_case, sizeof g_case, "write_multi of %d datasets, %s", N, round ? "latest format" : "default format");
+            /* an independent call first: the chunk addresses are not known yet, refused on this rank alone */
+            int rc = colldiag_h5_write_multi(N, ds, mt, ms, fs, ix, cw, x);
+            CHECK(rc == COLLDIAG_ERR_UNSUPPORTED && strstr(colldiag_xfer_errmsg(x), "dataset 0"), "independent before the index: rc %s (%s)",
+                  colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+            rc = colldiag_h5_write_multi(N, ds, mt, ms, fs, dx, cw, x);
+            CHECK(rc == 0, "write_multi: rc %s (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+            size_t nd = 0;
+            colldiag_get_ndatasets(x, &nd);
+            CHECK(nd == N, "the call reports %zu datasets", nd);
+            H5Fflush(f, H5F_SCOPE_GLOBAL);
+            MPI_Barrier(MPI_COMM_WORLD);
+            for (int k = 0; k < N; k++) mcheck(ds[k], k, &mc[k], 1, "after write_multi");
+            /* read back through colldiag into buffers that start poisoned */
+            void *rb[N];
+            for (int k = 0; k < N; k++) {
+                size_t bytes = (r1[k] - r0[k]) * mc[k].dims[1] * mc[k].size;
+                rb[k] = malloc(bytes + 1);
+                memset(rb[k], 0xA5, bytes + 1);
+            }
+            rc = colldiag_h5_read_multi(N, ds, mt, ms, fs, dx, rb, x);
+            CHECK(rc == 0, "read_multi: rc %s (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+            for (int k = 0; k < N; k++) {
+                size_t bytes = (r1[k] - r0[k]) * mc[k].dims[1] * mc[k].size;
+                CHECK(memcmp(rb[k], w[k], bytes) == 0 && ((unsigned char *)rb[k])[bytes] == 0xA5, "read_multi: dataset %d's buffer differs", k);
+                free(rb[k]);
+            }
+            /* independent now that the addresses are known: runs, same bytes again */
+            rc = colldiag_h5_write_multi(N, ds, mt, ms, fs, ix, cw, x);
+            CHECK(rc == 0, "independent after the index: rc %s (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+        } else {
+            for (int odd = 0; odd < P; odd++) {
+                snprintf(g_case, sizeof g_case, "write_multi: rank %d's memory type differs in dataset 3", odd);
+                mt[3] = me == odd ? swapped : mc[3].type;
+                int rc = colldiag_h5_write_multi(N, ds, mt, ms, fs, dx, cw, x);
+                CHECK(rc == COLLDIAG_ERR_UNSUPPORTED, "rc %s (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+                if (me == odd)
+                    CHECK(strstr(colldiag_xfer_errmsg(x), "dataset 3") && strstr(colldiag_xfer_errmsg(x), "memory type"), "the reason: %s",
+                          colldiag_xfer_errmsg(x));
+                else
+                    CHECK(strstr(colldiag_xfer_errmsg(x), "rank") != NULL, "the reason does not name the rank: %s", colldiag_xfer_errmsg(x));
+                H5Fflush(f, H5F_SCOPE_GLOBAL);
+                MPI_Barrier(MPI_COMM_WORLD);
+                for (int k = 0; k < N; k++) mcheck(ds[k], k, &mc[k], 0, "nothing written after the refusal");
+            }
+            /* the caller's fallback: HDF5's own calls, converting dataset 3 on the last rank */
+            for (int k = 0; k < N; k++) CHECK(H5Dwrite(ds[k], mt[k], ms[k], fs[k], dx, w[k]) >= 0, "H5Dwrite %d failed", k);
+            mt[3] = mc[3].type;
+            H5Fflush(f, H5F_SCOPE_GLOBAL);
+            MPI_Barrier(MPI_COMM_WORLD);
+            /* the last rank's dataset 3 went through a byte swap: HDF5 stored its values swapped */
+            snprintf(g_case, sizeof g_case, "fallback after the refusal");
+            for (int k = 0; k < N; k++)
+                if (k != 3 || P == 1) mcheck(ds[k], k, &mc[k], 1, "HDF5's calls");
+
+            snprintf(g_case, sizeof g_case, "write_multi over two files");
+            hid_t f2 = file_create(path2, 0, 0);
+            hsize_t d1 = 4;
+            hid_t sp = H5Screate_simple(1, &d1, NULL);
+            hid_t other = H5Dcreate2(f2, "o", H5T_NATIVE_UINT32, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+            hid_t two[2] = {ds[0], other}, tt[2] = {mc[0].type, H5T_NATIVE_UINT32}, tm[2] = {ms[0], H5S_ALL}, tf[2] = {fs[0], H5S_ALL};
+            uint32_t ov[4] = {1, 2, 3, 4};
+            const void *tb[2] = {w[0], ov};
+            int rc = colldiag_h5_write_multi(2, two, tt, tm, tf, dx, tb, x);
+            CHECK(rc == COLLDIAG_ERR_UNSUPPORTED && strstr(colldiag_xfer_errmsg(x), "another file"), "rc %s (%s)", colldiag_strerror(rc),
+                  colldiag_xfer_errmsg(x));
+            H5Dclose(other);
+            H5Sclose(sp);
+            file_close(f2);
+        }
+        for (int k = 0; k < N; k++) {
+            free(w[k]);
+            H5Sclose(ms[k]);
+            H5Sclose(fs[k]);
+            H5Dclose(ds[k]);
+        }
+        file_close(f);
+    }
+    H5Tclose(swapped);
+    H5Pclose(ix);
+    H5Pclose(dx);
+    colldiag_xfer_free(x);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -495,6 +672,7 @@ int main(int argc, char **argv)
     };
     for (int k = 0; k < (int)(sizeof cases / sizeof cases[0]); k++) reader_case(&cases[k], k);
     faults();
+    multi();
     const int rc = test_summary("test_h5accel");
     MPI_Finalize();
     return rc;
