@@ -1477,15 +1477,27 @@ typedef struct { const cd_node *nd; uint64_t w; } cd_nw;
 typedef struct { uint64_t a, b; } cd_range;
 
 typedef struct {
-    cd_piece *pc;
-    uint64_t n, cap;
-    uint64_t *pt_off;    /* points: element offset inside the chunk (or dataset), sorted per piece */
-    uint64_t *pt_k;      /* points: their iteration index */
-    /* per-level scratch for the tree mapping */
     cd_nw *set[COLLDIAG_MAX_RANK + 1];
     uint64_t setn[COLLDIAG_MAX_RANK + 1], setcap[COLLDIAG_MAX_RANK + 1];
     cd_range *rg[COLLDIAG_MAX_RANK];
     uint64_t rgcap[COLLDIAG_MAX_RANK];
+} cd_map_scratch;
+
+static void map_scratch_free(cd_map_scratch *sc)
+{
+    if (!sc) return;
+    for (int d = 0; d <= COLLDIAG_MAX_RANK; d++) cd_free(sc->set[d]);
+    for (int d = 0; d < COLLDIAG_MAX_RANK; d++) cd_free(sc->rg[d]);
+    cd_free(sc);
+}
+
+typedef struct {
+    cd_piece *pc;
+    uint64_t n, cap;
+    uint64_t *pt_off;    /* points: element offset inside the chunk (or dataset), sorted per piece */
+    uint64_t *pt_k;      /* points: their iteration index */
+    cd_map_scratch *sc;  /* the tree mapping's per-level scratch: only while map_build runs (a multi-dataset
+                            call keeps n maps; 1.3 KiB of level arrays each would be a per-dataset cost) */
     const colldiag_layout *l;
     int nomem;
 } cd_map;
@@ -1495,9 +1507,19 @@ static void map_free(cd_map *m)
     cd_free(m->pc);
     cd_free(m->pt_off);
     cd_free(m->pt_k);
-    for (int d = 0; d <= COLLDIAG_MAX_RANK; d++) cd_free(m->set[d]);
-    for (int d = 0; d < COLLDIAG_MAX_RANK; d++) cd_free(m->rg[d]);
+    map_scratch_free(m->sc);
     memset(m, 0, sizeof *m);
+}
+
+/* Gives back the pieces' spare capacity once the map is built: cd_grow starts at 16 pieces (1 KiB),
+   which a multi-dataset call would otherwise pay per dataset of one piece. */
+static void map_trim(cd_map *m)
+{
+    if (m->cap <= m->n || m->n == 0) return;
+    void *p = COLLDIAG_REALLOC(m->pc, (size_t)m->n * sizeof *m->pc);
+    if (!p) return; /* keeping the larger block is harmless */
+    m->pc = p;
+    m->cap = m->n;
 }
 
 static int map_push(cd_map *m, uint64_t idx, MPI_Offset addr, uint64_t nelem, uint64_t pt0)
@@ -1557,8 +1579,8 @@ static int map_tree_level(cd_map *m, int d, uint64_t prefix)
 {
     const colldiag_layout *l = m->l;
     const uint64_t C = l->cdims[d];
-    const cd_nw *set = m->set[d];
-    const uint64_t nset = m->setn[d];
+    const cd_nw *set = m->sc->set[d];
+    const uint64_t nset = m->sc->setn[d];
     /* chunk coordinates touched at this level, as merged ranges */
     uint64_t nr = 0;
     for (uint64_t j = 0; j < nset; j++) {
@@ -1567,31 +1589,31 @@ static int map_tree_level(cd_map *m, int d, uint64_t prefix)
             cd_span s;
             node_span(nd, i, &s);
             uint64_t a = s.lo / C, b = s.hi / C;
-            if (nr && m->rg[d][nr - 1].b + 1 >= a && m->rg[d][nr - 1].a <= a) { /* common case: ascending */
-                if (b > m->rg[d][nr - 1].b) m->rg[d][nr - 1].b = b;
+            if (nr && m->sc->rg[d][nr - 1].b + 1 >= a && m->sc->rg[d][nr - 1].a <= a) { /* common case: ascending */
+                if (b > m->sc->rg[d][nr - 1].b) m->sc->rg[d][nr - 1].b = b;
                 continue;
             }
-            if (cd_grow((void **)&m->rg[d], &m->rgcap[d], nr + 1, sizeof(cd_range))) return -1;
-            m->rg[d][nr].a = a;
-            m->rg[d][nr].b = b;
+            if (cd_grow((void **)&m->sc->rg[d], &m->sc->rgcap[d], nr + 1, sizeof(cd_range))) return -1;
+            m->sc->rg[d][nr].a = a;
+            m->sc->rg[d][nr].b = b;
             nr++;
         }
     }
     if (nset > 1 && nr > 1) {
-        qsort(m->rg[d], (size_t)nr, sizeof(cd_range), cmp_range);
+        qsort(m->sc->rg[d], (size_t)nr, sizeof(cd_range), cmp_range);
         uint64_t w = 0;
         for (uint64_t i = 1; i < nr; i++) {
-            if (m->rg[d][i].a <= m->rg[d][w].b + 1) {
-                if (m->rg[d][i].b > m->rg[d][w].b) m->rg[d][w].b = m->rg[d][i].b;
+            if (m->sc->rg[d][i].a <= m->sc->rg[d][w].b + 1) {
+                if (m->sc->rg[d][i].b > m->sc->rg[d][w].b) m->sc->rg[d][w].b = m->sc->rg[d][i].b;
             } else {
-                m->rg[d][++w] = m->rg[d][i];
+                m->sc->rg[d][++w] = m->sc->rg[d][i];
             }
         }
         nr = w + 1;
     }
     /* the ranges array is reused by deeper levels' siblings only after this loop finishes with it */
     for (uint64_t r = 0; r < nr; r++) {
-        const uint64_t ca = m->rg[d][r].a, cb = m->rg[d][r].b;
+        const uint64_t ca = m->sc->rg[d][r].a, cb = m->sc->rg[d][r].b;
         for (uint64_t c = ca; c <= cb; c++) {
             uint64_t lo = c * C, hi = lo + C - 1;
             uint64_t idx = prefix * l->grid[d] + c;
@@ -1611,7 +1633,7 @@ static int map_tree_level(cd_map *m, int d, uint64_t prefix)
                 continue;
             }
             /* children reached from this chunk slab, with how many coordinates lead to each */
-            m->setn[d + 1] = 0;
+            m->sc->setn[d + 1] = 0;
             for (uint64_t j = 0; j < nset; j++) {
                 const cd_node *nd = set[j].nd;
                 for (uint64_t i = node_find(nd, lo); i < nd->n; i++) {
@@ -1620,16 +1642,16 @@ static int map_tree_level(cd_map *m, int d, uint64_t prefix)
                     if (s.lo > hi) break;
                     uint64_t a = s.lo > lo ? s.lo : lo, b = s.hi < hi ? s.hi : hi;
                     uint64_t w = set[j].w * (b - a + 1), k;
-                    cd_nw *cs = m->set[d + 1];
-                    uint64_t cn = m->setn[d + 1];
+                    cd_nw *cs = m->sc->set[d + 1];
+                    uint64_t cn = m->sc->setn[d + 1];
                     for (k = cn; k > 0 && cs[k - 1].nd != s.down; k--) {
                         if (cn - k >= 8) { k = 0; break; } /* a short look-back finds shared children */
                     }
                     if (k > 0) { cs[k - 1].w += w; continue; }
-                    if (cd_grow((void **)&m->set[d + 1], &m->setcap[d + 1], cn + 1, sizeof(cd_nw))) return -1;
-                    m->set[d + 1][cn].nd = s.down;
-                    m->set[d + 1][cn].w = w;
-                    m->setn[d + 1] = cn + 1;
+                    if (cd_grow((void **)&m->sc->set[d + 1], &m->sc->setcap[d + 1], cn + 1, sizeof(cd_nw))) return -1;
+                    m->sc->set[d + 1][cn].nd = s.down;
+                    m->sc->set[d + 1][cn].w = w;
+                    m->sc->setn[d + 1] = cn + 1;
                 }
             }
             if (map_tree_level(m, d + 1, idx)) return -1;
@@ -1699,11 +1721,17 @@ static int map_build(cd_map *m, const colldiag_layout *l, const colldiag_sel *fs
     if (fs->space == SPACE_SCALAR) /* one element, the dataset's only one */
         return map_push(m, 0, l->storage == STORE_CHUNKED ? layout_chunk_addr(l, 0) : l->addr, 1, 0);
     if (l->storage != STORE_CHUNKED) return map_push(m, 0, l->addr, np, 0);
-    if (cd_grow((void **)&m->set[0], &m->setcap[0], 1, sizeof(cd_nw))) return -1;
-    m->set[0][0].nd = fs->tree;
-    m->set[0][0].w = 1;
-    m->setn[0] = 1;
-    return map_tree_level(m, 0, 0);
+    m->sc = cd_calloc(1, sizeof *m->sc);
+    int rc = !m->sc || cd_grow((void **)&m->sc->set[0], &m->sc->setcap[0], 1, sizeof(cd_nw)) ? -1 : 0;
+    if (!rc) {
+        m->sc->set[0][0].nd = fs->tree;
+        m->sc->set[0][0].w = 1;
+        m->sc->setn[0] = 1;
+        rc = map_tree_level(m, 0, 0);
+    }
+    map_scratch_free(m->sc);
+    m->sc = NULL;
+    return rc;
 }
 
 /* --- walking a piece's runs ------------------------------------------------------------------------ */
@@ -2212,6 +2240,7 @@ static int stream_type(const cd_stream *s, MPI_Datatype *out, uint64_t *ntypes_b
 
 enum { DIR_WRITE = 0, DIR_READ = 1, DIR_PLAN = 2 };
 
+#define CD_MSG_CAP sizeof cd_errbuf
 typedef struct cd_io cd_io;
 struct cd_io {
     const char *fn;
@@ -2227,7 +2256,8 @@ struct cd_io {
     cd_map map;
     uint64_t *order;          /* piece indices in ascending address (NULL: index order is address order) */
     int code;                 /* first local error */
-    char msg[sizeof cd_errbuf];
+    char *msg;                /* its message, CD_MSG_CAP bytes, written once: the caller's buffer (a multi-dataset
+                                 call's datasets share one, so a context costs no 1 KiB per dataset) */
     uint64_t g[AG_N];         /* the agreed vector */
     int disjoint;             /* agreed: no chunk is touched by two ranks (touch_map) */
     uint64_t types_built;
@@ -2280,7 +2310,7 @@ static int io_fail(cd_io *io, int code, const char *fmt, ...)
     vsnprintf(m, sizeof m, fmt, ap);
     va_end(ap);
     cd_fail(code, io->fn, "%s", m);
-    snprintf(io->msg, sizeof io->msg, "%s", cd_errbuf);
+    if (!io->msg[0]) snprintf(io->msg, CD_MSG_CAP, "%s", cd_errbuf); /* shared by datasets: the first failure's stays */
     io->code = code;
     return code;
 }
@@ -4509,7 +4539,7 @@ static int agree_end(cd_io *io)
         uint64_t sel = 0, done = io->x->cnt.bytes_collective + io->x->cnt.bytes_independent;
         for (uint64_t i = 0; i < io->map.n; i++) sel += io->map.pc[i].nelem * io->fes;
         size_t l = strlen(io->msg);
-        snprintf(io->msg + l, sizeof io->msg - l, "; this rank handed %" PRIu64 " of its %" PRIu64
+        snprintf(io->msg + l, CD_MSG_CAP - l, "; this rank handed %" PRIu64 " of its %" PRIu64
                  " selected bytes to the file before the call failed (those may be written; nothing outside the selection was)", done, sel);
     }
     return io->code;
@@ -4693,7 +4723,10 @@ static void map_selection(cd_io *io, uint32_t cause)
     const int dir = io->dir;
     if (io->code || (cause & COLLDIAG_MPIO_NOT_SIMPLE_OR_SCALAR_DATASPACES)) return;
     if (map_build(&io->map, io->l, io->fs) || cd_inject(io, "map")) io_fail(io, COLLDIAG_ERR_NOMEM, "mapping the selection onto chunks");
-    else order_by_addr(io);
+    else {
+        map_trim(&io->map);
+        order_by_addr(io);
+    }
     /* the HDF5 bridge reads no unallocated chunk either: HDF5 would return the fill value there */
     if (!io->code && (dir == DIR_WRITE || (dir == DIR_READ && x->strict_alloc)))
         for (uint64_t i = 0; i < io->map.n; i++)
@@ -4741,7 +4774,9 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
         return COLLDIAG_ERR_ARG;
     }
     cd_io io;
+    char msg[CD_MSG_CAP] = "";
     memset(&io, 0, sizeof io);
+    io.msg = msg;
     io.fn = fn;
     io.f = f;
     io.l = l;
@@ -4757,7 +4792,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     double t0 = cd_now();
     if (settings_effective(fn, x, &io.set)) {
         io.code = COLLDIAG_ERR_ARG; /* settings_effective already wrote the message */
-        snprintf(io.msg, sizeof io.msg, "%s", cd_errbuf);
+        snprintf(io.msg, CD_MSG_CAP, "%s", cd_errbuf);
     } else if (x->pre_code) { /* the HDF5 bridge found the call ineligible on this rank (its arguments may be NULL) */
         io_fail(&io, x->pre_code, "%s", x->pre_msg);
         io.prefail = x->pre_need_index ? 2 : 1;
@@ -4798,7 +4833,10 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     uint32_t global = (uint32_t)io.g[AG_CAUSE];
     x->global_cause = global;
     if (global & COLLDIAG_MPIO_ERROR_WHILE_CHECKING) {
-        if (io.code && io.prefail == 2 && io.g[AG_FAIL] != UINT64_MAX) io.code = 0; /* waited, but another rank failed: name it */
+        if (io.code && io.prefail == 2 && io.g[AG_FAIL] != UINT64_MAX) { /* waited, but another rank failed: name it */
+            io.code = 0;
+            io.msg[0] = 0;
+        }
         if (io.code) return finish(&io, io.code);
         return finish(&io, io_fail(&io, COLLDIAG_ERR_PEER, "rank %" PRIu64 " found a bad argument (%s); see its message",
                                    io.g[AG_FAIL] / 16u, colldiag_strerror(-(int)(io.g[AG_FAIL] % 16u))));
@@ -5090,7 +5128,7 @@ static int multi_first_code(cd_io *io)
     for (size_t d = 0; !io->code && d < io->nsub; d++)
         if (io->sub[d].code) {
             io->code = io->sub[d].code;
-            snprintf(io->msg, sizeof io->msg, "%s", io->sub[d].msg);
+            snprintf(io->msg, CD_MSG_CAP, "%s", io->sub[d].msg);
         }
     return io->code;
 }
@@ -5108,7 +5146,9 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
         return COLLDIAG_ERR_ARG;
     }
     cd_io io;
+    char msg[CD_MSG_CAP] = "", ds_msg[CD_MSG_CAP] = ""; /* the call's, and its datasets' (the first failure) */
     memset(&io, 0, sizeof io);
+    io.msg = msg;
     io.fn = fn;
     io.f = f;
     io.x = x;
@@ -5118,7 +5158,7 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
     /* the call's own checks: a rank failing them takes part in the agreement with nothing */
     if (settings_effective(fn, x, &io.set)) {
         io.code = COLLDIAG_ERR_ARG;
-        snprintf(io.msg, sizeof io.msg, "%s", cd_errbuf);
+        snprintf(io.msg, CD_MSG_CAP, "%s", cd_errbuf);
     } else if (n > 0 && !ls) io_fail(&io, COLLDIAG_ERR_ARG, "layouts is NULL with n = %zu", n);
     else if (n > 0 && !fss) io_fail(&io, COLLDIAG_ERR_ARG, "file_sels is NULL with n = %zu", n);
     else if (n > 0 && dir == DIR_WRITE && !wbufs) io_fail(&io, COLLDIAG_ERR_ARG, "bufs is NULL with n = %zu", n);
@@ -5147,6 +5187,7 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
         cd_io *s = &io.sub[d];
         snprintf(names[d], sizeof names[d], "%s (dataset %zu)", fn, d);
         s->fn = names[d];
+        s->msg = ds_msg;
         s->f = f;
         s->x = x;
         s->dir = dir;
@@ -5192,7 +5233,7 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
     }
     /* reduction 1: the call-wide vector */
     uint64_t v[AG_N];
-    uint64_t *vs = io.nsub ? cd_malloc(io.nsub * 2 * AG_N * sizeof *vs) : NULL;
+    uint64_t *vs = io.nsub ? cd_malloc(io.nsub * AG_N * sizeof *vs) : NULL; /* reduced in place */
     if (io.nsub && !vs && !io.code) {
         io_fail(&io, COLLDIAG_ERR_NOMEM, "allocating the agreement vectors of %zu datasets", n);
         cause |= COLLDIAG_MPIO_ERROR_WHILE_CHECKING;
@@ -5233,7 +5274,7 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
     }
     /* reduction 2: every dataset's own vector, agreed like its single call's */
     if (io.nsub) {
-        rc = MPI_Allreduce(vs, vs + io.nsub * AG_N, (int)(io.nsub * AG_N), MPI_UINT64_T, f->op, f->comm);
+        rc = MPI_Allreduce(MPI_IN_PLACE, vs, (int)(io.nsub * AG_N), MPI_UINT64_T, f->op, f->comm);
         if (rc != MPI_SUCCESS) {
             cd_mpi_err(&io, rc, "MPI_Allreduce (the datasets' agreement)");
             cd_free(vs);
@@ -5241,7 +5282,7 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
         }
         for (size_t d = 0; d < io.nsub; d++) {
             cd_io *s = &io.sub[d];
-            memcpy(s->g, vs + (io.nsub + d) * AG_N, sizeof s->g);
+            memcpy(s->g, vs + d * AG_N, sizeof s->g);
             uint64_t tb = 0;
             for (int w = 0; w < CD_TOUCH_WORDS; w++) tb += popcount64(s->g[AG_TOUCH + w]);
             s->disjoint = s->l->storage == STORE_CHUNKED && tb == s->g[AG_SUM_TOUCH];
@@ -5326,7 +5367,7 @@ done:
         if (rc && dir == DIR_WRITE && !strstr(io.msg, "selected bytes")) {
             const uint64_t done = x->cnt.bytes_collective + x->cnt.bytes_independent;
             size_t m = strlen(io.msg);
-            snprintf(io.msg + m, sizeof io.msg - m, "; this rank handed %" PRIu64 " of its %" PRIu64
+            snprintf(io.msg + m, CD_MSG_CAP - m, "; this rank handed %" PRIu64 " of its %" PRIu64
                      " selected bytes to the file before the call failed", done, sel);
         }
     } else {

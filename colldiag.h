@@ -262,7 +262,11 @@ int colldiag_plan(colldiag_file *f, const colldiag_layout *l, const colldiag_sel
    datasets' common mode or CHUNK_MIXED; causes: the OR over datasets); colldiag_get_dataset_mpio
    answers per dataset, as that dataset's single call would; the chunk info lists every chunked
    dataset's pieces with their dataset index (colldiag_chunk_info.dataset). The reports show every
-   dataset. */
+   dataset.
+   Memory: the call adds at most the collective buffer + 256 B per chunk this rank touches (over all
+   datasets) + 1 KiB per dataset + 16 KiB. The per-dataset KiB is each dataset's agreement vector
+   (240 B: its causes must be agreed as its own single call would), its results (288 B) and its
+   context; it shows only when datasets touch few chunks (tests/test_memory.c measures both). */
 int colldiag_write_multi(colldiag_file *f, size_t n, const colldiag_layout *const layouts[],
                          const colldiag_sel *const file_sels[], const colldiag_sel *const mem_sels[],
                          const void *const bufs[], colldiag_xfer *x);

@@ -18,6 +18,14 @@
  *   - the file holds exactly the bytes of an image the test computes itself (rank 0 reads it raw), and
  *     every rank reads its slab back exactly.
  * The buffer comes from colldiag_set_coll_buffer or env COLLDIAG_COLL_BUFFER (both are tried).
+ * Then colldiag_write_multi / read_multi of six datasets of the same extent (chunk shapes 8^3, 4x8x16,
+ * 16x5x32 with edge chunks, and contiguous; element sizes 1 to 8 bytes), each rank its slab of every
+ * one: the peak stays under coll_buffer + 256 B per touched chunk over all datasets (a contiguous
+ * dataset counts as one) + 16 KiB, no collective MPI call moves more than the buffer, the MPI calls
+ * move exactly the rank's bytes (aggregation: all ranks together, each byte once), and the read
+ * gives back every byte written. And 48 small datasets (1-D, contiguous or one chunk, a third of each
+ * per rank), where each dataset's fixed cost shows: its agreement vector (240 B), results (288 B) and
+ * context (720 B) exceed a touched chunk's 256 B, so the bound gains 1 KiB per dataset (colldiag.h).
  *
  *   mpirun -n P tests/test_memory [DIR [quick]]
  */
@@ -205,6 +213,165 @@ static void one(const char *path, int opt, size_t cbuf, int by_env, int inter)
     colldiag_layout_free(l);
 }
 
+/* The multi-dataset call's six datasets: chunk shape (0: contiguous) and element size. */
+static const struct { uint64_t c[3]; size_t es; } MD[] = {
+    {{8, 8, 8}, 4}, {{4, 8, 16}, 8}, {{16, 5, 32}, 1}, {{0, 0, 0}, 2}, {{8, 8, 8}, 2}, {{0, 0, 0}, 4},
+};
+enum { NMD = sizeof MD / sizeof MD[0] };
+
+static unsigned char mval(int d, uint64_t lin, size_t b) { return (unsigned char)(lin * 2654435761u >> (8 * (b & 3))) ^ (unsigned char)(d * 37 + (int)b); }
+
+static void multi_case(const char *path, int opt, size_t cbuf)
+{
+    snprintf(g_case, sizeof g_case, "write_multi of %d datasets, chunk_opt %s, collective buffer %zu", NMD, opt_name(opt), cbuf);
+    uint64_t dims[3] = {D0, D1, D2}, lo, hi;
+    slab(me, &lo, &hi);
+    const uint64_t n = (hi - lo) * D1 * D2;
+    colldiag_layout *l[NMD];
+    colldiag_sel *fs[NMD];
+    unsigned char *buf[NMD], *back[NMD];
+    uint64_t touched = 0, mine = 0, all_bytes = 0;
+    MPI_Offset base = 0;
+    for (int d = 0; d < NMD; d++) {
+        const uint64_t *c = MD[d].c;
+        if (c[0]) {
+            colldiag_layout_chunked(3, dims, c, MD[d].es, base, &l[d]);
+            uint64_t g[3];
+            for (int i = 0; i < 3; i++) g[i] = (dims[i] + c[i] - 1) / c[i];
+            base += (MPI_Offset)(g[0] * g[1] * g[2] * c[0] * c[1] * c[2] * MD[d].es);
+            if (n) touched += ((hi - 1) / c[0] - lo / c[0] + 1) * g[1] * g[2];
+        } else {
+            colldiag_layout_contiguous(3, dims, MD[d].es, base, &l[d]);
+            base += (MPI_Offset)(D0 * D1 * D2 * MD[d].es);
+            touched += n ? 1 : 0;
+        }
+        colldiag_sel_create(3, dims, &fs[d]);
+        uint64_t st[3] = {lo, 0, 0}, cn[3] = {hi - lo, D1, D2};
+        colldiag_sel_select_hyperslab(fs[d], COLLDIAG_SELECT_SET, st, NULL, cn, NULL);
+        buf[d] = malloc(n * MD[d].es + 1);
+        back[d] = malloc(n * MD[d].es + 1);
+        for (uint64_t e = 0; e < n * MD[d].es; e++) buf[d][e] = mval(d, lo * D1 * D2 + e / MD[d].es, e % MD[d].es);
+        mine += n * MD[d].es;
+        all_bytes += D0 * D1 * D2 * MD[d].es;
+    }
+    colldiag_file *f;
+    int rc = colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f);
+    CHECK(rc == 0, "open: %s", colldiag_last_errmsg());
+    colldiag_xfer *x;
+    colldiag_xfer_create(&x);
+    colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
+    colldiag_set_dxpl_mpio_chunk_opt(x, (colldiag_chunk_opt_t)opt);
+    colldiag_set_coll_buffer(x, cbuf);
+    const size_t bound = cbuf + 256 * touched + 16384;
+    const colldiag_layout *cl[NMD];
+    const colldiag_sel *cf[NMD];
+    const void *cw[NMD];
+    void *rb[NMD];
+    for (int d = 0; d < NMD; d++) {
+        cl[d] = l[d];
+        cf[d] = fs[d];
+        cw[d] = buf[d];
+        rb[d] = back[d];
+        memset(back[d], 0xEE, n * MD[d].es);
+    }
+    for (int dir = 0; dir < 2; dir++) {
+        const char *what = dir ? "read_multi" : "write_multi";
+        pmpi_reset();
+        size_t base_live = g_live;
+        g_peak = g_live;
+        rc = dir ? colldiag_read_multi(f, NMD, cl, cf, NULL, rb, x) : colldiag_write_multi(f, NMD, cl, cf, NULL, cw, x);
+        size_t added = g_peak - base_live;
+        CHECK(rc == 0, "%s: rc %d: %s", what, rc, colldiag_xfer_errmsg(x));
+        CHECK(added <= bound, "%s added %zu bytes at its peak, bound %zu (buffer %zu + 256 x %llu chunks + 16 KiB); data %llu bytes", what,
+              added, bound, cbuf, (unsigned long long)touched, (unsigned long long)mine);
+        CHECK(g_pmpi.coll_max <= cbuf, "%s: one collective MPI call moved %llu bytes, more than the %zu-byte buffer", what,
+              (unsigned long long)g_pmpi.coll_max, cbuf);
+        colldiag_actual_chunk_opt_mode_t co = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
+        colldiag_get_mpio_actual_chunk_opt_mode(x, &co);
+        if (co == COLLDIAG_MPIO_CHUNK_AGGREGATE) { /* owners move other ranks' bytes: check the sum */
+            unsigned long long moved = g_pmpi.coll_bytes + g_pmpi.ind_bytes, sum = 0;
+            MPI_Allreduce(&moved, &sum, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+            CHECK(sum == (unsigned long long)all_bytes, "%s: MPI calls moved %llu bytes in all, expected %llu", what, sum,
+                  (unsigned long long)all_bytes);
+        } else {
+            CHECK(g_pmpi.coll_bytes + g_pmpi.ind_bytes == mine, "%s: MPI calls moved %llu + %llu bytes, expected %llu", what,
+                  (unsigned long long)g_pmpi.coll_bytes, (unsigned long long)g_pmpi.ind_bytes, (unsigned long long)mine);
+        }
+    }
+    for (int d = 0; d < NMD; d++) CHECK(!memcmp(back[d], buf[d], n * MD[d].es), "read_multi: dataset %d differs from what was written", d);
+    colldiag_xfer_free(x);
+    colldiag_file_close(f);
+    if (me == 0) unlink(path);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int d = 0; d < NMD; d++) {
+        free(buf[d]);
+        free(back[d]);
+        colldiag_sel_free(fs[d]);
+        colldiag_layout_free(l[d]);
+    }
+}
+
+/* Many datasets of one piece per rank: the per-dataset cost, bounded. */
+static void multi_small(const char *path, int opt)
+{
+    enum { NS = 48, E = 999 };
+    snprintf(g_case, sizeof g_case, "write_multi of %d one-piece datasets, chunk_opt %s", NS, opt_name(opt));
+    const size_t cbuf = 4096;
+    uint64_t dims[1] = {E}, lo = (uint64_t)me * E / (uint64_t)P, hi = (uint64_t)(me + 1) * E / (uint64_t)P, n = hi - lo;
+    colldiag_layout *l[NS];
+    colldiag_sel *fs[NS];
+    const colldiag_layout *cl[NS];
+    const colldiag_sel *cf[NS];
+    const void *cw[NS];
+    void *rb[NS];
+    uint32_t *buf = malloc(NS * n * 4 + 4), *back = malloc(NS * n * 4 + 4);
+    for (int d = 0; d < NS; d++) {
+        if (d % 2) colldiag_layout_chunked(1, dims, dims, 4, (MPI_Offset)d * E * 4, &l[d]);
+        else colldiag_layout_contiguous(1, dims, 4, (MPI_Offset)d * E * 4, &l[d]);
+        colldiag_sel_create(1, dims, &fs[d]);
+        uint64_t cnt[1] = {n};
+        colldiag_sel_select_hyperslab(fs[d], COLLDIAG_SELECT_SET, &lo, NULL, cnt, NULL);
+        for (uint64_t e = 0; e < n; e++) buf[d * n + e] = (uint32_t)((d * E + lo + e) * 2654435761u);
+        cl[d] = l[d];
+        cf[d] = fs[d];
+        cw[d] = buf + d * n;
+        rb[d] = back + d * n;
+    }
+    memset(back, 0xEE, NS * n * 4);
+    colldiag_file *f;
+    int rc = colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f);
+    CHECK(rc == 0, "open: %s", colldiag_last_errmsg());
+    colldiag_xfer *x;
+    colldiag_xfer_create(&x);
+    colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
+    colldiag_set_dxpl_mpio_chunk_opt(x, (colldiag_chunk_opt_t)opt);
+    colldiag_set_coll_buffer(x, cbuf);
+    const size_t touched = n ? NS : 0, bound = cbuf + 256 * touched + 1024 * NS + 16384;
+    for (int dir = 0; dir < 2; dir++) {
+        pmpi_reset();
+        size_t base_live = g_live;
+        g_peak = g_live;
+        rc = dir ? colldiag_read_multi(f, NS, cl, cf, NULL, rb, x) : colldiag_write_multi(f, NS, cl, cf, NULL, cw, x);
+        size_t added = g_peak - base_live;
+        CHECK(rc == 0, "%s: rc %d: %s", dir ? "read" : "write", rc, colldiag_xfer_errmsg(x));
+        CHECK(added <= bound, "%s added %zu bytes at its peak, bound %zu (buffer %zu + 256 x %zu chunks + 1 KiB x %d datasets + 16 KiB)",
+              dir ? "read" : "write", added, bound, cbuf, touched, NS);
+        CHECK(g_pmpi.coll_max <= cbuf, "one collective MPI call moved %llu bytes, more than the %zu-byte buffer", (unsigned long long)g_pmpi.coll_max,
+              cbuf);
+    }
+    CHECK(!memcmp(back, buf, NS * n * 4), "read_multi gave back other bytes than were written");
+    colldiag_xfer_free(x);
+    colldiag_file_close(f);
+    if (me == 0) unlink(path);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int d = 0; d < NS; d++) {
+        colldiag_sel_free(fs[d]);
+        colldiag_layout_free(l[d]);
+    }
+    free(buf);
+    free(back);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -225,6 +392,10 @@ int main(int argc, char **argv)
             for (int b = 0; b < 3; b++)
                 if (!quick || b == 0 || (b == 1 && !inter && opts[o] != COLLDIAG_MPIO_CHUNK_AGGREGATE_IO))
                     one(path, opts[o], bufs[b], b == 2, inter);
+    for (int o = 0; o < 4; o++)
+        for (int b = 0; b < 3; b++)
+            if (!quick || b == 0) multi_case(path, opts[o], bufs[b]);
+    for (int o = 0; o < 4; o++) multi_small(path, opts[o]);
     int rc = test_summary("test_memory");
     MPI_Finalize();
     return rc;
