@@ -324,7 +324,7 @@ static const struct { int mode, opt, coll_opt; const char *name; } sch[] = {
 
 /* One write_multi and read_multi of the datasets in D with scheme si, generation gen (the elements'
    values), the collective buffer cb (0: default). */
-static void run_scheme(size_t si, int gen, size_t cb)
+static void run_scheme(size_t si, int gen, size_t cb, int bad_rank, int bad_ds)
 {
     colldiag_file *f = NULL;
     {
@@ -342,6 +342,47 @@ static void run_scheme(size_t si, int gen, size_t cb)
         const void *wb[MAXD];
         void *rb[MAXD];
         for (int d = 0; d < nd; d++) { wb[d] = c.buf[d]; rb[d] = c.rbuf[d]; }
+        if (bad_rank >= 0) { /* one dataset of one rank is bad: every rank fails, names both, and no byte moves */
+            colldiag_sel *wrong = NULL;
+            const colldiag_sel *fsa[MAXD];
+            for (int d = 0; d < nd; d++) fsa[d] = c.fs[d];
+            uint64_t dims[COLLDIAG_MAX_RANK] = {0};
+            for (int k = 0; k < D[bad_ds].rank; k++) dims[k] = D[bad_ds].dims[k];
+            dims[D[bad_ds].rank] = 2;
+            if (me == bad_rank) { /* one dimension more than the dataset has */
+                colldiag_sel_create(D[bad_ds].rank + 1, dims, &wrong);
+                fsa[bad_ds] = wrong;
+            }
+            for (int dir = 0; dir < 2; dir++) {
+                for (int d = 0; d < nd; d++) memset(c.rbuf[d], 0x55, (size_t)(mem_elems(d, c.n[d]) * D[d].es) + 1);
+                int rc = dir ? colldiag_read_multi(f, (size_t)nd, (const colldiag_layout *const *)c.l, fsa, (const colldiag_sel *const *)c.ms, rb, x)
+                             : colldiag_write_multi(f, (size_t)nd, (const colldiag_layout *const *)c.l, fsa, (const colldiag_sel *const *)c.ms, wb, x);
+                const char *msg = colldiag_xfer_errmsg(x);
+                char want[96];
+                if (me == bad_rank) {
+                    snprintf(want, sizeof want, "(dataset %d)", bad_ds);
+                    CHECK(rc == COLLDIAG_ERR_ARG && has(msg, want), "%s, the bad rank: rc %d, message lacks '%s': %s", dir ? "read" : "write", rc, want, msg);
+                } else {
+                    snprintf(want, sizeof want, "rank %d found a bad argument in dataset %d", bad_rank, bad_ds);
+                    CHECK(rc == COLLDIAG_ERR_PEER && has(msg, want), "%s, another rank: rc %d, message lacks '%s': %s", dir ? "read" : "write", rc, want,
+                          msg);
+                }
+                for (int d = 0; d < nd; d++) {
+                    const unsigned char *rbd = c.rbuf[d];
+                    uint64_t nb = mem_elems(d, c.n[d]) * D[d].es + 1, changed = 0;
+                    for (uint64_t i = 0; i < nb; i++) changed += rbd[i] != 0x55;
+                    CHECK(changed == 0, "failed read: %" PRIu64 " bytes of dataset %d's buffer changed", changed, d);
+                }
+            }
+            colldiag_sel_free(wrong);
+            colldiag_file_close(f);
+            unsigned char *img = expected_image(0, gen); /* no dataset written: the initial file */
+            check_file(img, "after the failed call");
+            free(img);
+            colldiag_xfer_free(x);
+            call_free(&c);
+            return;
+        }
         int rc = colldiag_write_multi(f, (size_t)nd, (const colldiag_layout *const *)c.l, (const colldiag_sel *const *)c.fs,
                                       (const colldiag_sel *const *)c.ms, wb, x);
         CHECK(rc == 0, "write_multi: %d %s", rc, colldiag_xfer_errmsg(x));
@@ -455,7 +496,7 @@ static void test_schemes(void)
 {
     for (size_t si = 0; si < NSCH; si++) {
         snprintf(g_case, sizeof g_case, "scheme %s", sch[si].name);
-        run_scheme(si, (int)si, 0);
+        run_scheme(si, (int)si, 0, -1, -1);
     }
 }
 
@@ -498,18 +539,29 @@ static void spec_random(uint64_t seed)
     spec_place();
 }
 
+/* Case i of seed: the same call whether run in a campaign or alone (--case). */
+static void fuzz_case(uint64_t seed, uint64_t i)
+{
+    const uint64_t cs = mix(seed * 1000003u + i);
+    spec_random(cs);
+    const size_t si = (size_t)(mix(cs ^ 7) % NSCH), cb = mix(cs ^ 9) % 3 == 0 ? (size_t)(16 + mix(cs ^ 11) % 512) : 0;
+    snprintf(g_case, sizeof g_case, "fuzz seed %" PRIu64 " case %" PRIu64 ": %d datasets, %s, buffer %zu", seed, i, nd, sch[si].name, cb);
+    /* one call in six (collective schemes): one rank's selection in one dataset is bad */
+    const int bad = sch[si].mode == COLLDIAG_MPIO_COLLECTIVE && mix(cs ^ 13) % 6 == 0;
+    const int bad_rank = bad ? (int)(mix(cs ^ 15) % (uint64_t)P) : -1, bad_ds = bad ? (int)(mix(cs ^ 17) % (uint64_t)nd) : -1;
+    if (bad) {
+        const size_t l = strlen(g_case);
+        snprintf(g_case + l, sizeof g_case - l, ", rank %d bad in dataset %d", bad_rank, bad_ds);
+    }
+    const int before = failures;
+    run_scheme(si, (int)(i % 200), cb, bad_rank, bad_ds);
+    if (failures != before && me == 0) printf("replay: mpirun -n %d test_multi --fuzz %" PRIu64 " 1 --case %" PRIu64 "\n", P, seed, i);
+    spec_free();
+}
+
 static void fuzz(uint64_t seed, uint64_t cases)
 {
-    for (uint64_t i = 0; i < cases; i++) {
-        const uint64_t cs = mix(seed * 1000003u + i);
-        spec_random(cs);
-        const size_t si = (size_t)(mix(cs ^ 7) % NSCH), cb = mix(cs ^ 9) % 3 == 0 ? (size_t)(16 + mix(cs ^ 11) % 512) : 0;
-        snprintf(g_case, sizeof g_case, "fuzz seed %" PRIu64 " case %" PRIu64 ": %d datasets, %s, buffer %zu", seed, i, nd, sch[si].name, cb);
-        const int before = failures;
-        run_scheme(si, (int)(i % 200), cb);
-        if (failures != before && me == 0) printf("replay: mpirun -n %d test_multi --fuzz %" PRIu64 " 1 --case %" PRIu64 "\n", P, seed, i);
-        spec_free();
-    }
+    for (uint64_t i = 0; i < cases; i++) fuzz_case(seed, i);
 }
 
 /* a link call over the collective datasets that fit the buffer: one collective data call per rank;
@@ -669,12 +721,7 @@ int main(int argc, char **argv)
     }
     if (cases) {
         if (only != UINT64_MAX) {
-            const uint64_t cs = mix(seed * 1000003u + only);
-            spec_random(cs);
-            const size_t si = (size_t)(mix(cs ^ 7) % NSCH), cb = mix(cs ^ 9) % 3 == 0 ? (size_t)(16 + mix(cs ^ 11) % 512) : 0;
-            snprintf(g_case, sizeof g_case, "fuzz seed %" PRIu64 " case %" PRIu64 ": %d datasets, %s, buffer %zu", seed, only, nd, sch[si].name, cb);
-            run_scheme(si, (int)(only % 200), cb);
-            spec_free();
+            fuzz_case(seed, only);
         } else {
             fuzz(seed, cases);
         }
