@@ -77,6 +77,7 @@ module colldiag
               colldiag_set_dxpl_mpio_collective_opt, &
               colldiag_set_coll_buffer
     public :: colldiag_write, colldiag_read, colldiag_plan
+    public :: colldiag_write_multi, colldiag_read_multi, colldiag_plan_multi, colldiag_get_ndatasets, colldiag_get_dataset_mpio
     public :: colldiag_get_mpio_actual_chunk_opt_mode, colldiag_get_mpio_actual_io_mode, colldiag_get_mpio_no_collective_cause, &
               colldiag_get_chunk_info, colldiag_xfer_errmsg, colldiag_strerror, colldiag_last_errmsg, colldiag_chunk_opt_name, &
               colldiag_io_mode_name, colldiag_cause_string, colldiag_report_print
@@ -221,6 +222,36 @@ module colldiag
         integer(c_int) function c_plan(f, l, fs, ms, x) bind(c, name="colldiag_plan")
             import :: c_int, c_ptr
             type(c_ptr), value :: f, l, fs, ms, x
+        end function
+        integer(c_int) function c_write_multi(f, n, ls, fss, mss, bufs, x) bind(c, name="colldiag_write_multi")
+            import :: c_int, c_ptr, c_size_t
+            type(c_ptr), value :: f, x
+            integer(c_size_t), value :: n
+            type(c_ptr), intent(in) :: ls(*), fss(*), mss(*), bufs(*)
+        end function
+        integer(c_int) function c_read_multi(f, n, ls, fss, mss, bufs, x) bind(c, name="colldiag_read_multi")
+            import :: c_int, c_ptr, c_size_t
+            type(c_ptr), value :: f, x
+            integer(c_size_t), value :: n
+            type(c_ptr), intent(in) :: ls(*), fss(*), mss(*), bufs(*)
+        end function
+        integer(c_int) function c_plan_multi(f, n, ls, fss, mss, x) bind(c, name="colldiag_plan_multi")
+            import :: c_int, c_ptr, c_size_t
+            type(c_ptr), value :: f, x
+            integer(c_size_t), value :: n
+            type(c_ptr), intent(in) :: ls(*), fss(*), mss(*)
+        end function
+        integer(c_int) function c_get_ndatasets(x, n) bind(c, name="colldiag_get_ndatasets")
+            import :: c_int, c_ptr, c_size_t
+            type(c_ptr), value :: x
+            integer(c_size_t), intent(out) :: n
+        end function
+        integer(c_int) function c_get_dataset_mpio(x, i, co, io, local, global) bind(c, name="colldiag_get_dataset_mpio")
+            import :: c_int, c_int32_t, c_ptr, c_size_t
+            type(c_ptr), value :: x
+            integer(c_size_t), value :: i
+            integer(c_int), intent(out) :: co, io
+            integer(c_int32_t), intent(out) :: local, global
         end function
         integer(c_int) function c_get_chunk_opt(x, out) bind(c, name="colldiag_get_mpio_actual_chunk_opt_mode")
             import :: c_int, c_ptr
@@ -544,6 +575,87 @@ contains
         type(*), intent(inout) :: buf(*)
         type(colldiag_xfer), intent(in) :: x
         rc = c_read(f%p, l%p, file_sel%p, mem_sel%p, buf, x%p)
+    end function
+
+    !> Many datasets in one collective call: n = size(layouts); file_sels and mem_sels of the same size
+    !> (a COLLDIAG_PACKED entry: that buffer is packed); bufs(i) = c_loc(the i-th array), which must be
+    !> contiguous and have the target attribute. Dataset indices in results are 0-based, as in C.
+    integer function colldiag_write_multi(f, layouts, file_sels, mem_sels, bufs, x) result(rc)
+        type(colldiag_file), intent(in) :: f
+        type(colldiag_layout), intent(in) :: layouts(:)
+        type(colldiag_sel), intent(in) :: file_sels(:), mem_sels(:)
+        type(c_ptr), intent(in) :: bufs(:)
+        type(colldiag_xfer), intent(in) :: x
+        type(c_ptr), allocatable :: lp(:), fp(:), mp(:)
+        rc = multi_ptrs(layouts, file_sels, mem_sels, size(bufs), lp, fp, mp)
+        if (rc == 0) rc = c_write_multi(f%p, int(size(layouts), c_size_t), lp, fp, mp, bufs, x%p)
+    end function
+
+    integer function colldiag_read_multi(f, layouts, file_sels, mem_sels, bufs, x) result(rc)
+        type(colldiag_file), intent(in) :: f
+        type(colldiag_layout), intent(in) :: layouts(:)
+        type(colldiag_sel), intent(in) :: file_sels(:), mem_sels(:)
+        type(c_ptr), intent(in) :: bufs(:)
+        type(colldiag_xfer), intent(in) :: x
+        type(c_ptr), allocatable :: lp(:), fp(:), mp(:)
+        rc = multi_ptrs(layouts, file_sels, mem_sels, size(bufs), lp, fp, mp)
+        if (rc == 0) rc = c_read_multi(f%p, int(size(layouts), c_size_t), lp, fp, mp, bufs, x%p)
+    end function
+
+    integer function colldiag_plan_multi(f, layouts, file_sels, mem_sels, x) result(rc)
+        type(colldiag_file), intent(in) :: f
+        type(colldiag_layout), intent(in) :: layouts(:)
+        type(colldiag_sel), intent(in) :: file_sels(:), mem_sels(:)
+        type(colldiag_xfer), intent(in) :: x
+        type(c_ptr), allocatable :: lp(:), fp(:), mp(:)
+        rc = multi_ptrs(layouts, file_sels, mem_sels, size(layouts), lp, fp, mp)
+        if (rc == 0) rc = c_plan_multi(f%p, int(size(layouts), c_size_t), lp, fp, mp, x%p)
+    end function
+
+    !> The handles' C pointers, after checking that the arrays have one entry per dataset. A size
+    !> mismatch is this rank's error before the call: the call is collective, so every rank must pass
+    !> arrays of one size (as every rank must pass the same n in C).
+    integer function multi_ptrs(layouts, file_sels, mem_sels, nbufs, lp, fp, mp) result(rc)
+        type(colldiag_layout), intent(in) :: layouts(:)
+        type(colldiag_sel), intent(in) :: file_sels(:), mem_sels(:)
+        integer, intent(in) :: nbufs
+        type(c_ptr), allocatable, intent(out) :: lp(:), fp(:), mp(:)
+        integer :: i, n
+        n = size(layouts)
+        rc = 0
+        if (size(file_sels) /= n .or. size(mem_sels) /= n .or. nbufs /= n) then
+            rc = COLLDIAG_ERR_ARG
+            return
+        end if
+        allocate (lp(max(n, 1)), fp(max(n, 1)), mp(max(n, 1)))
+        do i = 1, n
+            lp(i) = layouts(i)%p
+            fp(i) = file_sels(i)%p
+            mp(i) = mem_sels(i)%p
+        end do
+    end function
+
+    !> n = the datasets of the last call (1 after a single call).
+    integer function colldiag_get_ndatasets(x, n) result(rc)
+        type(colldiag_xfer), intent(in) :: x
+        integer, intent(out) :: n
+        integer(c_size_t) :: cn
+        rc = c_get_ndatasets(x%p, cn)
+        n = int(cn)
+    end function
+
+    !> Dataset i's (0-based) chunk optimisation, I/O mode and causes in the last call.
+    integer function colldiag_get_dataset_mpio(x, i, chunk_opt, io_mode, local, global) result(rc)
+        type(colldiag_xfer), intent(in) :: x
+        integer, intent(in) :: i
+        integer, intent(out) :: chunk_opt, io_mode, local, global
+        integer(c_int) :: co, io
+        integer(c_int32_t) :: l, g
+        rc = c_get_dataset_mpio(x%p, int(i, c_size_t), co, io, l, g)
+        chunk_opt = int(co)
+        io_mode = int(io)
+        local = int(l)
+        global = int(g)
     end function
 
     integer function colldiag_plan(f, l, file_sel, mem_sel, x) result(rc)
