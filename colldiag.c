@@ -6076,6 +6076,101 @@ static void html_js_strings(FILE *o, const cd_strtab *t)
     fputc(']', o);
 }
 
+/* One chunk grid: every rank's touched chunks merged by index (ds >= 0: dataset ds's only, in a
+   multi-dataset call), drawn by the page's script into the element with this id. */
+static void report_html_grid(FILE *o, const cd_rep *r, const char *id, int grid_rank, const uint64_t *grid, int chunk_opt, int ds)
+{
+    /* merge every rank's touched chunks (of dataset ds) by index */
+    uint64_t total = 0, nu = 0;
+    for (uint64_t i = 0; i < r->off[r->P]; i++) total += ds < 0 || r->ci[i].dataset == ds;
+    if (total == 0 && ds >= 0) return;
+    cd_html_ref *ref = cd_malloc((size_t)total * sizeof *ref);
+    cd_html_chunk *ch = cd_malloc((size_t)total * sizeof *ch);
+    cd_strtab why = {0}, rl = {0};
+    if (!ref || !ch) {
+        fprintf(o, "<p>Out of memory for the chunk grid (%" PRIu64 " chunk entries).</p>\n", total);
+        cd_free(ref);
+        cd_free(ch);
+        return;
+    }
+    uint64_t nref = 0;
+    for (int p = 0; p < r->P; p++)
+        for (uint64_t i = r->off[p]; i < r->off[p + 1]; i++)
+            if (ds < 0 || r->ci[i].dataset == ds) ref[nref++] = (cd_html_ref){r->ci[i].index, p, i};
+    qsort(ref, (size_t)total, sizeof *ref, html_ref_cmp);
+    for (uint64_t i = 0; i < total;) {
+        uint64_t j = i;
+        cd_html_chunk *c = &ch[nu++];
+        const colldiag_chunk_info *ci = &r->ci[ref[i].pos];
+        memset(c, 0, sizeof *c);
+        c->idx = ref[i].idx;
+        c->addr = ci->addr;
+        c->owner = ci->owner;
+        c->coll = ci->collective;
+        c->first = ref[i].rank;
+        char list[160];
+        int ll = 0;
+        list[0] = 0;
+        for (; j < total && ref[j].idx == c->idx; j++) {
+            c->nelem += r->ci[ref[j].pos].nelem;
+            if (c->nproc < 8) ll += snprintf(list + ll, sizeof list - (size_t)ll, "%s%d", c->nproc ? "," : "", ref[j].rank);
+            c->nproc++;
+        }
+        if (c->nproc > 8) snprintf(list + ll, sizeof list - (size_t)ll, ",... (%d ranks)", c->nproc);
+        c->rl = c->nproc > 1 ? strtab_id(&rl, list) : -1;
+        colldiag_chunk_info tmp = *ci;
+        tmp.nproc = c->nproc;
+        char reason[256];
+        chunk_reason(&r->h[ref[i].rank], &tmp, r->P, reason, sizeof reason);
+        c->why = strtab_id(&why, reason);
+        i = j;
+    }
+    uint64_t omitted = 0;
+    for (int p = 0; p < r->P; p++) omitted += r->h[p].nchunks - r->h[p].sent;
+    if (ds >= 0) fprintf(o, "<h3>Chunk grid of dataset %d</h3><p>%" PRIu64 " chunks touched; grid ", ds, nu);
+    else fprintf(o, "<h3>Chunk grid</h3><p>%" PRIu64 " chunks touched; grid ", nu);
+    for (int d = 0; d < grid_rank; d++) fprintf(o, "%s%" PRIu64, d ? " &times; " : "", grid[d]);
+    if (omitted) fprintf(o, "; %" PRIu64 " chunk entries beyond the report's limit are not drawn", omitted);
+    fprintf(o, ". Hover or click a chunk for its details.</p>\n<p class=\"legend\"><span style=\"background:rgb(60,170,80)\"></span>collective, "
+               "one rank<span style=\"background:rgb(20,80,40)\"></span>collective, all ranks<span style=\"background:rgb(230,120,40)\">"
+               "</span>independent<span style=\"background:rgb(232,232,232)\"></span>untouched%s</p>\n",
+            chunk_opt == COLLDIAG_MPIO_CHUNK_AGGREGATE ? " (aggregation: one colour per owner rank)" : "");
+    fprintf(o, "<div id=\"%s\"><div class=\"grid\"><div><canvas></canvas><br><input type=\"range\" min=\"0\" value=\"0\"> <span class=\"slicelabel\"></span>"
+               "</div><div class=\"info\">(chunk details)</div></div>\n<div class=\"cd-stats\" hidden></div></div>\n", id);
+    /* the data, for the script: index and address deltas, mode letters, counts, ranks, reasons */
+    fprintf(o, "<script>cdAdd({id:\"%s\",P:%d,G:[", id, r->P);
+    for (int d = 0; d < grid_rank; d++) fprintf(o, "%s%" PRIu64, d ? "," : "", grid[d]);
+    fprintf(o, "],\nT:[");
+    for (uint64_t k = 0; k < nu; k++) fprintf(o, "%s%" PRIu64, k ? "," : "", ch[k].idx - (k ? ch[k - 1].idx : 0));
+    fprintf(o, "],\nA:[");
+    for (uint64_t k = 0; k < nu; k++) fprintf(o, "%s%lld", k ? "," : "", (long long)(ch[k].addr - (k ? ch[k - 1].addr : 0)));
+    fprintf(o, "],\nS:\"");
+    for (uint64_t k = 0; k < nu; k++) fputc(ch[k].coll ? 'C' : 'I', o);
+    fprintf(o, "\",\nN:[");
+    for (uint64_t k = 0; k < nu; k++) fprintf(o, "%s%d", k ? "," : "", ch[k].nproc);
+    fprintf(o, "],\nE:[");
+    for (uint64_t k = 0; k < nu; k++) fprintf(o, "%s%" PRIu64, k ? "," : "", ch[k].nelem);
+    fprintf(o, "],\nR:[");
+    for (uint64_t k = 0; k < nu; k++) fprintf(o, "%s%d", k ? "," : "", ch[k].rl < 0 ? ch[k].first : -ch[k].rl - 1);
+    fprintf(o, "],\nY:[");
+    for (uint64_t k = 0; k < nu; k++) fprintf(o, "%s%d", k ? "," : "", ch[k].why);
+    fprintf(o, "],\n");
+    if (chunk_opt == COLLDIAG_MPIO_CHUNK_AGGREGATE) {
+        fprintf(o, "O:[");
+        for (uint64_t k = 0; k < nu; k++) fprintf(o, "%s%d", k ? "," : "", ch[k].owner);
+        fprintf(o, "],\n");
+    }
+    fprintf(o, "RL:");
+    html_js_strings(o, &rl);
+    fprintf(o, ",\nW:");
+    html_js_strings(o, &why);
+    fprintf(o, "});</script>\n");
+    strtab_free(&why);
+    strtab_free(&rl);
+    cd_free(ref);
+    cd_free(ch);
+}
+
 static void report_html_section(FILE *o, const cd_rep *r, const colldiag_xfer *x, const char *title, const char *verdict, int seq)
 {
     const cd_rep_hdr *h0 = &r->h[0];
@@ -6123,91 +6218,37 @@ static void report_html_section(FILE *o, const cd_rep *r, const colldiag_xfer *x
         fprintf(o, "%s.<br>", k >= 32 ? ",..." : "");
     }
     fprintf(o, "</p>\n");
-    if (h0->grid_rank < 1) { fprintf(o, "<p>Not chunked: no chunk grid.</p></section>\n"); return; }
-    /* merge every rank's touched chunks by index */
-    uint64_t total = r->off[r->P], nu = 0;
-    cd_html_ref *ref = cd_malloc((size_t)total * sizeof *ref);
-    cd_html_chunk *ch = cd_malloc((size_t)total * sizeof *ch);
-    cd_strtab why = {0}, rl = {0};
-    if (!ref || !ch) {
-        fprintf(o, "<p>Out of memory for the chunk grid (%" PRIu64 " chunk entries).</p></section>\n", total);
-        cd_free(ref);
-        cd_free(ch);
+    if (r->nds && x && x->nds == r->nds) { /* a multi-dataset call: the datasets, then one grid per chunked dataset */
+        fprintf(o, "<h3>%" PRIu64 " datasets in this call</h3><table class=\"datasets\"><tr><th>dataset</th><th>rank</th><th>chunk_opt</th>"
+                   "<th>io_mode</th><th>local cause</th><th>global cause</th></tr>\n", r->nds);
+        for (uint64_t d = 0; d < r->nds; d++) {
+            int same = 1;
+            for (int p = 1; p < r->P; p++) same &= !memcmp(&r->ds[(uint64_t)p * r->nds + d], &r->ds[d], sizeof r->ds[d]);
+            for (int p = 0; p < (same ? 1 : r->P); p++) {
+                const cd_rep_ds *b = &r->ds[(uint64_t)p * r->nds + d];
+                char who[16];
+                snprintf(who, sizeof who, "%d", p);
+                fprintf(o, "<tr class=\"dataset\"><td>%" PRIu64 "</td><td>%s</td><td>%s</td><td>%s</td><td>0x%x</td><td>0x%x</td></tr>\n", d,
+                        same ? "every" : who, colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)b->chunk_opt),
+                        colldiag_io_mode_name((colldiag_actual_io_mode_t)b->io_mode), b->local, b->global);
+            }
+        }
+        fprintf(o, "</table>\n");
+        for (uint64_t d = 0; d < r->nds; d++) {
+            const cd_dsres *ds = &x->dsr[d];
+            if (ds->grid_rank < 1) continue;
+            char id[48];
+            snprintf(id, sizeof id, "cd%d_ds%" PRIu64, seq, d);
+            report_html_grid(o, r, id, ds->grid_rank, ds->grid, r->ds[d].chunk_opt, (int)d);
+        }
+        fprintf(o, "</section>\n");
         return;
     }
-    for (int p = 0; p < r->P; p++)
-        for (uint64_t i = r->off[p]; i < r->off[p + 1]; i++) ref[i] = (cd_html_ref){r->ci[i].index, p, i};
-    qsort(ref, (size_t)total, sizeof *ref, html_ref_cmp);
-    for (uint64_t i = 0; i < total;) {
-        uint64_t j = i;
-        cd_html_chunk *c = &ch[nu++];
-        const colldiag_chunk_info *ci = &r->ci[ref[i].pos];
-        memset(c, 0, sizeof *c);
-        c->idx = ref[i].idx;
-        c->addr = ci->addr;
-        c->owner = ci->owner;
-        c->coll = ci->collective;
-        c->first = ref[i].rank;
-        char list[160];
-        int ll = 0;
-        list[0] = 0;
-        for (; j < total && ref[j].idx == c->idx; j++) {
-            c->nelem += r->ci[ref[j].pos].nelem;
-            if (c->nproc < 8) ll += snprintf(list + ll, sizeof list - (size_t)ll, "%s%d", c->nproc ? "," : "", ref[j].rank);
-            c->nproc++;
-        }
-        if (c->nproc > 8) snprintf(list + ll, sizeof list - (size_t)ll, ",... (%d ranks)", c->nproc);
-        c->rl = c->nproc > 1 ? strtab_id(&rl, list) : -1;
-        colldiag_chunk_info tmp = *ci;
-        tmp.nproc = c->nproc;
-        char reason[256];
-        chunk_reason(&r->h[ref[i].rank], &tmp, r->P, reason, sizeof reason);
-        c->why = strtab_id(&why, reason);
-        i = j;
-    }
-    uint64_t omitted = 0;
-    for (int p = 0; p < r->P; p++) omitted += r->h[p].nchunks - r->h[p].sent;
-    fprintf(o, "<h3>Chunk grid</h3><p>%" PRIu64 " chunks touched; grid ", nu);
-    for (int d = 0; d < h0->grid_rank; d++) fprintf(o, "%s%" PRIu64, d ? " &times; " : "", h0->grid[d]);
-    if (omitted) fprintf(o, "; %" PRIu64 " chunk entries beyond the report's limit are not drawn", omitted);
-    fprintf(o, ". Hover or click a chunk for its details.</p>\n<p class=\"legend\"><span style=\"background:rgb(60,170,80)\"></span>collective, "
-               "one rank<span style=\"background:rgb(20,80,40)\"></span>collective, all ranks<span style=\"background:rgb(230,120,40)\">"
-               "</span>independent<span style=\"background:rgb(232,232,232)\"></span>untouched%s</p>\n",
-            h0->chunk_opt == COLLDIAG_MPIO_CHUNK_AGGREGATE ? " (aggregation: one colour per owner rank)" : "");
-    fprintf(o, "<div class=\"grid\"><div><canvas></canvas><br><input type=\"range\" min=\"0\" value=\"0\"> <span class=\"slicelabel\"></span>"
-               "</div><div class=\"info\">(chunk details)</div></div>\n<div class=\"cd-stats\" hidden></div>\n");
-    /* the data, for the script: index and address deltas, mode letters, counts, ranks, reasons */
-    fprintf(o, "<script>cdAdd({id:\"cd%d\",P:%d,G:[", seq, r->P);
-    for (int d = 0; d < h0->grid_rank; d++) fprintf(o, "%s%" PRIu64, d ? "," : "", h0->grid[d]);
-    fprintf(o, "],\nT:[");
-    for (uint64_t k = 0; k < nu; k++) fprintf(o, "%s%" PRIu64, k ? "," : "", ch[k].idx - (k ? ch[k - 1].idx : 0));
-    fprintf(o, "],\nA:[");
-    for (uint64_t k = 0; k < nu; k++) fprintf(o, "%s%lld", k ? "," : "", (long long)(ch[k].addr - (k ? ch[k - 1].addr : 0)));
-    fprintf(o, "],\nS:\"");
-    for (uint64_t k = 0; k < nu; k++) fputc(ch[k].coll ? 'C' : 'I', o);
-    fprintf(o, "\",\nN:[");
-    for (uint64_t k = 0; k < nu; k++) fprintf(o, "%s%d", k ? "," : "", ch[k].nproc);
-    fprintf(o, "],\nE:[");
-    for (uint64_t k = 0; k < nu; k++) fprintf(o, "%s%" PRIu64, k ? "," : "", ch[k].nelem);
-    fprintf(o, "],\nR:[");
-    for (uint64_t k = 0; k < nu; k++) fprintf(o, "%s%d", k ? "," : "", ch[k].rl < 0 ? ch[k].first : -ch[k].rl - 1);
-    fprintf(o, "],\nY:[");
-    for (uint64_t k = 0; k < nu; k++) fprintf(o, "%s%d", k ? "," : "", ch[k].why);
-    fprintf(o, "],\n");
-    if (h0->chunk_opt == COLLDIAG_MPIO_CHUNK_AGGREGATE) {
-        fprintf(o, "O:[");
-        for (uint64_t k = 0; k < nu; k++) fprintf(o, "%s%d", k ? "," : "", ch[k].owner);
-        fprintf(o, "],\n");
-    }
-    fprintf(o, "RL:");
-    html_js_strings(o, &rl);
-    fprintf(o, ",\nW:");
-    html_js_strings(o, &why);
-    fprintf(o, "});</script>\n</section>\n");
-    strtab_free(&why);
-    strtab_free(&rl);
-    cd_free(ref);
-    cd_free(ch);
+    if (h0->grid_rank < 1) { fprintf(o, "<p>Not chunked: no chunk grid.</p></section>\n"); return; }
+    char id[32];
+    snprintf(id, sizeof id, "cd%d_grid", seq);
+    report_html_grid(o, r, id, h0->grid_rank, h0->grid, h0->chunk_opt, -1);
+    fprintf(o, "</section>\n");
 }
 
 /* head: write the page head first (a new page); title/verdict: the call's heading and, from the HDF5

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The HTML report in a real browser (Debian's chromium, headless): the RFC example's page (a section per
 # collective call, against the JSON lines of the same run) and a 262,144-chunk 3-D call planned with
-# multi-chunk and with aggregation (tests/html_large.c), whose counts the test computes itself. For
+# multi-chunk and with aggregation (tests/html_large.c), whose counts the test computes itself, and a
+# multi-dataset call's page (examples/timestep.c: a grid per chunked dataset). For
 # each page: the DOM after the script ran (chunk counts, rank rows), no JavaScript error on the
 # console, a screenshot that is not blank and shows the expected colours. Skipped, with a message,
 # where chromium is not installed.
@@ -88,4 +89,19 @@ probe "$T/large_multi.html" $idx "^<div class=\"info\">chunk $idx ($cz,0,5)" "^r
 echo "large: hover details of chunk $idx (rank 0 has $e0 of its planes) checked"
 chrome "$T/large_multi.html" --screenshot="$T/large.png" --window-size=1200,1000 >/dev/null
 python3 tests/png_check.py "$T/large.png" 10000 230,120,40 || { echo "FAIL large screenshot"; fail=1; }
+
+# 3. many datasets in one call (examples/timestep.c, 3 ranks): its 12 variables are 8 2-D chunked
+# (3*48 x 40 in 16 x 20 chunks: 9 x 2 = 18 chunks, every one drawn), 3 3-D chunked (3*48 x 40 x 6 in
+# 16 x 20 x 6: 18 chunks in 9 slices of 2) and 1 contiguous. Its write_multi and read_multi sections
+# each list 12 datasets (the same on every rank) and draw 11 grids; its 12 single calls draw 11 more.
+COLLDIAG_REPORT=html:$T/ts.html $RUN -n 3 $PASS "$B/timestep" "$T/ts.bin" >/dev/null 2>&1 || { echo "FAIL timestep (html)"; fail=1; }
+chrome "$T/ts.html" --dump-dom >"$T/ts.dom"
+no_js_errors timestep
+grids=$(grep -o '<div id="cd[0-9]*_ds[0-9]*"' "$T/ts.dom" | wc -l)
+rows=$(grep -c '<tr class="dataset"><td>[0-9]*</td><td>every' "$T/ts.dom")
+t18=$(grep -o 'data-touched="18"' "$T/ts.dom" | wc -l); touched=$(grep -o 'data-touched=' "$T/ts.dom" | wc -l)
+d18=$(grep -o 'data-drawn="18"' "$T/ts.dom" | wc -l); d2=$(grep -o 'data-drawn="2"' "$T/ts.dom" | wc -l)
+echo "timestep: $grids dataset grids (expected 22), $rows dataset rows (24), grids touching 18 chunks $t18 of $touched (33), drawn 18: $d18 (24), drawn 2: $d2 (9)"
+[ "$grids" = 22 ] && [ "$rows" = 24 ] && [ "$t18" = 33 ] && [ "$touched" = 33 ] && [ "$d18" = 24 ] && [ "$d2" = 9 ] \
+    || { echo "FAIL timestep page"; fail=1; }
 exit $fail
