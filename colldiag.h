@@ -236,7 +236,12 @@ const char *colldiag_xfer_errmsg(const colldiag_xfer *x);    /* message of the l
    (0, MPI_BYTE, MPI_BYTE, "native") after every call. Chunks whose table address is -1: a read
    returns zeros for them, a write fails (COLLDIAG_ERR_ARG). Reading or writing a filtered layout
    fails with COLLDIAG_ERR_UNSUPPORTED (writes also report cause FILTERS). Compact data is stored
-   row-major at its address, like contiguous. */
+   row-major at its address, like contiguous.
+   One rank's bad argument (a NULL or foreign layout or selection, a NULL buffer, a selection that does
+   not fit, settings that differ) fails the call on every rank, the others with COLLDIAG_ERR_PEER
+   naming it. The two exceptions are f and x themselves: f carries the communicator and x whether the
+   call is collective at all, so a rank passing NULL for either cannot know whether the others wait
+   for it; it returns COLLDIAG_ERR_ARG at once (like an invalid file or DXPL id in HDF5). */
 int colldiag_write(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *file_sel,
                    const colldiag_sel *mem_sel /* NULL = packed */, const void *buf, colldiag_xfer *x);
 int colldiag_read(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *file_sel,
