@@ -14,7 +14,8 @@
  * refuse on every rank. Extendible datasets grow between rounds (H5Dset_extent): the cached chunk
  * addresses must follow. Then both files are compared element by element with the image this program
  * computed itself (every element's value is a function of the round and its index, so every rank knows
- * what every rank wrote), and random reads of file B go through colldiag_h5_read and H5Dread into
+ * what every rank wrote; a twin dataset in each file gets the same writes, in file B half the rounds in
+ * one colldiag_h5_write_multi call with the dataset), and random reads of file B go through colldiag_h5_read and H5Dread into
  * buffers prefilled alike: every byte of the two buffers must match. Any difference prints the case
  * and exits 1; every rank checks its own buffers and the outcome is agreed. --strict-hdf5 1 also fails
  * when HDF5's own file differs from the image (ROMIO: see docs/hdf5.md). */
@@ -90,11 +91,11 @@ static hid_t open_file(const char *path, const dcase *c, int create)
     return f;
 }
 
-static hid_t make_dataset(hid_t f, const dcase *c)
+static hid_t make_dataset(hid_t f, const dcase *c, const char *name)
 {
     hid_t sp = H5Screate_simple(c->rank, c->dims, c->maxd), dcpl = H5Pcreate(H5P_DATASET_CREATE);
     if (c->chunked) H5Pset_chunk(dcpl, c->rank, c->chunk);
-    hid_t d = H5Dcreate2(f, "d", c->type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    hid_t d = H5Dcreate2(f, name, c->type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     H5Sclose(sp);
     H5Pclose(dcpl);
     return d;
@@ -257,6 +258,7 @@ static hid_t draw_dxpl(int *collective)
 }
 
 static int strict_hdf5;
+static long n_multi, n_multi_acc; /* write rounds through colldiag_h5_write_multi, and those colldiag moved */
 static long n_hdf5_bad_sel, n_both_wrong, n_hdf5_read_wrong, n_hdf5_wrong, n_acc, n_fallback, n_calls, n_coll_eligible, n_coll_acc;
 
 /* A round every rank skips after drawing it: counted, its handles closed. */
@@ -299,8 +301,12 @@ static int run_case(long cs, uint64_t seed, const char *dir)
     snprintf(pa, sizeof pa, "%s/fuzz_h5_a.h5", dir);
     snprintf(pb, sizeof pb, "%s/fuzz_h5_b.h5", dir);
     hid_t fa = open_file(pa, &c, 1), fb = open_file(pb, &c, 1);
-    hid_t da = make_dataset(fa, &c), db = make_dataset(fb, &c);
-    if (fa < 0 || fb < 0 || da < 0 || db < 0) { printf("case %ld: cannot create the files\n", cs); return 1; }
+    hid_t da = make_dataset(fa, &c, "d"), db = make_dataset(fb, &c, "d");
+    /* a twin of the dataset in each file, written with the same arguments every round: by HDF5 in
+       file A and, in the rounds drawn for it, together with "d" in one colldiag_h5_write_multi call in
+       file B (HDF5 1.14's H5Dwrite_multi on 1.10), else by HDF5 */
+    hid_t ta = make_dataset(fa, &c, "t"), tb = make_dataset(fb, &c, "t");
+    if (fa < 0 || fb < 0 || da < 0 || db < 0 || ta < 0 || tb < 0) { printf("case %ld: cannot create the files\n", cs); return 1; }
     unsigned char *img = calloc(MAXE * 8, 1), *tmp = calloc(MAXE * 8, 1), *buf = malloc(MAXE * 8 * 3), *bu2 = malloc(MAXE * 8 * 3);
     int *owner = malloc(MAXE * sizeof *owner);
     uint64_t *lin = malloc(MAXE * sizeof *lin);
@@ -328,6 +334,8 @@ static int run_case(long cs, uint64_t seed, const char *dir)
                 memcpy(c.dims, nd, sizeof nd);
                 H5Dset_extent(da, c.dims);
                 H5Dset_extent(db, c.dims);
+                H5Dset_extent(ta, c.dims);
+                H5Dset_extent(tb, c.dims);
             }
         }
         const uint64_t n = nelem(c.rank, c.dims);
@@ -380,8 +388,9 @@ static int run_case(long cs, uint64_t seed, const char *dir)
         int coll;
         hid_t dxpl = draw_dxpl(&coll);
         if (getenv("FUZZ_H5_VERBOSE"))
-            printf("case %ld write %d rank %d: %llu elements, selection kind %d, memory %d, conv %d, %s\n", cs, r, me, (unsigned long long)mycnt, mykind,
-                   mshape, conv, coll ? "collective" : "independent");
+            printf("case %ld write %d rank %d: %llu elements, selection kind %d, memory %d, conv %d, %s%s\n", cs, r, me, (unsigned long long)mycnt,
+                   mykind, mshape, conv, coll ? "collective" : "independent",
+                   mix(seed * 131u + (uint64_t)cs * 1009u + (uint64_t)r) % 2 == 0 ? ", write_multi" : "");
         if (hdf5_refuses(da, mt, msp, mine, melems * c.es)) {
             skip_round(mt, dxpl, msp, mine);
             continue;
@@ -391,12 +400,29 @@ static int run_case(long cs, uint64_t seed, const char *dir)
            go through MPI-IO's data sieving (read-modify-write), which ompio does without locks */
         herr_t ha = 0, hb = 0;
         int rc = 0;
+        /* drawn outside the case's generator, so that the replayed cases keep their selections */
+        const int multi = mix(seed * 131u + (uint64_t)cs * 1009u + (uint64_t)r) % 2 == 0;
         for (int q = 0; q < (coll ? 1 : np); q++) {
             if (!coll) MPI_Barrier(MPI_COMM_WORLD);
             if (!coll && q != me) continue;
             ha = H5Dwrite(da, mt, msp, mine, dxpl, buf);
-            rc = colldiag_h5_write(db, mt, msp, mine, dxpl, buf, x);
-            hb = rc ? H5Dwrite(db, mt, msp, mine, dxpl, buf) : 0;
+            if (ha >= 0) ha = H5Dwrite(ta, mt, msp, mine, dxpl, buf);
+            if (multi) {
+                const hid_t ds2[2] = {db, tb}, mt2[2] = {mt, mt}, ms2[2] = {msp, msp}, fs2[2] = {mine, mine};
+                const void *b2[2] = {buf, buf};
+                rc = colldiag_h5_write_multi(2, ds2, mt2, ms2, fs2, dxpl, b2, x);
+                hb = rc ? H5Dwrite(db, mt, msp, mine, dxpl, buf) : 0;
+                if (rc && hb >= 0) hb = H5Dwrite(tb, mt, msp, mine, dxpl, buf);
+                /* all or nothing: one engine for both datasets, on every rank */
+                n_multi++;
+                if (!rc) n_multi_acc++;
+            } else { /* the twin as the dataset: colldiag, HDF5 when it says no (the engines agree: same arguments) */
+                rc = colldiag_h5_write(db, mt, msp, mine, dxpl, buf, x);
+                hb = rc ? H5Dwrite(db, mt, msp, mine, dxpl, buf) : 0;
+                const int rt = colldiag_h5_write(tb, mt, msp, mine, dxpl, buf, x);
+                if (rt && hb >= 0) hb = H5Dwrite(tb, mt, msp, mine, dxpl, buf);
+                if (!rt != !rc) { printf("case %ld round %d rank %d: the twin's call took the other engine\n", cs, r, me); bad = 1; }
+            }
         }
         if (!coll) MPI_Barrier(MPI_COMM_WORLD);
         if (rc && getenv("FUZZ_H5_VERBOSE")) printf("case %ld write %d rank %d: HDF5 runs it: %s\n", cs, r, me, colldiag_xfer_errmsg(x));
@@ -404,7 +430,8 @@ static int run_case(long cs, uint64_t seed, const char *dir)
         if (rc) n_fallback++;
         else n_acc++;
         if (rc && rc != COLLDIAG_ERR_UNSUPPORTED && rc != COLLDIAG_ERR_PEER) {
-            printf("case %ld round %d rank %d: colldiag_h5_write returned %s: %s\n", cs, r, me, colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+            printf("case %ld round %d rank %d: colldiag_h5_write%s returned %s: %s\n", cs, r, me, multi ? "_multi" : "", colldiag_strerror(rc),
+                   colldiag_xfer_errmsg(x));
             bad = 1;
         }
         if (ha < 0 || hb < 0) { printf("case %ld round %d rank %d: H5Dwrite failed\n", cs, r, me); bad = 1; }
@@ -431,14 +458,18 @@ static int run_case(long cs, uint64_t seed, const char *dir)
     MPI_Barrier(MPI_COMM_WORLD);
     /* both files against the image, every element, on every rank */
     const uint64_t n = nelem(c.rank, c.dims);
-    for (int which = 0, bad0 = bad; which < 2 && !bad0; which++) {
+    for (int w4 = 0, bad0 = bad; w4 < 4 && !bad0; w4++) {
+        const int which = w4 & 1; /* 0: file A, 1: file B; w4 >= 2: the twins */
         memset(buf, 0x5a, n * c.es);
-        if (H5Dread(which ? db : da, c.type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) { printf("case %ld: H5Dread failed\n", cs); bad = 1; }
+        if (H5Dread(w4 == 0 ? da : w4 == 1 ? db : w4 == 2 ? ta : tb, c.type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+            printf("case %ld: H5Dread failed\n", cs);
+            bad = 1;
+        }
         for (uint64_t k = 0, shown = 0; k < n; k++)
             if (memcmp(buf + k * c.es, img + k * c.es, c.es)) {
                 if (shown++ < 3)
-                    printf("case %ld rank %d: file %s element %llu differs from the image\n", cs, me, which ? "B (colldiag)" : "A (HDF5)",
-                           (unsigned long long)k);
+                    printf("case %ld rank %d: file %s%s element %llu differs from the image\n", cs, me, which ? "B (colldiag)" : "A (HDF5)",
+                           w4 >= 2 ? ", the twin," : "", (unsigned long long)k);
                 /* HDF5's own file is the check on this program's image; under ROMIO HDF5 1.10.8 itself has
                    been seen to miss it (see docs), so without --strict-hdf5 that is counted, not failed */
                 if (which || strict_hdf5) bad = 1;
@@ -556,6 +587,8 @@ static int run_case(long cs, uint64_t seed, const char *dir)
     colldiag_h5_forget(fb);
     H5Dclose(da);
     H5Dclose(db);
+    H5Dclose(ta);
+    H5Dclose(tb);
     H5Fclose(fa);
     H5Fclose(fb);
     colldiag_xfer_free(x);
@@ -595,8 +628,9 @@ int main(int argc, char **argv)
         if (stop) break;
         fail = run_case(cs, seed, dir);
     }
-    long t[9] = {n_calls, n_acc, n_fallback, n_coll_eligible, n_coll_acc, n_hdf5_wrong, n_hdf5_read_wrong, n_both_wrong, n_hdf5_bad_sel}, s[9];
-    MPI_Reduce(t, s, 9, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    long t[11] = {n_calls, n_acc, n_fallback, n_coll_eligible, n_coll_acc, n_hdf5_wrong, n_hdf5_read_wrong, n_both_wrong, n_hdf5_bad_sel,
+                  n_multi, n_multi_acc}, s[11];
+    MPI_Reduce(t, s, 11, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     /* HDF5 1.10.8 can build a union of overlapping boxes with blocks outside the extent (3-D, e.g.
        {1}x[7,9]x[0,4] | {1}x[0,2]x[0,4] | {1}x[0,9]x[0,4] in 2x14x5 gives a block [7,16] in dim 1);
        H5Dwrite then fails on that rank alone and the others hang in HDF5's collective call, so such
@@ -609,6 +643,7 @@ int main(int argc, char **argv)
         printf("fuzz_h5 seed %llu: %ld cases on %d ranks, %s; %ld rank-calls: %ld through colldiag, %ld through HDF5; "
                "collective calls of equal types: %ld of %ld through colldiag\n",
                (unsigned long long)seed, cs - first, np, fail ? "FAILED" : "every byte equal", s[0], s[1], s[2], s[4], s[3]);
+    if (me == 0) printf("fuzz_h5: %ld rank-calls wrote two datasets with colldiag_h5_write_multi, %ld of them through colldiag\n", s[9], s[10]);
     /* most eligible collective calls must have gone through colldiag, or the test proves little */
     if (!fail && me == 0 && s[3] > 20 && s[4] * 2 < s[3]) {
         printf("fuzz_h5: only %ld of %ld eligible collective rank-calls ran through colldiag\n", s[4], s[3]);
