@@ -116,8 +116,9 @@ $(B)/test_fortran: tests/test_fortran.f90 $(B)/colldiag_f.o $(B)/colldiag.o
 $(B)/test_h5plan: tests/test_h5plan.c $(B)/colldiag_h5.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. -Itests $< $(B)/colldiag_h5.o $(H5LIBS) -o $@
 # colldiag_h5_write/read's named cases: the index reader on every index type, faults (tests/check.sh)
-$(B)/test_h5accel: tests/test_h5accel.c $(B)/colldiag_h5.o colldiag.h
-	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. -Itests $< $(B)/colldiag_h5.o $(H5LIBS) -o $@
+# (it includes colldiag.c itself, with the counting allocator of tests/count_alloc.h)
+$(B)/test_h5accel: tests/test_h5accel.c tests/count_alloc.h colldiag.c colldiag.h | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. -Itests $< $(H5LIBS) -o $@
 # colldiag_h5_write/read against HDF5's own H5Dwrite/H5Dread, every byte (tests/check.sh)
 $(B)/fuzz_h5: tests/fuzz_h5.c $(B)/colldiag_h5.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< $(B)/colldiag_h5.o $(H5LIBS) -o $@
@@ -231,8 +232,8 @@ $(A)/fuzz_io: tests/fuzz_io.c tests/scenario_run.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -I. -Itests $< colldiag.c -o $@
 $(A)/test_multi: tests/test_multi.c tests/pmpi_count.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -I. -Itests $< tests/pmpi_count.c colldiag.c -o $@
-$(A)/test_h5accel: tests/test_h5accel.c colldiag.c colldiag.h | $(A)
-	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) $(H5CFLAGS) -I. -Itests $< colldiag.c $(H5LIBS) -o $@
+$(A)/test_h5accel: tests/test_h5accel.c tests/count_alloc.h colldiag.c colldiag.h | $(A)
+	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) $(H5CFLAGS) -I. -Itests $< $(H5LIBS) -o $@
 $(A)/rfc_modes: examples/rfc_modes.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -I. $< colldiag.c -o $@
 $(A)/fuzz_map: tests/fuzz_map.c colldiag.c colldiag.h | $(A)
@@ -283,6 +284,8 @@ check-valgrind: build/openmpi/test_io build/openmpi/test_errors build/openmpi/sc
 	  -x COLLDIAG_REPORT $(VG) openmpi/rfc_modes >/dev/null
 	cd build && COLLDIAG_REPORT=json:vg_preload.jsonl OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 \
 	  -x COLLDIAG_REPORT -x LD_PRELOAD=$(CURDIR)/build/openmpi/libcolldiag_preload.so $(VG) openmpi/h5_client vg_client.h5 vg_client.jsonl >/dev/null
+	cd build && COLLDIAG_ACCELERATE=1 COLLDIAG_REPORT=json:vg_accel.jsonl OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 \
+	  -x COLLDIAG_ACCELERATE -x COLLDIAG_REPORT -x LD_PRELOAD=$(CURDIR)/build/openmpi/libcolldiag_preload.so $(VG) openmpi/h5_client vg_accel.h5 vg_accel.jsonl >/dev/null
 	$(MAKE) -s MPI=mpich build/mpich/test_errors build/mpich/test_io
 	mpirun.mpich -n 2 $(VG) build/mpich/test_errors quick
 	mpirun.mpich -n 2 $(VG) build/mpich/test_io quick

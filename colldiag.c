@@ -766,6 +766,75 @@ int colldiag_sel_select_elements(colldiag_sel *s, colldiag_seloper_t op, uint64_
 
 enum { STORE_CONTIG = 0, STORE_CHUNKED = 1, STORE_COMPACT = 2 };
 
+/* An address a lazy layout does not hold yet: mapping records it, map_resolve replaces it. */
+#define CD_ADDR_PENDING ((MPI_Offset)-2)
+
+/* Finds the addresses of n chunks (idx ascending, distinct) into addr (-1: not allocated). 0, or -1
+   with the reason in why. Local: it may read the file, never communicate. */
+typedef int (*cd_resolve_fn)(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, char *why, size_t wl);
+
+/* The resolved addresses of a lazy layout: open addressing (linear probing, at most half full), keys
+   stored + 1 so that 0 is an empty slot. Bounded (acache_room): a cache, not a table. */
+typedef struct cd_acache {
+    uint64_t *key;
+    MPI_Offset *val;
+    uint64_t cap, n;   /* cap: a power of two, or 0 */
+} cd_acache;
+
+static uint64_t acache_slot(const cd_acache *c, uint64_t idx) { return (idx * 0x9e3779b97f4a7c15ULL) >> 7 & (c->cap - 1); }
+
+static MPI_Offset acache_get(const cd_acache *c, uint64_t idx)
+{
+    if (!c || !c->cap) return CD_ADDR_PENDING;
+    for (uint64_t s = acache_slot(c, idx);; s = (s + 1) & (c->cap - 1)) {
+        if (c->key[s] == idx + 1) return c->val[s];
+        if (!c->key[s]) return CD_ADDR_PENDING;
+    }
+}
+
+static void acache_clear(cd_acache *c)
+{
+    cd_free(c->key);
+    cd_free(c->val);
+    c->key = NULL;
+    c->val = NULL;
+    c->cap = c->n = 0;
+}
+
+/* Room for n more entries. A program whose calls wander over a huge dataset would otherwise grow the
+   cache towards the whole index: past max(65,536, 2n) entries (2 MiB) it starts again, so it holds at
+   most twice what one call touches plus a constant. -1: no memory (the cache is then empty). */
+static int acache_room(cd_acache *c, uint64_t n)
+{
+    const uint64_t limit = n * 2 > ((uint64_t)1 << 16) ? n * 2 : (uint64_t)1 << 16;
+    if (c->n + n > limit) acache_clear(c);
+    if (2 * (c->n + n) <= c->cap) return 0;
+    uint64_t cap = c->cap ? c->cap : 64;
+    while (cap < 2 * (c->n + n)) cap *= 2;
+    cd_acache g = {cd_calloc((size_t)cap, sizeof *g.key), cd_malloc((size_t)cap * sizeof *g.val), cap, 0};
+    if (!g.key || !g.val) { cd_free(g.key); cd_free(g.val); acache_clear(c); return -1; }
+    for (uint64_t i = 0; i < c->cap; i++)
+        if (c->key[i]) {
+            uint64_t s = acache_slot(&g, c->key[i] - 1);
+            while (g.key[s]) s = (s + 1) & (cap - 1);
+            g.key[s] = c->key[i];
+            g.val[s] = c->val[i];
+        }
+    g.n = c->n;
+    acache_clear(c);
+    *c = g;
+    return 0;
+}
+
+static void acache_put(cd_acache *c, uint64_t idx, MPI_Offset a)
+{
+    uint64_t s = acache_slot(c, idx);
+    while (c->key[s] && c->key[s] != idx + 1) s = (s + 1) & (c->cap - 1);
+    if (!c->key[s]) c->n++;
+    c->key[s] = idx + 1;
+    c->val[s] = a;
+}
+
 struct colldiag_layout {
     int storage;
     int rank;
@@ -780,6 +849,13 @@ struct colldiag_layout {
     MPI_Offset *addrs;                    /* table, or NULL for dense */
     uint64_t table_hash;                  /* computed once, so agreement checks stay O(1) per call */
     int filtered;
+    /* Lazy addresses (the HDF5 bridge): no table; a call's mapping asks the resolver for the chunks it
+       touches that the cache does not hold (map_resolve), so work and memory follow touched chunks,
+       never the dataset's chunk count. table_hash then names the index (same on every rank). */
+    cd_resolve_fn resolve;
+    void *rctx;
+    void (*rctx_free)(void *);
+    struct cd_acache *cache;
 };
 
 static int layout_common(const char *fn, int rank, const uint64_t *dims, size_t esize, MPI_Offset addr,
@@ -903,12 +979,36 @@ void colldiag_layout_free(colldiag_layout *l)
 {
     if (!l) return;
     cd_free(l->addrs);
+    if (l->rctx_free) l->rctx_free(l->rctx);
+    if (l->cache) acache_clear(l->cache);
+    cd_free(l->cache);
     cd_free(l);
 }
 
+#ifdef COLLDIAG_WITH_HDF5 /* only the HDF5 bridge makes lazy layouts */
+/* Makes a chunked layout lazy: resolve (which owns ctx; ctx_free frees it with the layout) finds the
+   addresses a call touches. ident names the index for the agreement: every rank must pass the same. */
+static int layout_set_resolver(colldiag_layout *l, cd_resolve_fn resolve, void *ctx, void (*ctx_free)(void *), uint64_t ident)
+{
+    l->cache = cd_calloc(1, sizeof *l->cache);
+    if (!l->cache) return -1;
+    cd_free(l->addrs);
+    l->addrs = NULL;
+    l->resolve = resolve;
+    l->rctx = ctx;
+    l->rctx_free = ctx_free;
+    l->table_hash = cd_hash_u64(0x1a2e5u, ident);
+    return 0;
+}
+#endif
+
+/* Chunk idx's address: the table's, the cache's (CD_ADDR_PENDING when a lazy layout has not resolved
+   it yet), or dense storage's. */
 static MPI_Offset layout_chunk_addr(const colldiag_layout *l, uint64_t idx)
 {
-    return l->addrs ? l->addrs[idx] : l->addr + (MPI_Offset)(idx * l->chunk_bytes);
+    if (l->addrs) return l->addrs[idx];
+    if (l->resolve) return acache_get(l->cache, idx);
+    return l->addr + (MPI_Offset)(idx * l->chunk_bytes);
 }
 
 /* Elements of chunk idx inside the dataset (edge chunks are clipped). */
@@ -931,7 +1031,7 @@ static uint64_t layout_digest(const colldiag_layout *l)
     for (int d = 0; d < l->rank; d++) h = cd_hash_u64(cd_hash_u64(h, l->dims[d]), l->cdims[d]);
     h = cd_hash_u64(h, (uint64_t)l->esize);
     h = cd_hash_u64(h, (uint64_t)l->addr);
-    h = cd_hash_u64(h, l->addrs ? l->table_hash : 0);
+    h = cd_hash_u64(h, l->addrs || l->resolve ? l->table_hash : 0);
     return cd_hash_u64(h, (uint64_t)l->filtered);
 }
 
@@ -1731,6 +1831,43 @@ static int map_build(cd_map *m, const colldiag_layout *l, const colldiag_sel *fs
     }
     map_scratch_free(m->sc);
     m->sc = NULL;
+    return rc;
+}
+
+/* A lazy layout's pending addresses (pieces come out of map_build in ascending chunk index, one per
+   chunk), found together in one call of its resolver and kept in its cache. 0; -1 with why (the
+   resolver's reason, or no memory: *nomem). Local. */
+static int map_resolve(cd_map *m, int *nomem, char *why, size_t wl)
+{
+    const colldiag_layout *l = m->l;
+    *nomem = 0;
+    if (!l || !l->resolve) return 0;
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < m->n; i++) n += m->pc[i].addr == CD_ADDR_PENDING;
+    if (!n) return 0;
+    uint64_t *idx = cd_malloc((size_t)n * sizeof *idx);
+    MPI_Offset *got = cd_malloc((size_t)n * sizeof *got);
+    int rc = 0;
+    if (!idx || !got) {
+        *nomem = 1;
+        snprintf(why, wl, "no memory for %" PRIu64 " chunk addresses", n);
+        rc = -1;
+    }
+    for (uint64_t i = 0, k = 0; !rc && i < m->n; i++)
+        if (m->pc[i].addr == CD_ADDR_PENDING) idx[k++] = m->pc[i].idx;
+    if (!rc) rc = l->resolve(l->rctx, n, idx, got, why, wl);
+    for (uint64_t i = 0, k = 0; !rc && i < m->n; i++)
+        if (m->pc[i].addr == CD_ADDR_PENDING) {
+            cd_piece *p = &m->pc[i];
+            const MPI_Offset a = got[k++];
+            p->addr = a < 0 ? -1 : a;
+            p->flags = p->addr < 0 ? (p->flags | PF_UNALLOC) : (p->flags & ~PF_UNALLOC);
+        }
+    /* no room in the cache costs nothing but a second lookup next call */
+    if (!rc && !acache_room(l->cache, n))
+        for (uint64_t k = 0; k < n; k++) acache_put(l->cache, idx[k], got[k] < 0 ? -1 : got[k]);
+    cd_free(idx);
+    cd_free(got);
     return rc;
 }
 
@@ -3430,7 +3567,8 @@ static const char *forced_by(const cd_io *io)
 
 /* Chunk-local bytes: count2 rows stride2 apart, each count runs of len bytes stride apart, in order. */
 typedef struct { uint64_t off, len, stride, count, stride2, count2; } cd_rec;
-#define AGG_HDR 3u   /* words before a piece's records: chunk index, record count, bytes */
+#define AGG_HDR 4u   /* words before a piece's records: chunk index, record count, bytes, chunk address (the
+                        sender's: an owner of a lazy layout may not have resolved a chunk it does not touch) */
 #define AGG_REC 6u   /* words per record */
 
 typedef struct {
@@ -3585,6 +3723,7 @@ static int agg_describe_piece(cd_agg_send *s, const cd_piece *p)
     const uint64_t h = s->mlen;
     s->meta[h] = p->idx;
     s->meta[h + 2] = p->nelem * io->fes;
+    s->meta[h + 3] = (uint64_t)p->addr;
     s->mlen += AGG_HDR;
     s->rec0 = s->mlen;
     s->base = p->addr;
@@ -4117,7 +4256,7 @@ static int agg_round(cd_io *io, cd_agg_state *st, const uint64_t *words, uint64_
             for (uint64_t w = rdp[2 * r]; w < rdp[2 * r] + rc_[2 * r];) {
                 cd_agg_ent *e = &o->ent[o->nent++];
                 e->idx = rmeta[w];
-                e->addr = io->l->storage == STORE_CHUNKED && e->idx < io->l->nchunks ? layout_chunk_addr(io->l, e->idx) : -1;
+                e->addr = io->l->storage == STORE_CHUNKED && e->idx < io->l->nchunks ? (MPI_Offset)rmeta[w + 3] : -1;
                 e->src = r;
                 e->hdr = rmeta + w;
                 e->doff = doff;
@@ -4727,7 +4866,11 @@ static void map_selection(cd_io *io, uint32_t cause)
     const colldiag_xfer *x = io->x;
     const int dir = io->dir;
     if (io->code || (cause & COLLDIAG_MPIO_NOT_SIMPLE_OR_SCALAR_DATASPACES)) return;
+    char why[256] = "";
+    int nomem = 0;
     if (map_build(&io->map, io->l, io->fs) || cd_inject(io, "map")) io_fail(io, COLLDIAG_ERR_NOMEM, "mapping the selection onto chunks");
+    else if (map_resolve(&io->map, &nomem, why, sizeof why))
+        io_fail(io, nomem ? COLLDIAG_ERR_NOMEM : COLLDIAG_ERR_UNSUPPORTED, "finding the chunk addresses: %s", why);
     else {
         map_trim(&io->map);
         order_by_addr(io);
@@ -6397,11 +6540,25 @@ typedef struct {
     uint64_t grid[COLLDIAG_MAX_RANK];    /* chunks per dimension over the current extent */
     uint64_t down[COLLDIAG_MAX_RANK];    /* linear index strides of the array indexes (max dims, maybe swizzled) */
     int order[COLLDIAG_MAX_RANK];        /* dimension at each linear position (the swizzle) */
-    MPI_Offset *tab;                     /* out: absolute address per chunk of the current grid, -1 none */
+    MPI_Offset *tab;                     /* out (whole-table mode): absolute address per chunk of the current
+                                            grid, -1 none */
     uint64_t ntab;
+    /* targeted mode (want != NULL): only these chunks (current-grid indices, ascending), into got; the
+       walks descend only into the blocks that can hold one of them */
+    const uint64_t *want;
+    MPI_Offset *got;
+    uint64_t nwant;
+    struct ix_ew *ew;                    /* array indexes: (element index, position in want), by element */
     uint64_t nodes;                      /* index blocks read: a bound against cycles in a damaged file */
     char why[256];                       /* the first problem */
 } ix_rd;
+
+typedef struct ix_ew { uint64_t e, pos; } ix_ew;
+static int ix_cmp_ew(const void *a, const void *b)
+{
+    const ix_ew *x = a, *y = b;
+    return x->e < y->e ? -1 : x->e > y->e;
+}
 
 static int ix_fail(ix_rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int ix_fail(ix_rd *r, const char *fmt, ...)
@@ -6418,7 +6575,8 @@ static int ix_fail(ix_rd *r, const char *fmt, ...)
 /* n bytes at relative address addr, all of them. */
 static int ix_read(ix_rd *r, uint64_t addr, void *buf, size_t n)
 {
-    if (++r->nodes > r->ntab * 4 + 4096) return ix_fail(r, "more index blocks than chunks: the index looks damaged");
+    if (++r->nodes > (r->want ? r->nwant * 8 : r->ntab * 4) + 4096)
+        return ix_fail(r, "more index blocks than chunks: the index looks damaged");
     MPI_Status st;
     int got = -1;
     if (n > (size_t)INT_MAX || addr > (uint64_t)CD_MAX_OFFSET - r->base ||
@@ -6448,6 +6606,18 @@ static unsigned char *ix_block(ix_rd *r, uint64_t addr, size_t n, const char *si
     return b;
 }
 
+/* Position of chunk idx in want, or nwant. */
+static uint64_t ix_want_pos(const ix_rd *r, uint64_t idx)
+{
+    uint64_t lo = 0, hi = r->nwant;
+    while (lo < hi) {
+        const uint64_t m = lo + (hi - lo) / 2;
+        if (r->want[m] < idx) lo = m + 1;
+        else hi = m;
+    }
+    return lo < r->nwant && r->want[lo] == idx ? lo : r->nwant;
+}
+
 /* A chunk given by its scaled coordinates (chunk units) lies at relative address a. Chunks past the
    current extent (left behind by a smaller H5Dset_extent) are not the dataset's. */
 static void ix_put_scaled(ix_rd *r, const uint64_t *s, uint64_t a)
@@ -6457,7 +6627,59 @@ static void ix_put_scaled(ix_rd *r, const uint64_t *s, uint64_t a)
         if (s[d] >= r->grid[d]) return;
         idx = idx * r->grid[d] + s[d];
     }
-    r->tab[idx] = (MPI_Offset)(r->base + a);
+    if (!r->want) { r->tab[idx] = (MPI_Offset)(r->base + a); return; }
+    const uint64_t k = ix_want_pos(r, idx);
+    if (k < r->nwant) r->got[k] = (MPI_Offset)(r->base + a);
+}
+
+/* Lexicographic order of scaled coordinates: the order of both B-trees' keys, and (for chunks inside
+   the current grid) the order of their linear indices, so want is sorted in it too. */
+static int ix_cmp_scaled(const ix_rd *r, const uint64_t *a, const uint64_t *b)
+{
+    for (int d = 0; d < r->rank; d++)
+        if (a[d] != b[d]) return a[d] < b[d] ? -1 : 1;
+    return 0;
+}
+
+/* 1 if a wanted chunk lies after lo (from lo on when lo_in; NULL: from the start) and before hi
+   (NULL: to the end). The B-tree walks descend only where this holds. Whole-table mode: always 1. */
+static int ix_want_between(const ix_rd *r, const uint64_t *lo, int lo_in, const uint64_t *hi)
+{
+    if (!r->want) return 1;
+    uint64_t a = 0, b = r->nwant, c[COLLDIAG_MAX_RANK];
+    while (lo && a < b) { /* the first wanted chunk not before lo */
+        const uint64_t m = a + (b - a) / 2;
+        uint64_t idx = r->want[m];
+        for (int d = r->rank - 1; d >= 0; d--) { c[d] = idx % r->grid[d]; idx /= r->grid[d]; }
+        const int k = ix_cmp_scaled(r, c, lo);
+        if (k < 0 || (k == 0 && !lo_in)) a = m + 1;
+        else b = m;
+    }
+    if (a >= r->nwant) return 0;
+    if (!hi) return 1;
+    uint64_t idx = r->want[a];
+    for (int d = r->rank - 1; d >= 0; d--) { c[d] = idx % r->grid[d]; idx /= r->grid[d]; }
+    return ix_cmp_scaled(r, c, hi) < 0;
+}
+
+/* First entry of ew with an element index >= e. */
+static uint64_t ix_ew_from(const ix_rd *r, uint64_t e)
+{
+    uint64_t a = 0, b = r->nwant;
+    while (a < b) {
+        const uint64_t m = a + (b - a) / 2;
+        if (r->ew[m].e < e) a = m + 1;
+        else b = m;
+    }
+    return a;
+}
+
+/* 1 if a wanted chunk is element e0 .. e0 + n - 1 of an array index (whole-table mode: always 1). */
+static int ix_want_elems(const ix_rd *r, uint64_t e0, uint64_t n)
+{
+    if (!r->want) return 1;
+    const uint64_t a = ix_ew_from(r, e0);
+    return a < r->nwant && r->ew[a].e - e0 < n;
 }
 
 /* A chunk given by its linear index over the (maybe swizzled) maximum chunk grid of the array indexes. */
@@ -6601,27 +6823,38 @@ static int ix_btree1(ix_rd *r, uint64_t addr, unsigned ndims, int depth)
     for (unsigned i = 0; i < used && !rc; i++) {
         const unsigned char *key = b + hdr + i * (ks + r->sa), *child = key + ks;
         const uint64_t ca = ix_u(child, r->sa);
+        uint64_t s[COLLDIAG_MAX_RANK], t[COLLDIAG_MAX_RANK];
+        for (int d = 0; d < r->rank; d++) s[d] = ix_u(key + 8 + 8 * (size_t)d, 8) / r->cdims[d];
         if (level > 0) {
-            rc = ix_btree1(r, ca, ndims, depth + 1);
+            /* child i holds the chunks from key i up to (not including) key i + 1; past the last child
+               nothing is trusted to bound it */
+            for (int d = 0; d < r->rank && i + 1 < used; d++) t[d] = ix_u(key + ks + r->sa + 8 + 8 * (size_t)d, 8) / r->cdims[d];
+            if (ix_want_between(r, s, 1, i + 1 < used ? t : NULL)) rc = ix_btree1(r, ca, ndims, depth + 1);
             continue;
         }
-        uint64_t s[COLLDIAG_MAX_RANK];
-        for (int d = 0; d < r->rank; d++) s[d] = ix_u(key + 8 + 8 * (size_t)d, 8) / r->cdims[d];
         if (!ix_undef(child, r->sa)) ix_put_scaled(r, s, ca);
     }
     cd_free(b);
     return rc;
 }
 
+/* Element index (linear over the maximum grid, maybe swizzled) of chunk idx of the current grid. */
+static uint64_t ix_elem_of(const ix_rd *r, uint64_t idx)
+{
+    uint64_t s[COLLDIAG_MAX_RANK], lin = 0;
+    for (int d = r->rank - 1; d >= 0; d--) { s[d] = idx % r->grid[d]; idx /= r->grid[d]; }
+    for (int k = 0; k < r->rank; k++) lin += s[r->order[k]] * r->down[k];
+    return lin;
+}
+
 /* The implicit index: chunk k (linear over the maximum grid) at index address + k x chunk bytes. */
 static int ix_implicit(ix_rd *r, uint64_t iaddr, uint64_t chunk_bytes)
 {
-    uint64_t s[COLLDIAG_MAX_RANK];
-    for (uint64_t i = 0; i < r->ntab; i++) {
-        uint64_t idx = i, lin = 0;
-        for (int d = r->rank - 1; d >= 0; d--) { s[d] = idx % r->grid[d]; idx /= r->grid[d]; }
-        for (int k = 0; k < r->rank; k++) lin += s[r->order[k]] * r->down[k];
-        r->tab[i] = (MPI_Offset)(r->base + iaddr + lin * chunk_bytes);
+    const uint64_t n = r->want ? r->nwant : r->ntab;
+    for (uint64_t i = 0; i < n; i++) {
+        const MPI_Offset a = (MPI_Offset)(r->base + iaddr + ix_elem_of(r, r->want ? r->want[i] : i) * chunk_bytes);
+        if (r->want) r->got[i] = a;
+        else r->tab[i] = a;
     }
     return 0;
 }
@@ -6629,6 +6862,13 @@ static int ix_implicit(ix_rd *r, uint64_t iaddr, uint64_t chunk_bytes)
 /* Elements (chunk addresses) of an array index: n of them from element index e0, in buf. */
 static void ix_put_elements(ix_rd *r, const unsigned char *buf, uint64_t e0, uint64_t n, uint64_t limit)
 {
+    if (r->want) { /* the wanted ones only */
+        for (uint64_t k = ix_ew_from(r, e0); k < r->nwant && r->ew[k].e - e0 < n && r->ew[k].e < limit; k++) {
+            const unsigned char *p = buf + (r->ew[k].e - e0) * r->sa;
+            if (!ix_undef(p, r->sa)) r->got[r->ew[k].pos] = (MPI_Offset)(r->base + ix_u(p, r->sa));
+        }
+        return;
+    }
     for (uint64_t i = 0; i < n && e0 + i < limit; i++)
         if (!ix_undef(buf + i * r->sa, r->sa)) ix_put_linear(r, e0 + i, ix_u(buf + i * r->sa, r->sa));
 }
@@ -6638,6 +6878,7 @@ static void ix_put_elements(ix_rd *r, const unsigned char *buf, uint64_t e0, uin
 static int ix_array_block(ix_rd *r, const char *sig, uint64_t addr, size_t prefix, uint64_t e0, uint64_t n, uint64_t pn,
                            const unsigned char *init, uint64_t ibit0, uint64_t limit)
 {
+    if (!ix_want_elems(r, e0, n)) return 0;
     if (!init) {
         unsigned char *b = ix_block(r, addr, prefix + n * r->sa + 4, sig, prefix + n * r->sa + 4);
         if (!b) return -1;
@@ -6648,8 +6889,8 @@ static int ix_array_block(ix_rd *r, const char *sig, uint64_t addr, size_t prefi
     const uint64_t np = (n + pn - 1) / pn;
     for (uint64_t k = 0; k < np; k++) {
         const uint64_t bit = ibit0 + k;
-        if (!(init[bit / 8] & (0x80u >> (bit % 8)))) continue;
         const uint64_t m = k + 1 < np ? pn : n - k * pn;
+        if (!(init[bit / 8] & (0x80u >> (bit % 8))) || !ix_want_elems(r, e0 + k * pn, m)) continue;
         const uint64_t at = addr + prefix + k * (pn * r->sa + 4);
         unsigned char *b = ix_block(r, at, m * r->sa + 4, NULL, m * r->sa + 4);
         if (!b) return -1;
@@ -6720,7 +6961,7 @@ static int ix_earray(ix_rd *r, uint64_t addr)
                 if (dn > pn) { rc = ix_fail(r, "a paged data block in an extensible array's index block"); break; }
                 rc = ix_array_block(r, "EADB", ix_u(a, r->sa), pre + aoff, ib_elmts + start + j * dn, dn, pn, NULL, 0, max_idx);
             }
-        } else if (!ix_undef(sad + (s - ib_nsblks) * r->sa, r->sa)) {
+        } else if (!ix_undef(sad + (s - ib_nsblks) * r->sa, r->sa) && ix_want_elems(r, ib_elmts + start, ndb * dn)) {
             const uint64_t npages = dn > pn ? dn / pn : 0;
             const size_t bm = npages ? (size_t)(ndb * ((npages + 7) / 8)) : 0, sn = pre + aoff + bm + ndb * r->sa + 4;
             unsigned char *sb = ix_block(r, ix_u(sad + (s - ib_nsblks) * r->sa, r->sa), sn, "EASB", sn);
@@ -6762,6 +7003,13 @@ static int ix_bt2_node(ix_rd *r, const ix_bt2 *t, uint64_t addr, uint64_t nrec, 
         if (!ix_undef(q, r->sa)) ix_put_scaled(r, s, ix_u(q, r->sa));
     }
     for (uint64_t i = 0; depth && i <= nrec && !rc; i++) {
+        /* child i holds the records between record i - 1 and record i */
+        uint64_t lo[COLLDIAG_MAX_RANK], hi[COLLDIAG_MAX_RANK];
+        for (int d = 0; d < r->rank; d++) {
+            if (i > 0) lo[d] = ix_u(b + 6 + (i - 1) * t->rec + r->sa + 8 * (size_t)d, 8);
+            if (i < nrec) hi[d] = ix_u(b + 6 + i * t->rec + r->sa + 8 * (size_t)d, 8);
+        }
+        if (!ix_want_between(r, i > 0 ? lo : NULL, 0, i < nrec ? hi : NULL)) continue;
         const unsigned char *q = b + 6 + nrec * t->rec + i * ptr;
         rc = ix_bt2_node(r, t, ix_u(q, r->sa), ix_u(q + r->sa, t->leaf_nrec_size), depth - 1);
     }
@@ -6797,18 +7045,34 @@ static int ix_btree2(ix_rd *r, uint64_t addr)
     return ix_bt2_node(r, &t, root, rn, t.depth);
 }
 
-/* The chunk addresses of dset for its current chunk grid (nchunks of them) into tab: absolute file
-   offsets, -1 for chunks not allocated. Local: no communication. 0, or -1 with the reason in why. */
-static int h5_read_chunk_index(hid_t dset, MPI_File fh, MPI_Offset *tab, uint64_t nchunks, char *why, size_t wl)
-{
-    ix_rd r;
+/* A dataset's chunk index as its object header describes it, for its current extent: what a walk
+   needs, read once per extent (the layout's resolver keeps it). Plain bytes but for r.fh, which is each
+   rank's own, so one rank can read it and send it to the others. */
+typedef struct {
+    ix_rd r;            /* fh, base, sizes, rank, chunk dims, grid, array strides (no table, no want) */
     ix_layout L;
-    memset(&r, 0, sizeof r);
-    memset(&L, 0, sizeof L);
-    r.fh = fh;
-    r.tab = tab;
-    r.ntab = nchunks;
-    for (uint64_t i = 0; i < nchunks; i++) tab[i] = -1;
+    uint64_t chunk_bytes;
+} ix_index;
+
+/* why = "<index type> index: msg" (type -1: msg alone). */
+static void ix_reason(char *why, size_t wl, int type, const char *msg)
+{
+    if (!why || !wl) return;
+    if (type >= IX_BTREE1 && type <= IX_BTREE2) snprintf(why, wl, "%s index: ", ix_names[type]);
+    else why[0] = 0;
+    const size_t k = strlen(why);
+    snprintf(why + k, wl - k, "%s", msg);
+}
+
+/* Reads dset's layout message and checks it against what HDF5 says about the dataset. Local. 0, or -1
+   with the reason in why. */
+static int ix_open(hid_t dset, MPI_File fh, uint64_t nchunks, ix_index *ix, char *why, size_t wl)
+{
+    ix_rd *r = &ix->r;
+    ix_layout *L = &ix->L;
+    memset(ix, 0, sizeof *ix);
+    r->fh = fh;
+    r->ntab = nchunks;
     H5O_info_t oi;
     hid_t file = H5Iget_file_id(dset), fcpl = file >= 0 ? H5Fget_create_plist(file) : -1;
     hid_t space = H5Dget_space(dset), dcpl = H5Dget_create_plist(dset), type = H5Dget_type(dset);
@@ -6818,41 +7082,41 @@ static int h5_read_chunk_index(hid_t dset, MPI_File fh, MPI_Offset *tab, uint64_
     if (fcpl < 0 || space < 0 || dcpl < 0 || type < 0 || H5Pget_sizes(fcpl, &sa, &ss) < 0 || H5Pget_userblock(fcpl, &ub) < 0 ||
         H5Oget_info2(dset, &oi, H5O_INFO_BASIC) < 0 || rank < 1 || rank > COLLDIAG_MAX_RANK ||
         H5Sget_simple_extent_dims(space, dims, maxd) < 0 || H5Pget_chunk(dcpl, rank, cd) != rank) {
-        ix_fail(&r, "cannot read the dataset's shape, chunking or file parameters");
+        ix_fail(r, "cannot read the dataset's shape, chunking or file parameters");
         goto done;
     }
     if (sa < 2 || sa > 8 || ss < 2 || ss > 8) {
-        ix_fail(&r, "%zu-byte addresses or %zu-byte lengths", sa, ss);
+        ix_fail(r, "%zu-byte addresses or %zu-byte lengths", sa, ss);
         goto done;
     }
-    r.sa = (unsigned)sa;
-    r.ss = (unsigned)ss;
-    r.base = ub;
-    r.rank = rank;
+    r->sa = (unsigned)sa;
+    r->ss = (unsigned)ss;
+    r->base = ub;
+    r->rank = rank;
     uint64_t n = 1;
     for (int d = 0; d < rank; d++) {
-        r.cdims[d] = cd[d];
-        r.grid[d] = dims[d] / cd[d] + (dims[d] % cd[d] != 0);
-        n *= r.grid[d];
+        r->cdims[d] = cd[d];
+        r->grid[d] = dims[d] / cd[d] + (dims[d] % cd[d] != 0);
+        n *= r->grid[d];
     }
     if (n != nchunks) {
-        ix_fail(&r, "the dataset has %" PRIu64 " chunks, not %" PRIu64, n, nchunks);
+        ix_fail(r, "the dataset has %" PRIu64 " chunks, not %" PRIu64, n, nchunks);
         goto done;
     }
-    if (ix_find_layout(&r, oi.addr, &L)) goto done;
-    if (L.cls != 2) {
-        ix_fail(&r, "the layout message says the dataset is not chunked");
+    if (ix_find_layout(r, oi.addr, L)) goto done;
+    if (L->cls != 2) {
+        ix_fail(r, "the layout message says the dataset is not chunked");
         goto done;
     }
     const size_t esize = H5Tget_size(type);
-    int same = L.ndims == (unsigned)rank + 1 && L.dim[rank] == esize;
-    for (int d = 0; d < rank && same; d++) same = L.dim[d] == cd[d];
+    int same = L->ndims == (unsigned)rank + 1 && L->dim[rank] == esize;
+    for (int d = 0; d < rank && same; d++) same = L->dim[d] == cd[d];
     if (!same) {
-        ix_fail(&r, "the layout message's chunk dims differ from the dataset's");
+        ix_fail(r, "the layout message's chunk dims differ from the dataset's");
         goto done;
     }
-    if (L.type == IX_SINGLE && (L.flags & 2)) {
-        ix_fail(&r, "a filtered single chunk");
+    if (L->type == IX_SINGLE && (L->flags & 2)) {
+        ix_fail(r, "a filtered single chunk");
         goto done;
     }
     /* the array indexes number chunks over the grid of the maximum dims, the extensible array with its
@@ -6860,48 +7124,86 @@ static int h5_read_chunk_index(hid_t dset, MPI_File fh, MPI_Offset *tab, uint64_
     int unlim = -1, nunlim = 0;
     for (int d = 0; d < rank; d++)
         if (maxd[d] == H5S_UNLIMITED) { unlim = d; nunlim++; }
-    for (int k = 0; k < rank; k++) r.order[k] = k;
-    if (L.type == IX_EARRAY && nunlim == 1 && unlim > 0) {
-        r.order[0] = unlim;
+    for (int k = 0; k < rank; k++) r->order[k] = k;
+    if (L->type == IX_EARRAY && nunlim == 1 && unlim > 0) {
+        r->order[0] = unlim;
         for (int k = 1, d = 0; k < rank; d++)
-            if (d != unlim) r.order[k++] = d;
+            if (d != unlim) r->order[k++] = d;
     }
     for (int k = rank - 1; k >= 0; k--) { /* the first position's size never matters (it may be unlimited) */
-        const uint64_t m = k == rank - 1 ? 0 : maxd[r.order[k + 1]], c = k == rank - 1 ? 1 : cd[r.order[k + 1]];
-        r.down[k] = k == rank - 1 ? 1 : r.down[k + 1] * (m / c + (m % c != 0));
+        const uint64_t m = k == rank - 1 ? 0 : maxd[r->order[k + 1]], c = k == rank - 1 ? 1 : cd[r->order[k + 1]];
+        r->down[k] = k == rank - 1 ? 1 : r->down[k + 1] * (m / c + (m % c != 0));
     }
-    const uint64_t undef = sa == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * sa)) - 1;
-    switch (L.type) {
-    case IX_BTREE1: rc = L.iaddr == undef ? 0 : ix_btree1(&r, L.iaddr, L.ndims, 0); break;
-    case IX_SINGLE:
-        if (L.iaddr != undef) tab[0] = (MPI_Offset)(r.base + L.iaddr);
-        rc = 0;
-        break;
-    case IX_IMPLICIT: {
-        uint64_t cb = esize;
-        for (int d = 0; d < rank; d++) cb *= cd[d];
-        rc = L.iaddr == undef ? 0 : ix_implicit(&r, L.iaddr, cb);
-        break;
-    }
-    case IX_FARRAY: rc = L.iaddr == undef ? 0 : ix_farray(&r, L.iaddr, L.p[0]); break;
-    case IX_EARRAY: rc = L.iaddr == undef ? 0 : ix_earray(&r, L.iaddr); break;
-    case IX_BTREE2: rc = L.iaddr == undef ? 0 : ix_btree2(&r, L.iaddr); break;
-    default: ix_fail(&r, "chunk index type %d", L.type); break;
-    }
-    if (rc && !r.why[0]) ix_fail(&r, "cannot read the %s chunk index", ix_names[L.type]);
+    ix->chunk_bytes = esize;
+    for (int d = 0; d < rank; d++) ix->chunk_bytes *= cd[d];
+    rc = 0;
 done:
     if (file >= 0) H5Fclose(file);
     if (fcpl >= 0) H5Pclose(fcpl);
     if (space >= 0) H5Sclose(space);
     if (dcpl >= 0) H5Pclose(dcpl);
     if (type >= 0) H5Tclose(type);
-    if (why && wl) {
-        if (rc && L.type >= IX_BTREE1 && L.type <= IX_BTREE2 && L.cls == 2) snprintf(why, wl, "%s index: ", ix_names[L.type]);
-        else why[0] = 0;
-        const size_t k = strlen(why);
-        snprintf(why + k, wl - k, "%s", r.why);
+    if (rc) ix_reason(why, wl, L->cls == 2 && L->type >= IX_BTREE1 && L->type <= IX_BTREE2 ? L->type : -1, r->why);
+    return rc;
+}
+
+/* Walks an opened index: every chunk into tab (ntab of them), or (want != NULL) the nwant chunks of
+   want (ascending current-grid indices) into got. Reads only; local. 0, or -1 with the reason in why. */
+static int ix_walk(const ix_index *ix, MPI_Offset *tab, const uint64_t *want, uint64_t nwant, MPI_Offset *got, char *why, size_t wl)
+{
+    ix_rd r = ix->r;
+    const ix_layout *L = &ix->L;
+    r.tab = tab;
+    r.want = want;
+    r.got = got;
+    r.nwant = nwant;
+    r.ew = NULL;
+    r.nodes = 0;
+    r.why[0] = 0;
+    if (want) {
+        for (uint64_t i = 0; i < nwant; i++) got[i] = -1;
+    } else {
+        for (uint64_t i = 0; i < r.ntab; i++) tab[i] = -1;
     }
+    int rc = 0;
+    if (want && (L->type == IX_FARRAY || L->type == IX_EARRAY)) { /* element indices, in element order */
+        r.ew = cd_malloc((size_t)nwant * sizeof *r.ew);
+        if (!r.ew) rc = ix_fail(&r, "no memory for %" PRIu64 " wanted chunks", nwant);
+        for (uint64_t i = 0; !rc && i < nwant; i++) { r.ew[i].e = ix_elem_of(&r, want[i]); r.ew[i].pos = i; }
+        if (!rc && r.order[0] != 0) qsort(r.ew, (size_t)nwant, sizeof *r.ew, ix_cmp_ew); /* swizzled: another order */
+    }
+    const uint64_t sa = r.sa, undef = sa == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * sa)) - 1;
+    if (!rc && L->iaddr != undef) switch (L->type) {
+    case IX_BTREE1: rc = ix_btree1(&r, L->iaddr, L->ndims, 0); break;
+    case IX_SINGLE:
+        if (!want) tab[0] = (MPI_Offset)(r.base + L->iaddr);
+        else if (nwant && want[0] == 0) got[0] = (MPI_Offset)(r.base + L->iaddr);
+        break;
+    case IX_IMPLICIT: rc = ix_implicit(&r, L->iaddr, ix->chunk_bytes); break;
+    case IX_FARRAY: rc = ix_farray(&r, L->iaddr, L->p[0]); break;
+    case IX_EARRAY: rc = ix_earray(&r, L->iaddr); break;
+    case IX_BTREE2: rc = ix_btree2(&r, L->iaddr); break;
+    default: rc = ix_fail(&r, "chunk index type %d", L->type); break;
+    }
+    cd_free(r.ew);
+    if (rc && !r.why[0]) ix_fail(&r, "cannot read the %s chunk index", ix_names[L->type]);
+    if (rc) ix_reason(why, wl, L->type, r.why);
     return rc ? -1 : 0;
+}
+
+/* The lazy layout's resolver (cd_resolve_fn) over an opened index. */
+static int ix_resolve(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, char *why, size_t wl)
+{
+    return ix_walk(ctx, NULL, idx, n, addr, why, wl);
+}
+
+/* The chunk addresses of dset for its current chunk grid (nchunks of them) into tab: absolute file
+   offsets, -1 for chunks not allocated. Local: no communication. 0, or -1 with the reason in why. */
+static int h5_read_chunk_index(hid_t dset, MPI_File fh, MPI_Offset *tab, uint64_t nchunks, char *why, size_t wl)
+{
+    ix_index ix;
+    for (uint64_t i = 0; i < nchunks; i++) tab[i] = -1;
+    return ix_open(dset, fh, nchunks, &ix, why, wl) ? -1 : ix_walk(&ix, tab, NULL, 0, NULL, why, wl);
 }
 
 static int h5_mpi_file(hid_t dset, MPI_File *fh, int *rank, int *size, const char *fn);
@@ -7518,8 +7820,9 @@ static int h5_extent_is(const h5_dentry *e, int rank, const hsize_t *dims)
     return 1;
 }
 
-/* A layout for the dataset's current extent with addresses from tab (chunked) or H5Dget_offset. */
-static int h5_build_layout(hid_t dset, h5_dentry *e, int rank, const hsize_t *dims, const MPI_Offset *tab, uint64_t n)
+/* A layout for the dataset's current extent: contiguous at H5Dget_offset, or chunked with lazy
+   addresses found through the opened index ix (copied). */
+static int h5_build_layout(hid_t dset, h5_dentry *e, int rank, const hsize_t *dims, const ix_index *ix)
 {
     colldiag_layout_free(e->l);
     e->l = NULL;
@@ -7544,7 +7847,15 @@ static int h5_build_layout(hid_t dset, h5_dentry *e, int rank, const hsize_t *di
         if (dcpl >= 0) H5Pclose(dcpl);
         for (int d = 0; d < rank && !rc; d++) c64[d] = hc[d];
         if (!rc) rc = colldiag_layout_chunked(rank, d64, c64, esize, 0, &e->l);
-        if (!rc) rc = colldiag_layout_set_chunk_addrs(e->l, n, tab);
+        ix_index *own = rc ? NULL : cd_malloc(sizeof *own);
+        if (!rc && own) *own = *ix;
+        /* the index's identity for the agreement: where it is, what kind, over which grid */
+        uint64_t id = cd_hash_u64(cd_hash_u64(cd_hash_u64(0x1d5u, ix->L.iaddr), (uint64_t)ix->L.type), ix->r.base);
+        for (int d = 0; d < rank; d++) id = cd_hash_u64(id, ix->r.grid[d]);
+        if (!rc && (!own || layout_set_resolver(e->l, ix_resolve, own, cd_free, id))) {
+            cd_free(own);
+            rc = cd_fail(COLLDIAG_ERR_NOMEM, "colldiag_h5_write", "no memory for the chunk index's description");
+        }
     }
     if (rc) {
         snprintf(e->why, sizeof e->why, "cannot describe the dataset's storage: ");
@@ -7568,36 +7879,30 @@ static uint64_t h5_nchunks(hid_t dset, int rank, const hsize_t *dims)
 }
 
 /* Collective over f's communicator: flush the file (the index to disk), rank 0 reads the dataset's
-   chunk index, every rank gets the table and builds the layout, or every rank records why not. */
+   layout message and sends every rank the index's description; every rank then builds a lazy layout
+   (each finds the addresses of the chunks its calls touch, reading only the index blocks on their
+   way), or every rank records why not. Nothing here grows with the dataset's chunk count. */
 static void h5_fetch_index(hid_t dset, h5_dentry *e, colldiag_file *f, int rank, const hsize_t *dims)
 {
-    const uint64_t n = h5_nchunks(dset, rank, dims);
-    MPI_Offset *tab = n ? cd_malloc((size_t)n * sizeof *tab) : NULL;
-    char why[256] = "";
-    int ok = tab != NULL;
-    if (!ok) snprintf(why, sizeof why, "no memory for %" PRIu64 " chunk addresses", n);
+    struct { ix_index ix; int ok; char why[256]; } m;
+    memset(&m, 0, sizeof m);
     herr_t fl;
     H5E_BEGIN_TRY { fl = H5Fflush(dset, H5F_SCOPE_LOCAL); } H5E_END_TRY;
-    if (ok && fl < 0) { ok = 0; snprintf(why, sizeof why, "H5Fflush failed: the chunk index cannot be read from the file"); }
-    if (ok && f->rank == 0 && h5_read_chunk_index(dset, f->fh, tab, n, why, sizeof why)) ok = 0;
-    int all = 0;
+    int ok = fl >= 0, all = 0;
+    if (f->rank == 0) m.ok = ok && !ix_open(dset, f->fh, h5_nchunks(dset, rank, dims), &m.ix, m.why, sizeof m.why);
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, f->comm);
-    MPI_Bcast(why, (int)sizeof why, MPI_CHAR, 0, f->comm); /* rank 0's reason, if it had one */
-    for (uint64_t k = 0; all && k < n;) {
-        const uint64_t m = n - k < ((uint64_t)1 << 26) ? n - k : (uint64_t)1 << 26;
-        MPI_Bcast(tab + k, (int)m, MPI_OFFSET, 0, f->comm);
-        k += m;
-    }
-    if (all) {
-        h5_build_layout(dset, e, rank, dims, tab, n);
+    MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, 0, f->comm);
+    m.ix.r.fh = f->fh; /* each rank's own handle */
+    if (all && m.ok) {
+        h5_build_layout(dset, e, rank, dims, &m.ix);
     } else {
         colldiag_layout_free(e->l);
         e->l = NULL;
         e->rank = rank;
         memcpy(e->dims, dims, (size_t)rank * sizeof *dims);
-        snprintf(e->why, sizeof e->why, "%s", why[0] ? why : "a rank could not flush or allocate the chunk table");
+        snprintf(e->why, sizeof e->why, "%s", !all ? "H5Fflush failed on some rank: the chunk index cannot be read from the file"
+                                                   : m.why[0] ? m.why : "rank 0 could not read the chunk index");
     }
-    cd_free(tab);
 }
 
 /* Local: why this call cannot run through colldiag (a message into why), or 0. */
@@ -7668,7 +7973,7 @@ static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t m
     else if (rank < 1) snprintf(why, wl, "cannot read the dataset's extent");
     else if (!h5_ineligible(dset, e, mem_type, dir == DIR_WRITE, x, why, wl)) {
         if (!h5_extent_is(e, rank, dims) || (!e->l && !e->why[0])) {
-            if (!e->chunked) h5_build_layout(dset, e, rank, dims, NULL, 0);
+            if (!e->chunked) h5_build_layout(dset, e, rank, dims, NULL);
             else if (collective) need = 1;
             else snprintf(why, wl, "the chunk addresses are not known yet (they are read in a collective call; an independent call cannot flush the file)");
         }

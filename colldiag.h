@@ -391,9 +391,15 @@ int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
    Collective exactly when the DXPL is (over the file's communicator: call it on every rank that calls
    H5Dwrite): eligibility is agreed, so every rank moves the bytes or every rank is refused. The first
    collective call on a dataset, and the first after its extent changes, flushes the file (H5Fflush,
-   collective), reads the chunk index on rank 0 and broadcasts it; later calls find the addresses in a
-   cache (8 bytes a chunk of the dataset) keyed by file and object address. An independent call on a
-   chunked dataset whose addresses are not cached yet is refused (it cannot flush). After a successful
+   collective) and rank 0 reads where the chunk index is and what kind it is (every index HDF5 1.10
+   writes) and broadcasts that (~1 KiB). Every call then finds the addresses of the chunks it touches
+   on each rank alone: a cache (at most max(65,536, 2 x the chunks of one call) entries of 16 bytes at
+   half load, keyed by chunk), and for the rest one walk of the index that reads only the index blocks
+   on the way to them (a few blocks per call; independent reads of the file, no communication). So
+   work and memory follow the chunks a call touches, never the dataset's chunk count. An index block
+   that cannot be read or fails its checksum refuses the call (UNSUPPORTED: HDF5 runs it). An
+   independent call on a chunked dataset before such a collective call is refused (it cannot flush);
+   after it, independent calls find their addresses the same way. After a successful
    call the DXPL (not H5P_DEFAULT) holds colldiag's answers in HDF5's actual-mode properties:
    H5Pget_mpio_actual_io_mode and the causes as colldiag reports them, H5Pget_mpio_actual_chunk_opt_mode
    LINK_CHUNK or MULTI_CHUNK when colldiag ran those, NO_CHUNK_OPTIMIZATION for its own schemes

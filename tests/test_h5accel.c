@@ -5,7 +5,9 @@
  *     gives it, holds that chunk's elements in the file (read with pread, compared with the values
  *     this test wrote through HDF5), and equals H5Dget_chunk_info_by_coord's address plus the
  *     userblock (except where 1.10.8's by_coord is itself wrong: extensible arrays whose unlimited
- *     dimension is not the first, which HDF5 does not swizzle back).
+ *     dimension is not the first, which HDF5 does not swizzle back). Then the bridge's own lookups,
+ *     which walk the index only to the chunks a call touches: random chunks per rank, read
+ *     collectively and independently, every value and every touched chunk's address checked.
  *  B. Faults: one rank's memory type differs -> every rank refused before a byte moves, then HDF5's
  *     call on every rank writes what it should; one rank's selection that HDF5 itself rejects -> every
  *     rank refused, nobody hangs (and one whose blocks cover other elements than HDF5 counts); an independent call before the addresses are known -> refused on
@@ -18,9 +20,13 @@
  *     back by HDF5's H5Dread against the test's own values, read back through read_multi; one rank's
  *     memory type differs in dataset 3 -> every rank refused, nothing written, HDF5's calls run; an
  *     independent call before the addresses are known -> refused; datasets of two files -> refused.
+ *  D. Scale: the first call on a dataset of 65,536 chunks touching 16 chunks per rank allocates less
+ *     than 64 KiB on every rank (a table of every chunk's address would be 512 KiB), and writes every
+ *     byte where HDF5 reads it.
  *   mpirun -n 3 test_h5accel DIR */
 #define _XOPEN_SOURCE 700
-#include "colldiag.h"
+#include "count_alloc.h" /* colldiag's allocations counted (part D) */
+#include "../colldiag.c"
 #include "testutil.h"
 
 #include <fcntl.h>
@@ -90,6 +96,69 @@ typedef struct {
     int rank, latest, early, swizzled;
     hsize_t ub, dims[2], maxd[2], chunk[2], grow[2];
 } icase;
+
+/* A, the bridge's own lookups: colldiag_h5_read finds only the addresses of the chunks a call touches
+   (walking the index to them alone). Each rank reads one element in each of a few chunks drawn at
+   random (different on every rank; the first and last chunk always among them), first collectively
+   (the call that reads the index's description), then twice independently (chunks the cache holds and
+   new ones): every value against val(), every touched chunk's address against the whole-table reader's
+   (checked above against the file's bytes and HDF5's own answer). */
+static void targeted_reads(const icase *c, int k, hid_t ds, const hsize_t *dims, const colldiag_chunk_info *all, uint64_t nch)
+{
+    uint64_t seed = 0x9e3779b97f4a7c15ULL * (uint64_t)(me + 1) + (uint64_t)k;
+    const hsize_t gd[2] = {(dims[0] + c->chunk[0] - 1) / c->chunk[0], c->rank > 1 ? (dims[1] + c->chunk[1] - 1) / c->chunk[1] : 1};
+    for (int round = 0; round < 3; round++) {
+        enum { NP = 9 };
+        hsize_t co[NP][2];
+        uint64_t lin[NP];
+        int np = 0;
+        for (; np < NP; np++) {
+            uint64_t ch;
+            if (np == 0 && round == 0) ch = me == 0 ? 0 : nch - 1;
+            else { seed = seed * 6364136223846793005ULL + 1442695040888963407ULL; ch = (seed >> 33) % nch; }
+            const uint64_t cy = c->rank > 1 ? ch % gd[1] : 0, cx = c->rank > 1 ? ch / gd[1] : ch;
+            /* an element of the chunk inside the extent (edge chunks are clipped) */
+            co[np][0] = cx * c->chunk[0] + (seed >> 7) % c->chunk[0];
+            if (co[np][0] >= dims[0]) co[np][0] = dims[0] - 1;
+            co[np][1] = c->rank > 1 ? cy * c->chunk[1] + (seed >> 19) % c->chunk[1] : 0;
+            if (c->rank > 1 && co[np][1] >= dims[1]) co[np][1] = dims[1] - 1;
+            lin[np] = c->rank > 1 ? co[np][0] * dims[1] + co[np][1] : co[np][0];
+            for (int q = 0; q < np; q++)
+                if (lin[q] == lin[np]) { np--; break; } /* HDF5 reads a repeated point twice; keep them distinct */
+        }
+        hsize_t coords[NP * 2], mn = (hsize_t)np;
+        for (int i = 0; i < np; i++) { coords[i * c->rank] = co[i][0]; if (c->rank > 1) coords[i * 2 + 1] = co[i][1]; }
+        hid_t fs = H5Dget_space(ds), ms = H5Screate_simple(1, &mn, NULL);
+        H5Sselect_elements(fs, H5S_SELECT_SET, (size_t)np, coords);
+        hid_t dx = H5Pcreate(H5P_DATASET_XFER);
+        H5Pset_dxpl_mpio(dx, round == 0 ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
+        colldiag_xfer *x = NULL;
+        colldiag_xfer_create(&x);
+        uint32_t got[NP];
+        memset(got, 0xee, sizeof got);
+        const int rc = colldiag_h5_read(ds, H5T_NATIVE_UINT32, ms, fs, dx, got, x);
+        CHECK(rc == 0, "round %d (%s): colldiag_h5_read refused: %s", round, round ? "independent" : "collective", colldiag_xfer_errmsg(x));
+        int bad = 0;
+        for (int i = 0; !rc && i < np; i++)
+            if (got[i] != val(k, lin[i]) && bad++ < 2)
+                CHECK(0, "round %d: element %llu read 0x%08x, expected 0x%08x", round, (unsigned long long)lin[i], got[i], val(k, lin[i]));
+        uint64_t n = 0;
+        const colldiag_chunk_info *ci = NULL;
+        if (!rc) colldiag_get_chunk_info(x, &n, &ci);
+        int wrong = 0;
+        for (uint64_t i = 0; i < n; i++)
+            if (ci[i].index >= nch || all[ci[i].index].index != ci[i].index || ci[i].addr != all[ci[i].index].addr)
+                if (wrong++ < 2)
+                    CHECK(0, "round %d: chunk %llu at %lld, the whole-table reader says %lld", round, (unsigned long long)ci[i].index,
+                          (long long)ci[i].addr, ci[i].index < nch ? (long long)all[ci[i].index].addr : -1LL);
+        CHECK(bad == 0 && wrong == 0 && (rc || n >= 1), "round %d: %d wrong values, %d wrong addresses, %llu chunks", round, bad, wrong,
+              (unsigned long long)n);
+        colldiag_xfer_free(x);
+        H5Pclose(dx);
+        H5Sclose(ms);
+        H5Sclose(fs);
+    }
+}
 
 /* A: every chunk's address holds that chunk's elements. */
 static void reader_case(const icase *c, int k)
@@ -170,6 +239,7 @@ static void reader_case(const icase *c, int k)
     }
     CHECK(bad_data == 0 && bad_addr == 0, "%d chunks with the wrong data, %d with another address than HDF5's, of %llu", bad_data, bad_addr,
           (unsigned long long)nch);
+    if (nch == grid) targeted_reads(c, k, ds, dims, ci, nch);
     close(fd);
     free(cb);
     colldiag_sel_free(all);
@@ -648,6 +718,46 @@ static void multi(void)
     colldiag_xfer_free(x);
 }
 
+/* D: the first call's memory follows the chunks it touches, not the dataset's 65,536 chunks. */
+static void scale(void)
+{
+    snprintf(g_case, sizeof g_case, "scale: 65,536 chunks, 16 touched per rank");
+    char path[512];
+    snprintf(path, sizeof path, "%s/h5accel_scale.h5", dir);
+    hid_t f = file_create(path, 0, 0);
+    const hsize_t n = 256, one[2] = {1, 1}, d[2] = {n, n};
+    hid_t sp = H5Screate_simple(2, d, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 2, one);
+    hid_t ds = H5Dcreate2(f, "d", H5T_NATIVE_UINT32, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(sp);
+    /* rank r: the 4 x 4 block at rows 60 r + 7, columns 250 - 70 r (apart on every rank) */
+    const hsize_t st[2] = {60 * (hsize_t)me + 7, 250 - 70 * (hsize_t)(me % 4)}, ct[2] = {4, 4}, mn = 16;
+    hid_t fs = H5Dget_space(ds), ms = H5Screate_simple(1, &mn, NULL);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, ct, NULL);
+    uint32_t v[16], back[16];
+    for (int i = 0; i < 16; i++) v[i] = val(99, (st[0] + (hsize_t)i / 4) * n + st[1] + (hsize_t)i % 4);
+    hid_t dx = coll_dxpl();
+    colldiag_xfer *x = NULL;
+    colldiag_xfer_create(&x);
+    const size_t live = g_live;
+    g_peak = g_live;
+    const int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, fs, dx, v, x);
+    const size_t added = g_peak - live;
+    CHECK(rc == 0, "colldiag_h5_write refused: %s", colldiag_xfer_errmsg(x));
+    CHECK(added < 64 * 1024, "the first call allocated %zu bytes at its peak (limit 64 KiB; the whole table is %llu)", added,
+          (unsigned long long)(8 * n * n));
+    if (me == 0) printf("scale: the first call on 65,536 chunks allocated at most %zu bytes on rank 0\n", added);
+    memset(back, 0, sizeof back);
+    CHECK(H5Dread(ds, H5T_NATIVE_UINT32, ms, fs, dx, back) >= 0 && !memcmp(back, v, sizeof v), "HDF5 reads back other values");
+    colldiag_xfer_free(x);
+    H5Pclose(dx);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    H5Dclose(ds);
+    file_close(f);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -673,6 +783,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < (int)(sizeof cases / sizeof cases[0]); k++) reader_case(&cases[k], k);
     faults();
     multi();
+    scale();
     const int rc = test_summary("test_h5accel");
     MPI_Finalize();
     return rc;
