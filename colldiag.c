@@ -7678,6 +7678,8 @@ static void h5_copy(char *dst, size_t n, const char *src)
 typedef struct h5_fentry {
     unsigned long fileno;    /* H5Oget_info2's: unique per open file for the library's lifetime */
     colldiag_file *f;        /* on HDF5's MPI_File; comm: a duplicate of the file's, from the first collective call */
+    int md_local;            /* 1: metadata reads are local (no H5Pset_all_coll_metadata_ops), so HDF5's own chunk
+                                lookup may run on one rank; 0: unknown (no collective call yet) or collective */
     struct h5_fentry *next;
 } h5_fentry;
 
@@ -7689,6 +7691,8 @@ typedef struct h5_dentry {
     int rank;
     hsize_t dims[COLLDIAG_MAX_RANK];     /* the extent l was built for */
     colldiag_layout *l;                  /* NULL: not built for this extent (or not buildable: why) */
+    int by_hdf5;                         /* l finds addresses with HDF5's own lookup (h5_coord_resolve) */
+    hsize_t cdims[COLLDIAG_MAX_RANK];    /* chunk dims (chunked) */
     char never[256];                     /* set once: why this dataset never runs through colldiag */
     char why[256];                       /* why l could not be built for this extent */
     struct h5_dentry *next;
@@ -7704,12 +7708,15 @@ static void h5_dentry_free(h5_dentry *e)
     cd_free(e);
 }
 
-/* The file's MPI communicator as HDF5 holds it, duplicated (collective: H5Fget_access_plist duplicates it). */
-static MPI_Comm h5_file_comm(hid_t obj)
+/* The file's MPI communicator as HDF5 holds it, duplicated (collective: H5Fget_access_plist duplicates it),
+   and whether its metadata reads are local (*md_local = 1) or collective (H5Pset_all_coll_metadata_ops). */
+static MPI_Comm h5_file_comm(hid_t obj, int *md_local)
 {
     MPI_Comm c = MPI_COMM_NULL;
     MPI_Info info = MPI_INFO_NULL;
     hid_t file = H5Iget_file_id(obj), fapl = file >= 0 ? H5Fget_access_plist(file) : -1;
+    hbool_t coll_md = 1;
+    *md_local = fapl >= 0 && H5Pget_all_coll_metadata_ops(fapl, &coll_md) >= 0 && !coll_md;
     if (fapl < 0 || H5Pget_fapl_mpio(fapl, &c, &info) < 0) c = MPI_COMM_NULL;
     if (info != MPI_INFO_NULL) MPI_Info_free(&info);
     if (fapl >= 0) H5Pclose(fapl);
@@ -7721,7 +7728,7 @@ static MPI_Comm h5_file_comm(hid_t obj)
    communicator; every rank of a collective call asks here whether it has one, and ranks that do not
    (all of them, or none: a communicator is only ever made in a collective call, and forgotten in
    colldiag_h5_forget, which is collective for files) make it together. */
-static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, colldiag_file **out, const char *fn)
+static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, colldiag_file **out, int *md_local, const char *fn)
 {
     h5_fentry *e = h5_files;
     while (e && e->fileno != fileno) e = e->next;
@@ -7747,11 +7754,12 @@ static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, coll
         h5_files = e;
     }
     if (collective && e->f->comm == MPI_COMM_NULL) {
-        e->f->comm = h5_file_comm(dset);
+        e->f->comm = h5_file_comm(dset, &e->md_local);
         if (e->f->comm == MPI_COMM_NULL) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot get the file's communicator");
         MPI_Op_create(cd_agree_fn, 1, &e->f->op);
     }
     *out = e->f;
+    *md_local = e->md_local;
     return 0;
 }
 
@@ -7776,6 +7784,9 @@ static void h5_dataset_facts(hid_t dset, h5_dentry *e)
         no = "strings inside a compound or array type (colldiag cannot prove them fixed-size)";
     if (no) snprintf(e->never, sizeof e->never, "%s", no);
     e->chunked = lay == H5D_CHUNKED;
+    const int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+    if (e->chunked && !no && (rank < 1 || rank > COLLDIAG_MAX_RANK || H5Pget_chunk(dcpl, rank, e->cdims) != rank))
+        snprintf(e->never, sizeof e->never, "cannot read the chunk dims");
     if (dcpl >= 0) H5Pclose(dcpl);
     if (space >= 0) H5Sclose(space);
 }
@@ -7801,13 +7812,13 @@ static h5_dentry *h5_dataset(hid_t dset, const H5O_info_t *oi)
     return e;
 }
 
-/* The dataset's current extent (a scalar is one element of a 1-D extent); -1 if unreadable. */
-static int h5_extent(hid_t dset, hsize_t *dims)
+/* The dataset's current extent and maximum dims (a scalar is one element of a 1-D extent); -1 if unreadable. */
+static int h5_extent(hid_t dset, hsize_t *dims, hsize_t *maxd)
 {
     hid_t sp = H5Dget_space(dset);
     int rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
-    if (rank > COLLDIAG_MAX_RANK || (rank > 0 && H5Sget_simple_extent_dims(sp, dims, NULL) < 0)) rank = -1;
-    if (rank == 0) { rank = 1; dims[0] = 1; }
+    if (rank > COLLDIAG_MAX_RANK || (rank > 0 && H5Sget_simple_extent_dims(sp, dims, maxd) < 0)) rank = -1;
+    if (rank == 0) { rank = 1; dims[0] = maxd[0] = 1; }
     if (sp >= 0) H5Sclose(sp);
     return rank;
 }
@@ -7820,12 +7831,24 @@ static int h5_extent_is(const h5_dentry *e, int rank, const hsize_t *dims)
     return 1;
 }
 
+/* Forgets a layout made for another extent: the addresses are found again for this one. */
+static void h5_drop_layout(h5_dentry *e, int rank, const hsize_t *dims)
+{
+    colldiag_layout_free(e->l);
+    e->l = NULL;
+    e->by_hdf5 = 0;
+    e->why[0] = 0;
+    e->rank = rank;
+    memcpy(e->dims, dims, (size_t)rank * sizeof *dims);
+}
+
 /* A layout for the dataset's current extent: contiguous at H5Dget_offset, or chunked with lazy
    addresses found through the opened index ix (copied). */
 static int h5_build_layout(hid_t dset, h5_dentry *e, int rank, const hsize_t *dims, const ix_index *ix)
 {
     colldiag_layout_free(e->l);
     e->l = NULL;
+    e->by_hdf5 = 0;
     e->why[0] = 0;
     e->rank = rank;
     memcpy(e->dims, dims, (size_t)rank * sizeof *dims);
@@ -7896,10 +7919,7 @@ static void h5_fetch_index(hid_t dset, h5_dentry *e, colldiag_file *f, int rank,
     if (all && m.ok) {
         h5_build_layout(dset, e, rank, dims, &m.ix);
     } else {
-        colldiag_layout_free(e->l);
-        e->l = NULL;
-        e->rank = rank;
-        memcpy(e->dims, dims, (size_t)rank * sizeof *dims);
+        h5_drop_layout(e, rank, dims);
         snprintf(e->why, sizeof e->why, "%s", !all ? "H5Fflush failed on some rank: the chunk index cannot be read from the file"
                                                    : m.why[0] ? m.why : "rank 0 could not read the chunk index");
     }
@@ -7958,26 +7978,122 @@ static void h5_set_actual(hid_t dxpl, const colldiag_xfer *x)
 /* Set by a caller that reports the call itself (the preload): COLLDIAG_REPORT is then not the bridge's. */
 static int h5_bridge_quiet;
 
+/* ---- chunk addresses through HDF5's own lookup ----
+   A dataset's first call that reads the chunk index from the file must flush the file first (collective,
+   and it writes out every dirty metadata entry: ~1.5 ms a dataset here; a program that writes each of a
+   thousand small variables once paid it a thousand times, 3x HDF5's own time). HDF5's
+   H5Dget_chunk_info_by_coord needs no flush (it reads through HDF5's metadata cache) and is local, but
+   walks the whole index for every chunk it is asked (6.5 ns a chunk of the index per lookup with the
+   default format, 50 ns with the latest). So a dataset whose call can be answered within a budget of
+   index visits (chunks of the dataset x chunks the selection's bounding box spans <= COLLDIAG_H5_LOOKUP_BUDGET,
+   default 65,536: under 0.5 ms with the default format) uses it, also in an independent call; beyond
+   the budget the collective path (flush, then colldiag's own walk of the index) takes over. Not when the
+   file's metadata reads are collective (H5Pset_all_coll_metadata_ops: a lookup on one rank would wait
+   for the others) or unknown (no collective call on the file yet), and not for a dataset with one
+   unlimited dimension that is not the first: 1.10.8's lookup then gets extensible-array indexes wrong
+   (test_h5accel part A shows it). */
+typedef struct {
+    hid_t dset;                          /* the current call's id of the dataset (set by every call) */
+    int rank;
+    uint64_t cdims[COLLDIAG_MAX_RANK], grid[COLLDIAG_MAX_RANK];
+    uint64_t ub;                         /* the userblock: HDF5's addresses are relative to it */
+} h5_coord_ctx;
+
+static int h5_coord_resolve(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, char *why, size_t wl)
+{
+    const h5_coord_ctx *c = ctx;
+    for (uint64_t i = 0; i < n; i++) {
+        hsize_t off[COLLDIAG_MAX_RANK];
+        uint64_t k = idx[i];
+        for (int d = c->rank - 1; d >= 0; d--) { off[d] = (k % c->grid[d]) * c->cdims[d]; k /= c->grid[d]; }
+        unsigned fm = 0;
+        haddr_t a = HADDR_UNDEF;
+        hsize_t sz = 0;
+        herr_t e;
+        H5E_BEGIN_TRY { e = H5Dget_chunk_info_by_coord(c->dset, off, &fm, &a, &sz); } H5E_END_TRY;
+        if (e < 0) {
+            snprintf(why, wl, "H5Dget_chunk_info_by_coord failed for chunk %" PRIu64, idx[i]);
+            return -1;
+        }
+        addr[i] = a == HADDR_UNDEF ? -1 : (MPI_Offset)(a + c->ub);
+    }
+    return 0;
+}
+
+/* 1 if this call finds its chunk addresses with HDF5's lookup (see above). fsp: the file selection. */
+static int h5_lookup_affordable(const h5_dentry *e, int rank, const hsize_t *dims, const hsize_t *maxd, hid_t fsp, int md_local)
+{
+    if (md_local != 1) return 0;
+    int unlim = 0, first = 0;
+    for (int d = 0; d < rank; d++)
+        if (maxd[d] == H5S_UNLIMITED) { unlim++; first = d == 0; }
+    if (unlim == 1 && !first) return 0;
+    const char *b = getenv("COLLDIAG_H5_LOOKUP_BUDGET");
+    const double budget = b && *b ? strtod(b, NULL) : 65536.0;
+    double n = 1, k = 1;
+    hsize_t lo[COLLDIAG_MAX_RANK], hi[COLLDIAG_MAX_RANK];
+    const hssize_t np = H5Sget_select_npoints(fsp);
+    if (np == 0) return budget > 0;
+    if (np < 0 || H5Sget_select_bounds(fsp, lo, hi) < 0) return 0;
+    for (int d = 0; d < rank; d++) {
+        n *= (double)(dims[d] / e->cdims[d] + (dims[d] % e->cdims[d] != 0));
+        k *= (double)(hi[d] / e->cdims[d] - lo[d] / e->cdims[d] + 1);
+    }
+    return n * k <= budget;
+}
+
+/* A lazy layout for the current extent answered by HDF5's lookup. 0, or -1 with e->why. */
+static int h5_build_coord_layout(hid_t dset, const H5O_info_t *oi, h5_dentry *e, int rank, const hsize_t *dims)
+{
+    uint64_t d64[COLLDIAG_MAX_RANK], c64[COLLDIAG_MAX_RANK];
+    for (int d = 0; d < rank; d++) { d64[d] = dims[d]; c64[d] = e->cdims[d]; }
+    h5_coord_ctx *c = cd_calloc(1, sizeof *c);
+    hsize_t ub = 0;
+    hid_t file = H5Iget_file_id(dset), fcpl = file >= 0 ? H5Fget_create_plist(file) : -1;
+    int rc = !c || fcpl < 0 || H5Pget_userblock(fcpl, &ub) < 0 ? -1 : 0;
+    if (fcpl >= 0) H5Pclose(fcpl);
+    if (file >= 0) H5Fclose(file);
+    if (!rc) rc = colldiag_layout_chunked(rank, d64, c64, H5Tget_size(e->type), 0, &e->l);
+    if (!rc) {
+        c->dset = dset;
+        c->rank = rank;
+        c->ub = ub;
+        for (int d = 0; d < rank; d++) { c->cdims[d] = e->l->cdims[d]; c->grid[d] = e->l->grid[d]; }
+        uint64_t id = cd_hash_u64(cd_hash_u64(cd_hash_u64(0xc00du, (uint64_t)oi->addr), ub), oi->fileno);
+        for (int d = 0; d < rank; d++) id = cd_hash_u64(id, c->grid[d]);
+        rc = layout_set_resolver(e->l, h5_coord_resolve, c, cd_free, id);
+    }
+    if (rc) {
+        cd_free(c);
+        colldiag_layout_free(e->l);
+        e->l = NULL;
+        snprintf(e->why, sizeof e->why, "cannot describe the dataset's chunks for HDF5's lookup");
+        return -1;
+    }
+    e->by_hdf5 = 1;
+    return 0;
+}
+
 /* One dataset's part of a bridge call, local: its cache entry, extent, selections, and either why
    colldiag cannot move it (why[0] set: HDF5 runs the call) or need = 1 when its chunk index must be
-   read first (in a collective call). */
+   read from the file first (in a collective call). md_local: the file's h5_fentry.md_local. */
 static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t mem_space, hid_t file_space, const colldiag_xfer *x,
-                       int dir, int collective, h5_dentry **ep, colldiag_sel **fsp_out, colldiag_sel **msp_out, int *rankp, hsize_t *dims,
-                       int *needp, char *why, size_t wl)
+                       int dir, int collective, int md_local, h5_dentry **ep, colldiag_sel **fsp_out, colldiag_sel **msp_out, int *rankp,
+                       hsize_t *dims, int *needp, char *why, size_t wl)
 {
     colldiag_sel *fs = NULL, *ms = NULL;
     h5_dentry *e = h5_dataset(dset, oi);
-    const int rank = h5_extent(dset, dims);
-    int need = 0;
+    hsize_t maxd[COLLDIAG_MAX_RANK];
+    const int rank = h5_extent(dset, dims, maxd);
+    int need = 0, lookup = 0;
     if (!e) snprintf(why, wl, "no memory for the dataset's cache entry");
     else if (rank < 1) snprintf(why, wl, "cannot read the dataset's extent");
     else if (!h5_ineligible(dset, e, mem_type, dir == DIR_WRITE, x, why, wl)) {
-        if (!h5_extent_is(e, rank, dims) || (!e->l && !e->why[0])) {
-            if (!e->chunked) h5_build_layout(dset, e, rank, dims, NULL);
-            else if (collective) need = 1;
-            else snprintf(why, wl, "the chunk addresses are not known yet (they are read in a collective call; an independent call cannot flush the file)");
-        }
-        if (!need && !why[0] && !e->l) snprintf(why, wl, "%s", e->why);
+        const int stale = !h5_extent_is(e, rank, dims) || (!e->l && !e->why[0]);
+        if (stale && !e->chunked) h5_build_layout(dset, e, rank, dims, NULL);
+        else if (stale) h5_drop_layout(e, rank, dims);
+        lookup = e->chunked && (stale || e->by_hdf5); /* how this call finds its chunk addresses: decided below */
+        if (!lookup && !e->l) snprintf(why, wl, "%s", e->why);
     }
     if (!why[0]) {
         hid_t fsp = file_space == H5S_ALL ? H5Dget_space(dset) : file_space;
@@ -7995,6 +8111,20 @@ static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t m
                 snprintf(why, wl, "HDF5's %s selection is inconsistent: its blocks cover %llu elements, it counts %lld (HDF5 runs the call)",
                          file_bad ? "file" : "memory", (unsigned long long)colldiag_sel_npoints(file_bad ? fs : ms),
                          (long long)H5Sget_select_npoints(file_bad ? fsp : mem_space));
+        }
+        if (!why[0] && lookup) {
+            if (h5_lookup_affordable(e, rank, dims, maxd, fsp, md_local)) {
+                if (!e->l && h5_build_coord_layout(dset, oi, e, rank, dims)) snprintf(why, wl, "%s", e->why);
+                else ((h5_coord_ctx *)e->l->rctx)->dset = dset;
+            } else if (e->l && e->by_hdf5 && !collective) {
+                snprintf(why, wl, "the call spans more chunks than HDF5's lookup can find cheaply, and an independent call cannot flush the "
+                                  "file to read the chunk index");
+            } else if (collective) {
+                need = 1;
+            } else {
+                snprintf(why, wl, "the chunk addresses are not known yet (they are read in a collective call; an independent call cannot flush "
+                                  "the file)");
+            }
         }
         if (file_space == H5S_ALL && fsp >= 0) H5Sclose(fsp);
     }
@@ -8019,7 +8149,8 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
     herr_t oe;
     H5E_BEGIN_TRY { oe = H5Oget_info2(dset, &oi, H5O_INFO_BASIC); } H5E_END_TRY;
     if (oe < 0) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
-    if (!rc) rc = h5_bridge_file(dset, oi.fileno, collective, &f, fn); /* collective calls meet here first */
+    int md_local = 0;
+    if (!rc) rc = h5_bridge_file(dset, oi.fileno, collective, &f, &md_local, fn); /* collective calls meet here first */
     if (rc) {
         x->set.chunk_opt = asked;
         snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
@@ -8031,7 +8162,7 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
     hsize_t dims[COLLDIAG_MAX_RANK];
     h5_dentry *e = NULL;
     int rank = 0, need = 0;
-    h5_prepare(dset, &oi, mem_type, mem_space, file_space, x, dir, collective, &e, &fs, &ms, &rank, dims, &need, why, sizeof why);
+    h5_prepare(dset, &oi, mem_type, mem_space, file_space, x, dir, collective, md_local, &e, &fs, &ms, &rank, dims, &need, why, sizeof why);
     for (int attempt = 0;; attempt++) {
         if (why[0] || need) {
             x->pre_code = COLLDIAG_ERR_UNSUPPORTED;
@@ -8091,7 +8222,8 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
     herr_t oe = -1;
     if (count > 0) H5E_BEGIN_TRY { oe = H5Oget_info2(dsets[0], &oi0, H5O_INFO_BASIC); } H5E_END_TRY;
     if (oe < 0) rc = cd_fail(COLLDIAG_ERR_ARG, fn, count ? "dset_ids[0] is not an open dataset" : "count is 0: nothing names the file");
-    if (!rc) rc = h5_bridge_file(dsets[0], oi0.fileno, collective, &f, fn);
+    int md_local = 0;
+    if (!rc) rc = h5_bridge_file(dsets[0], oi0.fileno, collective, &f, &md_local, fn);
     if (rc) {
         x->set.chunk_opt = asked;
         snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
@@ -8112,7 +8244,7 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
         char w[448] = "";
         if (ie < 0) snprintf(w, sizeof w, "not an open dataset");
         else if (oi.fileno != oi0.fileno) snprintf(w, sizeof w, "in another file than dataset 0 (one call moves one file's datasets)");
-        else h5_prepare(dsets[i], &oi, mem_types[i], mem_spaces[i], file_spaces[i], x, dir, collective, &e[i], &fs[i], &ms[i], &rk[i], dims[i],
+        else h5_prepare(dsets[i], &oi, mem_types[i], mem_spaces[i], file_spaces[i], x, dir, collective, md_local, &e[i], &fs[i], &ms[i], &rk[i], dims[i],
                         &need[i + 1], w, sizeof w);
         if (w[0]) snprintf(why, sizeof why, "dataset %zu: %s", i, w);
     }

@@ -390,16 +390,21 @@ int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
    at DEFAULT; the transfer mode, collective_opt and the other HDF5 settings come from the DXPL.
    Collective exactly when the DXPL is (over the file's communicator: call it on every rank that calls
    H5Dwrite): eligibility is agreed, so every rank moves the bytes or every rank is refused. The first
-   collective call on a dataset, and the first after its extent changes, flushes the file (H5Fflush,
-   collective) and rank 0 reads where the chunk index is and what kind it is (every index HDF5 1.10
-   writes) and broadcasts that (~1 KiB). Every call then finds the addresses of the chunks it touches
-   on each rank alone: a cache (at most max(65,536, 2 x the chunks of one call) entries of 16 bytes at
-   half load, keyed by chunk), and for the rest one walk of the index that reads only the index blocks
-   on the way to them (a few blocks per call; independent reads of the file, no communication). So
-   work and memory follow the chunks a call touches, never the dataset's chunk count. An index block
-   that cannot be read or fails its checksum refuses the call (UNSUPPORTED: HDF5 runs it). An
-   independent call on a chunked dataset before such a collective call is refused (it cannot flush);
-   after it, independent calls find their addresses the same way. After a successful
+   Chunk addresses, on each rank alone, for the chunks a call touches (a cache of at most max(65,536,
+   2 x the chunks of one call) entries of 16 bytes at half load holds those found), one of two ways:
+   - HDF5's own lookup (H5Dget_chunk_info_by_coord, through HDF5's metadata cache, no flush, also in
+     independent calls) while the dataset's chunks x the chunks the selection's bounding box spans
+     stay within COLLDIAG_H5_LOOKUP_BUDGET (default 65,536; it walks the whole index per chunk), the
+     file's metadata reads are local (no H5Pset_all_coll_metadata_ops) and known to be (after one
+     collective call on the file), and the dataset does not have exactly one unlimited dimension
+     other than the first (1.10.8's lookup gets those wrong). 0 turns it off.
+   - Otherwise the chunk index in the file: the first collective call that needs it (and the first
+     after the extent changes) flushes the file (H5Fflush, collective) and rank 0 reads where the index
+     is and what kind (every index HDF5 1.10 writes) and broadcasts that (~1 KiB); calls then walk the
+     index to their chunks, reading only the blocks on the way (independent reads, no communication).
+   Work and memory follow the chunks a call touches, never the dataset's chunk count. An index block
+   that cannot be read or fails its checksum refuses the call (UNSUPPORTED: HDF5 runs it), as does an
+   independent call that needs the index before a collective call has read it. After a successful
    call the DXPL (not H5P_DEFAULT) holds colldiag's answers in HDF5's actual-mode properties:
    H5Pget_mpio_actual_io_mode and the causes as colldiag reports them, H5Pget_mpio_actual_chunk_opt_mode
    LINK_CHUNK or MULTI_CHUNK when colldiag ran those, NO_CHUNK_OPTIMIZATION for its own schemes

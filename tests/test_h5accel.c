@@ -98,7 +98,7 @@ typedef struct {
 } icase;
 
 /* A, the bridge's own lookups: colldiag_h5_read finds only the addresses of the chunks a call touches
-   (walking the index to them alone). Each rank reads one element in each of a few chunks drawn at
+   (walking the index to them alone, or asking HDF5's H5Dget_chunk_info_by_coord). Each rank reads one element in each of a few chunks drawn at
    random (different on every rank; the first and last chunk always among them), first collectively
    (the call that reads the index's description), then twice independently (chunks the cache holds and
    new ones): every value against val(), every touched chunk's address against the whole-table reader's
@@ -239,7 +239,15 @@ static void reader_case(const icase *c, int k)
     }
     CHECK(bad_data == 0 && bad_addr == 0, "%d chunks with the wrong data, %d with another address than HDF5's, of %llu", bad_data, bad_addr,
           (unsigned long long)nch);
-    if (nch == grid) targeted_reads(c, k, ds, dims, ci, nch);
+    /* both ways the bridge finds addresses: its own walk of the index (the lookup budget 0 forces it), then
+       HDF5's lookup (the default for indexes this small; not for the swizzled case, which it gets wrong) */
+    for (int way = 0; way < 2 && nch == grid; way++) {
+        colldiag_h5_forget(ds);
+        if (way == 0) setenv("COLLDIAG_H5_LOOKUP_BUDGET", "0", 1);
+        else unsetenv("COLLDIAG_H5_LOOKUP_BUDGET");
+        snprintf(g_case, sizeof g_case, "reader: %s, %s", c->name, way ? "HDF5's lookup" : "the bridge's index walk");
+        targeted_reads(c, k, ds, dims, ci, nch);
+    }
     close(fd);
     free(cb);
     colldiag_sel_free(all);
@@ -409,9 +417,11 @@ static void faults(void)
         H5Dclose(ds);
     }
 
-    /* B3: an independent call before the chunk addresses are known: refused on that rank alone (the others
-       are elsewhere), then a collective call reads the index and the same independent call runs */
+    /* B3: an independent call before the chunk addresses are known (the lookup budget 0: only the index
+       read from the file will do): refused on that rank alone (the others are elsewhere), then a collective
+       call reads the index and the same independent call runs */
     snprintf(g_case, sizeof g_case, "independent call, cold then warm cache");
+    setenv("COLLDIAG_H5_LOOKUP_BUDGET", "0", 1);
     {
         hid_t ds = chunked_2d(f, "indep", R, W, 5, 4, 0);
         hid_t ind = H5Pcreate(H5P_DATASET_XFER);
@@ -444,6 +454,42 @@ static void faults(void)
         check_file(ds, 2, "independent writes", NULL);
         free(v);
         H5Sclose(none);
+        H5Sclose(ms);
+        H5Sclose(fs);
+        H5Pclose(ind);
+        H5Dclose(ds);
+    }
+    unsetenv("COLLDIAG_H5_LOOKUP_BUDGET");
+
+    /* B3b: the same first call on a small dataset of a file whose metadata reads are local (known from
+       the collective calls above): HDF5's lookup finds the addresses, no flush needed, so it runs at once;
+       then a call spanning more chunks than the budget allows is refused (it would need the index) */
+    snprintf(g_case, sizeof g_case, "independent first call, HDF5's lookup");
+    {
+        hid_t ds = chunked_2d(f, "indep_small", R, W, 5, 4, 0);
+        hid_t ind = H5Pcreate(H5P_DATASET_XFER);
+        H5Pset_dxpl_mpio(ind, H5FD_MPIO_INDEPENDENT);
+        const hsize_t r0 = (hsize_t)me * R / (hsize_t)P, r1 = (hsize_t)(me + 1) * R / (hsize_t)P;
+        hid_t fs = rows(ds, r0, r1);
+        uint32_t *v = row_values(5, r0, r1, W, 0);
+        hsize_t mn = (r1 - r0) * W;
+        hid_t ms = H5Screate_simple(1, &mn, NULL);
+        for (int q = 0; q < P; q++) {
+            if (q == me) {
+                int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, fs, ind, v, x);
+                CHECK(rc == 0, "independent first call: rc %s (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+            }
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
+        H5Fflush(f, H5F_SCOPE_GLOBAL);
+        MPI_Barrier(MPI_COMM_WORLD);
+        check_file(ds, 5, "independent writes through HDF5's lookup", NULL);
+        setenv("COLLDIAG_H5_LOOKUP_BUDGET", "4", 1); /* below this rank's chunks x the dataset's */
+        int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, fs, ind, v, x);
+        CHECK(rc == COLLDIAG_ERR_UNSUPPORTED && strstr(colldiag_xfer_errmsg(x), "more chunks than HDF5's lookup"),
+              "independent call over the budget: rc %s (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+        unsetenv("COLLDIAG_H5_LOOKUP_BUDGET");
+        free(v);
         H5Sclose(ms);
         H5Sclose(fs);
         H5Pclose(ind);
@@ -605,6 +651,10 @@ static void multi(void)
     /* C1 (twice: a fresh file each time, so the chunk indexes are fetched in the call), then C2/C3 */
     for (int round = 0; round < 3; round++) {
         hid_t f = file_create(path, round == 1, 0);
+        /* round 0 reads every chunk index from the file together (the lookup budget 0), round 1 asks
+           HDF5's lookup (these indexes are small) */
+        if (round == 0) setenv("COLLDIAG_H5_LOOKUP_BUDGET", "0", 1);
+        else unsetenv("COLLDIAG_H5_LOOKUP_BUDGET");
         hid_t ds[N], ms[N], fs[N];
         unsigned char *w[N];
         hsize_t r0[N], r1[N];
