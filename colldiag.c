@@ -1314,10 +1314,13 @@ struct colldiag_xfer {
     int planned;                          /* the last call was a plan: the counters are what it would move */
     /* HDF5 bridge (colldiag_h5_write/read), consumed by the next transfer: a rank that found its call
        ineligible (or waits for the chunk index) fails with pre_code in the first reduction, like a bad
-       argument, so that every rank leaves before any byte moves; bridge_global is the BOR of AG_BRIDGE */
+       argument, so that every rank leaves before any byte moves; bridge_global is the BOR of AG_BRIDGE.
+       A rank waiting for the index also sends the bytes its call moves (pre_bytes, into AG_MAX_BYTES:
+       bridge_max_bytes) and how many calls HDF5 already ran rather than flush (pre_defers, capped at 15,
+       in AG_BRIDGE's bits 4-7), so that deciding whether to read the index costs no reduction of its own */
     int pre_code, pre_need_index, strict_alloc;
     char pre_msg[512];
-    uint64_t bridge_global;
+    uint64_t bridge_global, pre_bytes, pre_defers, bridge_max_bytes;
     /* multi-dataset calls: each dataset's results (NULL after a single call, whose results are the call's) */
     struct cd_dsres *dsr;
     size_t nds, dsr_cap;
@@ -4660,7 +4663,8 @@ static void agree_neutral(const cd_io *io, uint32_t cause, uint64_t v[AG_N])
        others must be a real one */
     v[AG_FAIL] = io->code && io->prefail != 2 ? (uint64_t)io->f->rank * 16u + (uint64_t)(-io->code) : UINT64_MAX;
     v[AG_MIN_CHUNKS] = UINT64_MAX;
-    if (io->code) v[AG_BRIDGE] = io->prefail == 2 ? 1 : 2;
+    if (io->code) v[AG_BRIDGE] = io->prefail == 2 ? 1 | (io->x->pre_defers < 15 ? io->x->pre_defers : 15) << 4 : 2;
+    if (io->code && io->prefail == 2) v[AG_MAX_BYTES] = io->x->pre_bytes;
 }
 
 /* After the data moved: one reduction so that a failure anywhere fails the call everywhere. Its time
@@ -4948,7 +4952,8 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
         check_args(&io);
     }
     x->bridge_global = io.code ? (io.prefail == 2 ? 1 : 2) : 0; /* independent calls: this rank's own */
-    x->pre_code = x->pre_need_index = 0;
+    x->bridge_max_bytes = 0;
+    x->pre_code = x->pre_need_index = 0; /* pre_bytes and pre_defers are read by the reduction below */
     uint32_t cause = local_causes(&io);
     map_selection(&io, cause);
     x->cnt.t_map = cd_now() - t0;
@@ -4975,6 +4980,8 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     rc = MPI_Allreduce(v, io.g, AG_N, MPI_UINT64_T, f->op, f->comm);
     if (rc != MPI_SUCCESS) return finish(&io, cd_mpi_err(&io, rc, "MPI_Allreduce (cause agreement)"));
     x->bridge_global = io.g[AG_BRIDGE];
+    x->bridge_max_bytes = io.g[AG_MAX_BYTES];
+    x->pre_bytes = x->pre_defers = 0;
     uint64_t touched_bits = 0;
     for (int w = 0; w < CD_TOUCH_WORDS; w++) touched_bits += popcount64(io.g[AG_TOUCH + w]);
     io.disjoint = l && l->storage == STORE_CHUNKED && touched_bits == io.g[AG_SUM_TOUCH];
@@ -7692,6 +7699,7 @@ typedef struct h5_dentry {
     hsize_t dims[COLLDIAG_MAX_RANK];     /* the extent l was built for */
     colldiag_layout *l;                  /* NULL: not built for this extent (or not buildable: why) */
     int by_hdf5;                         /* l finds addresses with HDF5's own lookup (h5_coord_resolve) */
+    uint64_t defers;                     /* collective calls at this extent that HDF5 ran rather than flush (h5_defer_fetch) */
     hsize_t cdims[COLLDIAG_MAX_RANK];    /* chunk dims (chunked) */
     char never[256];                     /* set once: why this dataset never runs through colldiag */
     char why[256];                       /* why l could not be built for this extent */
@@ -7834,6 +7842,7 @@ static int h5_extent_is(const h5_dentry *e, int rank, const hsize_t *dims)
 /* Forgets a layout made for another extent: the addresses are found again for this one. */
 static void h5_drop_layout(h5_dentry *e, int rank, const hsize_t *dims)
 {
+    if (!h5_extent_is(e, rank, dims)) e->defers = 0;
     colldiag_layout_free(e->l);
     e->l = NULL;
     e->by_hdf5 = 0;
@@ -8135,6 +8144,26 @@ static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t m
     *needp = need;
 }
 
+/* When the chunk index must come from the file, the flush before it costs what HDF5 holds dirty:
+   ~1.5 ms for a small file here, far more just after creating a dataset of a million chunks (its whole
+   index). That pays for a call that moves much, or for a dataset written again and again; for a small
+   call on a dataset written once or twice it is pure loss (netCDF-4 files, whose metadata reads are
+   collective so HDF5's lookup cannot be used, writing each of many variables once: 2.7x HDF5's time).
+   So HDF5 runs such a call unless the largest rank moves COLLDIAG_H5_FETCH_BYTES (default 1 MiB) or
+   more, or COLLDIAG_H5_FETCH_CALLS (default 2) calls at this extent already ran in HDF5; then the
+   index is read. Decided on the values of the transfer's own reduction (the largest rank's bytes, the
+   waiting ranks' counts), the same on every rank: all fetch or none, at no extra communication.
+   1: let HDF5 run the call. */
+static int h5_defer_fetch(h5_dentry *e, const colldiag_xfer *x)
+{
+    const char *b = getenv("COLLDIAG_H5_FETCH_BYTES"), *c = getenv("COLLDIAG_H5_FETCH_CALLS");
+    const uint64_t min_bytes = b && *b ? strtoull(b, NULL, 10) : (uint64_t)1 << 20, max_defers = c && *c ? strtoull(c, NULL, 10) : 2;
+    const uint64_t defers = x->bridge_global >> 4 & 15; /* waiting ranks' counts, ORed: never below any of them */
+    if (x->bridge_max_bytes >= min_bytes || defers >= max_defers) return 0;
+    e->defers = defers + 1;
+    return 1;
+}
+
 static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *wbuf, void *rbuf,
                        colldiag_xfer *x, int dir, const char *fn)
 {
@@ -8167,14 +8196,24 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
         if (why[0] || need) {
             x->pre_code = COLLDIAG_ERR_UNSUPPORTED;
             x->pre_need_index = !why[0];
+            x->pre_bytes = need && fs ? colldiag_sel_npoints(fs) * (uint64_t)H5Tget_size(e->type) : 0;
+            x->pre_defers = need ? e->defers : 0;
             snprintf(x->pre_msg, sizeof x->pre_msg, "%s", why[0] ? why : "waiting for the dataset's chunk index");
         }
         x->strict_alloc = 1;
         rc = cd_transfer(f, e && !need ? e->l : NULL, fs, ms, wbuf, rbuf, x, dir, fn);
         x->strict_alloc = 0;
         x->pre_code = x->pre_need_index = 0;
-        if (!rc || !collective || x->bridge_global != 1 || attempt > 0) break;
-        /* every rank is healthy but some wait for the chunk index: fetch it together, then once more */
+        x->pre_bytes = x->pre_defers = 0;
+        if (!rc || !collective || (x->bridge_global & 3) != 1 || attempt > 0) break;
+        /* every rank is healthy but some wait for the chunk index: fetch it together, then once more (or
+           let HDF5 run a small call rather than flush) */
+        if (h5_defer_fetch(e, x)) {
+            rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "reading the chunk index needs a file flush, which a call this small does not pay for: "
+                                                       "HDF5 runs it (see COLLDIAG_H5_FETCH_BYTES and COLLDIAG_H5_FETCH_CALLS)");
+            snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
+            break;
+        }
         h5_fetch_index(dset, e, f, rank, dims);
         need = 0;
         if (!e->l) snprintf(why, sizeof why, "%s", e->why);

@@ -398,10 +398,15 @@ int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
      file's metadata reads are local (no H5Pset_all_coll_metadata_ops) and known to be (after one
      collective call on the file), and the dataset does not have exactly one unlimited dimension
      other than the first (1.10.8's lookup gets those wrong). 0 turns it off.
-   - Otherwise the chunk index in the file: the first collective call that needs it (and the first
-     after the extent changes) flushes the file (H5Fflush, collective) and rank 0 reads where the index
-     is and what kind (every index HDF5 1.10 writes) and broadcasts that (~1 KiB); calls then walk the
-     index to their chunks, reading only the blocks on the way (independent reads, no communication).
+   - Otherwise the chunk index in the file: a collective call that needs it (the first at an extent)
+     flushes the file (H5Fflush, collective) and rank 0 reads where the index is and what kind (every
+     index HDF5 1.10 writes) and broadcasts that (~1 KiB); calls then walk the index to their chunks,
+     reading only the blocks on the way (independent reads, no communication). The flush writes all
+     the metadata HDF5 holds dirty, so a small call does not pay for it: unless the largest rank moves
+     COLLDIAG_H5_FETCH_BYTES (default 1 MiB) or COLLDIAG_H5_FETCH_CALLS (default 2) such calls at this
+     extent already ran in HDF5, the call returns UNSUPPORTED ("needs a file flush") on every rank and
+     HDF5 runs it (decided in the call's own reduction: no extra communication). FETCH_CALLS=0 reads
+     the index at the first call.
    Work and memory follow the chunks a call touches, never the dataset's chunk count. An index block
    that cannot be read or fails its checksum refuses the call (UNSUPPORTED: HDF5 runs it), as does an
    independent call that needs the index before a collective call has read it. After a successful

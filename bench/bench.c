@@ -156,7 +156,8 @@ static void h5_close(h5pat *h, int i, const char *dir)
 }
 /* how: 0 link, 1 multi, 2 independent (HDF5's own), 3 the same H5Dwrite/H5Dread through colldiag_h5_write/
    read with HDF5's default DXPL made collective (what COLLDIAG_ACCELERATE=1 runs), 4 the same after
-   colldiag_h5_forget: the first call on the dataset, which flushes the file and reads the chunk index.
+   colldiag_h5_forget: the first call on the dataset, which finds the chunk addresses (HDF5's lookup for a
+   small index, else a flush and the index's description; or HDF5 runs a call too small for a flush).
    *plan: colldiag's mapping + deciding seconds (3, 4). */
 static int h5_io(h5pat *h, const pattern *p, int how, void *buf, int rd, double *plan)
 {
@@ -165,9 +166,16 @@ static int h5_io(h5pat *h, const pattern *p, int how, void *buf, int rd, double 
     if (how >= 3) {
         H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
         if (how == 4) colldiag_h5_forget(h->dset);
+        /* the warm column reads the index at its first (untimed) call whatever its size; the first-call
+           column runs the default policy, and HDF5's own call when colldiag leaves a small first call to
+           it (as the preload does), so it times what an unmodified program sees */
+        if (how == 3) setenv("COLLDIAG_H5_FETCH_CALLS", "0", 1);
         colldiag_xfer *x = NULL;
         colldiag_xfer_create(&x);
         int rc = rd ? colldiag_h5_read(h->dset, mt, h->mspace, h->fspace, dxpl, buf, x) : colldiag_h5_write(h->dset, mt, h->mspace, h->fspace, dxpl, buf, x);
+        if (how == 3) unsetenv("COLLDIAG_H5_FETCH_CALLS");
+        if (rc == COLLDIAG_ERR_UNSUPPORTED && how == 4 && strstr(colldiag_xfer_errmsg(x), "file flush"))
+            rc = (rd ? H5Dread(h->dset, mt, h->mspace, h->fspace, dxpl, buf) : H5Dwrite(h->dset, mt, h->mspace, h->fspace, dxpl, buf)) < 0;
         if (rc && me == 0) fprintf(stderr, "%s: colldiag_h5_%s refused: %s\n", p->name, rd ? "read" : "write", colldiag_xfer_errmsg(x));
         colldiag_counters c;
         memset(&c, 0, sizeof c);

@@ -15,8 +15,9 @@
  * addresses must follow. Then both files are compared element by element with the image this program
  * computed itself (every element's value is a function of the round and its index, so every rank knows
  * what every rank wrote; a twin dataset in each file gets the same writes, in file B half the rounds in
- * one colldiag_h5_write_multi call with the dataset; half the cases find chunk addresses by the bridge's own
- * walk of the index, half by HDF5's lookup), and random reads of file B go through colldiag_h5_read and H5Dread into
+ * one colldiag_h5_write_multi call with the dataset; a quarter of the cases find chunk addresses by HDF5's
+ * lookup, the others by the bridge's own walk of the index, a third of those leaving small calls to HDF5
+ * until the third at an extent), and random reads of file B go through colldiag_h5_read and H5Dread into
  * buffers prefilled alike: every byte of the two buffers must match. Any difference prints the case
  * and exits 1; every rank checks its own buffers and the outcome is agreed. --strict-hdf5 1 also fails
  * when HDF5's own file differs from the image (ROMIO: see docs/hdf5.md). */
@@ -310,8 +311,13 @@ static int run_case(long cs, uint64_t seed, const char *dir)
     /* how the bridge finds chunk addresses: half the cases its own walk of the index read from the file
        (the lookup budget 0), half the default (HDF5's lookup for indexes this small); drawn outside the
        case generator, like the twin's rounds, so that replayed cases keep their selections */
-    if (mix(seed * 104729u + (uint64_t)cs) % 2) setenv("COLLDIAG_H5_LOOKUP_BUDGET", "0", 1);
+    const uint64_t way = mix(seed * 104729u + (uint64_t)cs) % 4;
+    if (way) setenv("COLLDIAG_H5_LOOKUP_BUDGET", "0", 1);
     else unsetenv("COLLDIAG_H5_LOOKUP_BUDGET");
+    /* with the index walk, a third of the cases keep the default (small calls run in HDF5 until the third
+       at an extent), the others read the index at the first call */
+    if (way == 1) unsetenv("COLLDIAG_H5_FETCH_CALLS");
+    else setenv("COLLDIAG_H5_FETCH_CALLS", "0", 1);
     if (fa < 0 || fb < 0 || da < 0 || db < 0 || ta < 0 || tb < 0) { printf("case %ld: cannot create the files\n", cs); return 1; }
     unsigned char *img = calloc(MAXE * 8, 1), *tmp = calloc(MAXE * 8, 1), *buf = malloc(MAXE * 8 * 3), *bu2 = malloc(MAXE * 8 * 3);
     int *owner = malloc(MAXE * sizeof *owner);

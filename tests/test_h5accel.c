@@ -245,9 +245,12 @@ static void reader_case(const icase *c, int k)
         colldiag_h5_forget(ds);
         if (way == 0) setenv("COLLDIAG_H5_LOOKUP_BUDGET", "0", 1);
         else unsetenv("COLLDIAG_H5_LOOKUP_BUDGET");
+        setenv("COLLDIAG_H5_FETCH_CALLS", "0", 1); /* read the index at the first call, however small */
         snprintf(g_case, sizeof g_case, "reader: %s, %s", c->name, way ? "HDF5's lookup" : "the bridge's index walk");
         targeted_reads(c, k, ds, dims, ci, nch);
     }
+    unsetenv("COLLDIAG_H5_FETCH_CALLS");
+    unsetenv("COLLDIAG_H5_LOOKUP_BUDGET");
     close(fd);
     free(cb);
     colldiag_sel_free(all);
@@ -422,6 +425,7 @@ static void faults(void)
        call reads the index and the same independent call runs */
     snprintf(g_case, sizeof g_case, "independent call, cold then warm cache");
     setenv("COLLDIAG_H5_LOOKUP_BUDGET", "0", 1);
+    setenv("COLLDIAG_H5_FETCH_CALLS", "0", 1);
     {
         hid_t ds = chunked_2d(f, "indep", R, W, 5, 4, 0);
         hid_t ind = H5Pcreate(H5P_DATASET_XFER);
@@ -457,6 +461,61 @@ static void faults(void)
         H5Sclose(ms);
         H5Sclose(fs);
         H5Pclose(ind);
+        H5Dclose(ds);
+    }
+    unsetenv("COLLDIAG_H5_LOOKUP_BUDGET");
+    unsetenv("COLLDIAG_H5_FETCH_CALLS");
+
+    /* B3c: where the index must come from the file (budget 0), small collective calls run in HDF5 until
+       the third at an extent (a flush costs more than they do): the first two refused on every rank
+       with the reason, and HDF5 writes them; the third and later run through colldiag; after
+       H5Dset_extent the count starts again; a call of COLLDIAG_H5_FETCH_BYTES reads the index at once. */
+    snprintf(g_case, sizeof g_case, "small first calls left to HDF5 (no flush)");
+    setenv("COLLDIAG_H5_LOOKUP_BUDGET", "0", 1);
+    {
+        hid_t ds = chunked_2d(f, "defer", R, W, 5, 4, 1);
+        const hsize_t r0 = (hsize_t)me * R / (hsize_t)P, r1 = (hsize_t)(me + 1) * R / (hsize_t)P;
+        hsize_t mn = (r1 - r0) * W;
+        hid_t ms = H5Screate_simple(1, &mn, NULL);
+        for (int step = 0; step < 2; step++) {
+            if (step) {
+                hsize_t d2[2] = {2 * R, W};
+                H5Dset_extent(ds, d2);
+            }
+            hid_t fs = rows(ds, r0, r1);
+            for (int call = 0; call < 4; call++) {
+                uint32_t *v = row_values(10 + call, r0, r1, W, 0);
+                int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, fs, dx, v, x);
+                const int want = call < 2 ? COLLDIAG_ERR_UNSUPPORTED : 0;
+                CHECK(rc == want, "extent %d, call %d: rc %s, expected %s (%s)", step, call, colldiag_strerror(rc), colldiag_strerror(want),
+                      colldiag_xfer_errmsg(x));
+                if (rc) {
+                    CHECK(strstr(colldiag_xfer_errmsg(x), "flush") != NULL, "the reason: %s", colldiag_xfer_errmsg(x));
+                    CHECK(H5Dwrite(ds, H5T_NATIVE_UINT32, ms, fs, dx, v) >= 0, "HDF5's call after the refusal failed");
+                }
+                free(v);
+                H5Fflush(f, H5F_SCOPE_GLOBAL);
+                MPI_Barrier(MPI_COMM_WORLD);
+                /* rows [0, R) hold call's values (check_file reads the whole extent: the grown rows are 0) */
+                unsigned char *want_rows = calloc(2 * R * W, 1);
+                memset(want_rows, 1, R * W);
+                check_file(ds, 10 + call, rc ? "HDF5's call after a refusal" : "colldiag's call", want_rows);
+                free(want_rows);
+            }
+            H5Sclose(fs);
+        }
+        /* a fresh extent and a call of the fetch size: read at once */
+        hsize_t d3[2] = {3 * R, W};
+        H5Dset_extent(ds, d3);
+        setenv("COLLDIAG_H5_FETCH_BYTES", "1", 1);
+        hid_t fs = rows(ds, r0, r1);
+        uint32_t *v = row_values(20, r0, r1, W, 0);
+        int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, fs, dx, v, x);
+        CHECK(rc == 0, "a call of COLLDIAG_H5_FETCH_BYTES: rc %s (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+        unsetenv("COLLDIAG_H5_FETCH_BYTES");
+        free(v);
+        H5Sclose(fs);
+        H5Sclose(ms);
         H5Dclose(ds);
     }
     unsetenv("COLLDIAG_H5_LOOKUP_BUDGET");
@@ -790,10 +849,12 @@ static void scale(void)
     hid_t dx = coll_dxpl();
     colldiag_xfer *x = NULL;
     colldiag_xfer_create(&x);
+    setenv("COLLDIAG_H5_FETCH_CALLS", "0", 1); /* this first call reads the index, small as it is */
     const size_t live = g_live;
     g_peak = g_live;
     const int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, fs, dx, v, x);
     const size_t added = g_peak - live;
+    unsetenv("COLLDIAG_H5_FETCH_CALLS");
     CHECK(rc == 0, "colldiag_h5_write refused: %s", colldiag_xfer_errmsg(x));
     CHECK(added < 64 * 1024, "the first call allocated %zu bytes at its peak (limit 64 KiB; the whole table is %llu)", added,
           (unsigned long long)(8 * n * n));

@@ -86,12 +86,15 @@ fi
 # h5_client's compact dataset is left out: each rank writes different data into it, which parallel
 # HDF5 keeps in the object header of whichever rank flushes it last (the accelerated run's index
 # flush changes which one); HDF5 asks that every rank write the same data there.
-accel_identity() { # name, output suffix, command...
-    local name=$1 sfx=$2; shift 2
+accel_identity() { # name, output suffix, fetch-calls ("" for the default policy), command...
+    local name=$1 sfx=$2 fc=$3; shift 3
     local plain=$T/$name.plain$sfx acc=$T/$name.acc$sfx
     $RUN -n 3 "$@" "$plain" "$T/$name.plain.own.jsonl" >"$T/$name.plain.out" 2>&1; local e1=$?
-    case "$RUN" in *openmpi*) AP="-x LD_PRELOAD=$LIB -x COLLDIAG_REPORT -x COLLDIAG_ACCELERATE" ;; *) AP="-genv LD_PRELOAD $LIB" ;; esac
+    case "$RUN" in *openmpi*) AP="-x LD_PRELOAD=$LIB -x COLLDIAG_REPORT -x COLLDIAG_ACCELERATE${fc:+ -x COLLDIAG_H5_FETCH_CALLS}" ;; *) AP="-genv LD_PRELOAD $LIB" ;; esac
+    if [ -n "$fc" ]; then export COLLDIAG_H5_FETCH_CALLS=$fc; else unset COLLDIAG_H5_FETCH_CALLS; fi
+    rm -f "$T/$name.acc.jsonl" # the reports of this run only
     COLLDIAG_ACCELERATE=1 COLLDIAG_REPORT="json:$T/$name.acc.jsonl" $RUN -n 3 $AP "$@" "$acc" "$T/$name.acc.own.jsonl" >"$T/$name.acc.out" 2>&1; local e2=$?
+    unset COLLDIAG_H5_FETCH_CALLS
     if [ $e1 != $e2 ]; then echo "FAIL $name accelerated: exit $e2, plain $e1"; head -20 "$T/$name.acc.out"; fail=1; fi
     sed "s|$plain|FILE|g; s|$T/$name.plain|OUT|g" "$T/$name.plain.out" | grep -v 'HDF5-DIAG\|^  *#\|^    \(major\|minor\)' >"$T/$name.p.txt"
     sed "s|$acc|FILE|g; s|$T/$name.acc|OUT|g" "$T/$name.acc.out" | grep -v 'HDF5-DIAG\|^  *#\|^    \(major\|minor\)' >"$T/$name.a.txt"
@@ -103,21 +106,33 @@ accel_identity() { # name, output suffix, command...
             echo "FAIL $name accelerated: dataset /$ds differs (h5dump)"; fail=1
         fi
     done
-    python3 - "$T/$name.acc.jsonl" "$name" <<'PY' || fail=1
+    python3 - "$T/$name.acc.jsonl" "$name" "$fc" <<'PY' || fail=1
 import json, sys
-n = {}
+n, flush, filt = {}, 0, 0
 for line in open(sys.argv[1]):
     j = json.loads(line)
     k = (j.get("engine"), bool(j.get("collective")))
     n[k] = n.get(k, 0) + 1
+    if k == ("hdf5", True):
+        flush += "needs a file flush" in j.get("why", "")
+        filt += "filtered chunks" in j.get("why", "")
 cc, ch = n.get(("colldiag", True), 0), n.get(("hdf5", True), 0)
-print("%s accelerated: %d collective calls through colldiag, %d through HDF5; independent: %d colldiag, %d HDF5"
-      % (sys.argv[2], cc, ch, n.get(("colldiag", False), 0), n.get(("hdf5", False), 0)))
-if cc == 0 or cc < ch:
+print("%s accelerated%s: %d collective calls through colldiag, %d through HDF5 (%d of them too small to pay for a flush); "
+      "independent: %d colldiag, %d HDF5" % (sys.argv[2], " (COLLDIAG_H5_FETCH_CALLS=%s)" % sys.argv[3] if sys.argv[3] else "", cc, ch, flush,
+                                             n.get(("colldiag", False), 0), n.get(("hdf5", False), 0)))
+# most collective calls through colldiag; where a client's every unfiltered call is too small to pay
+# for a flush (netCDF's, by default), every call HDF5 ran must say so (or be filtered)
+if (cc == 0 or cc < ch - flush) and not (cc == 0 and ch == flush + filt and flush > 0):
     print("FAIL %s accelerated: most collective calls must run through colldiag" % sys.argv[2]); sys.exit(1)
 PY
 }
-accel_identity c .h5 "$B/h5_client"
-if [ -x "$B/nc_client" ]; then accel_identity nc .nc "$B/nc_client"; fi
-if [ -n "$PY" ]; then accel_identity py .h5 /usr/bin/python3 tests/h5py_client.py; fi
+accel_identity c .h5 "" "$B/h5_client"
+# netCDF-4 reads metadata collectively, so HDF5's chunk lookup is off and the index must come from the
+# file after a flush: by default HDF5 runs its small first calls (the flush would cost more); with
+# COLLDIAG_H5_FETCH_CALLS=0 colldiag reads the index at once and moves them itself. Same files either way.
+if [ -x "$B/nc_client" ]; then
+    accel_identity nc .nc "" "$B/nc_client"
+    accel_identity nc .nc 0 "$B/nc_client"
+fi
+if [ -n "$PY" ]; then accel_identity py .h5 "" /usr/bin/python3 tests/h5py_client.py; fi
 exit $fail
