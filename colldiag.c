@@ -6579,18 +6579,27 @@ static int ix_fail(ix_rd *r, const char *fmt, ...)
     return -1;
 }
 
-/* n bytes at relative address addr, all of them. */
-static int ix_read(ix_rd *r, uint64_t addr, void *buf, size_t n)
+/* Up to n bytes at relative address addr (fewer only at the end of the file): *got of them. */
+static int ix_read_upto(ix_rd *r, uint64_t addr, void *buf, size_t n, size_t *got)
 {
     if (++r->nodes > (r->want ? r->nwant * 8 : r->ntab * 4) + 4096)
         return ix_fail(r, "more index blocks than chunks: the index looks damaged");
     MPI_Status st;
-    int got = -1;
+    int k = -1;
     if (n > (size_t)INT_MAX || addr > (uint64_t)CD_MAX_OFFSET - r->base ||
         MPI_File_read_at(r->fh, (MPI_Offset)(r->base + addr), buf, (int)n, MPI_BYTE, &st) != MPI_SUCCESS ||
-        MPI_Get_count(&st, MPI_BYTE, &got) != MPI_SUCCESS || got != (int)n)
+        MPI_Get_count(&st, MPI_BYTE, &k) != MPI_SUCCESS || k < 0)
         return ix_fail(r, "cannot read %zu bytes at address %" PRIu64 " (is the file flushed?)", n, addr);
+    *got = (size_t)k;
     return 0;
+}
+
+/* n bytes at relative address addr, all of them. */
+static int ix_read(ix_rd *r, uint64_t addr, void *buf, size_t n)
+{
+    size_t got = 0;
+    if (ix_read_upto(r, addr, buf, n, &got)) return -1;
+    return got == n ? 0 : ix_fail(r, "cannot read %zu bytes at address %" PRIu64 " (is the file flushed?)", n, addr);
 }
 
 /* A block read whole, its 4-letter signature checked, and (sum != 0) its checksum: the last 4 bytes of
@@ -6818,14 +6827,25 @@ static int ix_btree1(ix_rd *r, uint64_t addr, unsigned ndims, int depth)
 {
     if (depth > 64) return ix_fail(r, "a v1 B-tree deeper than 64 levels");
     const size_t hdr = 8 + 2 * (size_t)r->sa, ks = 8 + 8 * (size_t)ndims;
-    unsigned char h[8 + 16];
-    if (ix_read(r, addr, h, hdr)) return -1;
-    if (memcmp(h, "TREE", 4) || h[4] != 1)
+    /* one read of a node of HDF5's default size (64 entries: istore_k 32) usually holds it all; a larger
+       node is read again whole. Reads past the end of the file come back short, which is fine as long
+       as they hold the node's entries. */
+    const size_t guess = hdr + 65 * ks + 64 * (size_t)r->sa;
+    unsigned char *b = cd_malloc(guess);
+    size_t got = 0;
+    if (!b) return ix_fail(r, "no memory for a %zu-byte index block", guess);
+    if (ix_read_upto(r, addr, b, guess, &got) || got < hdr) { cd_free(b); return ix_fail(r, "cannot read a B-tree node at address %" PRIu64, addr); }
+    if (memcmp(b, "TREE", 4) || b[4] != 1) {
+        cd_free(b);
         return ix_fail(r, "no raw-data B-tree node at address %" PRIu64 " (the file is not flushed?)", addr);
-    const unsigned level = h[5], used = (unsigned)ix_u(h + 6, 2);
+    }
+    const unsigned level = b[5], used = (unsigned)ix_u(b + 6, 2);
     const size_t n = hdr + (used + 1) * ks + used * (size_t)r->sa;
-    unsigned char *b = ix_block(r, addr, n, "TREE", 0);
-    if (!b) return -1;
+    if (n > got) {
+        cd_free(b);
+        b = ix_block(r, addr, n, "TREE", 0);
+        if (!b) return -1;
+    }
     int rc = 0;
     for (unsigned i = 0; i < used && !rc; i++) {
         const unsigned char *key = b + hdr + i * (ks + r->sa), *child = key + ks;
