@@ -4872,12 +4872,17 @@ static void map_selection(cd_io *io, uint32_t cause)
     if (io->code || (cause & COLLDIAG_MPIO_NOT_SIMPLE_OR_SCALAR_DATASPACES)) return;
     char why[256] = "";
     int nomem = 0;
-    if (map_build(&io->map, io->l, io->fs) || cd_inject(io, "map")) io_fail(io, COLLDIAG_ERR_NOMEM, "mapping the selection onto chunks");
-    else if (map_resolve(&io->map, &nomem, why, sizeof why))
-        io_fail(io, nomem ? COLLDIAG_ERR_NOMEM : COLLDIAG_ERR_UNSUPPORTED, "finding the chunk addresses: %s", why);
-    else {
-        map_trim(&io->map);
-        order_by_addr(io);
+    if (map_build(&io->map, io->l, io->fs) || cd_inject(io, "map")) {
+        io_fail(io, COLLDIAG_ERR_NOMEM, "mapping the selection onto chunks");
+    } else {
+        int rf = map_resolve(&io->map, &nomem, why, sizeof why);
+        if (!rf && io->l && io->l->resolve && cd_inject(io, "resolve")) rf = snprintf(why, sizeof why, "the index could not be read (injected)");
+        if (rf) {
+            io_fail(io, nomem ? COLLDIAG_ERR_NOMEM : COLLDIAG_ERR_UNSUPPORTED, "finding the chunk addresses: %s", why);
+        } else {
+            map_trim(&io->map);
+            order_by_addr(io);
+        }
     }
     /* the HDF5 bridge reads no unallocated chunk either: HDF5 would return the fill value there */
     if (!io->code && (dir == DIR_WRITE || (dir == DIR_READ && x->strict_alloc)))

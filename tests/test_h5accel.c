@@ -520,6 +520,46 @@ static void faults(void)
     }
     unsetenv("COLLDIAG_H5_LOOKUP_BUDGET");
 
+    /* B3d: one rank cannot find its chunk addresses (its resolver fails: injected on rank 1), in a
+       collective call on a fresh dataset, by each way of finding them: every rank returns before a byte
+       moves (rank 1 UNSUPPORTED with the reason, the others naming rank 1), nobody hangs, HDF5 then
+       writes, and the next call (no injection) runs through colldiag */
+    for (int way = 0; way < 2; way++) {
+        snprintf(g_case, sizeof g_case, "one rank's chunk lookup fails (%s)", way ? "HDF5's lookup" : "index walk");
+        if (way == 0) { setenv("COLLDIAG_H5_LOOKUP_BUDGET", "0", 1); setenv("COLLDIAG_H5_FETCH_CALLS", "0", 1); }
+        char nm[32];
+        snprintf(nm, sizeof nm, "inject%d", way);
+        hid_t ds = chunked_2d(f, nm, R, W, 5, 4, 0);
+        const hsize_t r0 = (hsize_t)me * R / (hsize_t)P, r1 = (hsize_t)(me + 1) * R / (hsize_t)P;
+        hid_t fs = rows(ds, r0, r1);
+        uint32_t *v = row_values(30 + way, r0, r1, W, 0);
+        hsize_t mn = (r1 - r0) * W;
+        hid_t ms = H5Screate_simple(1, &mn, NULL);
+        setenv("COLLDIAG_INJECT", "resolve:1", 1);
+        int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, fs, dx, v, x);
+        unsetenv("COLLDIAG_INJECT");
+        CHECK(rc == (me == 1 ? COLLDIAG_ERR_UNSUPPORTED : COLLDIAG_ERR_PEER), "rc %s (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+        CHECK(strstr(colldiag_xfer_errmsg(x), me == 1 ? "finding the chunk addresses" : "rank 1") != NULL, "the reason: %s",
+              colldiag_xfer_errmsg(x));
+        CHECK(H5Dwrite(ds, H5T_NATIVE_UINT32, ms, fs, dx, v) >= 0, "HDF5's call after the refusal failed");
+        H5Fflush(f, H5F_SCOPE_GLOBAL);
+        MPI_Barrier(MPI_COMM_WORLD);
+        check_file(ds, 30 + way, "HDF5's write after one rank's failed lookup", NULL);
+        free(v);
+        v = row_values(32 + way, r0, r1, W, 0);
+        rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, fs, dx, v, x);
+        CHECK(rc == 0, "the next call: rc %s (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+        H5Fflush(f, H5F_SCOPE_GLOBAL);
+        MPI_Barrier(MPI_COMM_WORLD);
+        check_file(ds, 32 + way, "colldiag's next call", NULL);
+        unsetenv("COLLDIAG_H5_LOOKUP_BUDGET");
+        unsetenv("COLLDIAG_H5_FETCH_CALLS");
+        free(v);
+        H5Sclose(ms);
+        H5Sclose(fs);
+        H5Dclose(ds);
+    }
+
     /* B3b: the same first call on a small dataset of a file whose metadata reads are local (known from
        the collective calls above): HDF5's lookup finds the addresses, no flush needed, so it runs at once;
        then a call spanning more chunks than the budget allows is refused (it would need the index) */
