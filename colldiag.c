@@ -7880,12 +7880,7 @@ static void h5_drop_layout(h5_dentry *e, int rank, const hsize_t *dims)
    addresses found through the opened index ix (copied). */
 static int h5_build_layout(hid_t dset, h5_dentry *e, int rank, const hsize_t *dims, const ix_index *ix)
 {
-    colldiag_layout_free(e->l);
-    e->l = NULL;
-    e->by_hdf5 = 0;
-    e->why[0] = 0;
-    e->rank = rank;
-    memcpy(e->dims, dims, (size_t)rank * sizeof *dims);
+    h5_drop_layout(e, rank, dims);
     uint64_t d64[COLLDIAG_MAX_RANK], c64[COLLDIAG_MAX_RANK];
     for (int d = 0; d < rank; d++) d64[d] = dims[d];
     const size_t esize = H5Tget_size(e->type);
