@@ -389,7 +389,7 @@ int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
    writable for a write, dataspaces without offsets. The scheme is x's chunk_opt, AUTO when x leaves it
    at DEFAULT; the transfer mode, collective_opt and the other HDF5 settings come from the DXPL.
    Collective exactly when the DXPL is (over the file's communicator: call it on every rank that calls
-   H5Dwrite): eligibility is agreed, so every rank moves the bytes or every rank is refused. The first
+   H5Dwrite): eligibility is agreed, so every rank moves the bytes or every rank is refused.
    Chunk addresses, on each rank alone, for the chunks a call touches (a cache of at most max(65,536,
    2 x the chunks of one call) entries of 16 bytes at half load holds those found), one of two ways:
    - HDF5's own lookup (H5Dget_chunk_info_by_coord, through HDF5's metadata cache, no flush, also in
@@ -424,8 +424,9 @@ int colldiag_h5_read(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
    with the eligibility rules of colldiag_h5_write for each dataset. All or nothing: when any dataset
    is ineligible on any rank (or the datasets are in different files), every rank returns
    COLLDIAG_ERR_UNSUPPORTED before a byte moves (the failing rank's message names the dataset), and
-   the caller runs HDF5's own H5Dwrite/H5Dread for each dataset. The chunk indexes the call lacks are
-   read together first (collective). Afterwards the DXPL's actual-mode properties hold the call's
+   the caller runs HDF5's own H5Dwrite/H5Dread for each dataset. The chunk indexes the call lacks
+   (where HDF5's lookup does not apply) are read together first (collective, one flush; the flush rule
+   of colldiag_h5_write does not apply: a caller of this function asked for colldiag). Afterwards the DXPL's actual-mode properties hold the call's
    answers (the scheme; CHUNK_MIXED when the datasets' modes differ); colldiag_get_dataset_mpio
    answers per dataset. */
 int colldiag_h5_write_multi(size_t count, const hid_t dset_ids[], const hid_t mem_type_ids[], const hid_t mem_space_ids[],
