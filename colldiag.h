@@ -435,8 +435,19 @@ int colldiag_h5_read_multi(size_t count, const hid_t dset_ids[], const hid_t mem
                            const hid_t file_space_ids[], hid_t dxpl, void *const bufs[], colldiag_xfer *x);
 /* Drops what colldiag_h5_write/read cached: for a dataset id, its chunk addresses; for a file id, every
    dataset of the file and the file's communicator (collective over it, like H5Fclose). Needed before
-   H5Fclose; harmless on an id colldiag never saw. */
+   H5Fclose; harmless on an id colldiag never saw.
+   The cache knows a dataset by its file and object address and keeps its chunk addresses while its
+   extent is unchanged. Two things HDF5 does behind that: it gives a deleted dataset's object address
+   to the next object created (H5Ldelete, then H5Dcreate2: the same address, other chunks), and a
+   dataset shrunk by H5Dset_extent loses the chunks outside the new extent, which come back elsewhere
+   when it grows again (the extent then reads as before). Writing with the old addresses would land in
+   freed space, possibly another dataset's chunks. So: after shrinking a dataset, call
+   colldiag_h5_forget(dset) (local); after deleting objects (H5Ldelete, H5Odecr_refcount) in a file
+   written through the bridge, colldiag_h5_forget_datasets(file) (local). The preload does both. */
 void colldiag_h5_forget(hid_t obj);
+/* Drops the cached chunk addresses of every dataset in obj's file (any id in the file); keeps the
+   file's communicator. Local: no communication. */
+void colldiag_h5_forget_datasets(hid_t obj);
 #endif
 
 /* ---- Fortran support: what colldiag.f90 (module colldiag) binds besides the functions above ----

@@ -465,3 +465,76 @@ herr_t H5Fclose(hid_t file)
     if (!cd_internal && (h5_files || h5_dsets) && H5Iget_ref(file) == 1) colldiag_h5_forget(file);
     return real_close(file);
 }
+
+/* The bridge's cache knows a dataset by its object address and keeps its chunk addresses while its
+   extent is unchanged. HDF5 gives a deleted object's address to the next object created, and a
+   dataset shrunk and grown back has new chunks under the same extent (colldiag.h, colldiag_h5_forget):
+   so a shrink forgets the dataset, and a deletion every dataset this process cached (a link can lead
+   into a mounted file; deletions are rare, and the next call of each dataset finds its chunks again).
+   Both after HDF5's own call, whose result is returned unchanged. */
+herr_t H5Dset_extent(hid_t dset, const hsize_t size[])
+{
+    static herr_t (*real)(hid_t, const hsize_t *);
+    if (!real) real = (herr_t(*)(hid_t, const hsize_t *))dlsym(RTLD_NEXT, "H5Dset_extent");
+    int shrinks = 0;
+    if (!cd_internal && h5_dsets && size) {
+        hsize_t old[H5S_MAX_RANK];
+        hid_t sp;
+        H5E_BEGIN_TRY { sp = H5Dget_space(dset); } H5E_END_TRY;
+        const int r = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+        if (r > 0 && H5Sget_simple_extent_dims(sp, old, NULL) >= 0)
+            for (int d = 0; d < r; d++) shrinks |= size[d] < old[d];
+        if (sp >= 0) H5Sclose(sp);
+    }
+    herr_t ret = real(dset, size);
+    if (shrinks) colldiag_h5_forget(dset);
+    return ret;
+}
+
+static void forget_all_datasets(void)
+{
+    if (cd_internal) return;
+    while (h5_dsets) {
+        h5_dentry *e = h5_dsets;
+        h5_dsets = e->next;
+        h5_dentry_free(e);
+    }
+}
+
+herr_t H5Ldelete(hid_t loc, const char *name, hid_t lapl)
+{
+    static herr_t (*real)(hid_t, const char *, hid_t);
+    if (!real) real = (herr_t(*)(hid_t, const char *, hid_t))dlsym(RTLD_NEXT, "H5Ldelete");
+    herr_t ret = real(loc, name, lapl);
+    forget_all_datasets();
+    return ret;
+}
+
+herr_t H5Ldelete_by_idx(hid_t loc, const char *group, H5_index_t idx_type, H5_iter_order_t order, hsize_t n, hid_t lapl)
+{
+    static herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t);
+    if (!real) real = (herr_t(*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t))dlsym(RTLD_NEXT, "H5Ldelete_by_idx");
+    herr_t ret = real(loc, group, idx_type, order, n, lapl);
+    forget_all_datasets();
+    return ret;
+}
+
+herr_t H5Odecr_refcount(hid_t obj)
+{
+    static herr_t (*real)(hid_t);
+    if (!real) real = (herr_t(*)(hid_t))dlsym(RTLD_NEXT, "H5Odecr_refcount");
+    herr_t ret = real(obj);
+    forget_all_datasets();
+    return ret;
+}
+
+#ifndef H5_NO_DEPRECATED_SYMBOLS
+herr_t H5Gunlink(hid_t loc, const char *name)
+{
+    static herr_t (*real)(hid_t, const char *);
+    if (!real) real = (herr_t(*)(hid_t, const char *))dlsym(RTLD_NEXT, "H5Gunlink");
+    herr_t ret = real(loc, name);
+    forget_all_datasets();
+    return ret;
+}
+#endif
