@@ -8367,12 +8367,13 @@ int colldiag_h5_read_multi(size_t count, const hid_t dset_ids[], const hid_t mem
                              "colldiag_h5_read_multi");
 }
 
-/* Drops the cache entries of fileno's datasets: the one at object address *addr, or all (addr NULL). */
-static void h5_forget_dsets(unsigned long fileno, const haddr_t *addr)
+/* Drops the cache entries of the datasets of file *fileno (every file: NULL): the one at object
+   address *addr, or all (addr NULL). Local. */
+static void h5_forget_dsets(const unsigned long *fileno, const haddr_t *addr)
 {
     for (h5_dentry **pp = &h5_dsets; *pp;) {
         h5_dentry *e = *pp;
-        if (e->fileno == fileno && (!addr || e->addr == *addr)) {
+        if ((!fileno || e->fileno == *fileno) && (!addr || e->addr == *addr)) {
             *pp = e->next;
             h5_dentry_free(e);
         } else {
@@ -8386,7 +8387,7 @@ void colldiag_h5_forget_datasets(hid_t obj)
     H5O_info_t oi;
     herr_t oe;
     H5E_BEGIN_TRY { oe = H5Oget_info2(obj, &oi, H5O_INFO_BASIC); } H5E_END_TRY;
-    if (oe >= 0) h5_forget_dsets(oi.fileno, NULL);
+    if (oe >= 0) h5_forget_dsets(&oi.fileno, NULL);
 }
 
 void colldiag_h5_forget(hid_t obj)
@@ -8396,7 +8397,7 @@ void colldiag_h5_forget(hid_t obj)
     H5E_BEGIN_TRY { oe = H5Oget_info2(obj, &oi, H5O_INFO_BASIC); } H5E_END_TRY;
     if (oe < 0) return;
     const int whole_file = H5Iget_type(obj) == H5I_FILE;
-    h5_forget_dsets(oi.fileno, whole_file ? NULL : &oi.addr);
+    h5_forget_dsets(&oi.fileno, whole_file ? NULL : &oi.addr);
     if (!whole_file) return;
     int fin = 0;
     MPI_Finalized(&fin);

@@ -493,12 +493,7 @@ herr_t H5Dset_extent(hid_t dset, const hsize_t size[])
 
 static void forget_all_datasets(void)
 {
-    if (cd_internal) return;
-    while (h5_dsets) {
-        h5_dentry *e = h5_dsets;
-        h5_dsets = e->next;
-        h5_dentry_free(e);
-    }
+    if (!cd_internal) h5_forget_dsets(NULL, NULL);
 }
 
 herr_t H5Ldelete(hid_t loc, const char *name, hid_t lapl)
