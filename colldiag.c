@@ -7416,12 +7416,10 @@ static int h5_dxpl_settings(hid_t dxpl, colldiag_xfer *x, const char *fn)
     hid_t p = dxpl == H5P_DEFAULT ? H5P_DATASET_XFER_DEFAULT : dxpl;
     if (H5Pget_dxpl_mpio(p, &mode) < 0) return cd_fail(COLLDIAG_ERR_ARG, fn, "dxpl is not a dataset transfer property list");
     herr_t e = 0;
-    H5E_BEGIN_TRY {
-        e |= H5Pget(p, "mpio_chunk_opt_hard", &hard);
-        e |= H5Pget(p, "mpio_chunk_opt_num", &num);
-        e |= H5Pget(p, "mpio_chunk_opt_ratio", &ratio);
-        e |= H5Pget(p, "mpio_collective_opt", &copt);
-    } H5E_END_TRY;
+    e |= H5Pget(p, "mpio_chunk_opt_hard", &hard);
+    e |= H5Pget(p, "mpio_chunk_opt_num", &num);
+    e |= H5Pget(p, "mpio_chunk_opt_ratio", &ratio);
+    e |= H5Pget(p, "mpio_collective_opt", &copt);
     if (e < 0) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot read the DXPL's mpio_chunk_opt_* properties (not HDF5 1.10?)");
     int rc = colldiag_set_dxpl_mpio(x, mode == H5FD_MPIO_COLLECTIVE ? COLLDIAG_MPIO_COLLECTIVE : COLLDIAG_MPIO_INDEPENDENT);
     if (!rc) rc = colldiag_set_dxpl_mpio_chunk_opt(x, (colldiag_chunk_opt_t)hard);
@@ -7429,7 +7427,7 @@ static int h5_dxpl_settings(hid_t dxpl, colldiag_xfer *x, const char *fn)
     if (!rc) rc = colldiag_set_dxpl_mpio_chunk_opt_ratio(x, ratio);
     if (!rc) rc = colldiag_set_dxpl_mpio_collective_opt(x, (colldiag_collective_opt_t)copt);
     ssize_t xl = -1;
-    H5E_BEGIN_TRY { xl = H5Pget_data_transform(p, NULL, 0); } H5E_END_TRY; /* "not set" is an HDF5 error: keep it off stderr */
+    xl = H5Pget_data_transform(p, NULL, 0); /* "not set" is an HDF5 error (the caller's H5E_BEGIN_TRY keeps it off stderr) */
     if (!rc) rc = colldiag_set_data_transform(x, xl > 0 ? h5_never_transform : NULL, NULL); /* a reused x forgets the last */
     return rc;
 }
@@ -7495,8 +7493,8 @@ static int h5_plan_file(hid_t dset, int collective, colldiag_file **out, const c
     return 0;
 }
 
-int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, colldiag_direction_t dir,
-                     colldiag_xfer *x, colldiag_file **file_out)
+static int h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, colldiag_direction_t dir,
+                   colldiag_xfer *x, colldiag_file **file_out)
 {
     static const char fn[] = "colldiag_h5_plan";
     if (file_out) *file_out = NULL;
@@ -7559,17 +7557,23 @@ int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
     return rc;
 }
 
+int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, colldiag_direction_t dir,
+                     colldiag_xfer *x, colldiag_file **file_out)
+{
+    int rc;
+    H5E_BEGIN_TRY { rc = h5_plan(dset, mem_type, mem_space, file_space, dxpl, dir, x, file_out); } H5E_END_TRY;
+    return rc;
+}
+
 /* Whether the selection is shifted by an offset (H5Soffset_simple), which HDF5 1.10 cannot be asked for:
    H5Sget_select_bounds includes it, the block and point lists do not. */
-static int h5_sel_offset(hid_t space)
+static int h5_sel_offset(hid_t space, int rank, const hsize_t *const reg[4])
 {
-    const int rank = H5Sget_simple_extent_ndims(space);
     hsize_t lo[COLLDIAG_MAX_RANK], hi[COLLDIAG_MAX_RANK], mlo[COLLDIAG_MAX_RANK], mhi[COLLDIAG_MAX_RANK];
     if (rank < 1 || rank > COLLDIAG_MAX_RANK || H5Sget_select_bounds(space, lo, hi) < 0) return 0; /* nothing selected */
     for (int d = 0; d < rank; d++) { mlo[d] = HSIZE_UNDEF; mhi[d] = 0; }
-    hsize_t a[COLLDIAG_MAX_RANK], b[COLLDIAG_MAX_RANK], c[COLLDIAG_MAX_RANK], z[COLLDIAG_MAX_RANK];
-    if (H5Sget_select_type(space) == H5S_SEL_HYPERSLABS && H5Sis_regular_hyperslab(space) > 0 &&
-        H5Sget_regular_hyperslab(space, a, b, c, z) >= 0) { /* O(1), as colldiag_h5_sel reads it */
+    if (reg) { /* a regular hyperslab, as colldiag_h5_sel read it: O(1) */
+        const hsize_t *a = reg[0], *b = reg[1], *c = reg[2], *z = reg[3];
         for (int d = 0; d < rank; d++)
             if (c[d] && z[d] && (a[d] != lo[d] || a[d] + (c[d] - 1) * b[d] + z[d] - 1 != hi[d])) return 1;
         return 0;
@@ -7595,27 +7599,33 @@ static int h5_sel_offset(hid_t space)
     return 0;
 }
 
-int colldiag_h5_sel(hid_t space, colldiag_sel **out)
+/* colldiag_h5_sel, and (whole != NULL) whether all or nothing is selected: then HDF5 can neither find
+   the selection outside the extent nor miscount it, and the bridge skips asking. Each HDF5 query here
+   costs 0.1-0.3 us in place, and a small call makes a dozen of them. */
+static int h5_sel_read(hid_t space, colldiag_sel **out, int *whole)
 {
     static const char fn[] = "colldiag_h5_sel";
     if (!out) return cd_fail(COLLDIAG_ERR_ARG, fn, "out is NULL");
     *out = NULL;
-    H5S_class_t cls = H5Sget_simple_extent_type(space);
+    if (whole) *whole = 0;
+    hsize_t hd[H5S_MAX_RANK];
+    const int rank = H5Sget_simple_extent_dims(space, hd, NULL); /* the rank of a simple dataspace, 0 for scalar and null ones */
+    const H5S_class_t cls = rank > 0 ? H5S_SIMPLE : H5Sget_simple_extent_type(space);
     if (cls == H5S_NO_CLASS) return cd_fail(COLLDIAG_ERR_ARG, fn, "space is not a dataspace");
     if (cls == H5S_NULL) return colldiag_sel_create_null(out);
-    int rc;
+    int rc, is_regular = 0;
     colldiag_sel *s = NULL;
-    H5S_sel_type st = H5Sget_select_type(space);
+    const H5S_sel_type st = H5Sget_select_type(space);
+    if (whole) *whole = st == H5S_SEL_ALL || st == H5S_SEL_NONE;
+    hsize_t a[COLLDIAG_MAX_RANK], b[COLLDIAG_MAX_RANK], c[COLLDIAG_MAX_RANK], e[COLLDIAG_MAX_RANK];
+    const hsize_t *const regular[4] = {a, b, c, e};
     if (cls == H5S_SCALAR) {
         rc = colldiag_sel_create_scalar(&s);
         if (!rc && st == H5S_SEL_NONE) rc = colldiag_sel_select_none(s);
         goto out;
     }
-    int rank = H5Sget_simple_extent_ndims(space);
-    hsize_t hd[COLLDIAG_MAX_RANK];
     uint64_t dims[COLLDIAG_MAX_RANK];
-    if (rank < 1 || rank > COLLDIAG_MAX_RANK || H5Sget_simple_extent_dims(space, hd, NULL) < 0)
-        return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot read the dataspace's dims");
+    if (rank < 1 || rank > COLLDIAG_MAX_RANK) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot read the dataspace's dims");
     for (int d = 0; d < rank; d++) dims[d] = hd[d];
     rc = colldiag_sel_create(rank, dims, &s);
     if (rc) return rc;
@@ -7638,8 +7648,8 @@ int colldiag_h5_sel(hid_t space, colldiag_sel **out)
         break;
     }
     case H5S_SEL_HYPERSLABS: {
-        hsize_t a[COLLDIAG_MAX_RANK], b[COLLDIAG_MAX_RANK], c[COLLDIAG_MAX_RANK], e[COLLDIAG_MAX_RANK];
         if (H5Sis_regular_hyperslab(space) > 0 && H5Sget_regular_hyperslab(space, a, b, c, e) >= 0) {
+            is_regular = 1;
             rc = colldiag_sel_select_hyperslab(s, COLLDIAG_SELECT_SET, (const uint64_t *)a, (const uint64_t *)b, (const uint64_t *)c,
                                                (const uint64_t *)e);
             break;
@@ -7668,12 +7678,18 @@ int colldiag_h5_sel(hid_t space, colldiag_sel **out)
     default: rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "unknown selection type %d", (int)st); break;
     }
 out:
-    if (!rc && cls == H5S_SIMPLE && (st == H5S_SEL_POINTS || st == H5S_SEL_HYPERSLABS) && h5_sel_offset(space)) {
+    if (!rc && cls == H5S_SIMPLE && (st == H5S_SEL_POINTS || st == H5S_SEL_HYPERSLABS) &&
+        h5_sel_offset(space, rank, is_regular ? regular : NULL)) {
         rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataspace has an offset (H5Soffset_simple): colldiag does not shift selections");
     }
     if (rc) { colldiag_sel_free(s); return rc; }
     *out = s;
     return 0;
+}
+
+int colldiag_h5_sel(hid_t space, colldiag_sel **out)
+{
+    return h5_sel_read(space, out, NULL);
 }
 
 /* ---- running H5Dwrite / H5Dread through colldiag's engine (colldiag_h5_write / _read) ----
@@ -7712,12 +7728,16 @@ typedef struct h5_fentry {
     colldiag_file *f;        /* on HDF5's MPI_File; comm: a duplicate of the file's, from the first collective call */
     int md_local;            /* 1: metadata reads are local (no H5Pset_all_coll_metadata_ops), so HDF5's own chunk
                                 lookup may run on one rank; 0: unknown (no collective call yet) or collective */
+    int writable;            /* 1: open for writing, 0: read-only, -1: not asked yet. H5Fget_intent answers for the
+                                file HDF5 shares among all opens of it, which fileno names too: it never changes
+                                while the file is open, and the entry goes when the file closes */
     struct h5_fentry *next;
 } h5_fentry;
 
 typedef struct h5_dentry {
     unsigned long fileno;
     haddr_t addr;                        /* the dataset's object header */
+    hid_t id;                            /* the id of the dataset's last call (h5_identify) */
     hid_t type;                          /* a copy of the dataset's type, for H5Tequal */
     int chunked;
     int rank;
@@ -7761,7 +7781,7 @@ static MPI_Comm h5_file_comm(hid_t obj, int *md_local)
    communicator; every rank of a collective call asks here whether it has one, and ranks that do not
    (all of them, or none: a communicator is only ever made in a collective call, and forgotten in
    colldiag_h5_forget, which is collective for files) make it together. */
-static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, colldiag_file **out, int *md_local, const char *fn)
+static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_fentry **out, const char *fn)
 {
     h5_fentry *e = h5_files;
     while (e && e->fileno != fileno) e = e->next;
@@ -7782,6 +7802,7 @@ static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, coll
         f->fd = -1;
         f->bridge = 1;
         e->fileno = fileno;
+        e->writable = -1;
         e->f = f;
         e->next = h5_files;
         h5_files = e;
@@ -7791,8 +7812,7 @@ static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, coll
         if (e->f->comm == MPI_COMM_NULL) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot get the file's communicator");
         MPI_Op_create(cd_agree_fn, 1, &e->f->op);
     }
-    *out = e->f;
-    *md_local = e->md_local;
+    *out = e;
     return 0;
 }
 
@@ -7832,12 +7852,14 @@ static h5_dentry *h5_dataset(hid_t dset, const H5O_info_t *oi)
         *pp = e->next;
         e->next = h5_dsets;
         h5_dsets = e;
+        e->id = dset;
         return e;
     }
     e = cd_calloc(1, sizeof *e);
     if (!e) return NULL;
     e->fileno = oi->fileno;
     e->addr = oi->addr;
+    e->id = dset;
     e->rank = -1;
     h5_dataset_facts(dset, e);
     e->next = h5_dsets;
@@ -7845,12 +7867,31 @@ static h5_dentry *h5_dataset(hid_t dset, const H5O_info_t *oi)
     return e;
 }
 
+/* The dataset's identity in oi (fileno and addr; nothing else is set), or -1 if dset is not an open
+   object. Without asking HDF5 when dset is the id of the cached dataset's last call: HDF5 1.10 never
+   gives an id value to a second object while the library is open (H5I's counter only grows), and an
+   open object's header never moves, so an id that is still a dataset id names the object it named when
+   it was cached. (H5Oget_info2 reads the object header through the metadata cache: 2-3 us a call in
+   place, an eighth of a small call's whole overhead.) Across H5close, ids start again: the cache must be
+   forgotten before (colldiag_h5_forget of every file, which closing the files needs anyway). */
+static int h5_identify(hid_t dset, H5O_info_t *oi)
+{
+    for (const h5_dentry *e = h5_dsets; e; e = e->next)
+        if (e->id == dset) {
+            if (H5Iget_type(dset) != H5I_DATASET) break;
+            oi->fileno = e->fileno;
+            oi->addr = e->addr;
+            return 0;
+        }
+    return H5Oget_info2(dset, oi, H5O_INFO_BASIC) < 0 ? -1 : 0;
+}
+
 /* The dataset's current extent and maximum dims (a scalar is one element of a 1-D extent); -1 if unreadable. */
 static int h5_extent(hid_t dset, hsize_t *dims, hsize_t *maxd)
 {
+    _Static_assert(COLLDIAG_MAX_RANK >= H5S_MAX_RANK, "an HDF5 extent must fit in colldiag's arrays");
     hid_t sp = H5Dget_space(dset);
-    int rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
-    if (rank > COLLDIAG_MAX_RANK || (rank > 0 && H5Sget_simple_extent_dims(sp, dims, maxd) < 0)) rank = -1;
+    int rank = sp >= 0 ? H5Sget_simple_extent_dims(sp, dims, maxd) : -1; /* the rank; 0 for a scalar */
     if (rank == 0) { rank = 1; dims[0] = maxd[0] = 1; }
     if (sp >= 0) H5Sclose(sp);
     return rank;
@@ -7939,7 +7980,7 @@ static void h5_fetch_index(hid_t dset, h5_dentry *e, colldiag_file *f, int rank,
     struct { ix_index ix; int ok; char why[256]; } m;
     memset(&m, 0, sizeof m);
     herr_t fl;
-    H5E_BEGIN_TRY { fl = H5Fflush(dset, H5F_SCOPE_LOCAL); } H5E_END_TRY;
+    fl = H5Fflush(dset, H5F_SCOPE_LOCAL);
     int ok = fl >= 0, all = 0;
     if (f->rank == 0) m.ok = ok && !ix_open(dset, f->fh, h5_nchunks(dset, rank, dims), &m.ix, m.why, sizeof m.why);
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, f->comm);
@@ -7955,23 +7996,23 @@ static void h5_fetch_index(hid_t dset, h5_dentry *e, colldiag_file *f, int rank,
 }
 
 /* Local: why this call cannot run through colldiag (a message into why), or 0. */
-static int h5_ineligible(hid_t dset, const h5_dentry *e, hid_t mem_type, int wr, const colldiag_xfer *x, char *why, size_t wl)
+static int h5_ineligible(hid_t dset, const h5_dentry *e, h5_fentry *fe, hid_t mem_type, int wr, const colldiag_xfer *x, char *why, size_t wl)
 {
     if (e->never[0]) { snprintf(why, wl, "%s", e->never); return 1; }
     if (x->xform) { snprintf(why, wl, "the DXPL sets a data transform (HDF5 computes it)"); return 1; }
     htri_t same = -1;
-    H5E_BEGIN_TRY { same = H5Tequal(mem_type, e->type); } H5E_END_TRY;
+    same = H5Tequal(mem_type, e->type);
     if (same < 0) { snprintf(why, wl, "mem_type is not a datatype"); return 1; }
     if (!same) { snprintf(why, wl, "the memory type differs from the dataset's (HDF5 converts)"); return 1; }
-    if (wr) {
+    if (wr && fe->writable < 0) {
         hid_t file = H5Iget_file_id(dset);
         unsigned intent = 0;
-        if (file < 0 || H5Fget_intent(file, &intent) < 0 || !(intent & H5F_ACC_RDWR)) {
-            if (file >= 0) H5Fclose(file);
-            snprintf(why, wl, "the file is not open for writing");
-            return 1;
-        }
-        H5Fclose(file);
+        if (file >= 0 && H5Fget_intent(file, &intent) >= 0) fe->writable = (intent & H5F_ACC_RDWR) != 0;
+        if (file >= 0) H5Fclose(file);
+    }
+    if (wr && fe->writable != 1) {
+        snprintf(why, wl, "the file is not open for writing");
+        return 1;
     }
     return 0;
 }
@@ -7996,12 +8037,10 @@ static void h5_set_actual(hid_t dxpl, const colldiag_xfer *x)
                                                                                           : H5D_MPIO_NO_CHUNK_OPTIMIZATION;
     H5D_mpio_actual_io_mode_t io = (H5D_mpio_actual_io_mode_t)x->io_mode_done;
     uint32_t l = x->local_cause, g = x->global_cause;
-    H5E_BEGIN_TRY {
-        H5Pset(dxpl, "actual_chunk_opt_mode", &co);
-        H5Pset(dxpl, "actual_io_mode", &io);
-        H5Pset(dxpl, "local_no_collective_cause", &l);
-        H5Pset(dxpl, "global_no_collective_cause", &g);
-    } H5E_END_TRY;
+    H5Pset(dxpl, "actual_chunk_opt_mode", &co);
+    H5Pset(dxpl, "actual_io_mode", &io);
+    H5Pset(dxpl, "local_no_collective_cause", &l);
+    H5Pset(dxpl, "global_no_collective_cause", &g);
 }
 
 /* Set by a caller that reports the call itself (the preload): COLLDIAG_REPORT is then not the bridge's. */
@@ -8039,7 +8078,7 @@ static int h5_coord_resolve(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offs
         haddr_t a = HADDR_UNDEF;
         hsize_t sz = 0;
         herr_t e;
-        H5E_BEGIN_TRY { e = H5Dget_chunk_info_by_coord(c->dset, off, &fm, &a, &sz); } H5E_END_TRY;
+        e = H5Dget_chunk_info_by_coord(c->dset, off, &fm, &a, &sz);
         if (e < 0) {
             snprintf(why, wl, "H5Dget_chunk_info_by_coord failed for chunk %" PRIu64, idx[i]);
             return -1;
@@ -8105,9 +8144,9 @@ static int h5_build_coord_layout(hid_t dset, const H5O_info_t *oi, h5_dentry *e,
 
 /* One dataset's part of a bridge call, local: its cache entry, extent, selections, and either why
    colldiag cannot move it (why[0] set: HDF5 runs the call) or need = 1 when its chunk index must be
-   read from the file first (in a collective call). md_local: the file's h5_fentry.md_local. */
+   read from the file first (in a collective call). fe: the file's entry. */
 static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t mem_space, hid_t file_space, const colldiag_xfer *x,
-                       int dir, int collective, int md_local, h5_dentry **ep, colldiag_sel **fsp_out, colldiag_sel **msp_out, int *rankp,
+                       int dir, int collective, h5_fentry *fe, h5_dentry **ep, colldiag_sel **fsp_out, colldiag_sel **msp_out, int *rankp,
                        hsize_t *dims, int *needp, char *why, size_t wl)
 {
     colldiag_sel *fs = NULL, *ms = NULL;
@@ -8117,7 +8156,7 @@ static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t m
     int need = 0, lookup = 0;
     if (!e) snprintf(why, wl, "no memory for the dataset's cache entry");
     else if (rank < 1) snprintf(why, wl, "cannot read the dataset's extent");
-    else if (!h5_ineligible(dset, e, mem_type, dir == DIR_WRITE, x, why, wl)) {
+    else if (!h5_ineligible(dset, e, fe, mem_type, dir == DIR_WRITE, x, why, wl)) {
         const int stale = !h5_extent_is(e, rank, dims) || (!e->l && !e->why[0]);
         if (stale && !e->chunked) h5_build_layout(dset, e, rank, dims, NULL);
         else if (stale) h5_drop_layout(e, rank, dims);
@@ -8126,23 +8165,27 @@ static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t m
     }
     if (!why[0]) {
         hid_t fsp = file_space == H5S_ALL ? H5Dget_space(dset) : file_space;
-        htri_t vf = -1, vm = -1;
-        H5E_BEGIN_TRY { vf = H5Sselect_valid(fsp); vm = mem_space == H5S_ALL ? 1 : H5Sselect_valid(mem_space); } H5E_END_TRY;
+        /* all or none selected (*_whole): nothing HDF5 could find outside the extent or miscount */
+        int f_whole = 0, m_whole = 1; /* H5S_ALL: the file selection again, checked once */
+        const int unread = h5_sel_read(fsp, &fs, &f_whole) || h5_sel_read(mem_space == H5S_ALL ? fsp : mem_space, &ms, mem_space == H5S_ALL ? NULL : &m_whole);
+        char unread_why[sizeof cd_errbuf];
+        if (unread) snprintf(unread_why, sizeof unread_why, "%s", cd_errbuf);
+        const htri_t vf = f_whole ? 1 : H5Sselect_valid(fsp), vm = m_whole ? 1 : H5Sselect_valid(mem_space);
         /* HDF5 refuses these (a union of overlapping boxes can come out of H5Sselect_hyperslab with
            blocks past the extent in 1.10.8): HDF5 runs the call and returns its own error */
         if (vf <= 0 || vm <= 0)
             snprintf(why, wl, "HDF5 rejects the %s selection (not within its extent, or not a dataspace)", vf <= 0 ? "file" : "memory");
-        else if (colldiag_h5_sel(fsp, &fs) || colldiag_h5_sel(mem_space == H5S_ALL ? fsp : mem_space, &ms))
-            h5_copy(why, wl, cd_errbuf);
+        else if (unread)
+            h5_copy(why, wl, unread_why);
         else {
-            const int file_bad = h5_sel_inconsistent(fsp, fs);
-            if (file_bad || (mem_space != H5S_ALL && h5_sel_inconsistent(mem_space, ms)))
+            const int file_bad = !f_whole && h5_sel_inconsistent(fsp, fs);
+            if (file_bad || (!m_whole && h5_sel_inconsistent(mem_space, ms)))
                 snprintf(why, wl, "HDF5's %s selection is inconsistent: its blocks cover %llu elements, it counts %lld (HDF5 runs the call)",
                          file_bad ? "file" : "memory", (unsigned long long)colldiag_sel_npoints(file_bad ? fs : ms),
                          (long long)H5Sget_select_npoints(file_bad ? fsp : mem_space));
         }
         if (!why[0] && lookup) {
-            if (h5_lookup_affordable(e, rank, dims, maxd, fsp, md_local)) {
+            if (h5_lookup_affordable(e, rank, dims, maxd, fsp, fe->md_local)) {
                 if (!e->l && h5_build_coord_layout(dset, oi, e, rank, dims)) snprintf(why, wl, "%s", e->why);
                 else ((h5_coord_ctx *)e->l->rctx)->dset = dset;
             } else if (e->l && e->by_hdf5 && !collective) {
@@ -8194,12 +8237,10 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
     x->set.chunk_opt = asked == COLLDIAG_MPIO_CHUNK_DEFAULT ? COLLDIAG_MPIO_CHUNK_AUTO : asked; /* the scheme is colldiag's */
     const int collective = x->set.mode == COLLDIAG_MPIO_COLLECTIVE;
     H5O_info_t oi;
-    colldiag_file *f = NULL;
-    herr_t oe;
-    H5E_BEGIN_TRY { oe = H5Oget_info2(dset, &oi, H5O_INFO_BASIC); } H5E_END_TRY;
-    if (oe < 0) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
-    int md_local = 0;
-    if (!rc) rc = h5_bridge_file(dset, oi.fileno, collective, &f, &md_local, fn); /* collective calls meet here first */
+    h5_fentry *fe = NULL;
+    if (h5_identify(dset, &oi)) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
+    if (!rc) rc = h5_bridge_file(dset, oi.fileno, collective, &fe, fn); /* collective calls meet here first */
+    colldiag_file *f = fe ? fe->f : NULL;
     if (rc) {
         x->set.chunk_opt = asked;
         snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
@@ -8211,7 +8252,7 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
     hsize_t dims[COLLDIAG_MAX_RANK];
     h5_dentry *e = NULL;
     int rank = 0, need = 0;
-    h5_prepare(dset, &oi, mem_type, mem_space, file_space, x, dir, collective, md_local, &e, &fs, &ms, &rank, dims, &need, why, sizeof why);
+    h5_prepare(dset, &oi, mem_type, mem_space, file_space, x, dir, collective, fe, &e, &fs, &ms, &rank, dims, &need, why, sizeof why);
     for (int attempt = 0;; attempt++) {
         if (why[0] || need) {
             x->pre_code = COLLDIAG_ERR_UNSUPPORTED;
@@ -8251,14 +8292,22 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
     return rc;
 }
 
+/* The bridge's entry points run every HDF5 call of theirs under one H5E_BEGIN_TRY: what fails there
+   is an answer (HDF5 runs the call, or colldiag's error names it), never an HDF5 stack on stderr. One
+   scope rather than one per query: each costs four API calls (H5Eauto_is_v2, H5Eget_auto2, two
+   H5Eset_auto2), 24 of them a call when each query had its own. */
 int colldiag_h5_write(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf, colldiag_xfer *x)
 {
-    return h5_transfer(dset, mem_type, mem_space, file_space, dxpl, buf, NULL, x, DIR_WRITE, "colldiag_h5_write");
+    int rc;
+    H5E_BEGIN_TRY { rc = h5_transfer(dset, mem_type, mem_space, file_space, dxpl, buf, NULL, x, DIR_WRITE, "colldiag_h5_write"); } H5E_END_TRY;
+    return rc;
 }
 
 int colldiag_h5_read(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, void *buf, colldiag_xfer *x)
 {
-    return h5_transfer(dset, mem_type, mem_space, file_space, dxpl, NULL, buf, x, DIR_READ, "colldiag_h5_read");
+    int rc;
+    H5E_BEGIN_TRY { rc = h5_transfer(dset, mem_type, mem_space, file_space, dxpl, NULL, buf, x, DIR_READ, "colldiag_h5_read"); } H5E_END_TRY;
+    return rc;
 }
 
 /* H5Dwrite_multi / H5Dread_multi (HDF5 1.14) on 1.10: every dataset prepared as by h5_transfer, the
@@ -8277,12 +8326,11 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
     x->set.chunk_opt = asked == COLLDIAG_MPIO_CHUNK_DEFAULT ? COLLDIAG_MPIO_CHUNK_AUTO : asked;
     const int collective = x->set.mode == COLLDIAG_MPIO_COLLECTIVE;
     H5O_info_t oi0;
-    colldiag_file *f = NULL;
-    herr_t oe = -1;
-    if (count > 0) H5E_BEGIN_TRY { oe = H5Oget_info2(dsets[0], &oi0, H5O_INFO_BASIC); } H5E_END_TRY;
-    if (oe < 0) rc = cd_fail(COLLDIAG_ERR_ARG, fn, count ? "dset_ids[0] is not an open dataset" : "count is 0: nothing names the file");
-    int md_local = 0;
-    if (!rc) rc = h5_bridge_file(dsets[0], oi0.fileno, collective, &f, &md_local, fn);
+    h5_fentry *fe = NULL;
+    if (count == 0 || h5_identify(dsets[0], &oi0))
+        rc = cd_fail(COLLDIAG_ERR_ARG, fn, count ? "dset_ids[0] is not an open dataset" : "count is 0: nothing names the file");
+    if (!rc) rc = h5_bridge_file(dsets[0], oi0.fileno, collective, &fe, fn);
+    colldiag_file *f = fe ? fe->f : NULL;
     if (rc) {
         x->set.chunk_opt = asked;
         snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
@@ -8298,12 +8346,11 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
     if (!e || !fs || !ms || !ls || !rk || !need || !dims) snprintf(why, sizeof why, "no memory for %zu datasets' entries", count);
     for (size_t i = 0; !why[0] && i < count; i++) {
         H5O_info_t oi;
-        herr_t ie;
-        H5E_BEGIN_TRY { ie = H5Oget_info2(dsets[i], &oi, H5O_INFO_BASIC); } H5E_END_TRY;
+        const int ie = h5_identify(dsets[i], &oi);
         char w[448] = "";
         if (ie < 0) snprintf(w, sizeof w, "not an open dataset");
         else if (oi.fileno != oi0.fileno) snprintf(w, sizeof w, "in another file than dataset 0 (one call moves one file's datasets)");
-        else h5_prepare(dsets[i], &oi, mem_types[i], mem_spaces[i], file_spaces[i], x, dir, collective, md_local, &e[i], &fs[i], &ms[i], &rk[i], dims[i],
+        else h5_prepare(dsets[i], &oi, mem_types[i], mem_spaces[i], file_spaces[i], x, dir, collective, fe, &e[i], &fs[i], &ms[i], &rk[i], dims[i],
                         &need[i + 1], w, sizeof w);
         if (w[0]) snprintf(why, sizeof why, "dataset %zu: %s", i, w);
     }
@@ -8356,15 +8403,23 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
 int colldiag_h5_write_multi(size_t count, const hid_t dset_ids[], const hid_t mem_type_ids[], const hid_t mem_space_ids[],
                             const hid_t file_space_ids[], hid_t dxpl, const void *const bufs[], colldiag_xfer *x)
 {
-    return h5_transfer_multi(count, dset_ids, mem_type_ids, mem_space_ids, file_space_ids, dxpl, bufs, NULL, x, DIR_WRITE,
-                             "colldiag_h5_write_multi");
+    int rc;
+    H5E_BEGIN_TRY {
+        rc = h5_transfer_multi(count, dset_ids, mem_type_ids, mem_space_ids, file_space_ids, dxpl, bufs, NULL, x, DIR_WRITE,
+                               "colldiag_h5_write_multi");
+    } H5E_END_TRY;
+    return rc;
 }
 
 int colldiag_h5_read_multi(size_t count, const hid_t dset_ids[], const hid_t mem_type_ids[], const hid_t mem_space_ids[],
                            const hid_t file_space_ids[], hid_t dxpl, void *const bufs[], colldiag_xfer *x)
 {
-    return h5_transfer_multi(count, dset_ids, mem_type_ids, mem_space_ids, file_space_ids, dxpl, NULL, bufs, x, DIR_READ,
-                             "colldiag_h5_read_multi");
+    int rc;
+    H5E_BEGIN_TRY {
+        rc = h5_transfer_multi(count, dset_ids, mem_type_ids, mem_space_ids, file_space_ids, dxpl, NULL, bufs, x, DIR_READ,
+                               "colldiag_h5_read_multi");
+    } H5E_END_TRY;
+    return rc;
 }
 
 /* Drops the cache entries of the datasets of file *fileno (every file: NULL): the one at object
@@ -8390,20 +8445,16 @@ void colldiag_h5_forget_datasets(hid_t obj)
     if (oe >= 0) h5_forget_dsets(&oi.fileno, NULL);
 }
 
-void colldiag_h5_forget(hid_t obj)
+/* Drops the bridge's files (*fileno, or every one: NULL) with their communicators (collective over
+   each, as closing the file is), and their datasets. */
+static void h5_forget_files(const unsigned long *fileno)
 {
-    H5O_info_t oi;
-    herr_t oe;
-    H5E_BEGIN_TRY { oe = H5Oget_info2(obj, &oi, H5O_INFO_BASIC); } H5E_END_TRY;
-    if (oe < 0) return;
-    const int whole_file = H5Iget_type(obj) == H5I_FILE;
-    h5_forget_dsets(&oi.fileno, whole_file ? NULL : &oi.addr);
-    if (!whole_file) return;
+    h5_forget_dsets(fileno, NULL);
     int fin = 0;
     MPI_Finalized(&fin);
     for (h5_fentry **pp = &h5_files; *pp;) {
         h5_fentry *e = *pp;
-        if (e->fileno != oi.fileno) { pp = &e->next; continue; }
+        if (fileno && e->fileno != *fileno) { pp = &e->next; continue; }
         *pp = e->next;
         if (!fin) {
             if (e->f->op != MPI_OP_NULL) MPI_Op_free(&e->f->op);
@@ -8412,6 +8463,16 @@ void colldiag_h5_forget(hid_t obj)
         cd_free(e->f);
         cd_free(e);
     }
+}
+
+void colldiag_h5_forget(hid_t obj)
+{
+    H5O_info_t oi;
+    herr_t oe;
+    H5E_BEGIN_TRY { oe = H5Oget_info2(obj, &oi, H5O_INFO_BASIC); } H5E_END_TRY;
+    if (oe < 0) return;
+    if (H5Iget_type(obj) == H5I_FILE) h5_forget_files(&oi.fileno);
+    else h5_forget_dsets(&oi.fileno, &oi.addr);
 }
 
 #endif /* COLLDIAG_WITH_HDF5 */

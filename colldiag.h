@@ -435,7 +435,8 @@ int colldiag_h5_read_multi(size_t count, const hid_t dset_ids[], const hid_t mem
                            const hid_t file_space_ids[], hid_t dxpl, void *const bufs[], colldiag_xfer *x);
 /* Drops what colldiag_h5_write/read cached: for a dataset id, its chunk addresses; for a file id, every
    dataset of the file and the file's communicator (collective over it, like H5Fclose). Needed before
-   H5Fclose; harmless on an id colldiag never saw.
+   H5Fclose (and so before H5close: HDF5 numbers ids and files afresh after it); harmless on an id
+   colldiag never saw.
    The cache knows a dataset by its file and object address and keeps its chunk addresses while its
    extent is unchanged. Two things HDF5 does behind that: it gives a deleted dataset's object address
    to the next object created (H5Ldelete, then H5Dcreate2: the same address, other chunks), and a
