@@ -466,6 +466,18 @@ herr_t H5Fclose(hid_t file)
     return real_close(file);
 }
 
+/* H5close closes every open file without H5Fclose, and HDF5 numbers ids and files from the start again
+   after it: the bridge's dataset ids and file numbers would then name other objects. So everything the
+   bridge cached goes first. (HDF5's own shutdown at exit runs no H5close call; there is nothing left to
+   use the cache then.) */
+herr_t H5close(void)
+{
+    static herr_t (*real)(void);
+    if (!real) real = (herr_t(*)(void))dlsym(RTLD_NEXT, "H5close");
+    if (!cd_internal) h5_forget_files(NULL);
+    return real();
+}
+
 /* The bridge's cache knows a dataset by its object address and keeps its chunk addresses while its
    extent is unchanged. HDF5 gives a deleted object's address to the next object created, and a
    dataset shrunk and grown back has new chunks under the same extent (colldiag.h, colldiag_h5_forget):
