@@ -120,7 +120,9 @@ static void make_patterns(pattern *pt, int tiny)
 #ifdef COLLDIAG_WITH_HDF5
 /* Parallel HDF5 on the same layout: one file per pattern, the dataset allocated at creation (as parallel
    HDF5 always does), written with the same hyperslab. */
-typedef struct { hid_t file, dset, fspace, mspace, fapl; } h5pat;
+/* dxpl[how]: the transfer property lists of h5_io's columns (3: the accelerated ones), made once as a program makes its own (h5py
+   keeps one per dataset): creating one costs microseconds, more than a small accelerated call adds */
+typedef struct { hid_t file, dset, fspace, mspace, fapl, dxpl[4]; } h5pat;
 static void h5_open(h5pat *h, const pattern *p, int i, const char *dir)
 {
     char path[600];
@@ -142,9 +144,15 @@ static void h5_open(h5pat *h, const pattern *p, int i, const char *dir)
     H5Sselect_hyperslab(h->fspace, H5S_SELECT_SET, hs, hr, hc, hb);
     hsize_t n = (hsize_t)(p->bytes / p->esize);
     h->mspace = H5Screate_simple(1, &n, NULL);
+    for (int k = 0; k < 4; k++) {
+        h->dxpl[k] = H5Pcreate(H5P_DATASET_XFER);
+        H5Pset_dxpl_mpio(h->dxpl[k], k == 2 ? H5FD_MPIO_INDEPENDENT : H5FD_MPIO_COLLECTIVE);
+        if (k < 2) H5Pset_dxpl_mpio_chunk_opt(h->dxpl[k], k == 0 ? H5FD_MPIO_CHUNK_ONE_IO : H5FD_MPIO_CHUNK_MULTI_IO);
+    }
 }
 static void h5_close(h5pat *h, int i, const char *dir)
 {
+    for (int k = 0; k < 4; k++) H5Pclose(h->dxpl[k]);
     H5Sclose(h->mspace);
     H5Sclose(h->fspace);
     H5Dclose(h->dset);
@@ -157,23 +165,23 @@ static void h5_close(h5pat *h, int i, const char *dir)
 /* how: 0 link, 1 multi, 2 independent (HDF5's own), 3 the same H5Dwrite/H5Dread through colldiag_h5_write/
    read with HDF5's default DXPL made collective (what COLLDIAG_ACCELERATE=1 runs), 4 the same after
    colldiag_h5_forget: the first call on the dataset, which finds the chunk addresses (HDF5's lookup for a
-   small index, else a flush and the index's description; or HDF5 runs a call too small for a flush).
+   small index, else a flush and the index's description; or HDF5 runs a call too small for a flush),
+   5 call 3 made warm (untimed, before 3's batch): it reads the index whatever the call's size.
    *plan: colldiag's mapping + deciding seconds (3, 4). */
 static int h5_io(h5pat *h, const pattern *p, int how, void *buf, int rd, double *plan)
 {
-    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+    const hid_t dxpl = h->dxpl[how >= 3 ? 3 : how];
     hid_t mt = p->esize == 8 ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT;
     if (how >= 3) {
-        H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
         if (how == 4) colldiag_h5_forget(h->dset);
-        /* the warm column reads the index at its first (untimed) call whatever its size; the first-call
+        /* the warm column reads the index at its untimed first call (5) whatever its size; the first-call
            column runs the default policy, and HDF5's own call when colldiag leaves a small first call to
            it (as the preload does), so it times what an unmodified program sees */
-        if (how == 3) setenv("COLLDIAG_H5_FETCH_CALLS", "0", 1);
+        if (how == 5) setenv("COLLDIAG_H5_FETCH_CALLS", "0", 1);
         colldiag_xfer *x = NULL;
         colldiag_xfer_create(&x);
         int rc = rd ? colldiag_h5_read(h->dset, mt, h->mspace, h->fspace, dxpl, buf, x) : colldiag_h5_write(h->dset, mt, h->mspace, h->fspace, dxpl, buf, x);
-        if (how == 3) unsetenv("COLLDIAG_H5_FETCH_CALLS");
+        if (how == 5) unsetenv("COLLDIAG_H5_FETCH_CALLS");
         if (rc == COLLDIAG_ERR_UNSUPPORTED && how == 4 && strstr(colldiag_xfer_errmsg(x), "file flush"))
             rc = (rd ? H5Dread(h->dset, mt, h->mspace, h->fspace, dxpl, buf) : H5Dwrite(h->dset, mt, h->mspace, h->fspace, dxpl, buf)) < 0;
         if (rc && me == 0) fprintf(stderr, "%s: colldiag_h5_%s refused: %s\n", p->name, rd ? "read" : "write", colldiag_xfer_errmsg(x));
@@ -182,17 +190,10 @@ static int h5_io(h5pat *h, const pattern *p, int how, void *buf, int rd, double 
         colldiag_get_counters(x, &c);
         *plan = c.t_map + c.t_decide;
         colldiag_xfer_free(x);
-        H5Pclose(dxpl);
         return rc != 0;
-    }
-    if (how == 2) H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_INDEPENDENT);
-    else {
-        H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
-        H5Pset_dxpl_mpio_chunk_opt(dxpl, how == 0 ? H5FD_MPIO_CHUNK_ONE_IO : H5FD_MPIO_CHUNK_MULTI_IO);
     }
     herr_t e = rd ? H5Dread(h->dset, mt, h->mspace, h->fspace, dxpl, buf) : H5Dwrite(h->dset, mt, h->mspace, h->fspace, dxpl, buf);
     if (e < 0 && me == 0) fprintf(stderr, "%s: HDF5 %s failed\n", p->name, rd ? "read" : "write");
-    H5Pclose(dxpl);
     return e < 0;
 }
 /* An accelerated write verified by HDF5 itself: the selection read back with HDF5's own H5Dread. */
@@ -779,6 +780,14 @@ int main(int argc, char **argv)
                         ord = malloc(pt[i].bytes + 1);
                         if (op == 0) slab_order(&pt[i], i, buf, ord, 1);
                     }
+    #ifdef COLLDIAG_WITH_HDF5
+                    /* the warm column is warm: "h5 acc 1st" has just forgotten the dataset, and its first call
+                       leaves B2's small call to HDF5 without reading the index */
+                    if (o == O_ACC) {
+                        double pl = 0;
+                        nfail += h5_io(&h5[i], &pt[i], 5, op ? (void *)rbuf : (void *)buf, op, &pl);
+                    }
+    #endif
                     MPI_Barrier(MPI_COMM_WORLD);
                     double t0 = MPI_Wtime();
                     int cd = opts[o] >= 0 && opts[o] < 100;
