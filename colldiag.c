@@ -604,6 +604,24 @@ int colldiag_sel_create_null(colldiag_sel **out)
     return 0;
 }
 
+#ifdef COLLDIAG_WITH_HDF5 /* the bridge's H5S_ALL memory space is the file selection again */
+/* A copy of s sharing its tree (nodes are reference counted, and selections never change a tree they
+   share: every operation builds new nodes). 0, or -1 (no memory). */
+static int sel_clone(const colldiag_sel *s, colldiag_sel **out)
+{
+    colldiag_sel *c = cd_malloc(sizeof *c);
+    uint64_t *pts = s->npts ? cd_malloc((size_t)s->npts * sizeof *pts) : NULL;
+    if (!c || (s->npts && !pts)) { cd_free(c); cd_free(pts); return -1; }
+    *c = *s;
+    c->tree = node_ref(s->tree);
+    if (s->npts) memcpy(pts, s->pts, (size_t)s->npts * sizeof *pts);
+    c->pts = pts;
+    c->cap = s->npts;
+    *out = c;
+    return 0;
+}
+#endif
+
 void colldiag_sel_free(colldiag_sel *s)
 {
     if (!s) return;
@@ -7567,15 +7585,20 @@ int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
 
 /* Whether the selection is shifted by an offset (H5Soffset_simple), which HDF5 1.10 cannot be asked for:
    H5Sget_select_bounds includes it, the block and point lists do not. */
-static int h5_sel_offset(hid_t space, int rank, const hsize_t *const reg[4])
+static int h5_sel_offset(hid_t space, int rank, const hsize_t *const reg[4], const hsize_t *dims, int *inside)
 {
     hsize_t lo[COLLDIAG_MAX_RANK], hi[COLLDIAG_MAX_RANK], mlo[COLLDIAG_MAX_RANK], mhi[COLLDIAG_MAX_RANK];
+    *inside = 0;
     if (rank < 1 || rank > COLLDIAG_MAX_RANK || H5Sget_select_bounds(space, lo, hi) < 0) return 0; /* nothing selected */
     for (int d = 0; d < rank; d++) { mlo[d] = HSIZE_UNDEF; mhi[d] = 0; }
     if (reg) { /* a regular hyperslab, as colldiag_h5_sel read it: O(1) */
         const hsize_t *a = reg[0], *b = reg[1], *c = reg[2], *z = reg[3];
         for (int d = 0; d < rank; d++)
             if (c[d] && z[d] && (a[d] != lo[d] || a[d] + (c[d] - 1) * b[d] + z[d] - 1 != hi[d])) return 1;
+        /* no offset, so the bounds are the blocks' own, which is what HDF5's H5Sselect_valid checks for a
+           regular hyperslab (start >= 0, last element < extent, per dimension) */
+        *inside = 1;
+        for (int d = 0; d < rank; d++) *inside &= hi[d] < dims[d];
         return 0;
     }
     const int pts = H5Sget_select_type(space) == H5S_SEL_POINTS;
@@ -7599,24 +7622,31 @@ static int h5_sel_offset(hid_t space, int rank, const hsize_t *const reg[4])
     return 0;
 }
 
-/* colldiag_h5_sel, and (whole != NULL) whether all or nothing is selected: then HDF5 can neither find
-   the selection outside the extent nor miscount it, and the bridge skips asking. Each HDF5 query here
-   costs 0.1-0.3 us in place, and a small call makes a dozen of them. */
-static int h5_sel_read(hid_t space, colldiag_sel **out, int *whole)
+/* What h5_sel_read proves about a selection without asking HDF5 again (each query costs 0.1-0.3 us in
+   place, and a small call makes a dozen): */
+enum {
+    H5SEL_INSIDE = 1, /* within the extent (H5Sselect_valid would say so): all or none selected, or a
+                         regular hyperslab, without offset, whose bounds are inside */
+    H5SEL_COUNTED = 2 /* HDF5 counts what its block list holds: all or none selected (a hyperslab, even a
+                         regular one, can be miscounted by 1.10.8: h5_sel_inconsistent) */
+};
+
+/* colldiag_h5_sel, and (known != NULL) the H5SEL_* facts proven about it. */
+static int h5_sel_read(hid_t space, colldiag_sel **out, int *known)
 {
     static const char fn[] = "colldiag_h5_sel";
     if (!out) return cd_fail(COLLDIAG_ERR_ARG, fn, "out is NULL");
     *out = NULL;
-    if (whole) *whole = 0;
+    if (known) *known = 0;
     hsize_t hd[H5S_MAX_RANK];
     const int rank = H5Sget_simple_extent_dims(space, hd, NULL); /* the rank of a simple dataspace, 0 for scalar and null ones */
     const H5S_class_t cls = rank > 0 ? H5S_SIMPLE : H5Sget_simple_extent_type(space);
     if (cls == H5S_NO_CLASS) return cd_fail(COLLDIAG_ERR_ARG, fn, "space is not a dataspace");
     if (cls == H5S_NULL) return colldiag_sel_create_null(out);
-    int rc, is_regular = 0;
+    int rc, is_regular = 0, inside = 0;
     colldiag_sel *s = NULL;
     const H5S_sel_type st = H5Sget_select_type(space);
-    if (whole) *whole = st == H5S_SEL_ALL || st == H5S_SEL_NONE;
+    if (known && (st == H5S_SEL_ALL || st == H5S_SEL_NONE)) *known = H5SEL_INSIDE | H5SEL_COUNTED;
     hsize_t a[COLLDIAG_MAX_RANK], b[COLLDIAG_MAX_RANK], c[COLLDIAG_MAX_RANK], e[COLLDIAG_MAX_RANK];
     const hsize_t *const regular[4] = {a, b, c, e};
     if (cls == H5S_SCALAR) {
@@ -7679,10 +7709,11 @@ static int h5_sel_read(hid_t space, colldiag_sel **out, int *whole)
     }
 out:
     if (!rc && cls == H5S_SIMPLE && (st == H5S_SEL_POINTS || st == H5S_SEL_HYPERSLABS) &&
-        h5_sel_offset(space, rank, is_regular ? regular : NULL)) {
+        h5_sel_offset(space, rank, is_regular ? regular : NULL, hd, &inside)) {
         rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataspace has an offset (H5Soffset_simple): colldiag does not shift selections");
     }
     if (rc) { colldiag_sel_free(s); return rc; }
+    if (known && inside) *known |= H5SEL_INSIDE;
     *out = s;
     return 0;
 }
@@ -8165,12 +8196,16 @@ static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t m
     }
     if (!why[0]) {
         hid_t fsp = file_space == H5S_ALL ? H5Dget_space(dset) : file_space;
-        /* all or none selected (*_whole): nothing HDF5 could find outside the extent or miscount */
-        int f_whole = 0, m_whole = 1; /* H5S_ALL: the file selection again, checked once */
-        const int unread = h5_sel_read(fsp, &fs, &f_whole) || h5_sel_read(mem_space == H5S_ALL ? fsp : mem_space, &ms, mem_space == H5S_ALL ? NULL : &m_whole);
+        /* what HDF5 need not be asked about the selections (H5SEL_*); H5S_ALL: the file selection again, checked once */
+        int fk = 0, mk = H5SEL_INSIDE | H5SEL_COUNTED;
+        int unread = h5_sel_read(fsp, &fs, &fk) || (mem_space != H5S_ALL && h5_sel_read(mem_space, &ms, &mk));
         char unread_why[sizeof cd_errbuf];
         if (unread) snprintf(unread_why, sizeof unread_why, "%s", cd_errbuf);
-        const htri_t vf = f_whole ? 1 : H5Sselect_valid(fsp), vm = m_whole ? 1 : H5Sselect_valid(mem_space);
+        if (!unread && mem_space == H5S_ALL && sel_clone(fs, &ms)) {
+            unread = 1;
+            snprintf(unread_why, sizeof unread_why, "no memory for the memory selection");
+        }
+        const htri_t vf = fk & H5SEL_INSIDE ? 1 : H5Sselect_valid(fsp), vm = mk & H5SEL_INSIDE ? 1 : H5Sselect_valid(mem_space);
         /* HDF5 refuses these (a union of overlapping boxes can come out of H5Sselect_hyperslab with
            blocks past the extent in 1.10.8): HDF5 runs the call and returns its own error */
         if (vf <= 0 || vm <= 0)
@@ -8178,8 +8213,8 @@ static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t m
         else if (unread)
             h5_copy(why, wl, unread_why);
         else {
-            const int file_bad = !f_whole && h5_sel_inconsistent(fsp, fs);
-            if (file_bad || (!m_whole && h5_sel_inconsistent(mem_space, ms)))
+            const int file_bad = !(fk & H5SEL_COUNTED) && h5_sel_inconsistent(fsp, fs);
+            if (file_bad || (!(mk & H5SEL_COUNTED) && h5_sel_inconsistent(mem_space, ms)))
                 snprintf(why, wl, "HDF5's %s selection is inconsistent: its blocks cover %llu elements, it counts %lld (HDF5 runs the call)",
                          file_bad ? "file" : "memory", (unsigned long long)colldiag_sel_npoints(file_bad ? fs : ms),
                          (long long)H5Sget_select_npoints(file_bad ? fsp : mem_space));

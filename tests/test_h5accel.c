@@ -406,6 +406,30 @@ static void faults(void)
         H5Dclose(ds);
     }
 
+    /* B2a: a regular hyperslab reaching past the extent (H5Sselect_hyperslab does not check it; the
+       bridge decides regular hyperslabs' validity from their bounds, without asking HDF5): refused on
+       every rank with HDF5's reason, no hang */
+    for (int odd = 0; odd < P; odd++) {
+        snprintf(g_case, sizeof g_case, "rank %d's regular hyperslab reaches past the extent", odd);
+        hsize_t d[3] = {2, 14, 5};
+        hid_t sp = H5Screate_simple(3, d, NULL);
+        char name[16];
+        snprintf(name, sizeof name, "past%d", odd);
+        hid_t ds = H5Dcreate2(f, name, H5T_NATIVE_UINT32, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        hsize_t st[3] = {1, me == odd ? 12 : (hsize_t)me, 0}, ct[3] = {1, me == odd ? 4 : 1, 5};
+        H5Sselect_hyperslab(sp, H5S_SELECT_SET, st, NULL, ct, NULL);
+        uint32_t buf[20] = {0};
+        hsize_t mn = (hsize_t)H5Sget_select_npoints(sp);
+        hid_t ms = H5Screate_simple(1, &mn, NULL);
+        if (me == odd) CHECK(H5Sselect_valid(sp) == 0, "HDF5 accepts a hyperslab past the extent (this test expects it not to)");
+        int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, sp, dx, buf, x);
+        CHECK(rc == (me == odd ? COLLDIAG_ERR_UNSUPPORTED : COLLDIAG_ERR_PEER), "rc %s (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+        if (me == odd) CHECK(strstr(colldiag_xfer_errmsg(x), "HDF5 rejects the file selection") != NULL, "reason: %s", colldiag_xfer_errmsg(x));
+        H5Sclose(ms);
+        H5Sclose(sp);
+        H5Dclose(ds);
+    }
+
     /* B2b: a union HDF5 counts as 5 elements but whose blocks cover 6 others (1.10.8: {10} | {4} | {1..3}
        in 16x1 lists 1..3 and 7..9): refused on every rank, HDF5 runs it */
     for (int odd = 0; odd < P; odd++) {
