@@ -28,7 +28,7 @@
  * environment: BENCH_DIR (default /tmp), BENCH_PATTERNS="B1,B3", BENCH_SCHEMES="link,aggregate",
  *   scale knobs BENCH_N1 BENCH_C1 BENCH_N2 BENCH_C2 BENCH_N2R BENCH_N3 BENCH_C3 BENCH_N4 BENCH_C4
  *   (dataset edge and chunk edge per pattern), BENCH_HDF5_SLOW=1 to also run HDF5's known-slow cases,
- *   BENCH_INNER (20) and BENCH_INNER_B3 (10): calls per timed sample for B2/B2r and for B3's fast
+ *   BENCH_INNER (100) and BENCH_INNER_B3 (10): calls per timed sample for B2/B2r and for B3's fast
  *   schemes (a sample is the batch's time divided by its calls).
  */
 #define _GNU_SOURCE
@@ -757,7 +757,7 @@ int main(int argc, char **argv)
             int on = want(getenv("BENCH_PATTERNS"), pt[i].name);
             /* calls of a few milliseconds or less (B2, B2r; B3's fast schemes) are timed in batches, so
                that one scheduler hiccup on this shared machine does not decide a median */
-            const int inner = i == 1 || i == 2 ? (int)knob("BENCH_INNER", 20) : i == 3 ? (int)knob("BENCH_INNER_B3", 10) : 1;
+            const int inner = i == 1 || i == 2 ? (int)knob("BENCH_INNER", 100) : i == 3 ? (int)knob("BENCH_INNER_B3", 10) : 1;
             colldiag_layout *l;
             colldiag_layout_chunked(pt[i].rank, pt[i].dims, pt[i].cdims, pt[i].esize, 0, &l);
             unsigned char *buf = malloc(pt[i].bytes + 1), *rbuf = malloc(pt[i].bytes + 1);
