@@ -4866,6 +4866,7 @@ static void agree_local(cd_io *io, uint32_t cause, uint64_t v[AG_N])
     v[AG_SETTINGS_NOT] = ~sd;
     v[AG_VIEW] = !view_is_default(io->f);
     v[AG_FAIL] = UINT64_MAX;
+    v[AG_BRIDGE] = 0; /* this rank neither waits nor failed (every word is set: all of them leave through MPI) */
     v[AG_SUM_CHUNKS] = v[AG_MIN_CHUNKS] = v[AG_MAX_CHUNKS] = io->map.n;
     v[AG_MAX_BYTES] = v[AG_MAX_PIECE] = v[AG_MAX_RUNS] = 0;
     for (uint64_t i = 0; i < io->map.n; i++) {
@@ -5016,6 +5017,8 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
             io.msg[0] = 0;
         }
         if (io.code) return finish(&io, io.code);
+        if (io.g[AG_FAIL] == UINT64_MAX) /* no rank failed: some wait for an HDF5 dataset's chunk index */
+            return finish(&io, io_fail(&io, COLLDIAG_ERR_PEER, "another rank waits for the dataset's chunk index"));
         return finish(&io, io_fail(&io, COLLDIAG_ERR_PEER, "rank %" PRIu64 " found a bad argument (%s); see its message",
                                    io.g[AG_FAIL] / 16u, colldiag_strerror(-(int)(io.g[AG_FAIL] % 16u))));
     }

@@ -719,6 +719,23 @@ static void faults(void)
         file_close(f);
     }
 
+    /* B4c: ranks that find their chunks differently in one call: rank 0 with HDF5's lookup (its budget
+       unlimited), the others needing the index read from the file (budget 0). Rank 0 is ready, the
+       others wait; every rank must then read the index together and the call run through colldiag.
+       (Rank 0's agreement vector once left its bridge word unset: the others' wait was lost in stack
+       garbage, and bench-hdf5's tiny B2r, whose ranks split this way, was refused.) */
+    snprintf(g_case, sizeof g_case, "one rank ready with HDF5's lookup, the others waiting for the index");
+    {
+        setenv("COLLDIAG_H5_LOOKUP_BUDGET", me == 0 ? "1e15" : "0", 1);
+        setenv("COLLDIAG_H5_FETCH_CALLS", "0", 1);
+        hid_t ds = chunked_2d(f, "mixed", R, W, 3, 5, 0);
+        all_rows(f, ds, 9, dx, x, "mixed lookups, first call");
+        all_rows(f, ds, 10, dx, x, "mixed lookups, second call");
+        unsetenv("COLLDIAG_H5_LOOKUP_BUDGET");
+        unsetenv("COLLDIAG_H5_FETCH_CALLS");
+        H5Dclose(ds);
+    }
+
     /* B5: after a LINK call the DXPL reads as HDF5 sets it for a link-chunk collective call */
     snprintf(g_case, sizeof g_case, "actual-mode properties after a LINK call");
     {
