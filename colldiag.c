@@ -792,35 +792,56 @@ enum { STORE_CONTIG = 0, STORE_CHUNKED = 1, STORE_COMPACT = 2 };
 typedef int (*cd_resolve_fn)(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, char *why, size_t wl);
 
 /* The resolved addresses of a lazy layout: open addressing (linear probing, at most half full), keys
-   stored + 1 so that 0 is an empty slot. Bounded (acache_room): a cache, not a table. */
+   stored + 1 so that 0 is an empty slot, each key beside its address. Bounded (acache_room): a cache,
+   not a table.
+   The slot keeps neighbours together: a block of ACACHE_RUN consecutive chunk indices hashes to one home
+   and keeps its order inside it, so a call's chunks (mostly runs along the fastest dimension) are read
+   from consecutive slots rather than one cache miss each (a hash of the index alone scattered them:
+   0.5 us a chunk in B4's warm mapping, against 0.15 for a dense layout). Strided indices (a column
+   of chunks) still land one per block, spread by the hash. */
+#define ACACHE_RUN 16
+typedef struct cd_aslot {
+    uint64_t key;      /* chunk index + 1; 0: empty */
+    MPI_Offset val;
+} cd_aslot;
 typedef struct cd_acache {
-    uint64_t *key;
-    MPI_Offset *val;
-    uint64_t cap, n;   /* cap: a power of two, or 0 */
+    cd_aslot *s;
+    uint64_t cap, n;   /* cap: a power of two >= 64, or 0 */
 } cd_acache;
 
-static uint64_t acache_slot(const cd_acache *c, uint64_t idx) { return (idx * 0x9e3779b97f4a7c15ULL) >> 7 & (c->cap - 1); }
+static uint64_t acache_slot(const cd_acache *c, uint64_t idx)
+{
+    const uint64_t home = (idx / ACACHE_RUN) * 0x9e3779b97f4a7c15ULL >> 7; /* middle bits: the low ones of a product mix poorly */
+    return (home * ACACHE_RUN + idx % ACACHE_RUN) & (c->cap - 1);
+}
 
 static MPI_Offset acache_get(const cd_acache *c, uint64_t idx)
 {
     if (!c || !c->cap) return CD_ADDR_PENDING;
     for (uint64_t s = acache_slot(c, idx);; s = (s + 1) & (c->cap - 1)) {
-        if (c->key[s] == idx + 1) return c->val[s];
-        if (!c->key[s]) return CD_ADDR_PENDING;
+        if (c->s[s].key == idx + 1) return c->s[s].val;
+        if (!c->s[s].key) return CD_ADDR_PENDING;
     }
 }
 
 static void acache_clear(cd_acache *c)
 {
-    cd_free(c->key);
-    cd_free(c->val);
-    c->key = NULL;
-    c->val = NULL;
+    cd_free(c->s);
+    c->s = NULL;
     c->cap = c->n = 0;
 }
 
+static void acache_insert(cd_acache *c, uint64_t key, MPI_Offset a)
+{
+    uint64_t s = acache_slot(c, key - 1);
+    while (c->s[s].key && c->s[s].key != key) s = (s + 1) & (c->cap - 1);
+    if (!c->s[s].key) c->n++;
+    c->s[s].key = key;
+    c->s[s].val = a;
+}
+
 /* Room for n more entries. A program whose calls wander over a huge dataset would otherwise grow the
-   cache towards the whole index: past max(65,536, 2n) entries (2 MiB) it starts again, so it holds at
+   cache towards the whole index: past max(65,536, 2n) entries (2 MiB of slots) it starts again, so it holds at
    most twice what one call touches plus a constant. -1: no memory (the cache is then empty). */
 static int acache_room(cd_acache *c, uint64_t n)
 {
@@ -829,29 +850,16 @@ static int acache_room(cd_acache *c, uint64_t n)
     if (2 * (c->n + n) <= c->cap) return 0;
     uint64_t cap = c->cap ? c->cap : 64;
     while (cap < 2 * (c->n + n)) cap *= 2;
-    cd_acache g = {cd_calloc((size_t)cap, sizeof *g.key), cd_malloc((size_t)cap * sizeof *g.val), cap, 0};
-    if (!g.key || !g.val) { cd_free(g.key); cd_free(g.val); acache_clear(c); return -1; }
+    cd_acache g = {cd_calloc((size_t)cap, sizeof *g.s), cap, 0};
+    if (!g.s) { acache_clear(c); return -1; }
     for (uint64_t i = 0; i < c->cap; i++)
-        if (c->key[i]) {
-            uint64_t s = acache_slot(&g, c->key[i] - 1);
-            while (g.key[s]) s = (s + 1) & (cap - 1);
-            g.key[s] = c->key[i];
-            g.val[s] = c->val[i];
-        }
-    g.n = c->n;
+        if (c->s[i].key) acache_insert(&g, c->s[i].key, c->s[i].val);
     acache_clear(c);
     *c = g;
     return 0;
 }
 
-static void acache_put(cd_acache *c, uint64_t idx, MPI_Offset a)
-{
-    uint64_t s = acache_slot(c, idx);
-    while (c->key[s] && c->key[s] != idx + 1) s = (s + 1) & (c->cap - 1);
-    if (!c->key[s]) c->n++;
-    c->key[s] = idx + 1;
-    c->val[s] = a;
-}
+static void acache_put(cd_acache *c, uint64_t idx, MPI_Offset a) { acache_insert(c, idx + 1, a); }
 
 struct colldiag_layout {
     int storage;

@@ -23,6 +23,12 @@
  *  D. Scale: the first call on a dataset of 65,536 chunks touching 16 chunks per rank allocates less
  *     than 64 KiB on every rank (a table of every chunk's address would be 512 KiB), and writes every
  *     byte where HDF5 reads it.
+ *  E. The address cache a lazy layout keeps (white-box, every rank alike): batches of chunk indices as
+ *     calls touch them (runs along a row, columns of power-of-two strides, random scatter, repeats)
+ *     put and read back against the test's own record of the last address each index was given;
+ *     after a batch every index of it answers its address, no index ever answers another's, a
+ *     cache that starts again (past its bound) answers "not known" rather than a stale address, and
+ *     the cache never holds more than its bound.
  *   mpirun -n 3 test_h5accel DIR */
 #define _XOPEN_SOURCE 700
 #include "count_alloc.h" /* colldiag's allocations counted (part D) */
@@ -1011,6 +1017,69 @@ static void scale(void)
     file_close(f);
 }
 
+static uint64_t arand(uint64_t *st)
+{
+    *st ^= *st << 13;
+    *st ^= *st >> 7;
+    *st ^= *st << 17;
+    return *st;
+}
+
+static void address_cache(void)
+{
+    snprintf(g_case, sizeof g_case, "address cache");
+    const uint64_t space = (uint64_t)1 << 22; /* chunk indices drawn from a 4M-chunk dataset */
+    cd_acache c = {NULL, 0, 0};
+    uint64_t st = 0x9e3779b97f4a7c15ULL ^ (uint64_t)me, *batch = malloc(200000 * sizeof *batch), bad = 0, lost = 0, clears = 0;
+    MPI_Offset *rec = malloc(space * sizeof *rec); /* the record: a plain table of every index */
+    for (uint64_t i = 0; i < space; i++) rec[i] = CD_ADDR_PENDING;
+    for (int round = 0; round < 400; round++) {
+        const int kind = (int)(arand(&st) % 5);
+        uint64_t n = 1 + arand(&st) % (kind == 4 ? 150000 : 3000), base = arand(&st) % space;
+        const uint64_t stride = kind == 1 ? (uint64_t)1 << (arand(&st) % 16) : kind == 2 ? 1 + arand(&st) % 997 : 1;
+        for (uint64_t k = 0; k < n; k++) /* 0, 4: a run (4: longer than the bound's half); 1, 2: strided; 3: scattered */
+            batch[k] = kind == 3 ? arand(&st) % space : (base + k * stride) % space;
+        /* distinct, as map_resolve asks (a run that wraps can repeat an index: drop repeats) */
+        uint64_t m = 0;
+        for (uint64_t k = 0; k < n; k++) {
+            int dup = 0;
+            for (uint64_t j = k > 64 ? k - 64 : 0; j < k && !dup; j++) dup = batch[j] == batch[k];
+            if (!dup) batch[m++] = batch[k];
+        }
+        n = m;
+        const uint64_t before = c.cap;
+        CHECK(acache_room(&c, n) == 0, "no room for %llu entries", (unsigned long long)n);
+        clears += c.cap && c.n == 0 && before != 0;
+        for (uint64_t k = 0; k < n; k++) {
+            const MPI_Offset a = arand(&st) % 3 == 0 ? -1 : (MPI_Offset)(arand(&st) >> 20) * 8; /* -1: not allocated */
+            acache_put(&c, batch[k], a);
+            rec[batch[k]] = a;
+        }
+        for (uint64_t k = 0; k < n; k++) bad += acache_get(&c, batch[k]) != rec[batch[k]];
+        /* anything may have been forgotten, nothing may be wrong */
+        for (int q = 0; q < 20000; q++) {
+            const uint64_t i = arand(&st) % space;
+            const MPI_Offset a = acache_get(&c, i);
+            if (a == CD_ADDR_PENDING) continue;
+            bad += a != rec[i];
+        }
+        for (uint64_t k = 0; k < n; k++) { /* the batch's neighbours, which share its slots' homes */
+            const uint64_t i = (batch[k] + 1 + arand(&st) % 40) % space;
+            const MPI_Offset a = acache_get(&c, i);
+            if (a != CD_ADDR_PENDING) bad += a != rec[i];
+        }
+        const uint64_t bound = n * 2 > ((uint64_t)1 << 16) ? n * 2 : (uint64_t)1 << 16;
+        lost += c.n > bound || 2 * c.n > c.cap;
+    }
+    CHECK(bad == 0, "%llu lookups answered an address other than the last one the index was given", (unsigned long long)bad);
+    CHECK(lost == 0, "the cache outgrew its bound or its half-full limit");
+    CHECK(clears > 0, "the test never made the cache start again (the bound was never reached)");
+    if (me == 0) printf("address cache: 400 batches, every lookup as recorded, %llu restarts\n", (unsigned long long)clears);
+    acache_clear(&c);
+    free(rec);
+    free(batch);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -1037,6 +1106,7 @@ int main(int argc, char **argv)
     faults();
     multi();
     scale();
+    address_cache();
     const int rc = test_summary("test_h5accel");
     MPI_Finalize();
     return rc;
