@@ -1127,6 +1127,7 @@ struct colldiag_file {
     int plan_only;       /* HDF5 bridge: a file to plan on (no data moves, COLLDIAG_REPORT stays silent) */
     int plan_read;       /* HDF5 bridge: the planned call is H5Dread (HDF5 treats filtered reads apart) */
     int bridge;          /* HDF5 bridge: HDF5's own MPI_File (never closed here); the bridge reports, not the core */
+    uint64_t size_seen;  /* the largest size this rank has seen the file have (write_extent) */
 };
 
 static int cd_mpi_fail(const char *fn, int mpirc, const char *what)
@@ -4752,8 +4753,19 @@ static void write_extent(const cd_io *io, uint64_t *end, uint64_t *fsize)
         const cd_piece *p = &io->map.pc[i];
         if (p->addr >= 0 && p->nelem && (uint64_t)p->addr + span > *end) *end = (uint64_t)p->addr + span;
     }
+    /* A file does not shrink while colldiag writes or reads it (MPI-IO writes only extend it; HDF5's
+       MPI-IO driver only ever extends its file, to its end of allocation, which covers every allocated
+       chunk): chunks within a size once seen need no MPI_File_get_size, a system call in every small
+       call otherwise. A file truncated behind colldiag's back costs only the protection: the write
+       extends it anyway. */
+    if (*end && *end <= io->f->size_seen) {
+        *fsize = io->f->size_seen;
+        *end = 0;
+        return;
+    }
     MPI_Offset sz = 0;
     if (*end && MPI_File_get_size(io->f->fh, &sz) == MPI_SUCCESS && sz > 0) *fsize = (uint64_t)sz;
+    if (*fsize > io->f->size_seen) io->f->size_seen = *fsize;
     if (*end && *fsize >= *end) *end = 0; /* nothing to grow on this rank */
 }
 
@@ -7947,9 +7959,19 @@ static int h5_extent_is(const h5_dentry *e, int rank, const hsize_t *dims)
     return 1;
 }
 
+/* New storage may lie past the end of the file (HDF5 allocates it at its end of allocation and extends
+   the file only at its next flush): the size write_extent saw no longer tells that a dataset's chunks
+   are inside it. Every layout built (a dataset's first call, an extent changed) asks again. */
+static void h5_file_size_unknown(unsigned long fileno)
+{
+    for (h5_fentry *fe = h5_files; fe; fe = fe->next)
+        if (fe->fileno == fileno) fe->f->size_seen = 0;
+}
+
 /* Forgets a layout made for another extent: the addresses are found again for this one. */
 static void h5_drop_layout(h5_dentry *e, int rank, const hsize_t *dims)
 {
+    h5_file_size_unknown(e->fileno);
     if (!h5_extent_is(e, rank, dims)) e->defers = 0;
     colldiag_layout_free(e->l);
     e->l = NULL;

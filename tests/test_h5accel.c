@@ -23,6 +23,12 @@
  *  D. Scale: the first call on a dataset of 65,536 chunks touching 16 chunks per rank allocates less
  *     than 64 KiB on every rank (a table of every chunk's address would be 512 KiB), and writes every
  *     byte where HDF5 reads it.
+ *  F. Chunks past the end of the file (H5D_FILL_TIME_NEVER, as netCDF-4's NC_NOFILL variables): HDF5
+ *     allocates them at its end of allocation and extends the file only at its next flush, and reads
+ *     what is there (zeros past the end). After a dataset written through the bridge (whose size the
+ *     bridge now remembers), a new dataset's collective and independent reads answer exactly what
+ *     HDF5's own H5Dread answers (run by the caller when the bridge refuses), and after the bridge
+ *     writes it, its reads run and return what was written.
  *  E. The address cache a lazy layout keeps (white-box, every rank alike): batches of chunk indices as
  *     calls touch them (runs along a row, columns of power-of-two strides, random scatter, repeats)
  *     put and read back against the test's own record of the last address each index was given;
@@ -1017,6 +1023,95 @@ static void scale(void)
     file_close(f);
 }
 
+static hid_t nofill_2d(hid_t f, const char *name, hsize_t r, hsize_t c, hsize_t cr, hsize_t cc)
+{
+    hsize_t d[2] = {r, c}, ch[2] = {cr, cc};
+    hid_t sp = H5Screate_simple(2, d, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 2, ch);
+    H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+    hid_t ds = H5Dcreate2(f, name, H5T_NATIVE_UINT32, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(sp);
+    return ds;
+}
+
+/* This rank's rows of ds read through the bridge into a buffer of 0xEE bytes: where the bridge runs
+   the call, every element must be val(k, .) (k < 0: zero, as never-written storage reads) and the
+   element past the selection untouched. Where it refuses, HDF5 runs the call, as the preload does
+   (its bytes are HDF5's business: ompio's collective reads past the end of the file can hand HDF5
+   stale buffer contents). Returns the bridge's result; *why gets its message. */
+static int read_through_bridge(hid_t ds, hid_t dx, int k, const char *what, char *why, size_t wl)
+{
+    hid_t sp = H5Dget_space(ds);
+    hsize_t d[2];
+    H5Sget_simple_extent_dims(sp, d, NULL);
+    H5Sclose(sp);
+    const hsize_t r0 = (hsize_t)me * d[0] / (hsize_t)P, r1 = (hsize_t)(me + 1) * d[0] / (hsize_t)P, mn = (r1 - r0) * d[1] + 1;
+    hid_t fs = rows(ds, r0, r1), ms = H5Screate_simple(1, &mn, NULL);
+    hsize_t z = 0, cnt = mn - 1;
+    if (cnt) H5Sselect_hyperslab(ms, H5S_SELECT_SET, &z, NULL, &cnt, NULL);
+    else H5Sselect_none(ms);
+    uint32_t *mine = malloc(mn * sizeof *mine);
+    memset(mine, 0xEE, mn * sizeof *mine);
+    colldiag_xfer *x = NULL;
+    colldiag_xfer_create(&x);
+    const int rc = colldiag_h5_read(ds, H5T_NATIVE_UINT32, ms, fs, dx, mine, x);
+    snprintf(why, wl, "%s", colldiag_xfer_errmsg(x));
+    if (rc == COLLDIAG_ERR_UNSUPPORTED || rc == COLLDIAG_ERR_PEER) {
+        CHECK(H5Dread(ds, H5T_NATIVE_UINT32, ms, fs, dx, mine) >= 0, "%s: H5Dread failed", what);
+    } else {
+        CHECK(rc == 0, "%s: colldiag_h5_read: %s", what, colldiag_xfer_errmsg(x));
+        uint64_t wrong = 0, first = 0;
+        for (hsize_t i = 0; i < mn - 1; i++)
+            if (mine[i] != (k < 0 ? 0 : val(k, r0 * d[1] + i)) && !wrong++) first = i;
+        CHECK(wrong == 0, "%s: %llu of %llu elements wrong, the first at %llu (0x%08x)", what, (unsigned long long)wrong,
+              (unsigned long long)(mn - 1), (unsigned long long)first, mine[first]);
+        CHECK(mine[mn - 1] == 0xEEEEEEEEu, "%s: the element past the selection was written", what);
+    }
+    colldiag_xfer_free(x);
+    free(mine);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    return rc;
+}
+
+static void past_eof(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/h5accel_eof.h5", dir);
+    hid_t f = file_create(path, 0, 0), dx = coll_dxpl(), ix = H5Pcreate(H5P_DATASET_XFER);
+    colldiag_xfer *x = NULL;
+    colldiag_xfer_create(&x);
+    setenv("COLLDIAG_H5_FETCH_CALLS", "0", 1); /* small calls read the index: the bridge runs them */
+    snprintf(g_case, sizeof g_case, "past the end: a dataset written first");
+    char why[1100];
+    hid_t a = nofill_2d(f, "a", 40, 30, 8, 8);
+    all_rows(f, a, 21, dx, x, "dataset a through the bridge");
+    CHECK(read_through_bridge(a, dx, 21, "dataset a read", why, sizeof why) == 0, "the bridge refused to read a written dataset: %s", why);
+    /* b: allocated at HDF5's end of allocation, past the end of the file (nothing written, no flush: HDF5's
+       own lookup finds its chunks), the bridge having seen the file's size just before */
+    snprintf(g_case, sizeof g_case, "past the end: a new dataset, never written");
+    hid_t b = nofill_2d(f, "b", 64, 48, 8, 8);
+    const char *names[3] = {"collective", "independent", "collective again"};
+    for (int i = 0; i < 3; i++) {
+        const int rc = read_through_bridge(b, i == 1 ? ix : dx, -1, names[i], why, sizeof why);
+        CHECK(rc == COLLDIAG_ERR_UNSUPPORTED, "dataset b, %s: the bridge did not leave storage past the end of the file to HDF5 (rc %d)", names[i], rc);
+        CHECK(strstr(why, "past the end of the file") != NULL, "dataset b, %s: the reason is not the end of the file: %s", names[i], why);
+    }
+    snprintf(g_case, sizeof g_case, "past the end: the new dataset written");
+    all_rows(f, b, 22, dx, x, "dataset b through the bridge");
+    CHECK(read_through_bridge(b, dx, 22, "dataset b read", why, sizeof why) == 0, "the bridge refused to read b once written: %s", why);
+    CHECK(read_through_bridge(a, dx, 21, "dataset a read again", why, sizeof why) == 0, "the bridge refused to read a: %s", why);
+    CHECK(read_through_bridge(b, ix, 22, "dataset b read independently", why, sizeof why) == 0, "the bridge refused an independent read of b: %s", why);
+    unsetenv("COLLDIAG_H5_FETCH_CALLS");
+    colldiag_xfer_free(x);
+    H5Pclose(dx);
+    H5Pclose(ix);
+    H5Dclose(a);
+    H5Dclose(b);
+    file_close(f);
+}
+
 static uint64_t arand(uint64_t *st)
 {
     *st ^= *st << 13;
@@ -1106,6 +1201,7 @@ int main(int argc, char **argv)
     faults();
     multi();
     scale();
+    past_eof();
     address_cache();
     const int rc = test_summary("test_h5accel");
     MPI_Finalize();
