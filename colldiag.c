@@ -243,6 +243,43 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* --- the environment, read once a call ---
+   colldiag's variables are read at every call (a program may change them between calls): about twenty
+   a call. getenv walks the whole environment for each (89 variables under mpirun: ~5 us of a 0.1 ms
+   call here). So each entry point takes one snapshot: a single pass keeps pointers to the COLLDIAG_* and
+   HDF5_* entries, and cd_getenv looks there. The pointers stay valid for the call: glibc's setenv never
+   frees a string it handed out, and nothing in a call sets variables. Outside a call, or with more than
+   CD_ENV_MAX such variables, cd_getenv is getenv. Nested entry points (the bridge calling the core) share
+   the outer snapshot. */
+extern char **environ;
+enum { CD_ENV_MAX = 64 };
+static _Thread_local struct {
+    int depth, over, n;
+    const char *kv[CD_ENV_MAX];
+} cd_env;
+
+static void cd_env_enter(void)
+{
+    if (cd_env.depth++) return;
+    cd_env.n = cd_env.over = 0;
+    for (char **e = environ; e && *e && !cd_env.over; e++)
+        if (!strncmp(*e, "COLLDIAG_", 9) || !strncmp(*e, "HDF5_", 5)) {
+            if (cd_env.n < CD_ENV_MAX) cd_env.kv[cd_env.n++] = *e;
+            else cd_env.over = 1;
+        }
+}
+
+static void cd_env_leave(void) { cd_env.depth--; }
+
+static const char *cd_getenv(const char *name)
+{
+    if (!cd_env.depth || cd_env.over) return getenv(name);
+    const size_t len = strlen(name);
+    for (int i = 0; i < cd_env.n; i++)
+        if (!strncmp(cd_env.kv[i], name, len) && cd_env.kv[i][len] == '=') return cd_env.kv[i] + len + 1;
+    return NULL;
+}
+
 /* ====================================================================================================
  * 2. selections
  *
@@ -1511,7 +1548,7 @@ static int settings_effective(const char *fn, const colldiag_xfer *x, cd_setting
 {
     *s = x->set;
     s->chunk_opt_src = "setting";
-    const char *e = getenv("COLLDIAG_CHUNK_OPT");
+    const char *e = cd_getenv("COLLDIAG_CHUNK_OPT");
     if (e && *e) {
         int found = -1;
         for (int i = 0; i < (int)(sizeof cd_chunk_opt_env / sizeof *cd_chunk_opt_env); i++)
@@ -1523,20 +1560,20 @@ static int settings_effective(const char *fn, const colldiag_xfer *x, cd_setting
         snprintf(s->env_text, sizeof s->env_text, "env COLLDIAG_CHUNK_OPT=%s", e);
         s->chunk_opt_src = s->env_text;
     }
-    e = getenv("COLLDIAG_CHUNK_OPT_NUM");
+    e = cd_getenv("COLLDIAG_CHUNK_OPT_NUM");
     if (e && *e && cd_parse_uint(e, &s->num))
         return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_CHUNK_OPT_NUM=\"%.40s\" is not an unsigned number", e);
-    e = getenv("COLLDIAG_CHUNK_OPT_RATIO");
+    e = cd_getenv("COLLDIAG_CHUNK_OPT_RATIO");
     if (e && *e && (cd_parse_uint(e, &s->ratio) || s->ratio > 100))
         return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_CHUNK_OPT_RATIO=\"%.40s\" is not a percentage 0..100", e);
-    e = getenv("COLLDIAG_MPI_OPT_TYPES");
-    if (!e) e = getenv("HDF5_MPI_OPT_TYPES");
+    e = cd_getenv("COLLDIAG_MPI_OPT_TYPES");
+    if (!e) e = cd_getenv("HDF5_MPI_OPT_TYPES");
     s->opt_types_disabled = e && e[0] == '0';
     s->pack_run = COLLDIAG_PACK_RUN_BYTES;
-    e = getenv("COLLDIAG_PACK_RUN_BYTES");
+    e = cd_getenv("COLLDIAG_PACK_RUN_BYTES");
     if (e && *e && cd_parse_uint(e, &s->pack_run))
         return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_PACK_RUN_BYTES=\"%.40s\" is not an unsigned number", e);
-    e = getenv("COLLDIAG_COLL_BUFFER");
+    e = cd_getenv("COLLDIAG_COLL_BUFFER");
     if (e && *e && cd_parse_bytes(e, &s->coll_buf))
         return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_COLL_BUFFER=\"%.40s\" is not a byte count >= 1 (suffix k, m or g allowed)", e);
     static const char *const kname[CD_K_N] = {
@@ -1551,7 +1588,7 @@ static int settings_effective(const char *fn, const colldiag_xfer *x, cd_setting
     };
     for (int i = 0; i < CD_K_N; i++) {
         s->k[i] = kdef[i];
-        e = getenv(kname[i]);
+        e = cd_getenv(kname[i]);
         if (!e || !*e) continue;
         char *end;
         errno = 0;
@@ -2487,7 +2524,7 @@ static int io_fail(cd_io *io, int code, const char *fmt, ...)
 #ifdef COLLDIAG_TESTING
 static int cd_inject(const cd_io *io, const char *phase)
 {
-    const char *e = getenv("COLLDIAG_INJECT");
+    const char *e = cd_getenv("COLLDIAG_INJECT");
     char p[32];
     int r;
     if (!e || sscanf(e, "%31[^:]:%d", p, &r) != 2) return 0;
@@ -5079,7 +5116,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
 static void html_append(colldiag_file *f, const colldiag_xfer *x, const char *path, const char *title, const char *verdict);
 static void env_report(colldiag_file *f, const colldiag_xfer *x)
 {
-    const char *e = getenv("COLLDIAG_REPORT");
+    const char *e = cd_getenv("COLLDIAG_REPORT");
     if (!e || !*e || !strcmp(e, "0")) return;
     if (!strncmp(e, "json:", 5)) {
         FILE *out = f->rank == 0 ? fopen(e + 5, "a") : NULL;
@@ -5095,6 +5132,7 @@ static void env_report(colldiag_file *f, const colldiag_xfer *x)
 static int cd_transfer(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *fs, const colldiag_sel *ms,
                        const void *wbuf, void *rbuf, colldiag_xfer *x, int dir, const char *fn)
 {
+    cd_env_enter();
     int rc = cd_transfer_core(f, l, fs, ms, wbuf, rbuf, x, dir, fn);
     if (f && x && x->set.mode == COLLDIAG_MPIO_COLLECTIVE && !f->plan_only && !f->bridge) {
         char keep[sizeof cd_errbuf];
@@ -5102,6 +5140,7 @@ static int cd_transfer(colldiag_file *f, const colldiag_layout *l, const colldia
         env_report(f, x);
         snprintf(cd_errbuf, sizeof cd_errbuf, "%s", keep); /* the transfer's message is the one that matters */
     }
+    cd_env_leave();
     return rc;
 }
 
@@ -5602,24 +5641,30 @@ static void multi_env_report(colldiag_file *f, const colldiag_xfer *x)
 int colldiag_write_multi(colldiag_file *f, size_t n, const colldiag_layout *const layouts[], const colldiag_sel *const file_sels[],
                          const colldiag_sel *const mem_sels[], const void *const bufs[], colldiag_xfer *x)
 {
+    cd_env_enter();
     int rc = cd_transfer_multi(f, n, layouts, file_sels, mem_sels, bufs, NULL, x, DIR_WRITE, "colldiag_write_multi");
     multi_env_report(f, x);
+    cd_env_leave();
     return rc;
 }
 
 int colldiag_read_multi(colldiag_file *f, size_t n, const colldiag_layout *const layouts[], const colldiag_sel *const file_sels[],
                         const colldiag_sel *const mem_sels[], void *const bufs[], colldiag_xfer *x)
 {
+    cd_env_enter();
     int rc = cd_transfer_multi(f, n, layouts, file_sels, mem_sels, NULL, bufs, x, DIR_READ, "colldiag_read_multi");
     multi_env_report(f, x);
+    cd_env_leave();
     return rc;
 }
 
 int colldiag_plan_multi(colldiag_file *f, size_t n, const colldiag_layout *const layouts[], const colldiag_sel *const file_sels[],
                         const colldiag_sel *const mem_sels[], colldiag_xfer *x)
 {
+    cd_env_enter();
     int rc = cd_transfer_multi(f, n, layouts, file_sels, mem_sels, NULL, NULL, x, DIR_PLAN, "colldiag_plan_multi");
     multi_env_report(f, x);
+    cd_env_leave();
     return rc;
 }
 
@@ -7602,7 +7647,9 @@ int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
                      colldiag_xfer *x, colldiag_file **file_out)
 {
     int rc;
+    cd_env_enter();
     H5E_BEGIN_TRY { rc = h5_plan(dset, mem_type, mem_space, file_space, dxpl, dir, x, file_out); } H5E_END_TRY;
+    cd_env_leave();
     return rc;
 }
 
@@ -8160,7 +8207,7 @@ static int h5_lookup_affordable(const h5_dentry *e, int rank, const hsize_t *dim
     for (int d = 0; d < rank; d++)
         if (maxd[d] == H5S_UNLIMITED) { unlim++; first = d == 0; }
     if (unlim == 1 && !first) return 0;
-    const char *b = getenv("COLLDIAG_H5_LOOKUP_BUDGET");
+    const char *b = cd_getenv("COLLDIAG_H5_LOOKUP_BUDGET");
     const double budget = b && *b ? strtod(b, NULL) : 65536.0;
     double n = 1, k = 1;
     hsize_t lo[COLLDIAG_MAX_RANK], hi[COLLDIAG_MAX_RANK];
@@ -8287,7 +8334,7 @@ static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t m
    1: let HDF5 run the call. */
 static int h5_defer_fetch(h5_dentry *e, const colldiag_xfer *x)
 {
-    const char *b = getenv("COLLDIAG_H5_FETCH_BYTES"), *c = getenv("COLLDIAG_H5_FETCH_CALLS");
+    const char *b = cd_getenv("COLLDIAG_H5_FETCH_BYTES"), *c = cd_getenv("COLLDIAG_H5_FETCH_CALLS");
     const uint64_t min_bytes = b && *b ? strtoull(b, NULL, 10) : (uint64_t)1 << 20, max_defers = c && *c ? strtoull(c, NULL, 10) : 2;
     const uint64_t defers = x->bridge_global >> 4 & 15; /* waiting ranks' counts, ORed: never below any of them */
     if (x->bridge_max_bytes >= min_bytes || defers >= max_defers) return 0;
@@ -8367,14 +8414,18 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
 int colldiag_h5_write(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf, colldiag_xfer *x)
 {
     int rc;
+    cd_env_enter();
     H5E_BEGIN_TRY { rc = h5_transfer(dset, mem_type, mem_space, file_space, dxpl, buf, NULL, x, DIR_WRITE, "colldiag_h5_write"); } H5E_END_TRY;
+    cd_env_leave();
     return rc;
 }
 
 int colldiag_h5_read(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, void *buf, colldiag_xfer *x)
 {
     int rc;
+    cd_env_enter();
     H5E_BEGIN_TRY { rc = h5_transfer(dset, mem_type, mem_space, file_space, dxpl, NULL, buf, x, DIR_READ, "colldiag_h5_read"); } H5E_END_TRY;
+    cd_env_leave();
     return rc;
 }
 
@@ -8472,10 +8523,12 @@ int colldiag_h5_write_multi(size_t count, const hid_t dset_ids[], const hid_t me
                             const hid_t file_space_ids[], hid_t dxpl, const void *const bufs[], colldiag_xfer *x)
 {
     int rc;
+    cd_env_enter();
     H5E_BEGIN_TRY {
         rc = h5_transfer_multi(count, dset_ids, mem_type_ids, mem_space_ids, file_space_ids, dxpl, bufs, NULL, x, DIR_WRITE,
                                "colldiag_h5_write_multi");
     } H5E_END_TRY;
+    cd_env_leave();
     return rc;
 }
 
@@ -8483,10 +8536,12 @@ int colldiag_h5_read_multi(size_t count, const hid_t dset_ids[], const hid_t mem
                            const hid_t file_space_ids[], hid_t dxpl, void *const bufs[], colldiag_xfer *x)
 {
     int rc;
+    cd_env_enter();
     H5E_BEGIN_TRY {
         rc = h5_transfer_multi(count, dset_ids, mem_type_ids, mem_space_ids, file_space_ids, dxpl, NULL, bufs, x, DIR_READ,
                                "colldiag_h5_read_multi");
     } H5E_END_TRY;
+    cd_env_leave();
     return rc;
 }
 
