@@ -154,8 +154,8 @@ suite "mpich test_memory -n 3 (quick)" 300 $MPICH -n 3 build/mpich/test_memory "
 fuzz_suite "mpich" 300 $MPICH -n 4 build/mpich/fuzz_io
 scenarios "mpich" build/mpich/scenario_run "$MPICH"
 # AddressSanitizer + UBSan (clang) and valgrind over the suites, and a bounded fuzzing run
-suite "asan+ubsan (clang)" 900 make -s check-asan
-suite "asan+ubsan (clang, mpich)" 600 make -s check-asan-mpich
+suite "asan+ubsan (clang)" 900 make -s -j"${JOBS:-1}" check-asan
+suite "asan+ubsan (clang, mpich)" 600 make -s -j"${JOBS:-1}" check-asan-mpich
 suite "valgrind" 900 make -s check-valgrind
 suite "fuzz ${FUZZ_SECONDS:-60} s" 300 make -s fuzz FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 # the benchmark runs (tiny sizes, once): it is not a timed test
