@@ -23,18 +23,19 @@
  *  D. Scale: the first call on a dataset of 65,536 chunks touching 16 chunks per rank allocates less
  *     than 64 KiB on every rank (a table of every chunk's address would be 512 KiB), and writes every
  *     byte where HDF5 reads it.
- *  F. Chunks past the end of the file (H5D_FILL_TIME_NEVER, as netCDF-4's NC_NOFILL variables): HDF5
- *     allocates them at its end of allocation and extends the file only at its next flush, and reads
- *     what is there (zeros past the end). After a dataset written through the bridge (whose size the
- *     bridge now remembers), a new dataset's collective and independent reads answer exactly what
- *     HDF5's own H5Dread answers (run by the caller when the bridge refuses), and after the bridge
- *     writes it, its reads run and return what was written.
  *  E. The address cache a lazy layout keeps (white-box, every rank alike): batches of chunk indices as
  *     calls touch them (runs along a row, columns of power-of-two strides, random scatter, repeats)
  *     put and read back against the test's own record of the last address each index was given;
  *     after a batch every index of it answers its address, no index ever answers another's, a
  *     cache that starts again (past its bound) answers "not known" rather than a stale address, and
  *     the cache never holds more than its bound.
+ *  F. Chunks past the end of the file (H5D_FILL_TIME_NEVER, as netCDF-4's NC_NOFILL variables): HDF5
+ *     allocates them at its end of allocation and extends the file only at its next flush, and reads
+ *     what is there. After a dataset written through the bridge (whose file size the bridge then
+ *     remembers), a new dataset's collective and independent reads are left to HDF5 on every rank,
+ *     naming the end of the file (what MPI-IO returns there is not HDF5's: ompio's collective reads
+ *     can hand back stale buffer bytes); once the bridge has written it, its reads run through
+ *     colldiag and return every value written.
  *   mpirun -n 3 test_h5accel DIR */
 #define _XOPEN_SOURCE 700
 #include "count_alloc.h" /* colldiag's allocations counted (part D) */
