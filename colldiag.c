@@ -251,7 +251,12 @@ static int cmp_u64(const void *a, const void *b)
    frees a string it handed out, and nothing in a call sets variables. Outside a call, or with more than
    CD_ENV_MAX such variables, cd_getenv is getenv. Nested entry points (the bridge calling the core) share
    the outer snapshot. */
+#ifdef __APPLE__ /* a macOS shared library cannot link environ; the same array through libSystem */
+#include <crt_externs.h>
+#define environ (*_NSGetEnviron())
+#else
 extern char **environ;
+#endif
 enum { CD_ENV_MAX = 64 };
 static _Thread_local struct {
     int depth, over, n;

@@ -422,6 +422,21 @@ int main(int argc, char **argv)
                 run(c, bads[b], path, opts[o]);
             }
         }
+    /* The environment is read from one snapshot a call, of at most 64 COLLDIAG_ and HDF5_ variables; with
+       more, from getenv. Both must see the bad values: the environment cases again with 70 more. */
+    for (int i = 0; i < 70; i++) {
+        char n[40];
+        snprintf(n, sizeof n, "COLLDIAG_TEST_PAD_%d", i);
+        setenv(n, "1", 1);
+    }
+    const int env_cases[] = {C_BAD_ENV, C_BAD_BUFFER_ENV, C_AUTO_DISAGREE, C_BAD_AUTO_ENV};
+    for (int k = 0; k < 4; k++)
+        if (env_cases[k] != C_AUTO_DISAGREE || P > 1) run(env_cases[k], P - 1, path, COLLDIAG_MPIO_CHUNK_ONE_IO);
+    for (int i = 0; i < 70; i++) {
+        char n[40];
+        snprintf(n, sizeof n, "COLLDIAG_TEST_PAD_%d", i);
+        unsetenv(n);
+    }
     /* NULL pointers on one rank, at every collective entry point ("quick": link and aggregation only) */
     const int quick = argc > 1 && !strcmp(argv[1], "quick");
     if (me == 0) fclose(fopen(path, "wb"));
