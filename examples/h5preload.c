@@ -410,14 +410,15 @@ static int accelerate(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dx
     return rc == 0;
 }
 
-/* The one wrapper behind both functions. */
-static herr_t explain(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, void *rbuf)
+/* The one wrapper behind both functions (explain, below, reads the environment once for the call and
+   the bridge's work inside it). */
+static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, void *rbuf)
 {
     static h5w_fn real_write;
     static h5r_fn real_read;
     if (!real_write) real_write = (h5w_fn)dlsym(RTLD_NEXT, "H5Dwrite");
     if (!real_read) real_read = (h5r_fn)dlsym(RTLD_NEXT, "H5Dread");
-    const char *mode = getenv("COLLDIAG_REPORT"), *acc = getenv("COLLDIAG_ACCELERATE");
+    const char *mode = cd_getenv("COLLDIAG_REPORT"), *acc = cd_getenv("COLLDIAG_ACCELERATE");
     int on = mode && *mode && strcmp(mode, "0");
     char why[1024] = "";
     if (acc && *acc && strcmp(acc, "0") && accelerate(wr, dset, mt, ms, fs, dxpl, wbuf, rbuf, mode, on, why, sizeof why))
@@ -442,6 +443,14 @@ static herr_t explain(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dx
     colldiag_xfer_free(x);
     cd_internal--;
     if (use != dxpl) H5Pclose(use);
+    return ret;
+}
+
+static herr_t explain(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, void *rbuf)
+{
+    cd_env_enter();
+    const herr_t ret = explain_call(wr, dset, mt, ms, fs, dxpl, wbuf, rbuf);
+    cd_env_leave();
     return ret;
 }
 
