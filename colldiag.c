@@ -268,7 +268,7 @@ static void cd_env_enter(void)
     if (cd_env.depth++) return;
     cd_env.n = cd_env.over = 0;
     for (char **e = environ; e && *e && !cd_env.over; e++)
-        if (!strncmp(*e, "COLLDIAG_", 9) || !strncmp(*e, "HDF5_", 5)) {
+        if (((*e)[0] == 'C' && !strncmp(*e, "COLLDIAG_", 9)) || ((*e)[0] == 'H' && !strncmp(*e, "HDF5_", 5))) { /* most fail at a byte */
             if (cd_env.n < CD_ENV_MAX) cd_env.kv[cd_env.n++] = *e;
             else cd_env.over = 1;
         }
