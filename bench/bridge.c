@@ -46,6 +46,19 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* The end of a timed batch of n calls begun at t0: the slowest rank's time per call. After reads (r set),
+   the buffer is compared with what was written (a difference counts in *bad) and refilled with 0xEE. */
+static double batch_end(double t0, int n, void *r, const void *w, size_t bytes, int *bad)
+{
+    double el = (MPI_Wtime() - t0) / n, mx;
+    MPI_Allreduce(&el, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (r) {
+        *bad += memcmp(r, w, bytes) != 0;
+        memset(r, 0xEE, bytes);
+    }
+    return mx;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -120,13 +133,7 @@ int main(int argc, char **argv)
                     }
                     colldiag_xfer_free(x);
                 }
-                double el = (MPI_Wtime() - t0) / inner, mx;
-                MPI_Allreduce(&el, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-                t[op][how][k] = mx;
-                if (op == 1) {
-                    bad += memcmp(r, w, B * B * sizeof *r) != 0;
-                    memset(r, 0xEE, B * B * sizeof *r);
-                }
+                t[op][how][k] = batch_end(t0, inner, op ? r : NULL, w, B * B * sizeof *r, &bad);
             }
     /* first calls: forget + the bridge (HDF5 where it refuses), against HDF5's call alone */
     const char *ef = getenv("BENCH_INNER_FIRST");
@@ -161,13 +168,7 @@ int main(int argc, char **argv)
                         MPI_Abort(MPI_COMM_WORLD, 1);
                     }
                 }
-                double el = (MPI_Wtime() - t0) / inner1, mx;
-                MPI_Allreduce(&el, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-                t1[op][how][k] = mx;
-                if (op == 1) {
-                    bad += memcmp(r, w, B * B * sizeof *r) != 0;
-                    memset(r, 0xEE, B * B * sizeof *r);
-                }
+                t1[op][how][k] = batch_end(t0, inner1, op ? r : NULL, w, B * B * sizeof *r, &bad);
             }
     /* what the writes left, read by HDF5 itself */
     H5Fflush(file, H5F_SCOPE_GLOBAL);

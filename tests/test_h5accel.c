@@ -304,15 +304,22 @@ static void check_file(hid_t ds, int k, const char *what, const unsigned char *w
     H5Sclose(fs);
 }
 
-static hid_t chunked_2d(hid_t f, const char *name, hsize_t r, hsize_t c, hsize_t cr, hsize_t cc, int unlimited)
+/* A chunked 2-D uint32 dataset; nofill: H5D_FILL_TIME_NEVER (storage allocated, never written). */
+static hid_t make_2d(hid_t f, const char *name, hsize_t r, hsize_t c, hsize_t cr, hsize_t cc, int unlimited, int nofill)
 {
     hsize_t d[2] = {r, c}, mx[2] = {unlimited ? H5S_UNLIMITED : r, c}, ch[2] = {cr, cc};
     hid_t sp = H5Screate_simple(2, d, mx), dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_chunk(dcpl, 2, ch);
+    if (nofill) H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
     hid_t ds = H5Dcreate2(f, name, H5T_NATIVE_UINT32, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     H5Pclose(dcpl);
     H5Sclose(sp);
     return ds;
+}
+
+static hid_t chunked_2d(hid_t f, const char *name, hsize_t r, hsize_t c, hsize_t cr, hsize_t cc, int unlimited)
+{
+    return make_2d(f, name, r, c, cr, cc, unlimited, 0);
 }
 
 /* This rank's rows [r0, r1) of a width-w dataset, values val(k, .), in native or swapped byte order. */
@@ -1026,14 +1033,7 @@ static void scale(void)
 
 static hid_t nofill_2d(hid_t f, const char *name, hsize_t r, hsize_t c, hsize_t cr, hsize_t cc)
 {
-    hsize_t d[2] = {r, c}, ch[2] = {cr, cc};
-    hid_t sp = H5Screate_simple(2, d, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    H5Pset_chunk(dcpl, 2, ch);
-    H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
-    hid_t ds = H5Dcreate2(f, name, H5T_NATIVE_UINT32, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    H5Pclose(dcpl);
-    H5Sclose(sp);
-    return ds;
+    return make_2d(f, name, r, c, cr, cc, 0, 1);
 }
 
 /* This rank's rows of ds read through the bridge into a buffer of 0xEE bytes: where the bridge runs
