@@ -1132,8 +1132,12 @@ enum {
     AG_MAX_FSIZE,      /* MAX: the file's size as each rank sees it before a collective write */
     AG_SUM_TOUCH,      /* SUM: bits each rank sets in the touched-chunk map (touch_map) */
     AG_BRIDGE,         /* BOR: HDF5 bridge: 1 = a rank waits only for the dataset's chunk index, 2 = a rank failed otherwise */
+    AG_RANK0,          /* BOR, rank 0's alone (agree_env): its COLLDIAG_REPORT kind (bits 0-1), its fetch-call count (bits 2-9) */
+    AG_RANK0_BYTES,    /* BOR, rank 0's alone: its fetch byte threshold (COLLDIAG_H5_FETCH_BYTES) */
+    AG_ENV,            /* BOR of every rank's digests of those variables (21 bits each) ... */
+    AG_ENV_NOT,        /* ... and of their complements: a variable differs somewhere iff its bits of the AND are not 0 */
     AG_TOUCH,          /* BOR: the touched-chunk map, CD_TOUCH_WORDS words from here */
-    AG_N = AG_TOUCH + 8 /* 240 bytes in all: see touch_map */
+    AG_N = AG_TOUCH + 8 /* 272 bytes in all: see touch_map */
 };
 #define CD_TOUCH_WORDS (AG_N - AG_TOUCH)
 
@@ -1390,6 +1394,13 @@ struct colldiag_xfer {
     int pre_code, pre_need_index, strict_alloc;
     char pre_msg[512];
     uint64_t bridge_global, pre_bytes, pre_defers, bridge_max_bytes;
+    /* What the environment decides for every rank together is rank 0's, carried in the first reduction
+       (agree_env): a variable set on some ranks only (mpirun passes a shell's variables to the ranks on
+       its own node, not to the others, unless told with -x) must not make some ranks gather a report or
+       flush a file while the others do not. env_fetch_*: this rank's thresholds (the bridge sets them
+       before its transfer); fetch_* and report_kind: rank 0's, after a collective call's reduction. */
+    uint64_t env_fetch_bytes, env_fetch_calls, fetch_bytes, fetch_calls;
+    int report_kind;                      /* rank 0's COLLDIAG_REPORT: 0 none (and before any agreement), 1 text, 2 json:, 3 html: */
     /* multi-dataset calls: each dataset's results (NULL after a single call, whose results are the call's) */
     struct cd_dsres *dsr;
     size_t nds, dsr_cap;
@@ -4736,6 +4747,59 @@ static void agree_neutral(const cd_io *io, uint32_t cause, uint64_t v[AG_N])
     if (io->code && io->prefail == 2) v[AG_MAX_BYTES] = io->x->pre_bytes;
 }
 
+/* COLLDIAG_REPORT's kind: 0 none (unset, "" or "0"), 1 text, 2 json:PATH, 3 html:PATH. */
+static int report_kind_of(const char *e)
+{
+    if (!e || !*e || !strcmp(e, "0")) return 0;
+    return !strncmp(e, "json:", 5) ? 2 : !strncmp(e, "html:", 5) ? 3 : 1;
+}
+
+/* The variables rank 0 decides for every rank, in the order of their 21-bit fields in AG_ENV. */
+static const char *const cd_rank0_env[3] = {"COLLDIAG_REPORT", "COLLDIAG_H5_FETCH_BYTES", "COLLDIAG_H5_FETCH_CALLS"};
+#define CD_ENV_FIELD ((UINT64_C(1) << 21) - 1)
+
+/* The environment's part of the first reduction, on every rank (failed or not): rank 0 sends what it
+   decides for all (the report's kind: every rank then takes part in gathering it; the HDF5 bridge's
+   fetch thresholds: every rank then reads the chunk index, or none), every rank a digest of its own
+   values, so that rank 0 can say that they differ. Differing is not an error: the variables change
+   what is reported and when an index is read, never which bytes move where. */
+static void agree_env(const cd_io *io, uint64_t v[AG_N])
+{
+    const colldiag_xfer *x = io->x;
+    const char *rep = cd_getenv("COLLDIAG_REPORT");
+    const int kind = report_kind_of(rep);
+    v[AG_RANK0] = v[AG_RANK0_BYTES] = v[AG_ENV] = v[AG_ENV_NOT] = 0;
+    if (io->f->rank == 0) {
+        v[AG_RANK0] = (uint64_t)kind | (x->env_fetch_calls < 255 ? x->env_fetch_calls : 255) << 2;
+        v[AG_RANK0_BYTES] = x->env_fetch_bytes;
+    }
+    uint64_t h[3] = {0x7265706fu, cd_mix64(x->env_fetch_bytes), cd_mix64(x->env_fetch_calls + 1)};
+    for (const char *c = kind ? rep : ""; *c; c++) h[0] = cd_hash_u64(h[0], (unsigned char)*c);
+    for (int i = 0; i < 3; i++) {
+        v[AG_ENV] |= (h[i] & CD_ENV_FIELD) << (21 * i);
+        v[AG_ENV_NOT] |= (~h[i] & CD_ENV_FIELD) << (21 * i);
+    }
+}
+
+/* After the first reduction: rank 0's values into x, and rank 0 says once per process which of them
+   differed somewhere (a rank's own value is simply not used). */
+static void agreed_env(cd_io *io)
+{
+    static int told[3];
+    colldiag_xfer *x = io->x;
+    x->report_kind = (int)(io->g[AG_RANK0] & 3);
+    x->fetch_calls = io->g[AG_RANK0] >> 2 & 255;
+    x->fetch_bytes = io->g[AG_RANK0_BYTES];
+    const uint64_t d = io->g[AG_ENV] & io->g[AG_ENV_NOT];
+    for (int i = 0; i < 3 && io->f->rank == 0; i++)
+        if (d >> (21 * i) & CD_ENV_FIELD && !told[i]) {
+            told[i] = 1;
+            fprintf(stderr, "colldiag: %s differs between the ranks of a collective call; rank 0's value is every rank's "
+                            "(give every rank the same environment: Open MPI's mpirun -x %s, MPICH's -genv %s VALUE)\n",
+                    cd_rank0_env[i], cd_rank0_env[i], cd_rank0_env[i]);
+        }
+}
+
 /* After the data moved: one reduction so that a failure anywhere fails the call everywhere. Its time
    counts as data movement (t_io), not deciding: it is mostly this rank waiting for the slowest rank's
    data (B4 all-independent: 20-45 ms of a 150 ms call, against 4 ms of actual deciding). */
@@ -4859,6 +4923,8 @@ static void xfer_reset(colldiag_xfer *x)
     x->errmsg[0] = 0;
     x->nds = 0;
     x->peer_code = 0;
+    x->report_kind = 0;
+    x->fetch_bytes = x->fetch_calls = 0;
 }
 
 static uint32_t local_causes(const cd_io *io)
@@ -4929,6 +4995,7 @@ static void agree_local(cd_io *io, uint32_t cause, uint64_t v[AG_N])
     v[AG_VIEW] = !view_is_default(io->f);
     v[AG_FAIL] = UINT64_MAX;
     v[AG_BRIDGE] = 0; /* this rank neither waits nor failed (every word is set: all of them leave through MPI) */
+    v[AG_RANK0] = v[AG_RANK0_BYTES] = v[AG_ENV] = v[AG_ENV_NOT] = 0; /* the call's own: agree_env */
     v[AG_SUM_CHUNKS] = v[AG_MIN_CHUNKS] = v[AG_MAX_CHUNKS] = io->map.n;
     v[AG_MAX_BYTES] = v[AG_MAX_PIECE] = v[AG_MAX_RUNS] = 0;
     for (uint64_t i = 0; i < io->map.n; i++) {
@@ -5063,8 +5130,10 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     uint64_t v[AG_N];
     if (io.code) agree_neutral(&io, cause, v);
     else agree_local(&io, cause, v);
+    agree_env(&io, v);
     rc = MPI_Allreduce(v, io.g, AG_N, MPI_UINT64_T, f->op, f->comm);
     if (rc != MPI_SUCCESS) return finish(&io, cd_mpi_err(&io, rc, "MPI_Allreduce (cause agreement)"));
+    agreed_env(&io);
     x->bridge_global = io.g[AG_BRIDGE];
     x->bridge_max_bytes = io.g[AG_MAX_BYTES];
     x->pre_bytes = x->pre_defers = 0;
@@ -5121,15 +5190,16 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
 static void html_append(colldiag_file *f, const colldiag_xfer *x, const char *path, const char *title, const char *verdict);
 static void env_report(colldiag_file *f, const colldiag_xfer *x)
 {
-    const char *e = cd_getenv("COLLDIAG_REPORT");
-    if (!e || !*e || !strcmp(e, "0")) return;
-    if (!strncmp(e, "json:", 5)) {
-        FILE *out = f->rank == 0 ? fopen(e + 5, "a") : NULL;
+    /* the kind is rank 0's, agreed in the call (every rank gathers, or none); so is the path: rank 0 writes */
+    const char *e = f->rank == 0 ? cd_getenv("COLLDIAG_REPORT") : NULL;
+    if (report_kind_of(e) != x->report_kind) e = NULL; /* not rank 0 (it cannot change within a call's snapshot) */
+    if (x->report_kind == 2) {
+        FILE *out = e ? fopen(e + 5, "a") : NULL;
         colldiag_report_json(f, x, out);
         if (out) fclose(out);
-    } else if (!strncmp(e, "html:", 5)) {
-        html_append(f, x, e + 5, "colldiag call", NULL);
-    } else {
+    } else if (x->report_kind == 3) {
+        html_append(f, x, e ? e + 5 : NULL, "colldiag call", NULL);
+    } else if (x->report_kind == 1) {
         colldiag_report_print(f, x, f->rank == 0 ? stdout : NULL);
     }
 }
@@ -5492,12 +5562,14 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
         for (size_t d = 0; d < io.nsub; d++) agree_local(&io.sub[d], ds_local[d], &vs[d * AG_N]);
         multi_combine(&io, vs, v);
     }
+    agree_env(&io, v);
     rc = MPI_Allreduce(v, io.g, AG_N, MPI_UINT64_T, f->op, f->comm);
     if (rc != MPI_SUCCESS) {
         cd_mpi_err(&io, rc, "MPI_Allreduce (cause agreement)");
         cd_free(vs);
         goto done;
     }
+    agreed_env(&io);
     x->global_cause = (uint32_t)io.g[AG_CAUSE];
     if (io.g[AG_CAUSE] & COLLDIAG_MPIO_ERROR_WHILE_CHECKING) {
         const uint64_t w = io.g[AG_FAIL] / 16u, mask = ((uint64_t)1 << CD_MULTI_FAIL_SHIFT) - 1, bad = w & mask;
@@ -6529,7 +6601,7 @@ static void html_append(colldiag_file *f, const colldiag_xfer *x, const char *pa
 {
     FILE *out = NULL;
     int fresh = 0;
-    if (f->rank == 0) {
+    if (f->rank == 0 && path) {
         out = fopen(path, "a");
         if (out) {
             fseek(out, 0, SEEK_END);
@@ -8339,12 +8411,19 @@ static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t m
    1: let HDF5 run the call. */
 static int h5_defer_fetch(h5_dentry *e, const colldiag_xfer *x)
 {
-    const char *b = cd_getenv("COLLDIAG_H5_FETCH_BYTES"), *c = cd_getenv("COLLDIAG_H5_FETCH_CALLS");
-    const uint64_t min_bytes = b && *b ? strtoull(b, NULL, 10) : (uint64_t)1 << 20, max_defers = c && *c ? strtoull(c, NULL, 10) : 2;
+    /* rank 0's thresholds (agree_env): a rank that flushes while another lets HDF5 run the call would hang */
     const uint64_t defers = x->bridge_global >> 4 & 15; /* waiting ranks' counts, ORed: never below any of them */
-    if (x->bridge_max_bytes >= min_bytes || defers >= max_defers) return 0;
+    if (x->bridge_max_bytes >= x->fetch_bytes || defers >= x->fetch_calls) return 0;
     e->defers = defers + 1;
     return 1;
+}
+
+/* This rank's COLLDIAG_H5_FETCH_BYTES and _CALLS (h5_defer_fetch), for the call's agreement. */
+static void h5_fetch_thresholds(colldiag_xfer *x)
+{
+    const char *b = cd_getenv("COLLDIAG_H5_FETCH_BYTES"), *c = cd_getenv("COLLDIAG_H5_FETCH_CALLS");
+    x->env_fetch_bytes = b && *b ? strtoull(b, NULL, 10) : (uint64_t)1 << 20;
+    x->env_fetch_calls = c && *c ? strtoull(c, NULL, 10) : 2;
 }
 
 static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *wbuf, void *rbuf,
@@ -8373,6 +8452,7 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
     h5_dentry *e = NULL;
     int rank = 0, need = 0;
     h5_prepare(dset, &oi, mem_type, mem_space, file_space, x, dir, collective, fe, &e, &fs, &ms, &rank, dims, &need, why, sizeof why);
+    h5_fetch_thresholds(x);
     for (int attempt = 0;; attempt++) {
         if (why[0] || need) {
             x->pre_code = COLLDIAG_ERR_UNSUPPORTED;
@@ -8400,6 +8480,7 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
         if (!e->l) snprintf(why, sizeof why, "%s", e->why);
     }
     x->set.chunk_opt = asked;
+    x->env_fetch_bytes = x->env_fetch_calls = 0; /* a core call with this x has none */
     if (!rc) h5_set_actual(dxpl, x);
     if (collective && !h5_bridge_quiet) {
         char keep[sizeof cd_errbuf];

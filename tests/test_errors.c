@@ -296,6 +296,90 @@ static void run_report_null(int bad, const char *path)
     colldiag_layout_free(l);
 }
 
+/* COLLDIAG_REPORT seen by some ranks only (mpirun passes a shell's variables to the ranks on its own
+   node unless told with -x): rank 0's value decides for every rank, the call succeeds everywhere with
+   the right bytes, and the report is written iff rank 0 asks for it. Every collective entry point, the
+   variable on the bad rank alone (invert 0) or on every rank but it (invert 1), json: and html:. A hang
+   (some ranks gathering the report, the others gone on to the next call) fails under timeout. */
+static void run_report_env(int bad, int invert, int html, const char *path)
+{
+    enum { W, R, PL, MW, MR, MP, NENTRY };
+    static const char *const en[NENTRY] = {"colldiag_write", "colldiag_read", "colldiag_plan", "colldiag_write_multi",
+                                           "colldiag_read_multi", "colldiag_plan_multi"};
+    const int has = (me == bad) != invert, r0has = (bad == 0) != invert;
+    char rep[300], var[310];
+    snprintf(rep, sizeof rep, "%s.report.%s", path, html ? "html" : "jsonl");
+    snprintf(var, sizeof var, "%s:%s", html ? "html" : "json", rep);
+    uint64_t dims[1] = {(uint64_t)P * 4}, cd[1] = {2};
+    colldiag_layout *l[2];
+    colldiag_layout_chunked(1, dims, cd, 4, 0, &l[0]);
+    colldiag_layout_chunked(1, dims, cd, 4, (MPI_Offset)(dims[0] * 4), &l[1]);
+    colldiag_sel *fs;
+    colldiag_sel_create(1, dims, &fs);
+    uint64_t st = (uint64_t)me * 4, cn = 4;
+    colldiag_sel_select_hyperslab(fs, COLLDIAG_SELECT_SET, &st, NULL, &cn, NULL);
+    if (me == 0) fclose(fopen(path, "wb"));
+    MPI_Barrier(MPI_COMM_WORLD);
+    colldiag_file *f;
+    colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f);
+    colldiag_xfer *x;
+    colldiag_xfer_create(&x);
+    colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
+    int w[2][4], r[2][4];
+    for (int d = 0; d < 2; d++)
+        for (int i = 0; i < 4; i++) w[d][i] = 10000 * d + 100 * me + i;
+    const colldiag_layout *const ls[2] = {l[0], l[1]};
+    const colldiag_sel *const fss[2] = {fs, fs}, *const mss[2] = {NULL, NULL};
+    const void *const wb[2] = {w[0], w[1]};
+    void *const rb[2] = {r[0], r[1]};
+    for (int e = 0; e < NENTRY; e++) {
+        snprintf(g_case, sizeof g_case, "P=%d %s with COLLDIAG_REPORT=%s on %s rank %d", P, en[e], html ? "html:" : "json:",
+                 invert ? "every rank but" : "only", bad);
+        if (me == 0) remove(rep);
+        memset(r, 0xEE, sizeof r);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (has) setenv("COLLDIAG_REPORT", var, 1);
+        else unsetenv("COLLDIAG_REPORT");
+        int rc = e == W ? colldiag_write(f, l[0], fs, NULL, w[0], x) : e == R ? colldiag_read(f, l[0], fs, NULL, r[0], x)
+               : e == PL ? colldiag_plan(f, l[0], fs, NULL, x) : e == MW ? colldiag_write_multi(f, 2, ls, fss, mss, wb, x)
+               : e == MR ? colldiag_read_multi(f, 2, ls, fss, mss, rb, x) : colldiag_plan_multi(f, 2, ls, fss, mss, x);
+        unsetenv("COLLDIAG_REPORT");
+        CHECK(rc == 0, "rc %d (%s)", rc, colldiag_xfer_errmsg(x));
+        if (e == R || e == MR)
+            for (int d = 0; d < (e == MR ? 2 : 1); d++) CHECK(!memcmp(r[d], w[d], sizeof r[d]), "dataset %d read other values than written", d);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (me == 0) { /* the report: there iff rank 0 asked (one JSON line; an HTML page with one section) */
+            FILE *fp = fopen(rep, "r");
+            int lines = 0, ch;
+            if (fp) {
+                while ((ch = fgetc(fp)) != EOF) lines += ch == '\n';
+                fclose(fp);
+            }
+            if (html) CHECK(r0has ? fp != NULL && lines > 0 : fp == NULL, "rank 0 %s the variable: the HTML page %s", r0has ? "has" : "lacks",
+                            fp ? "exists" : "is missing");
+            else CHECK(r0has ? lines == 1 : fp == NULL, "rank 0 %s the variable: %d JSON lines%s", r0has ? "has" : "lacks", lines,
+                       fp ? "" : " (no file)");
+        }
+    }
+    if (me == 0) { /* both datasets' bytes, written twice (single and multi) */
+        FILE *fp = fopen(path, "rb");
+        int *got = malloc((size_t)(2 * P * 4) * sizeof *got);
+        size_t n = fread(got, 4, (size_t)(2 * P * 4), fp);
+        fclose(fp);
+        int ok = n == (size_t)(2 * P * 4);
+        for (int d = 0; d < 2 && ok; d++)
+            for (int i = 0; i < P * 4; i++) ok &= got[d * P * 4 + i] == 10000 * d + 100 * (i / 4) + i % 4;
+        CHECK(ok, "the file holds other bytes than the ranks wrote");
+        free(got);
+        remove(rep);
+    }
+    colldiag_xfer_free(x);
+    colldiag_file_close(f);
+    colldiag_sel_free(fs);
+    colldiag_layout_free(l[0]);
+    colldiag_layout_free(l[1]);
+}
+
 /* One rank fails inside a phase of a collective call (fault injection, -DCOLLDIAG_TESTING): every rank
    returns an error, the healthy ones COLLDIAG_ERR_PEER naming the failing rank, and nobody hangs. */
 static void run_inject(const char *phase, int opt, int bad, const char *path)
@@ -460,6 +544,10 @@ int main(int argc, char **argv)
     colldiag_file_close(nf);
     for (int b = 0; b < 3; b++)
         if (b == 0 || bads[b] != bads[b - 1]) run_report_null(bads[b], path);
+    for (int b = 0; b < 3; b++)
+        for (int inv = 0; inv < 2 && P > 1; inv++)
+            for (int html = 0; html < 2; html++)
+                if (b == 0 || bads[b] != bads[b - 1]) run_report_env(bads[b], inv, html, path);
 #ifdef COLLDIAG_TESTING
     const char *phases[6] = {"map", "exchange", "types", "io", "buffers", "records"};
     const int iopts[6] = {COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_COLL_CHUNK_ATONCE_IO,

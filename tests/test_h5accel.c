@@ -36,6 +36,10 @@
  *     naming the end of the file (what MPI-IO returns there is not HDF5's: ompio's collective reads
  *     can hand back stale buffer bytes); once the bridge has written it, its reads run through
  *     colldiag and return every value written.
+ *  G. Variables that some ranks see and others not: COLLDIAG_H5_FETCH_CALLS / _BYTES on one rank (or on
+ *     every rank but one) on a small first call -> every rank reads the chunk index or every rank
+ *     leaves the call to HDF5, as rank 0's value says; COLLDIAG_REPORT=json: likewise -> the call runs
+ *     everywhere and the report is written iff rank 0 asked. The file holds every value each time.
  *   mpirun -n 3 test_h5accel DIR */
 #define _XOPEN_SOURCE 700
 #include "count_alloc.h" /* colldiag's allocations counted (part D) */
@@ -1113,6 +1117,74 @@ static void past_eof(void)
     file_close(f);
 }
 
+/* G. Variables some ranks see and others not (mpirun passes a shell's variables to the ranks of its own
+   node only, unless told with -x): rank 0's value is every rank's. A small first call on a dataset
+   whose chunk index must be read (HDF5's lookup switched off on every rank) with COLLDIAG_H5_FETCH_CALLS=0
+   or COLLDIAG_H5_FETCH_BYTES=1 on one rank, or on every rank but one: every rank reads the index and
+   runs the call (rank 0 has the variable) or every rank leaves it to HDF5 (rank 0 lacks it), never a
+   mix (a mix hangs: the ranks reading the index flush the file, the others are in HDF5's H5Dwrite),
+   and the file holds every value. Then COLLDIAG_REPORT=json: on some ranks in a call the bridge runs:
+   every rank's call succeeds and the JSON line is there iff rank 0 asked. */
+static void rank0_env(void)
+{
+    char path[512], rep[600], var[620];
+    snprintf(path, sizeof path, "%s/h5accel_env.h5", dir);
+    snprintf(rep, sizeof rep, "%s/h5accel_env.jsonl", dir);
+    snprintf(var, sizeof var, "json:%s", rep);
+    hid_t f = file_create(path, 0, 0), dx = coll_dxpl();
+    colldiag_xfer *x = NULL;
+    colldiag_xfer_create(&x);
+    setenv("COLLDIAG_H5_LOOKUP_BUDGET", "0", 1);
+    static const char *const names[2] = {"COLLDIAG_H5_FETCH_CALLS", "COLLDIAG_H5_FETCH_BYTES"}, *const values[2] = {"0", "1"};
+    const hsize_t R = 12, W = 10, r0 = (hsize_t)me * R / (hsize_t)P, r1 = (hsize_t)(me + 1) * R / (hsize_t)P, mn = (r1 - r0) * W + 1;
+    int k = 40;
+    for (int what = 0; what < 3; what++)
+        for (int bad = 0; bad < P; bad++)
+            for (int inv = 0; inv < 2 && P > 1; inv++, k++) {
+                const int has = (me == bad) != inv, r0has = (bad == 0) != inv;
+                const char *name = what < 2 ? names[what] : "COLLDIAG_REPORT", *value = what < 2 ? values[what] : var;
+                snprintf(g_case, sizeof g_case, "%s=%s on %s rank %d", name, what < 2 ? value : "json:", inv ? "every rank but" : "only", bad);
+                char dn[32];
+                snprintf(dn, sizeof dn, "env%d", k);
+                hid_t ds = chunked_2d(f, dn, R, W, 5, 4, 0);
+                hid_t fs = rows(ds, r0, r1), ms = H5Screate_simple(1, &mn, NULL);
+                hsize_t z = 0, cnt = mn - 1;
+                H5Sselect_hyperslab(ms, H5S_SELECT_SET, &z, NULL, &cnt, NULL);
+                uint32_t *v = row_values(k, r0, r1, W, 0);
+                if (what == 2) setenv("COLLDIAG_H5_FETCH_CALLS", "0", 1); /* every rank: the index is read, the bridge runs the call */
+                if (me == 0) remove(rep);
+                MPI_Barrier(MPI_COMM_WORLD);
+                if (has) setenv(name, value, 1);
+                const int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, fs, dx, v, x);
+                unsetenv(name);
+                unsetenv("COLLDIAG_H5_FETCH_CALLS");
+                const int want = what == 2 || r0has ? 0 : COLLDIAG_ERR_UNSUPPORTED;
+                CHECK(rc == want, "rc %s, expected %s (%s)", colldiag_strerror(rc), colldiag_strerror(want), colldiag_xfer_errmsg(x));
+                if (rc) CHECK(H5Dwrite(ds, H5T_NATIVE_UINT32, ms, fs, dx, v) >= 0, "HDF5's own call failed");
+                H5Fflush(f, H5F_SCOPE_GLOBAL);
+                MPI_Barrier(MPI_COMM_WORLD);
+                check_file(ds, k, "after the call", NULL);
+                if (what == 2 && me == 0) {
+                    FILE *fp = fopen(rep, "r");
+                    int lines = 0, ch;
+                    if (fp) {
+                        while ((ch = fgetc(fp)) != EOF) lines += ch == '\n';
+                        fclose(fp);
+                    }
+                    CHECK(lines == r0has, "rank 0 %s the variable: %d JSON lines", r0has ? "has" : "lacks", lines);
+                }
+                free(v);
+                H5Sclose(ms);
+                H5Sclose(fs);
+                H5Dclose(ds);
+            }
+    unsetenv("COLLDIAG_H5_LOOKUP_BUDGET");
+    if (me == 0) remove(rep);
+    colldiag_xfer_free(x);
+    H5Pclose(dx);
+    file_close(f);
+}
+
 static uint64_t arand(uint64_t *st)
 {
     *st ^= *st << 13;
@@ -1204,6 +1276,7 @@ int main(int argc, char **argv)
     scale();
     past_eof();
     address_cache();
+    rank0_env();
     const int rc = test_summary("test_h5accel");
     MPI_Finalize();
     return rc;
