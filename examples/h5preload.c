@@ -464,6 +464,107 @@ herr_t H5Dread(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hi
     return explain(0, dset, mem_type, mem_space, file_space, dxpl, NULL, buf);
 }
 
+/* ---- one environment on every rank ----
+   Open MPI's mpirun gives its shell's variables to the ranks on its own node and to no other unless
+   told with -x; batch launchers differ again. A COLLDIAG_ACCELERATE or COLLDIAG_REPORT that some ranks
+   see and others do not sends some ranks into colldiag's collective calls (or its plan) and the others
+   into HDF5's alone: the job hangs. So when MPI starts, every rank takes rank 0's COLLDIAG_* variables
+   (two collective calls on MPI_COMM_WORLD, once), and rank 0 says how many ranks had others. A program
+   that changes them later (setenv) must do so on every rank, as with any setting of a collective call.
+   HDF5's own variables are HDF5's business and stay as they are. */
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* This rank's COLLDIAG_* entries, sorted, as "NAME=VALUE\0NAME=VALUE\0..." (malloc'd; *len bytes). */
+static char *colldiag_entries(size_t *len)
+{
+    size_t n = 0, bytes = 0;
+    for (char **e = environ; e && *e; e++)
+        if (!strncmp(*e, "COLLDIAG_", 9)) { n++; bytes += strlen(*e) + 1; }
+    char **v = malloc((n ? n : 1) * sizeof *v), *buf = malloc(bytes ? bytes : 1);
+    if (!v || !buf) { free(v); free(buf); return NULL; }
+    n = 0;
+    for (char **e = environ; e && *e; e++)
+        if (!strncmp(*e, "COLLDIAG_", 9)) v[n++] = *e;
+    qsort(v, n, sizeof *v, cmp_str);
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        const size_t k = strlen(v[i]) + 1;
+        memcpy(buf + at, v[i], k);
+        at += k;
+    }
+    free(v);
+    *len = at;
+    return buf;
+}
+
+/* Rank 0's entries replace this rank's (every COLLDIAG_* variable first removed, then rank 0's set). */
+static void take_entries(const char *buf, size_t len)
+{
+    for (;;) { /* unsetenv reshuffles environ: look again after each */
+        char name[256] = "";
+        for (char **e = environ; e && *e && !name[0]; e++)
+            if (!strncmp(*e, "COLLDIAG_", 9)) {
+                const char *eq = strchr(*e, '=');
+                const size_t k = eq ? (size_t)(eq - *e) : strlen(*e);
+                if (k < sizeof name) memcpy(name, *e, k), name[k] = 0;
+            }
+        if (!name[0] || unsetenv(name)) break;
+    }
+    for (size_t at = 0; at < len;) {
+        const char *kv = buf + at, *eq = strchr(kv, '=');
+        const size_t k = strlen(kv);
+        if (eq) {
+            char *name = strndup(kv, (size_t)(eq - kv));
+            if (name) setenv(name, eq + 1, 1);
+            free(name);
+        }
+        at += k + 1;
+    }
+}
+
+static void same_environment(void)
+{
+    int me = 0, P = 1, ok = 1;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &me);
+    PMPI_Comm_size(MPI_COMM_WORLD, &P);
+    size_t len = 0;
+    char *mine = colldiag_entries(&len);
+    /* rank 0's length, or ULLONG_MAX when it has no memory or too much to send (nobody changes anything) */
+    unsigned long long n = me == 0 ? (mine && len <= INT_MAX ? len : ULLONG_MAX) : 0;
+    PMPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    if (n == ULLONG_MAX) { free(mine); return; }
+    char *r0 = me == 0 ? mine : malloc(n ? n : 1);
+    ok = r0 != NULL;
+    /* a rank without memory for rank 0's entries still takes part (into a one-byte buffer it ignores) */
+    char dummy;
+    PMPI_Bcast(ok ? r0 : &dummy, ok ? (int)n : 0, MPI_CHAR, 0, MPI_COMM_WORLD);
+    int differs = me != 0 && (!ok || !mine || len != n || memcmp(mine, r0, n));
+    if (me != 0 && ok && differs) take_entries(r0, n);
+    int ndiff = 0, first = differs ? me : P;
+    PMPI_Reduce(&differs, &ndiff, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    int lowest = P;
+    PMPI_Reduce(&first, &lowest, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
+    if (me == 0 && ndiff)
+        fprintf(stderr, "colldiag: %d of %d ranks started with other COLLDIAG_* variables than rank 0 (rank %d the first); every rank now "
+                        "has rank 0's (Open MPI's mpirun passes a variable to every rank with -x NAME)\n", ndiff, P, lowest);
+    if (r0 != mine) free(r0);
+    free(mine);
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+    const int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS) same_environment();
+    return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    const int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS) same_environment();
+    return rc;
+}
+
 /* The bridge caches a communicator and chunk addresses per file: dropped when the application closes it
    (H5Fclose is collective in parallel HDF5, as colldiag_h5_forget is for a file). */
 herr_t H5Fclose(hid_t file)

@@ -86,6 +86,16 @@ fi
 # h5_client's compact dataset is left out: each rank writes different data into it, which parallel
 # HDF5 keeps in the object header of whichever rank flushes it last (the accelerated run's index
 # flush changes which one); HDF5 asks that every rank write the same data there.
+same_datasets() { # what, plain file, other file: every dataset but the compact one alike (h5dump)
+    local ds
+    for ds in $(h5ls "$2" 2>/dev/null | awk '{print $1}'); do
+        [ "$ds" = compact ] && continue
+        if ! cmp -s <(h5dump -d "/$ds" "$2" | tail -n +2) <(h5dump -d "/$ds" "$3" | tail -n +2); then
+            echo "FAIL $1: dataset /$ds differs (h5dump)"; fail=1
+        fi
+    done
+}
+
 accel_identity() { # name, output suffix, fetch-calls ("" for the default policy), command...
     local name=$1 sfx=$2 fc=$3; shift 3
     local plain=$T/$name.plain$sfx acc=$T/$name.acc$sfx
@@ -99,13 +109,7 @@ accel_identity() { # name, output suffix, fetch-calls ("" for the default policy
     sed "s|$plain|FILE|g; s|$T/$name.plain|OUT|g" "$T/$name.plain.out" | grep -v 'HDF5-DIAG\|^  *#\|^    \(major\|minor\)' >"$T/$name.p.txt"
     sed "s|$acc|FILE|g; s|$T/$name.acc|OUT|g" "$T/$name.acc.out" | grep -v 'HDF5-DIAG\|^  *#\|^    \(major\|minor\)' >"$T/$name.a.txt"
     if ! diff -q "$T/$name.p.txt" "$T/$name.a.txt" >/dev/null; then echo "FAIL $name accelerated: output differs"; diff "$T/$name.p.txt" "$T/$name.a.txt" | head -10; fail=1; fi
-    local ds
-    for ds in $(h5ls "$plain" 2>/dev/null | awk '{print $1}'); do
-        [ "$ds" = compact ] && continue
-        if ! cmp -s <(h5dump -d "/$ds" "$plain" | tail -n +2) <(h5dump -d "/$ds" "$acc" | tail -n +2); then
-            echo "FAIL $name accelerated: dataset /$ds differs (h5dump)"; fail=1
-        fi
-    done
+    same_datasets "$name accelerated" "$plain" "$acc"
     python3 - "$T/$name.acc.jsonl" "$name" "$fc" <<'PY' || fail=1
 import json, sys
 n, flush, filt = {}, 0, 0
@@ -144,4 +148,37 @@ if [ -x "$B/nc_client" ]; then
     accel_identity nc .nc 0 "$B/nc_client"
 fi
 if [ -n "$PY" ]; then accel_identity py .h5 "" /usr/bin/python3 tests/h5py_client.py; fi
+
+# Variables on some ranks only (mpirun passes a shell's variables to the ranks of its own node unless
+# told with -x): when MPI starts, the preload gives every rank rank 0's COLLDIAG_* variables. With
+# COLLDIAG_ACCELERATE and COLLDIAG_REPORT on rank 1 alone, rank 0's (none) hold: no report and the
+# plain run's files; on every rank but 1, rank 0's: accelerated calls, their reports, the same files.
+# Without it some ranks enter colldiag's collective calls while the others are in HDF5's: a hang,
+# which fails here under timeout. h5py's mpi4py starts MPI with MPI_Init_thread, the C client with MPI_Init.
+one_rank_env() { # name, invert (0: rank 1 alone has the variables, 1: every rank but 1), command...
+    local name=$1 inv=$2; shift 2
+    local out=$T/$name.env$inv rep=$T/$name.env$inv.jsonl
+    case "$RUN" in *openmpi*) EP="-x LD_PRELOAD=$LIB" ;; *) EP="-genv LD_PRELOAD $LIB" ;; esac
+    rm -f "$rep"
+    # shellcheck disable=SC2016
+    env -u COLLDIAG_REPORT -u COLLDIAG_ACCELERATE timeout 120 $RUN -n 3 $EP sh -c 'r=${OMPI_COMM_WORLD_RANK:-$PMI_RANK}
+        if { [ "$r" = 1 ] && [ "$0" = 0 ]; } || { [ "$r" != 1 ] && [ "$0" = 1 ]; }; then
+            export COLLDIAG_ACCELERATE=1 COLLDIAG_REPORT="json:$1"; fi
+        shift; exec "$@"' "$inv" "$rep" "$@" "$out.h5" "$out.own.jsonl" >"$out.out" 2>&1
+    local e=$?
+    local acc=0
+    [ -f "$rep" ] && acc=$(grep -c '"engine":"colldiag"' "$rep")
+    echo "$name with the variables on $([ "$inv" = 0 ] && echo "rank 1 alone" || echo "every rank but 1"): exit $e, $acc calls accelerated and reported"
+    if [ $e != 0 ]; then echo "FAIL $name, variables on some ranks: exit $e (124: hung)"; tail -5 "$out.out"; fail=1; fi
+    if ! grep -q "colldiag: 1 of 3 ranks started with other COLLDIAG_\* variables than rank 0 (rank 1 the first)" "$out.out"; then
+        echo "FAIL $name, variables on some ranks: rank 0 did not say that rank 1 differed"; fail=1
+    fi
+    if [ "$inv" = 0 ] && [ -f "$rep" ]; then echo "FAIL $name: reported although rank 0 has no COLLDIAG_REPORT"; fail=1; fi
+    if [ "$inv" = 1 ] && [ "$acc" -lt 1 ]; then echo "FAIL $name: nothing accelerated although rank 0 has COLLDIAG_ACCELERATE"; fail=1; fi
+    same_datasets "$name, variables on some ranks" "$T/$name.plain.h5" "$out.h5"
+}
+for inv in 0 1; do
+    one_rank_env c $inv "$B/h5_client"
+    if [ -n "$PY" ]; then one_rank_env py $inv /usr/bin/python3 tests/h5py_client.py; fi
+done
 exit $fail
