@@ -349,7 +349,9 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out);
    on a canvas (one 2-D slice at a time for rank >= 3, with a slider), each chunk coloured by what
    happened, with its coordinates, address, elements, ranks and reason on hover or click. The tables
    read without JavaScript; the grid needs it. About 16 bytes per touched chunk. Collective; rank 0
-   writes. env COLLDIAG_REPORT=html:PATH appends a section per collective call to one page. */
+   writes. env COLLDIAG_REPORT=html:PATH appends a section per collective call to one page.
+   COLLDIAG_REPORT (=1, json:PATH, html:PATH) is rank 0's: every rank of a collective call takes part
+   in its report iff rank 0 has it, whatever the others see (rank 0 notes on stderr that they differ). */
 int colldiag_report_html(colldiag_file *f, const colldiag_xfer *x, FILE *out);
 
 #ifdef COLLDIAG_WITH_HDF5
@@ -405,8 +407,8 @@ int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
      the metadata HDF5 holds dirty, so a small call does not pay for it: unless the largest rank moves
      COLLDIAG_H5_FETCH_BYTES (default 1 MiB) or COLLDIAG_H5_FETCH_CALLS (default 2) such calls at this
      extent already ran in HDF5, the call returns UNSUPPORTED ("needs a file flush") on every rank and
-     HDF5 runs it (decided in the call's own reduction: no extra communication). FETCH_CALLS=0 reads
-     the index at the first call.
+     HDF5 runs it (decided in the call's own reduction: no extra communication; both thresholds are
+     rank 0's, whatever the other ranks see). FETCH_CALLS=0 reads the index at the first call.
    Work and memory follow the chunks a call touches, never the dataset's chunk count. An index block
    that cannot be read or fails its checksum refuses the call (UNSUPPORTED: HDF5 runs it), as does an
    independent call that needs the index before a collective call has read it. After a successful
