@@ -8523,8 +8523,10 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
                              hid_t dxpl, const void *const wbufs[], void *const rbufs[], colldiag_xfer *x, int dir, const char *fn)
 {
     if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
-    if (count > 0 && (!dsets || !mem_types || !mem_spaces || !file_spaces || (dir == DIR_WRITE ? !wbufs : !rbufs)))
-        return cd_fail(COLLDIAG_ERR_ARG, fn, "an id or buffer array is NULL with count = %zu", count);
+    /* dset_ids[0] names the file and its communicator, the DXPL whether the call is collective: a rank
+       without them cannot take part (as f and x in colldiag_write_multi). Every other bad argument is
+       found below and fails the call on every rank. */
+    if (count > 0 && !dsets) return cd_fail(COLLDIAG_ERR_ARG, fn, "dset_ids is NULL with count = %zu", count);
     const colldiag_chunk_opt_t asked = x->set.chunk_opt;
     int rc = h5_dxpl_settings(dxpl, x, fn);
     if (rc) { snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf); return rc; }
@@ -8548,7 +8550,12 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
     int *rk = cd_calloc(count, sizeof *rk), *need = cd_calloc(count + 1, sizeof *need);
     hsize_t(*dims)[COLLDIAG_MAX_RANK] = cd_calloc(count, sizeof *dims);
     char why[512] = "";
-    if (!e || !fs || !ms || !ls || !rk || !need || !dims) snprintf(why, sizeof why, "no memory for %zu datasets' entries", count);
+    int argcode = 0; /* a bad argument of this rank's (COLLDIAG_ERR_ARG), rather than a call colldiag cannot move */
+    if (!mem_types || !mem_spaces || !file_spaces) {
+        argcode = COLLDIAG_ERR_ARG;
+        snprintf(why, sizeof why, "%s is NULL with count = %zu", !mem_types ? "mem_type_ids" : !mem_spaces ? "mem_space_ids" : "file_space_ids", count);
+    }
+    if (!why[0] && (!e || !fs || !ms || !ls || !rk || !need || !dims)) snprintf(why, sizeof why, "no memory for %zu datasets' entries", count);
     for (size_t i = 0; !why[0] && i < count; i++) {
         H5O_info_t oi;
         const int ie = h5_identify(dsets[i], &oi);
@@ -8562,9 +8569,17 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
     /* the chunk indexes some rank lacks, read together (collective: flush and read), unless a dataset
        is ineligible somewhere and HDF5 runs the call anyway */
     if (collective && count) {
-        need[0] = why[0] != 0;
-        int *g = cd_calloc(count + 1, sizeof *g), nb = g != NULL, all = 0;
-        MPI_Allreduce(&nb, &all, 1, MPI_INT, MPI_MIN, f->comm);
+        int *g = cd_calloc(count + 1, sizeof *g);
+        /* first whether every rank has memory and passes the same count (the second reduction's length;
+           different lengths would be an MPI error, fatal by default): MIN of (memory, count, -count) */
+        uint64_t mine[3] = {g != NULL && need, count, UINT64_MAX - count}, agreed[3];
+        MPI_Allreduce(mine, agreed, 3, MPI_UINT64_T, MPI_MIN, f->comm);
+        const int same_count = agreed[1] == UINT64_MAX - agreed[2], all = agreed[0] && same_count;
+        if (!same_count && !why[0]) {
+            argcode = COLLDIAG_ERR_ARG;
+            snprintf(why, sizeof why, "the ranks pass different counts (%" PRIu64 " to %" PRIu64 " datasets)", agreed[1], UINT64_MAX - agreed[2]);
+        }
+        if (need) need[0] = why[0] != 0;
         if (all) MPI_Allreduce(need, g, (int)count + 1, MPI_INT, MPI_MAX, f->comm);
         for (size_t i = 0; all && !g[0] && i < count; i++)
             if (g[i + 1]) {
@@ -8580,7 +8595,7 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
         ls[i] = e[i]->l;
     }
     if (why[0]) {
-        x->pre_code = COLLDIAG_ERR_UNSUPPORTED;
+        x->pre_code = argcode ? argcode : COLLDIAG_ERR_UNSUPPORTED;
         snprintf(x->pre_msg, sizeof x->pre_msg, "%s", why);
     }
     x->strict_alloc = 1;

@@ -391,7 +391,11 @@ int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
    writable for a write, dataspaces without offsets. The scheme is x's chunk_opt, AUTO when x leaves it
    at DEFAULT; the transfer mode, collective_opt and the other HDF5 settings come from the DXPL.
    Collective exactly when the DXPL is (over the file's communicator: call it on every rank that calls
-   H5Dwrite): eligibility is agreed, so every rank moves the bytes or every rank is refused.
+   H5Dwrite): eligibility is agreed, so every rank moves the bytes or every rank is refused. One
+   rank's bad argument (mem_type, either dataspace, buf) fails the call on every rank, the others
+   with COLLDIAG_ERR_PEER naming it. The exceptions are dset, dxpl and x (as f and x in
+   colldiag_write): they name the communicator and whether the call is collective at all, so a rank
+   with an invalid one returns at once (HDF5's own H5Dwrite would leave the others waiting too).
    Chunk addresses, on each rank alone, for the chunks a call touches (a cache of at most max(65,536,
    2 x the chunks of one call) entries of 16 bytes at half load holds those found), one of two ways:
    - HDF5's own lookup (H5Dget_chunk_info_by_coord, through HDF5's metadata cache, no flush, also in
@@ -430,7 +434,10 @@ int colldiag_h5_read(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
    (where HDF5's lookup does not apply) are read together first (collective, one flush; the flush rule
    of colldiag_h5_write does not apply: a caller of this function asked for colldiag). Afterwards the DXPL's actual-mode properties hold the call's
    answers (the scheme; CHUNK_MIXED when the datasets' modes differ); colldiag_get_dataset_mpio
-   answers per dataset. */
+   answers per dataset. One rank's bad argument (an id array or bufs NULL, an invalid id past
+   dset_ids[0], a count other than the other ranks') fails the call on every rank (different counts:
+   COLLDIAG_ERR_ARG everywhere); count 0 or an invalid dset_ids[0], dxpl or x return at once, as in
+   colldiag_h5_write. */
 int colldiag_h5_write_multi(size_t count, const hid_t dset_ids[], const hid_t mem_type_ids[], const hid_t mem_space_ids[],
                             const hid_t file_space_ids[], hid_t dxpl, const void *const bufs[], colldiag_xfer *x);
 int colldiag_h5_read_multi(size_t count, const hid_t dset_ids[], const hid_t mem_type_ids[], const hid_t mem_space_ids[],

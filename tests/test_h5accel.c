@@ -40,6 +40,11 @@
  *     every rank but one) on a small first call -> every rank reads the chunk index or every rank
  *     leaves the call to HDF5, as rank 0's value says; COLLDIAG_REPORT=json: likewise -> the call runs
  *     everywhere and the report is written iff rank 0 asked. The file holds every value each time.
+ *  H. One rank's bad argument (mem_type, mem_space, file_space, buffer; for the multi calls also a
+ *     second dataset that is not one, a smaller count, each id array or the buffer array NULL) at
+ *     colldiag_h5_write, _read, _plan, _write_multi and _read_multi, on the first, middle and last
+ *     rank: every rank refused naming it, no hang, no byte of either dataset changed, no read buffer
+ *     touched; then the good multi call writes both.
  *   mpirun -n 3 test_h5accel DIR */
 #define _XOPEN_SOURCE 700
 #include "count_alloc.h" /* colldiag's allocations counted (part D) */
@@ -1185,6 +1190,101 @@ static void rank0_env(void)
     file_close(f);
 }
 
+/* H. One rank's bad argument at every entry point of the bridge that moves or plans data: every rank
+   returns an error (the bad rank ERR_ARG or ERR_UNSUPPORTED, the others ERR_PEER or ERR_UNSUPPORTED
+   naming it; different counts: ERR_ARG everywhere, naming the counts), nobody hangs or aborts, no byte
+   of the datasets changes and no read buffer is touched. Not here: an invalid dataset (dset_ids[0]),
+   DXPL or x, which name the communicator and whether the call is collective at all (colldiag.h). */
+enum { HB_MEMTYPE, HB_MEMSPACE, HB_FILESPACE, HB_BUF, HB_DSET1, HB_COUNT, HB_TYPES, HB_MSPACES, HB_FSPACES, HB_BUFS, HB_N };
+static const char *const hb_names[HB_N] = {"an invalid mem_type",  "an invalid mem_space", "an invalid file_space", "a NULL buffer",
+                                           "dataset 1 invalid",    "a smaller count",      "mem_type_ids NULL",     "mem_space_ids NULL",
+                                           "file_space_ids NULL", "bufs NULL"};
+
+static void bad_arguments(void)
+{
+    enum { EW, ER, EP, EMW, EMR, EN };
+    static const char *const en[EN] = {"colldiag_h5_write", "colldiag_h5_read", "colldiag_h5_plan", "colldiag_h5_write_multi", "colldiag_h5_read_multi"};
+    char path[512];
+    snprintf(path, sizeof path, "%s/h5accel_badargs.h5", dir);
+    hid_t f = file_create(path, 0, 0), dx = coll_dxpl();
+    const hsize_t R = 12, W = 10, r0 = (hsize_t)me * R / (hsize_t)P, r1 = (hsize_t)(me + 1) * R / (hsize_t)P, mn = (r1 - r0) * W + 1;
+    hid_t ds[2] = {chunked_2d(f, "a", R, W, 5, 4, 0), chunked_2d(f, "b", R, W, 5, 4, 0)};
+    hid_t fs = rows(ds[0], r0, r1), ms = H5Screate_simple(1, &mn, NULL);
+    hsize_t z = 0, cnt = mn - 1;
+    H5Sselect_hyperslab(ms, H5S_SELECT_SET, &z, NULL, &cnt, NULL);
+    uint32_t *w = row_values(50, r0, r1, W, 0), *rd = malloc(mn * sizeof *rd);
+    colldiag_xfer *x = NULL;
+    colldiag_xfer_create(&x);
+    unsigned char *none = calloc(R * W, 1);
+    const int bads[3] = {0, P / 2, P - 1};
+    for (int e = 0; e < EN; e++)
+        for (int a = 0; a < HB_N; a++)
+            for (int b = 0; b < 3; b++) {
+                const int multi = e >= EMW, rd_call = e == ER || e == EMR;
+                if ((b > 0 && bads[b] == bads[b - 1]) || (!multi && a >= HB_DSET1) || (e == EP && a == HB_BUF)) continue;
+                const int bad = bads[b], isb = me == bad;
+                snprintf(g_case, sizeof g_case, "%s with %s on rank %d", en[e], hb_names[a], bad);
+                const hid_t mt = isb && a == HB_MEMTYPE ? H5I_INVALID_HID : H5T_NATIVE_UINT32, msp = isb && a == HB_MEMSPACE ? H5I_INVALID_HID : ms,
+                            fsp = isb && a == HB_FILESPACE ? H5I_INVALID_HID : fs;
+                void *buf = isb && a == HB_BUF ? NULL : rd_call ? (void *)rd : (void *)w;
+                const hid_t dss[2] = {ds[0], isb && a == HB_DSET1 ? H5I_INVALID_HID : ds[1]}, mts[2] = {mt, mt}, mss[2] = {msp, msp}, fss[2] = {fsp, fsp};
+                const void *const wb[2] = {buf, buf};
+                void *const rb[2] = {buf, buf};
+                const size_t count = isb && a == HB_COUNT ? 1 : 2;
+                memset(rd, 0xEE, mn * sizeof *rd);
+                int rc;
+                if (e == EW) rc = colldiag_h5_write(ds[0], mt, msp, fsp, dx, buf, x);
+                else if (e == ER) rc = colldiag_h5_read(ds[0], mt, msp, fsp, dx, buf, x);
+                else if (e == EP) {
+                    colldiag_file *pf = NULL;
+                    rc = colldiag_h5_plan(ds[0], mt, msp, fsp, dx, COLLDIAG_TO_FILE, x, &pf);
+                    colldiag_file_close(pf);
+                } else {
+                    const hid_t *t = isb && a == HB_TYPES ? NULL : mts, *m = isb && a == HB_MSPACES ? NULL : mss, *fl = isb && a == HB_FSPACES ? NULL : fss;
+                    rc = e == EMW ? colldiag_h5_write_multi(count, dss, t, m, fl, dx, isb && a == HB_BUFS ? NULL : wb, x)
+                                  : colldiag_h5_read_multi(count, dss, t, m, fl, dx, isb && a == HB_BUFS ? NULL : rb, x);
+                }
+                const char *msg = colldiag_xfer_errmsg(x);
+                char who[32];
+                snprintf(who, sizeof who, "rank %d", bad);
+                if (a == HB_COUNT) CHECK(rc == COLLDIAG_ERR_ARG && strstr(msg, "different counts (1 to 2"), "rc %s (%s)", colldiag_strerror(rc), msg);
+                else if (isb) CHECK(rc == COLLDIAG_ERR_ARG || rc == COLLDIAG_ERR_UNSUPPORTED, "the bad rank: rc %s (%s)", colldiag_strerror(rc), msg);
+                else CHECK((rc == COLLDIAG_ERR_PEER || rc == COLLDIAG_ERR_UNSUPPORTED) && strstr(msg, who), "rc %s (%s), expected a refusal naming %s",
+                           colldiag_strerror(rc), msg, who);
+                if (rd_call) {
+                    int untouched = 1;
+                    for (hsize_t i = 0; i < mn; i++) untouched &= rd[i] == 0xEEEEEEEEu;
+                    CHECK(untouched, "the read buffer was written");
+                }
+                H5Fflush(f, H5F_SCOPE_GLOBAL);
+                MPI_Barrier(MPI_COMM_WORLD);
+                check_file(ds[0], 50, "dataset a after the refused call", none);
+                check_file(ds[1], 50, "dataset b after the refused call", none);
+            }
+    /* and the arguments were good otherwise: the same calls without the bad one run (multi: both datasets) */
+    snprintf(g_case, sizeof g_case, "the good calls");
+    const hid_t dss[2] = {ds[0], ds[1]}, mts[2] = {H5T_NATIVE_UINT32, H5T_NATIVE_UINT32}, mss[2] = {ms, ms}, fss[2] = {fs, fs};
+    const void *const wb[2] = {w, w};
+    setenv("COLLDIAG_H5_FETCH_CALLS", "0", 1);
+    const int rc = colldiag_h5_write_multi(2, dss, mts, mss, fss, dx, wb, x);
+    unsetenv("COLLDIAG_H5_FETCH_CALLS");
+    CHECK(rc == 0, "colldiag_h5_write_multi: %s", colldiag_xfer_errmsg(x));
+    H5Fflush(f, H5F_SCOPE_GLOBAL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    check_file(ds[0], 50, "dataset a written", NULL);
+    check_file(ds[1], 50, "dataset b written", NULL);
+    free(none);
+    free(w);
+    free(rd);
+    colldiag_xfer_free(x);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    H5Dclose(ds[0]);
+    H5Dclose(ds[1]);
+    H5Pclose(dx);
+    file_close(f);
+}
+
 static uint64_t arand(uint64_t *st)
 {
     *st ^= *st << 13;
@@ -1277,6 +1377,7 @@ int main(int argc, char **argv)
     past_eof();
     address_cache();
     rank0_env();
+    bad_arguments();
     const int rc = test_summary("test_h5accel");
     MPI_Finalize();
     return rc;
