@@ -1416,12 +1416,12 @@ typedef struct cd_dsres {
     uint64_t nchunks;                       /* pieces this rank has in it */
 } cd_dsres;
 
-int colldiag_xfer_create(colldiag_xfer **out)
+/* A transfer's defaults (HDF5's DXPL defaults), on storage the caller owns: colldiag_xfer_create's, and
+   the preload's one transfer per intercepted call, which must not depend on an allocation that could
+   fail on one rank (that rank would run HDF5's collective call while the others wait in colldiag's). */
+static void xfer_init(colldiag_xfer *x)
 {
-    static const char fn[] = "colldiag_xfer_create";
-    if (!out) return cd_fail(COLLDIAG_ERR_ARG, fn, "out is NULL");
-    colldiag_xfer *x = cd_calloc(1, sizeof *x);
-    if (!x) return cd_fail(COLLDIAG_ERR_NOMEM, fn, "allocating the transfer properties");
+    memset(x, 0, sizeof *x);
     x->set.mode = COLLDIAG_MPIO_INDEPENDENT;
     x->set.chunk_opt = COLLDIAG_MPIO_CHUNK_DEFAULT;
     x->set.num = 0;      /* HDF5's H5D_ONE_LINK_CHUNK_IO_THRESHOLD default */
@@ -1431,6 +1431,26 @@ int colldiag_xfer_create(colldiag_xfer **out)
     x->set.coll_buf = COLLDIAG_COLL_BUFFER_BYTES;
     x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
     x->model_est[0] = x->model_est[1] = x->model_est[2] = x->model_est[3] = -1.0;
+}
+
+/* What a transfer holds from its last call (chunk info, pieces, per-dataset results). */
+static void xfer_release(colldiag_xfer *x)
+{
+    cd_free(x->chunks);
+    cd_free(x->pcs);
+    cd_free(x->dsr);
+    x->chunks = NULL;
+    x->pcs = NULL;
+    x->dsr = NULL;
+}
+
+int colldiag_xfer_create(colldiag_xfer **out)
+{
+    static const char fn[] = "colldiag_xfer_create";
+    if (!out) return cd_fail(COLLDIAG_ERR_ARG, fn, "out is NULL");
+    colldiag_xfer *x = cd_malloc(sizeof *x);
+    if (!x) return cd_fail(COLLDIAG_ERR_NOMEM, fn, "allocating the transfer properties");
+    xfer_init(x);
     *out = x;
     return 0;
 }
@@ -1438,9 +1458,7 @@ int colldiag_xfer_create(colldiag_xfer **out)
 void colldiag_xfer_free(colldiag_xfer *x)
 {
     if (!x) return;
-    cd_free(x->chunks);
-    cd_free(x->pcs);
-    cd_free(x->dsr);
+    xfer_release(x);
     cd_free(x);
 }
 

@@ -393,11 +393,22 @@ static void report_accel(const char *mode, int wr, hid_t dset, const colldiag_xf
 /* COLLDIAG_ACCELERATE=1 (read at every call; every rank must see the same value): run the call through
    colldiag_h5_write/read. 1 if colldiag moved the bytes (the application's call is done), 0 if HDF5
    must run it (why says why). */
+/* The intercepted call's transfer: static storage, made afresh for each call (xfer_init), its buffers
+   freed after it. A transfer allocated per call could fail on one rank only, which would then run
+   HDF5's collective call while the others wait in colldiag's (the accelerated call, or the plan). */
+static colldiag_xfer call_storage;
+
+static colldiag_xfer *call_xfer(void)
+{
+    xfer_release(&call_storage);
+    xfer_init(&call_storage);
+    return &call_storage;
+}
+
 static int accelerate(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, void *rbuf, const char *mode, int on,
                       char *why, size_t wl)
 {
-    colldiag_xfer *x = NULL;
-    if (colldiag_xfer_create(&x)) { snprintf(why, wl, "no memory for colldiag's transfer"); return 0; }
+    colldiag_xfer *x = call_xfer();
     h5_bridge_quiet = 1; /* the reports are this library's */
     const double t0 = MPI_Wtime();
     cd_internal++;
@@ -406,7 +417,7 @@ static int accelerate(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dx
     if (rc == 0 && on) report_accel(mode, wr, dset, x, t);
     cd_internal--;
     if (rc) h5_copy(why, wl, colldiag_xfer_errmsg(x)[0] ? colldiag_xfer_errmsg(x) : cd_errbuf);
-    colldiag_xfer_free(x);
+    xfer_release(x);
     return rc == 0;
 }
 
@@ -428,19 +439,16 @@ static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid
     /* HDF5 records its actual modes in the DXPL it is given; H5P_DEFAULT cannot be read back */
     hid_t use = dxpl == H5P_DEFAULT ? H5Pcreate(H5P_DATASET_XFER) : dxpl;
     if (use < 0) use = dxpl;
-    colldiag_xfer *x = NULL;
+    colldiag_xfer *x = call_xfer();
     colldiag_file *f = NULL;
-    int planned = 0;
     cd_internal++;
-    if (colldiag_xfer_create(&x) == 0) planned = colldiag_h5_plan(dset, mt, ms, fs, use, wr ? COLLDIAG_TO_FILE : COLLDIAG_TO_MEMORY, x, &f) == 0;
+    const int planned = colldiag_h5_plan(dset, mt, ms, fs, use, wr ? COLLDIAG_TO_FILE : COLLDIAG_TO_MEMORY, x, &f) == 0;
     herr_t ret = wr ? real_write(dset, mt, ms, fs, use, wbuf) : real_read(dset, mt, ms, fs, use, rbuf);
-    if (x) {
-        unsigned v[V_N];
-        values_of(x, planned, use, ret, v);
-        report(mode, wr, dset, f, x, v);
-    }
+    unsigned v[V_N];
+    values_of(x, planned, use, ret, v);
+    report(mode, wr, dset, f, x, v);
     colldiag_file_close(f);
-    colldiag_xfer_free(x);
+    xfer_release(x);
     cd_internal--;
     if (use != dxpl) H5Pclose(use);
     return ret;
