@@ -118,8 +118,8 @@ $(B)/test_h5plan: tests/test_h5plan.c $(B)/colldiag_h5.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. -Itests $< $(B)/colldiag_h5.o $(H5LIBS) -o $@
 # colldiag_h5_write/read's named cases: the index reader on every index type, faults (tests/check.sh)
 # (it includes colldiag.c itself, with the counting allocator of tests/count_alloc.h and fault injection)
-$(B)/test_h5accel: tests/test_h5accel.c tests/count_alloc.h colldiag.c colldiag.h | $(B)
-	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_TESTING $(H5CFLAGS) -I. -Itests $< $(H5LIBS) -o $@
+$(B)/test_h5accel: tests/test_h5accel.c tests/count_alloc.h tests/pmpi_count.c tests/pmpi_count.h colldiag.c colldiag.h | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_TESTING $(H5CFLAGS) -I. -Itests $< tests/pmpi_count.c $(H5LIBS) -o $@
 # colldiag_h5_write/read against HDF5's own H5Dwrite/H5Dread, every byte (tests/check.sh)
 $(B)/fuzz_h5: tests/fuzz_h5.c $(B)/colldiag_h5.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< $(B)/colldiag_h5.o $(H5LIBS) -o $@
@@ -253,8 +253,8 @@ $(A)/fuzz_io: tests/fuzz_io.c tests/scenario_run.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -I. -Itests $< colldiag.c -o $@
 $(A)/test_multi: tests/test_multi.c tests/pmpi_count.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -I. -Itests $< tests/pmpi_count.c colldiag.c -o $@
-$(A)/test_h5accel: tests/test_h5accel.c tests/count_alloc.h colldiag.c colldiag.h | $(A)
-	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -DCOLLDIAG_TESTING $(H5CFLAGS) -I. -Itests $< $(H5LIBS) -o $@
+$(A)/test_h5accel: tests/test_h5accel.c tests/count_alloc.h tests/pmpi_count.c tests/pmpi_count.h colldiag.c colldiag.h | $(A)
+	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -DCOLLDIAG_TESTING $(H5CFLAGS) -I. -Itests $< tests/pmpi_count.c $(H5LIBS) -o $@
 $(A)/rfc_modes: examples/rfc_modes.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -I. $< colldiag.c -o $@
 $(A)/fuzz_map: tests/fuzz_map.c colldiag.c colldiag.h | $(A)

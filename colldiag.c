@@ -8251,6 +8251,9 @@ static void h5_set_actual(hid_t dxpl, const colldiag_xfer *x)
 
 /* Set by a caller that reports the call itself (the preload): COLLDIAG_REPORT is then not the bridge's. */
 static int h5_bridge_quiet;
+/* Set by a caller that has given every rank rank 0's COLLDIAG_* environment (the preload, when MPI
+   starts): a variable then decides alike on every rank without being agreed (h5_small_first_call). */
+static int h5_env_uniform;
 
 /* ---- chunk addresses through HDF5's own lookup ----
    A dataset's first call that reads the chunk index from the file must flush the file first (collective,
@@ -8351,6 +8354,36 @@ static int h5_build_coord_layout(hid_t dset, const H5O_info_t *oi, h5_dentry *e,
 /* One dataset's part of a bridge call, local: its cache entry, extent, selections, and either why
    colldiag cannot move it (why[0] set: HDF5 runs the call) or need = 1 when its chunk index must be
    read from the file first (in a collective call). fe: the file's entry. */
+/* Why HDF5 runs a small call whose chunk index would have to be read first (h5_defer_fetch). */
+static const char h5_small_call_why[] = "reading the chunk index needs a file flush, which a call this small does not pay for: HDF5 runs "
+                                        "it (see COLLDIAG_H5_FETCH_BYTES and COLLDIAG_H5_FETCH_CALLS)";
+
+/* Whether a collective call is one h5_defer_fetch would leave to HDF5, decided on every rank alone:
+   the agreement it saves is most of what such a call costs colldiag (netCDF-4 writing each of many
+   small variables once: every call is one). Only where every input is the same on every rank, so
+   that every rank decides alike: the environment is rank 0's on every rank (h5_env_uniform: the
+   preload), the file's metadata reads are collective (then HDF5's own lookup is never used and a
+   dataset's addresses are only ever read in collective calls, by every rank together: whether they
+   are known at this extent is the same everywhere; HDF5 itself needs every rank to set
+   H5Pset_all_coll_metadata_ops alike), the dataset's storage, type and extent are the dataset's,
+   and its bytes stay below COLLDIAG_H5_FETCH_BYTES (no rank's call can then move that much) while
+   HDF5 has run fewer than COLLDIAG_H5_FETCH_CALLS of its calls at this extent (e->defers, counted
+   alike on every rank). 1: HDF5 runs the call (counted in e->defers). */
+static int h5_small_first_call(h5_dentry *e, const h5_fentry *fe, int rank, const hsize_t *dims)
+{
+    if (!h5_env_uniform || !e || rank < 1 || fe->f->comm == MPI_COMM_NULL || fe->md_local || !e->chunked || e->never[0]) return 0;
+    const int same = h5_extent_is(e, rank, dims);
+    if (same && (e->l || e->why[0])) return 0; /* the addresses are known, or known not to be readable */
+    const char *b = cd_getenv("COLLDIAG_H5_FETCH_BYTES"), *c = cd_getenv("COLLDIAG_H5_FETCH_CALLS");
+    const uint64_t min_bytes = b && *b ? strtoull(b, NULL, 10) : (uint64_t)1 << 20, max_defers = c && *c ? strtoull(c, NULL, 10) : 2;
+    double bytes = (double)H5Tget_size(e->type);
+    for (int d = 0; d < rank; d++) bytes *= (double)dims[d];
+    if (!(bytes < (double)min_bytes) || (same ? e->defers : 0) >= max_defers) return 0;
+    if (!same) h5_drop_layout(e, rank, dims); /* as h5_prepare would: defers start again at a new extent */
+    e->defers++;
+    return 1;
+}
+
 static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t mem_space, hid_t file_space, const colldiag_xfer *x,
                        int dir, int collective, h5_fentry *fe, h5_dentry **ep, colldiag_sel **fsp_out, colldiag_sel **msp_out, int *rankp,
                        hsize_t *dims, int *needp, char *why, size_t wl)
@@ -8360,6 +8393,13 @@ static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t m
     hsize_t maxd[COLLDIAG_MAX_RANK];
     const int rank = h5_extent(dset, dims, maxd);
     int need = 0, lookup = 0;
+    if (collective == 2 && h5_small_first_call(e, fe, rank, dims)) { /* HDF5 runs it, decided alike on every rank */
+        *ep = e;
+        *fsp_out = *msp_out = NULL;
+        *rankp = rank;
+        *needp = 2;
+        return;
+    }
     if (!e) snprintf(why, wl, "no memory for the dataset's cache entry");
     else if (rank < 1) snprintf(why, wl, "cannot read the dataset's extent");
     else if (!h5_ineligible(dset, e, fe, mem_type, dir == DIR_WRITE, x, why, wl)) {
@@ -8469,7 +8509,13 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
     hsize_t dims[COLLDIAG_MAX_RANK];
     h5_dentry *e = NULL;
     int rank = 0, need = 0;
-    h5_prepare(dset, &oi, mem_type, mem_space, file_space, x, dir, collective, fe, &e, &fs, &ms, &rank, dims, &need, why, sizeof why);
+    h5_prepare(dset, &oi, mem_type, mem_space, file_space, x, dir, collective ? 2 : 0, fe, &e, &fs, &ms, &rank, dims, &need, why, sizeof why);
+    if (need == 2) { /* left to HDF5 on every rank without an agreement (h5_small_first_call) */
+        x->set.chunk_opt = asked;
+        rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", h5_small_call_why);
+        snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
+        return rc;
+    }
     h5_fetch_thresholds(x);
     for (int attempt = 0;; attempt++) {
         if (why[0] || need) {
@@ -8488,8 +8534,7 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
         /* every rank is healthy but some wait for the chunk index: fetch it together, then once more (or
            let HDF5 run a small call rather than flush) */
         if (h5_defer_fetch(e, x)) {
-            rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "reading the chunk index needs a file flush, which a call this small does not pay for: "
-                                                       "HDF5 runs it (see COLLDIAG_H5_FETCH_BYTES and COLLDIAG_H5_FETCH_CALLS)");
+            rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", h5_small_call_why);
             snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
             break;
         }

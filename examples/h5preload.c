@@ -505,29 +505,39 @@ static char *colldiag_entries(size_t *len)
     return buf;
 }
 
-/* Rank 0's entries replace this rank's (every COLLDIAG_* variable first removed, then rank 0's set). */
-static void take_entries(const char *buf, size_t len)
+/* Rank 0's entries replace this rank's (every COLLDIAG_* variable first removed, then rank 0's set).
+   0, or -1 when the environment could not be changed (no memory). */
+static int take_entries(const char *buf, size_t len)
 {
-    for (;;) { /* unsetenv reshuffles environ: look again after each */
-        char name[256] = "";
-        for (char **e = environ; e && *e && !name[0]; e++)
+    int rc = 0;
+    size_t left = 0;
+    for (char **e = environ; e && *e; e++) left += !strncmp(*e, "COLLDIAG_", 9);
+    for (; left > 0; left--) { /* unsetenv reshuffles environ: look again after each (at most once per entry:
+                                  an entry without '=' is not one unsetenv removes) */
+        char *name = NULL;
+        for (char **e = environ; e && *e && !name; e++)
             if (!strncmp(*e, "COLLDIAG_", 9)) {
                 const char *eq = strchr(*e, '=');
-                const size_t k = eq ? (size_t)(eq - *e) : strlen(*e);
-                if (k < sizeof name) memcpy(name, *e, k), name[k] = 0;
+                name = strndup(*e, eq ? (size_t)(eq - *e) : strlen(*e));
+                if (!name) return -1;
             }
-        if (!name[0] || unsetenv(name)) break;
+        const int gone = name && !unsetenv(name);
+        free(name);
+        if (!gone) break;
     }
+    for (char **e = environ; e && *e; e++)
+        if (!strncmp(*e, "COLLDIAG_", 9)) rc = -1; /* one that unsetenv refused */
     for (size_t at = 0; at < len;) {
         const char *kv = buf + at, *eq = strchr(kv, '=');
         const size_t k = strlen(kv);
         if (eq) {
             char *name = strndup(kv, (size_t)(eq - kv));
-            if (name) setenv(name, eq + 1, 1);
+            if (!name || setenv(name, eq + 1, 1)) rc = -1;
             free(name);
         }
         at += k + 1;
     }
+    return rc;
 }
 
 static void same_environment(void)
@@ -547,7 +557,12 @@ static void same_environment(void)
     char dummy;
     PMPI_Bcast(ok ? r0 : &dummy, ok ? (int)n : 0, MPI_CHAR, 0, MPI_COMM_WORLD);
     int differs = me != 0 && (!ok || !mine || len != n || memcmp(mine, r0, n));
-    if (me != 0 && ok && differs) take_entries(r0, n);
+    if (me != 0 && ok && differs && take_entries(r0, n)) ok = 0;
+    /* the bridge may then let a variable decide alike on every rank without agreeing it (every rank took
+       rank 0's entries, or had them) */
+    int all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    h5_env_uniform = all_ok;
     int ndiff = 0, first = differs ? me : P;
     PMPI_Reduce(&differs, &ndiff, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     int lowest = P;

@@ -45,10 +45,14 @@
  *     colldiag_h5_write, _read, _plan, _write_multi and _read_multi, on the first, middle and last
  *     rank: every rank refused naming it, no hang, no byte of either dataset changed, no read buffer
  *     touched; then the good multi call writes both.
+ *  I. Small first calls decided on each rank alone (h5_small_first_call, allowed by the preload), on a
+ *     file with collective metadata reads: refused twice at an extent with no reduction, then run;
+ *     again after H5Dset_extent; at once above COLLDIAG_H5_FETCH_BYTES; agreed when not allowed.
  *   mpirun -n 3 test_h5accel DIR */
 #define _XOPEN_SOURCE 700
 #include "count_alloc.h" /* colldiag's allocations counted (part D) */
 #include "../colldiag.c"
+#include "pmpi_count.h"  /* the reductions a call makes (part I) */
 #include "testutil.h"
 
 #include <fcntl.h>
@@ -1285,6 +1289,76 @@ static void bad_arguments(void)
     file_close(f);
 }
 
+/* I. Small first calls decided without an agreement (h5_small_first_call, which the preload allows by
+   setting h5_env_uniform), on a file whose metadata reads are collective (netCDF-4's): a dataset
+   below COLLDIAG_H5_FETCH_BYTES has its first two collective calls at an extent refused on every
+   rank with the flush reason and no reduction (PMPI counts), HDF5's calls then write them; the third
+   reads the index and runs through colldiag; after H5Dset_extent the count starts again; a dataset
+   at or above COLLDIAG_H5_FETCH_BYTES runs at its first call; without h5_env_uniform the same first
+   call is refused after an agreement (reductions counted). Every value checked after every call. */
+static void small_first_calls(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/h5accel_small.h5", dir);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    H5Pset_all_coll_metadata_ops(fapl, 1);
+    H5Pset_coll_metadata_write(fapl, 1);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl), dx = coll_dxpl();
+    H5Pclose(fapl);
+    colldiag_xfer *x = NULL;
+    colldiag_xfer_create(&x);
+    h5_env_uniform = 1;
+    const hsize_t W = 10;
+    int k = 60;
+    /* ways: 0 the small dataset (calls 1-3 at 12 rows, then 4-6 at 18), 1 FETCH_BYTES=100 (runs at once),
+       2 without h5_env_uniform (agreed, then refused) */
+    for (int way = 0; way < 3; way++) {
+        char name[16];
+        snprintf(name, sizeof name, "small%d", way);
+        hid_t ds = chunked_2d(f, name, 12, W, 5, 4, 1);
+        if (way == 1) setenv("COLLDIAG_H5_FETCH_BYTES", "100", 1);
+        if (way == 2) h5_env_uniform = 0;
+        const int ncalls = way == 0 ? 6 : 1;
+        for (int call = 1; call <= ncalls; call++, k++) {
+            snprintf(g_case, sizeof g_case, "small first calls: %s, call %d", way == 0 ? "the small dataset" : way == 1 ? "FETCH_BYTES=100" :
+                     "without h5_env_uniform", call);
+            if (call == 4) {
+                hsize_t nd[2] = {18, W};
+                CHECK(H5Dset_extent(ds, nd) >= 0, "H5Dset_extent failed");
+            }
+            hid_t sp = H5Dget_space(ds);
+            hsize_t d[2];
+            H5Sget_simple_extent_dims(sp, d, NULL);
+            H5Sclose(sp);
+            const hsize_t r0 = (hsize_t)me * d[0] / (hsize_t)P, r1 = (hsize_t)(me + 1) * d[0] / (hsize_t)P, mn = (r1 - r0) * W;
+            hid_t fs = rows(ds, r0, r1), ms = H5Screate_simple(1, &mn, NULL);
+            uint32_t *v = row_values(k, r0, r1, W, 0);
+            pmpi_reset();
+            const int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, fs, dx, v, x);
+            const uint64_t comm = g_pmpi.comm_calls;
+            const int runs = way == 1 || call == 3 || call == 6, agreed = way > 0 || call == 3 || call == 6;
+            if (runs) CHECK(rc == 0, "rc %s, expected the call to run through colldiag (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+            else CHECK(rc == COLLDIAG_ERR_UNSUPPORTED && strstr(colldiag_xfer_errmsg(x), "needs a file flush"), "rc %s (%s), expected the flush reason",
+                       colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+            CHECK(agreed ? comm > 0 : comm == 0, "%llu reductions of colldiag's, expected %s", (unsigned long long)comm, agreed ? "some" : "none");
+            if (rc) CHECK(H5Dwrite(ds, H5T_NATIVE_UINT32, ms, fs, dx, v) >= 0, "HDF5's own call failed");
+            H5Fflush(f, H5F_SCOPE_GLOBAL);
+            MPI_Barrier(MPI_COMM_WORLD);
+            check_file(ds, k, "after the call", NULL);
+            free(v);
+            H5Sclose(ms);
+            H5Sclose(fs);
+        }
+        unsetenv("COLLDIAG_H5_FETCH_BYTES");
+        H5Dclose(ds);
+    }
+    h5_env_uniform = 0;
+    colldiag_xfer_free(x);
+    H5Pclose(dx);
+    file_close(f);
+}
+
 static uint64_t arand(uint64_t *st)
 {
     *st ^= *st << 13;
@@ -1378,6 +1452,7 @@ int main(int argc, char **argv)
     address_cache();
     rank0_env();
     bad_arguments();
+    small_first_calls();
     const int rc = test_summary("test_h5accel");
     MPI_Finalize();
     return rc;
