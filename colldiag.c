@@ -7944,11 +7944,67 @@ typedef struct h5_dentry {
     hsize_t cdims[COLLDIAG_MAX_RANK];    /* chunk dims (chunked) */
     char never[256];                     /* set once: why this dataset never runs through colldiag */
     char why[256];                       /* why l could not be built for this extent */
-    struct h5_dentry *next;
+    struct h5_dentry *next;              /* every entry (h5_dsets) */
+    struct h5_dentry *next_addr, *next_id; /* the hash chains of (fileno, addr) and of id */
 } h5_dentry;
 
 static h5_fentry *h5_files;
 static h5_dentry *h5_dsets;
+
+/* The dataset cache's index: two hash chains through every entry, by (file, object address) and by the
+   id of its last call, so that finding a dataset costs the same among ten datasets or ten thousand (a
+   walk of the list cost 5 us a call among 500 netCDF variables, and a timestep writing them in turn
+   walked all of them in every call). Every entry is in both; h5_dsets lists them for forgetting. */
+static h5_dentry **h5_hash_addr, **h5_hash_id;
+static size_t h5_hash_cap, h5_ndsets; /* cap: a power of two, 0 before the first entry */
+
+static size_t h5_slot_addr(unsigned long fileno, haddr_t addr) { return (size_t)(cd_hash_u64(fileno, addr) & (h5_hash_cap - 1)); }
+static size_t h5_slot_id(hid_t id) { return (size_t)(cd_mix64((uint64_t)id) & (h5_hash_cap - 1)); }
+
+static void h5_link_id(h5_dentry *e)
+{
+    h5_dentry **head = &h5_hash_id[h5_slot_id(e->id)];
+    e->next_id = *head;
+    *head = e;
+}
+
+static void h5_unlink_id(h5_dentry *e)
+{
+    for (h5_dentry **pp = &h5_hash_id[h5_slot_id(e->id)]; *pp; pp = &(*pp)->next_id)
+        if (*pp == e) { *pp = e->next_id; return; }
+}
+
+static void h5_link(h5_dentry *e)
+{
+    h5_dentry **head = &h5_hash_addr[h5_slot_addr(e->fileno, e->addr)];
+    e->next_addr = *head;
+    *head = e;
+    h5_link_id(e);
+}
+
+static void h5_unlink(h5_dentry *e)
+{
+    h5_unlink_id(e);
+    for (h5_dentry **pp = &h5_hash_addr[h5_slot_addr(e->fileno, e->addr)]; *pp; pp = &(*pp)->next_addr)
+        if (*pp == e) { *pp = e->next_addr; return; }
+}
+
+/* Room in the index for one more entry: past one entry a slot the table doubles and every entry is
+   linked again. 0, or -1 without memory (nothing changed). */
+static int h5_index_room(void)
+{
+    if (h5_ndsets < h5_hash_cap) return 0;
+    const size_t cap = h5_hash_cap ? 2 * h5_hash_cap : 64;
+    h5_dentry **a = cd_calloc(cap, sizeof *a), **b = cd_calloc(cap, sizeof *b);
+    if (!a || !b) { cd_free(a); cd_free(b); return -1; }
+    cd_free(h5_hash_addr);
+    cd_free(h5_hash_id);
+    h5_hash_addr = a;
+    h5_hash_id = b;
+    h5_hash_cap = cap;
+    for (h5_dentry *e = h5_dsets; e; e = e->next) h5_link(e);
+    return 0;
+}
 
 static void h5_dentry_free(h5_dentry *e)
 {
@@ -8042,15 +8098,17 @@ static void h5_dataset_facts(hid_t dset, h5_dentry *e)
 
 static h5_dentry *h5_dataset(hid_t dset, const H5O_info_t *oi)
 {
-    h5_dentry **pp = &h5_dsets, *e;
-    while ((e = *pp) && !(e->fileno == oi->fileno && e->addr == oi->addr)) pp = &e->next;
-    if (e) { /* to the front: a timestep writes the same datasets over and over */
-        *pp = e->next;
-        e->next = h5_dsets;
-        h5_dsets = e;
-        e->id = dset;
+    h5_dentry *e = h5_hash_cap ? h5_hash_addr[h5_slot_addr(oi->fileno, oi->addr)] : NULL;
+    while (e && !(e->fileno == oi->fileno && e->addr == oi->addr)) e = e->next_addr;
+    if (e) {
+        if (e->id != dset) { /* another id for the same dataset (opened again) */
+            h5_unlink_id(e);
+            e->id = dset;
+            h5_link_id(e);
+        }
         return e;
     }
+    if (h5_index_room()) return NULL;
     e = cd_calloc(1, sizeof *e);
     if (!e) return NULL;
     e->fileno = oi->fileno;
@@ -8060,6 +8118,8 @@ static h5_dentry *h5_dataset(hid_t dset, const H5O_info_t *oi)
     h5_dataset_facts(dset, e);
     e->next = h5_dsets;
     h5_dsets = e;
+    h5_ndsets++;
+    h5_link(e);
     return e;
 }
 
@@ -8072,7 +8132,7 @@ static h5_dentry *h5_dataset(hid_t dset, const H5O_info_t *oi)
    forgotten before (colldiag_h5_forget of every file, which closing the files needs anyway). */
 static int h5_identify(hid_t dset, H5O_info_t *oi)
 {
-    for (const h5_dentry *e = h5_dsets; e; e = e->next)
+    for (const h5_dentry *e = h5_hash_cap ? h5_hash_id[h5_slot_id(dset)] : NULL; e; e = e->next_id)
         if (e->id == dset) {
             if (H5Iget_type(dset) != H5I_DATASET) break;
             oi->fileno = e->fileno;
@@ -8717,10 +8777,18 @@ static void h5_forget_dsets(const unsigned long *fileno, const haddr_t *addr)
         h5_dentry *e = *pp;
         if ((!fileno || e->fileno == *fileno) && (!addr || e->addr == *addr)) {
             *pp = e->next;
+            h5_unlink(e);
+            h5_ndsets--;
             h5_dentry_free(e);
         } else {
             pp = &e->next;
         }
+    }
+    if (!h5_ndsets) { /* nothing cached: the index goes too */
+        cd_free(h5_hash_addr);
+        cd_free(h5_hash_id);
+        h5_hash_addr = h5_hash_id = NULL;
+        h5_hash_cap = 0;
     }
 }
 

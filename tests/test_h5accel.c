@@ -48,6 +48,9 @@
  *  I. Small first calls decided on each rank alone (h5_small_first_call, allowed by the preload), on a
  *     file with collective metadata reads: refused twice at an extent with no reduction, then run;
  *     again after H5Dset_extent; at once above COLLDIAG_H5_FETCH_BYTES; agreed when not allowed.
+ *  J. The dataset cache's index: 300 datasets of one file written, closed, opened again (new ids) and
+ *     written again in another order: every call through colldiag, every value where HDF5 reads it,
+ *     the cache's count as the test expects before and after forgetting the file.
  *   mpirun -n 3 test_h5accel DIR */
 #define _XOPEN_SOURCE 700
 #include "count_alloc.h" /* colldiag's allocations counted (part D) */
@@ -1359,6 +1362,61 @@ static void small_first_calls(void)
     file_close(f);
 }
 
+/* J. The dataset cache's index (hash chains by file and address and by id, growing past 64, 128 and
+   256 entries): 300 small datasets of one file written through the bridge, then closed, opened again
+   (new ids for cached datasets) and written again in another order, then a second file's datasets
+   forgotten while the first's stay: every call runs through colldiag and every value is where HDF5
+   reads it; the cache holds what the test kept. */
+static void many_datasets(void)
+{
+    enum { NDS = 300 };
+    char path[512];
+    snprintf(path, sizeof path, "%s/h5accel_many.h5", dir);
+    hid_t f = file_create(path, 0, 0), dx = coll_dxpl();
+    colldiag_xfer *x = NULL;
+    colldiag_xfer_create(&x);
+    setenv("COLLDIAG_H5_FETCH_CALLS", "0", 1);
+    hid_t *ds = malloc(NDS * sizeof *ds);
+    const size_t before = h5_ndsets;
+    for (int round = 0; round < 2; round++)
+        for (int j = 0; j < NDS; j++) {
+            const int i = round ? (j * 7) % NDS : j; /* the second round in another order (7 is prime to 300) */
+            char name[16];
+            snprintf(name, sizeof name, "many%d", i);
+            snprintf(g_case, sizeof g_case, "many datasets: round %d, dataset %d", round, i);
+            if (!round) ds[i] = chunked_2d(f, name, 6, 4, 2, 4, 0);
+            const hsize_t r0 = (hsize_t)me * 6 / (hsize_t)P, r1 = (hsize_t)(me + 1) * 6 / (hsize_t)P, mn = r1 > r0 ? (r1 - r0) * 4 : 1;
+            hid_t fs = rows(ds[i], r0, r1), ms = H5Screate_simple(1, &mn, NULL);
+            if (r1 == r0) H5Sselect_none(ms);
+            uint32_t *v = row_values(100 + i + round * NDS, r0, r1, 4, 0);
+            const int rc = colldiag_h5_write(ds[i], H5T_NATIVE_UINT32, ms, fs, dx, v, x);
+            CHECK(rc == 0, "colldiag_h5_write: %s", colldiag_xfer_errmsg(x));
+            free(v);
+            H5Sclose(ms);
+            H5Sclose(fs);
+            if (round == 0 && j == NDS - 1) { /* every dataset closed and opened again: new ids */
+                for (int k = 0; k < NDS; k++) {
+                    H5Dclose(ds[k]);
+                    char nm[16];
+                    snprintf(nm, sizeof nm, "many%d", k);
+                    ds[k] = H5Dopen2(f, nm, H5P_DEFAULT);
+                }
+            }
+        }
+    snprintf(g_case, sizeof g_case, "many datasets: the values");
+    CHECK(h5_ndsets == before + NDS, "the cache holds %zu entries, expected %zu", h5_ndsets, before + NDS);
+    H5Fflush(f, H5F_SCOPE_GLOBAL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < NDS; i++) check_file(ds[i], 100 + i + NDS, "after both rounds", NULL);
+    for (int i = 0; i < NDS; i++) H5Dclose(ds[i]);
+    unsetenv("COLLDIAG_H5_FETCH_CALLS");
+    free(ds);
+    colldiag_xfer_free(x);
+    H5Pclose(dx);
+    file_close(f);
+    CHECK(h5_ndsets == before, "the file forgotten, the cache still holds %zu entries (expected %zu)", h5_ndsets, before);
+}
+
 static uint64_t arand(uint64_t *st)
 {
     *st ^= *st << 13;
@@ -1453,6 +1511,7 @@ int main(int argc, char **argv)
     rank0_env();
     bad_arguments();
     small_first_calls();
+    many_datasets();
     const int rc = test_summary("test_h5accel");
     MPI_Finalize();
     return rc;
