@@ -170,7 +170,7 @@ bench: $(B)/bench $(B)/bench-timestep $(B)/bench-manyvars
 	$(RUN) -n $(BENCH_RANKS) $(B)/bench-manyvars $(or $(BENCH_DIR),/tmp)
 # B6, many small variables written once: COLLDIAG_ACCELERATE's cost where every call is a dataset's first (bench/manyvars.c)
 $(B)/bench-manyvars: bench/manyvars.c colldiag.c colldiag.h | $(B)
-	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< colldiag.c -o $@ $(H5LIBS)
+	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< -o $@ $(H5LIBS)
 bench-manyvars: $(B)/bench-manyvars
 	$(RUN) -n $(BENCH_RANKS) $(B)/bench-manyvars $(or $(BENCH_DIR),/tmp)
 # B5, a timestep of 136 variables: one write_multi against 136 calls and HDF5's 136 H5Dwrite (bench/timestep.c)
