@@ -477,7 +477,7 @@ herr_t H5Dread(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hi
    told with -x; batch launchers differ again. A COLLDIAG_ACCELERATE or COLLDIAG_REPORT that some ranks
    see and others do not sends some ranks into colldiag's collective calls (or its plan) and the others
    into HDF5's alone: the job hangs. So when MPI starts, every rank takes rank 0's COLLDIAG_* variables
-   (two collective calls on MPI_COMM_WORLD, once), and rank 0 says how many ranks had others. A program
+   (a few collective calls on MPI_COMM_WORLD, once), and rank 0 says how many ranks had others. A program
    that changes them later (setenv) must do so on every rank, as with any setting of a collective call.
    HDF5's own variables are HDF5's business and stay as they are. */
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -553,9 +553,13 @@ static void same_environment(void)
     if (n == ULLONG_MAX) { free(mine); return; }
     char *r0 = me == 0 ? mine : malloc(n ? n : 1);
     ok = r0 != NULL;
-    /* a rank without memory for rank 0's entries still takes part (into a one-byte buffer it ignores) */
-    char dummy;
-    PMPI_Bcast(ok ? r0 : &dummy, ok ? (int)n : 0, MPI_CHAR, 0, MPI_COMM_WORLD);
+    /* in pieces of the same size on every rank, so that a rank without memory for rank 0's entries
+       still takes part (receiving each piece into one it ignores) */
+    static char ignored[4096];
+    for (unsigned long long off = 0; off < n; off += sizeof ignored) {
+        const int k = (int)(n - off < sizeof ignored ? n - off : sizeof ignored);
+        PMPI_Bcast(ok ? r0 + off : ignored, k, MPI_CHAR, 0, MPI_COMM_WORLD);
+    }
     int differs = me != 0 && (!ok || !mine || len != n || memcmp(mine, r0, n));
     if (me != 0 && ok && differs && take_entries(r0, n)) ok = 0;
     /* the bridge may then let a variable decide alike on every rank without agreeing it (every rank took
