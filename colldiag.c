@@ -1185,15 +1185,30 @@ static int cd_mpi_fail(const char *fn, int mpirc, const char *what)
     return cd_fail(COLLDIAG_ERR_MPI, fn, "%s failed: %s", what, es);
 }
 
-static int file_alloc(const char *fn, MPI_Comm comm, colldiag_file **out, colldiag_file **made)
+static int cd_any_fail(MPI_Comm comm, int failed);
+
+/* A file on a duplicate of comm, for colldiag_file_open and _wrap. Collective from the first line: the
+   duplicate is made on every rank before anything is checked, and the checks (the caller's own,
+   code, then out and memory) are agreed in one reduction, so that one rank's bad argument fails
+   every rank (the others with COLLDIAG_ERR_PEER naming it) instead of leaving them in MPI_Comm_dup.
+   Only comm itself, which names the ranks, fails at once. 0 and *made, or the error. */
+static int file_alloc(const char *fn, MPI_Comm comm, colldiag_file **out, int code, const char *peer_what, colldiag_file **made)
 {
-    if (!out) return cd_fail(COLLDIAG_ERR_ARG, fn, "out is NULL");
-    *out = NULL;
+    if (out) *out = NULL;
     if (comm == MPI_COMM_NULL) return cd_fail(COLLDIAG_ERR_ARG, fn, "comm is MPI_COMM_NULL");
-    colldiag_file *f = cd_calloc(1, sizeof *f);
-    if (!f) return cd_fail(COLLDIAG_ERR_NOMEM, fn, "allocating the file");
-    int rc = MPI_Comm_dup(comm, &f->comm);
-    if (rc != MPI_SUCCESS) { cd_free(f); return cd_mpi_fail(fn, rc, "MPI_Comm_dup"); }
+    MPI_Comm dup = MPI_COMM_NULL;
+    int rc = MPI_Comm_dup(comm, &dup);
+    if (rc != MPI_SUCCESS) return cd_mpi_fail(fn, rc, "MPI_Comm_dup");
+    colldiag_file *f = code ? NULL : cd_calloc(1, sizeof *f);
+    if (!code && !out) code = cd_fail(COLLDIAG_ERR_ARG, fn, "out is NULL");
+    else if (!code && !f) code = cd_fail(COLLDIAG_ERR_NOMEM, fn, "allocating the file");
+    const int first = cd_any_fail(dup, code != 0);
+    if (first >= 0) {
+        cd_free(f);
+        MPI_Comm_free(&dup);
+        return code ? code : cd_fail(COLLDIAG_ERR_PEER, fn, "rank %d %s", first, peer_what);
+    }
+    f->comm = dup;
     MPI_Comm_rank(f->comm, &f->rank);
     MPI_Comm_size(f->comm, &f->size);
     MPI_Op_create(cd_agree_fn, 1, &f->op);
@@ -1241,18 +1256,13 @@ int colldiag_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info
 {
     static const char fn[] = "colldiag_file_open";
     colldiag_file *f = NULL;
-    int rc = file_alloc(fn, comm, out, &f);
-    if (rc) return rc;
     int code = 0;
     if (!path) code = cd_fail(COLLDIAG_ERR_ARG, fn, "path is NULL");
     else if (driver != COLLDIAG_DRIVER_MPIO && driver != COLLDIAG_DRIVER_POSIX)
         code = cd_fail(COLLDIAG_ERR_ARG, fn, "driver = %d is not COLLDIAG_DRIVER_MPIO or COLLDIAG_DRIVER_POSIX", (int)driver);
-    /* the argument checks must agree before anything collective starts */
-    int first = cd_any_fail(f->comm, code != 0);
-    if (first >= 0) {
-        file_dealloc(f);
-        return code ? code : cd_fail(COLLDIAG_ERR_PEER, fn, "rank %d failed its argument checks", first);
-    }
+    /* the argument checks agree before anything else collective starts */
+    int rc = file_alloc(fn, comm, out, code, "failed its argument checks", &f);
+    if (rc) return rc;
     if (driver == COLLDIAG_DRIVER_MPIO) {
         MPI_Info hint = open_hints(info);
         int mrc = MPI_File_open(f->comm, path, amode, hint != MPI_INFO_NULL ? hint : info, &f->fh);
@@ -1296,14 +1306,9 @@ int colldiag_file_wrap(MPI_Comm comm, MPI_File fh, colldiag_file **out)
 {
     static const char fn[] = "colldiag_file_wrap";
     colldiag_file *f = NULL;
-    int rc = file_alloc(fn, comm, out, &f);
+    const int code = fh == MPI_FILE_NULL ? cd_fail(COLLDIAG_ERR_ARG, fn, "fh is MPI_FILE_NULL") : 0;
+    int rc = file_alloc(fn, comm, out, code, "failed its argument checks (fh or out)", &f);
     if (rc) return rc;
-    int code = fh == MPI_FILE_NULL ? cd_fail(COLLDIAG_ERR_ARG, fn, "fh is MPI_FILE_NULL") : 0;
-    int first = cd_any_fail(f->comm, code != 0);
-    if (first >= 0) {
-        file_dealloc(f);
-        return code ? code : cd_fail(COLLDIAG_ERR_PEER, fn, "rank %d passed MPI_FILE_NULL", first);
-    }
     f->fh = fh;
     f->driver = COLLDIAG_DRIVER_MPIO;
     int mrc = MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);

@@ -296,6 +296,36 @@ static void run_report_null(int bad, const char *path)
     colldiag_layout_free(l);
 }
 
+/* colldiag_file_open and colldiag_file_wrap with one rank's bad argument (a NULL path, an invalid
+   driver, a NULL out, MPI_FILE_NULL): that rank ERR_ARG, every other ERR_PEER naming it, no file made
+   on any rank, nobody hangs (a NULL out used to return before the communicator's duplication that
+   the other ranks were in). */
+static void run_file_args(int bad, const char *path)
+{
+    static const char *const what[5] = {"open with a NULL path", "open with an invalid driver", "open with a NULL out",
+                                        "wrap with MPI_FILE_NULL", "wrap with a NULL out"};
+    MPI_File fh;
+    MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, &fh);
+    for (int c = 0; c < 5; c++) {
+        snprintf(g_case, sizeof g_case, "P=%d colldiag_file_%s on rank %d", P, what[c], bad);
+        const int isbad = me == bad;
+        colldiag_file *f = (colldiag_file *)&fh; /* not NULL: a failed call must set it to NULL */
+        int rc;
+        if (c < 3)
+            rc = colldiag_file_open(MPI_COMM_WORLD, isbad && c == 0 ? NULL : path, MPI_MODE_RDWR,
+                                    MPI_INFO_NULL, isbad && c == 1 ? (colldiag_driver_t)9 : COLLDIAG_DRIVER_MPIO, isbad && c == 2 ? NULL : &f);
+        else
+            rc = colldiag_file_wrap(MPI_COMM_WORLD, isbad && c == 3 ? MPI_FILE_NULL : fh, isbad && c == 4 ? NULL : &f);
+        char who[32];
+        snprintf(who, sizeof who, "rank %d", bad);
+        if (isbad) CHECK(rc == COLLDIAG_ERR_ARG, "the bad rank: rc %d (%s)", rc, colldiag_last_errmsg());
+        else CHECK(rc == COLLDIAG_ERR_PEER && strstr(colldiag_last_errmsg(), who), "rc %d (%s), expected ERR_PEER naming %s", rc,
+                   colldiag_last_errmsg(), who);
+        if (!(isbad && (c == 2 || c == 4))) CHECK(f == NULL, "a failed call left a file");
+    }
+    MPI_File_close(&fh);
+}
+
 /* COLLDIAG_REPORT seen by some ranks only (mpirun passes a shell's variables to the ranks on its own
    node unless told with -x): rank 0's value decides for every rank, the call succeeds everywhere with
    the right bytes, and the report is written iff rank 0 asks for it. Every collective entry point, the
@@ -544,6 +574,8 @@ int main(int argc, char **argv)
     colldiag_file_close(nf);
     for (int b = 0; b < 3; b++)
         if (b == 0 || bads[b] != bads[b - 1]) run_report_null(bads[b], path);
+    for (int b = 0; b < 3; b++)
+        if (b == 0 || bads[b] != bads[b - 1]) run_file_args(bads[b], path);
     for (int b = 0; b < 3; b++)
         for (int inv = 0; inv < 2 && P > 1; inv++)
             for (int html = 0; html < 2; html++)
