@@ -8434,13 +8434,21 @@ static const char h5_small_call_why[] = "reading the chunk index needs a file fl
    and its bytes stay below COLLDIAG_H5_FETCH_BYTES (no rank's call can then move that much) while
    HDF5 has run fewer than COLLDIAG_H5_FETCH_CALLS of its calls at this extent (e->defers, counted
    alike on every rank). 1: HDF5 runs the call (counted in e->defers). */
+/* This rank's COLLDIAG_H5_FETCH_BYTES (default 1 MiB) and COLLDIAG_H5_FETCH_CALLS (default 2). */
+static void h5_fetch_env(uint64_t *bytes, uint64_t *calls)
+{
+    const char *b = cd_getenv("COLLDIAG_H5_FETCH_BYTES"), *c = cd_getenv("COLLDIAG_H5_FETCH_CALLS");
+    *bytes = b && *b ? strtoull(b, NULL, 10) : (uint64_t)1 << 20;
+    *calls = c && *c ? strtoull(c, NULL, 10) : 2;
+}
+
 static int h5_small_first_call(h5_dentry *e, const h5_fentry *fe, int rank, const hsize_t *dims)
 {
     if (!h5_env_uniform || !e || rank < 1 || fe->f->comm == MPI_COMM_NULL || fe->md_local || !e->chunked || e->never[0]) return 0;
     const int same = h5_extent_is(e, rank, dims);
     if (same && (e->l || e->why[0])) return 0; /* the addresses are known, or known not to be readable */
-    const char *b = cd_getenv("COLLDIAG_H5_FETCH_BYTES"), *c = cd_getenv("COLLDIAG_H5_FETCH_CALLS");
-    const uint64_t min_bytes = b && *b ? strtoull(b, NULL, 10) : (uint64_t)1 << 20, max_defers = c && *c ? strtoull(c, NULL, 10) : 2;
+    uint64_t min_bytes, max_defers;
+    h5_fetch_env(&min_bytes, &max_defers);
     double bytes = (double)H5Tget_size(e->type);
     for (int d = 0; d < rank; d++) bytes *= (double)dims[d];
     if (!(bytes < (double)min_bytes) || (same ? e->defers : 0) >= max_defers) return 0;
@@ -8541,13 +8549,6 @@ static int h5_defer_fetch(h5_dentry *e, const colldiag_xfer *x)
     return 1;
 }
 
-/* This rank's COLLDIAG_H5_FETCH_BYTES and _CALLS (h5_defer_fetch), for the call's agreement. */
-static void h5_fetch_thresholds(colldiag_xfer *x)
-{
-    const char *b = cd_getenv("COLLDIAG_H5_FETCH_BYTES"), *c = cd_getenv("COLLDIAG_H5_FETCH_CALLS");
-    x->env_fetch_bytes = b && *b ? strtoull(b, NULL, 10) : (uint64_t)1 << 20;
-    x->env_fetch_calls = c && *c ? strtoull(c, NULL, 10) : 2;
-}
 
 static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *wbuf, void *rbuf,
                        colldiag_xfer *x, int dir, const char *fn)
@@ -8581,7 +8582,7 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
         snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
         return rc;
     }
-    h5_fetch_thresholds(x);
+    h5_fetch_env(&x->env_fetch_bytes, &x->env_fetch_calls); /* for the agreement: rank 0's decide (h5_defer_fetch) */
     for (int attempt = 0;; attempt++) {
         if (why[0] || need) {
             x->pre_code = COLLDIAG_ERR_UNSUPPORTED;
