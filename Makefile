@@ -95,9 +95,11 @@ $(B)/libcolldiag_preload.so: examples/h5preload.c colldiag.c colldiag.h | $(B)
 # where libnetcdf-mpi-dev is installed (Debian builds it for Open MPI; its pkg-config file is wrong)
 NCDIR = /usr/lib/x86_64-linux-gnu/netcdf/mpi/include
 ifneq (,$(and $(findstring openmpi,$(MPI)),$(wildcard $(NCDIR)/netcdf_par.h)))
-EXAMPLES += $(B)/nc_client
+EXAMPLES += $(B)/nc_client $(B)/nc_suite
 endif
 $(B)/nc_client: tests/nc_client.c | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) -I$(NCDIR) $< -lnetcdf_mpi -o $@
+$(B)/nc_suite: tests/nc_suite.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -I$(NCDIR) $< -lnetcdf_mpi -o $@
 # The optional Fortran module (colldiag.f90), its example and its test: built where gfortran is
 # installed (make deps installs it). Each MPI's module files go to its own build directory, since

@@ -147,6 +147,13 @@ if [ -x "$B/nc_client" ]; then
     accel_identity nc .nc "" "$B/nc_client"
     accel_identity nc .nc 0 "$B/nc_client"
 fi
+# nc_suite: what netCDF-C's own parallel tests do (every type, unlimited variables extended by
+# collective writes, uneven and strided hyperslabs, ranks with nothing to write, access switched
+# between writes, fill values, reopened files), checking its own data against a model of the file.
+if [ -x "$B/nc_suite" ]; then
+    accel_identity ncs .nc "" "$B/nc_suite"
+    accel_identity ncs .nc 0 "$B/nc_suite"
+fi
 if [ -n "$PY" ]; then accel_identity py .h5 "" /usr/bin/python3 tests/h5py_client.py; fi
 
 # Variables on some ranks only (mpirun passes a shell's variables to the ranks of its own node unless
