@@ -1381,7 +1381,12 @@ struct colldiag_xfer {
                                              the last call: what bench subtracts to see the per-chunk cost */
     uint64_t pcs_cap;
     colldiag_counters cnt;
-    char reason[256];
+    char reason[256];                     /* read through xfer_reason: AUTO's may not be formatted yet */
+    /* AUTO's reason (four estimates as %.3g, ~3 us a call: a twentieth of a small read) is formatted
+       when something asks for it (xfer_reason), from auto_est and these; rz_auto 0: reason is final */
+    int rz_auto, rz_P, rz_opt;
+    uint64_t rz_runs, rz_chunks;
+    size_t rz_nsub;                       /* 0: one dataset; else AUTO over rz_nsub datasets */
     char errmsg[1024];
     int grid_rank;                        /* chunk grid of the last call, for the report's map */
     uint64_t grid[COLLDIAG_MAX_RANK];
@@ -3640,6 +3645,39 @@ static void set_reason(cd_io *io, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(io->x->reason, sizeof io->x->reason, fmt, ap);
     va_end(ap);
+    io->x->rz_auto = 0;
+}
+
+/* AUTO's reason, to be formatted when asked (xfer_reason): its estimates are x->auto_est. */
+static void set_reason_auto(cd_io *io, uint64_t runs, uint64_t chunks, int P, int opt, size_t nsub)
+{
+    colldiag_xfer *x = io->x;
+    x->reason[0] = 0;
+    x->rz_auto = 1;
+    x->rz_runs = runs;
+    x->rz_chunks = chunks;
+    x->rz_P = P;
+    x->rz_opt = opt;
+    x->rz_nsub = nsub;
+}
+
+/* The last call's scheme reason, formatted now if AUTO left it pending. Readers hold x as const (the
+   report, colldiag_scheme_reason); every x is the caller's writable storage (colldiag_xfer_create,
+   xfer_init), so formatting into it is a cache fill, as a const reader of the reason expects. */
+static const char *xfer_reason(const colldiag_xfer *cx)
+{
+    colldiag_xfer *x = (colldiag_xfer *)cx;
+    if (x->rz_auto) {
+        x->rz_auto = 0;
+        if (x->rz_nsub)
+            snprintf(x->reason, sizeof x->reason, "AUTO over %zu datasets: estimated link %.3g s, multi %.3g s, aggregation %.3g s, independent "
+                     "%.3g s -> %s", x->rz_nsub, x->auto_est[0], x->auto_est[1], x->auto_est[2], x->auto_est[3], cd_chunk_opt_env[x->rz_opt]);
+        else
+            snprintf(x->reason, sizeof x->reason, "AUTO: estimated link %.3g s, multi %.3g s, aggregation %.3g s, independent %.3g s (%" PRIu64
+                     " runs, %" PRIu64 " chunks over %d ranks) -> %s", x->auto_est[0], x->auto_est[1], x->auto_est[2], x->auto_est[3],
+                     x->rz_runs, x->rz_chunks, x->rz_P, cd_chunk_opt_env[x->rz_opt]);
+    }
+    return x->reason;
 }
 
 static const char *forced_by(const cd_io *io)
@@ -4590,9 +4628,7 @@ static void exec_chunked(cd_io *io)
     if (opt == COLLDIAG_MPIO_CHUNK_AUTO) {
         opt = model_best;
         memcpy(x->auto_est, x->model_est, sizeof x->auto_est);
-        set_reason(io, "AUTO: estimated link %.3g s, multi %.3g s, aggregation %.3g s, independent %.3g s (%" PRIu64 " runs, %" PRIu64
-                       " chunks over %d ranks) -> %s", x->auto_est[0], x->auto_est[1], x->auto_est[2], x->auto_est[3], io->g[AG_SUM_RUNS],
-                   io->g[AG_SUM_CHUNKS], P, cd_chunk_opt_env[opt]);
+        set_reason_auto(io, io->g[AG_SUM_RUNS], io->g[AG_SUM_CHUNKS], P, opt, 0);
     } else if (opt == COLLDIAG_MPIO_CHUNK_DEFAULT) {
         uint64_t avg = io->g[AG_SUM_CHUNKS] / (uint64_t)P;
         int link = avg >= io->set.num;
@@ -4611,7 +4647,7 @@ static void exec_chunked(cd_io *io)
     if (io->f->plan_only && io->l->filtered &&
         (opt == COLLDIAG_MPIO_CHUNK_MULTI_IO || (opt == COLLDIAG_MPIO_CHUNK_ONE_IO && io->f->plan_read))) {
         char was[sizeof x->reason];
-        snprintf(was, sizeof was, "%s", x->reason);
+        snprintf(was, sizeof was, "%s", xfer_reason(x));
         set_reason(io, "%s; filtered chunks: HDF5's filtered multi-chunk path, every chunk collective", was);
         for (uint64_t i = 0; i < n; i++) m->pc[i].flags |= PF_COLL;
         x->chunk_opt_done = COLLDIAG_MPIO_MULTI_CHUNK;
@@ -4943,6 +4979,7 @@ static void xfer_reset(colldiag_xfer *x)
     x->data_buf_bytes = 0;
     memset(&x->cnt, 0, sizeof x->cnt);
     x->reason[0] = 0;
+    x->rz_auto = 0;
     x->errmsg[0] = 0;
     x->nds = 0;
     x->peer_code = 0;
@@ -5390,8 +5427,7 @@ static int multi_scheme(cd_io *io)
     const int best = auto_choose(io, x->model_est);
     if (opt == COLLDIAG_MPIO_CHUNK_AUTO) {
         memcpy(x->auto_est, x->model_est, sizeof x->auto_est);
-        set_reason(io, "AUTO over %zu datasets: estimated link %.3g s, multi %.3g s, aggregation %.3g s, independent %.3g s -> %s",
-                   io->nsub, x->auto_est[0], x->auto_est[1], x->auto_est[2], x->auto_est[3], cd_chunk_opt_env[best]);
+        set_reason_auto(io, 0, 0, P, best, io->nsub);
         return best;
     }
     if (opt == COLLDIAG_MPIO_CHUNK_DEFAULT) {
@@ -5674,7 +5710,9 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
     if (opt != COLLDIAG_MPIO_CHUNK_ONE_IO) {
         char reason[sizeof x->reason];
         double est[4];
-        snprintf(reason, sizeof reason, "%s", x->reason);
+        memcpy(est, x->auto_est, sizeof est);
+        snprintf(reason, sizeof reason, "%s", xfer_reason(x)); /* the per-dataset passes below set their own */
+        memcpy(x->auto_est, est, sizeof est);
         memcpy(est, x->model_est, sizeof est);
         for (size_t d = 0; d < io.nsub; d++) {
             cd_io *s = &io.sub[d];
@@ -5685,6 +5723,7 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
             ds_mode[d] = x->io_mode_done;
         }
         snprintf(x->reason, sizeof x->reason, "%s", reason);
+        x->rz_auto = 0;
         memcpy(x->model_est, est, sizeof est);
     }
     /* the per-dataset passes set flags on the datasets' pieces: the call's copies become the chunk info */
@@ -5926,7 +5965,7 @@ int colldiag_get_auto_estimate_independent(const colldiag_xfer *x, double *indep
     return 0;
 }
 
-const char *colldiag_scheme_reason(const colldiag_xfer *x) { return x ? x->reason : ""; }
+const char *colldiag_scheme_reason(const colldiag_xfer *x) { return x ? xfer_reason(x) : ""; }
 
 /* --- the collective report --- */
 
@@ -5980,7 +6019,7 @@ static int report_gather(colldiag_file *f, const colldiag_xfer *x, const char *f
         if (me.sent && !chunks_view(x, me.sent)) me.sent = 0; /* out of memory: the report goes on without chunk lines */
         me.cnt = x->cnt;
         me.nds = x->nds;
-        snprintf(me.reason, sizeof me.reason, "%s", x->reason);
+        snprintf(me.reason, sizeof me.reason, "%s", xfer_reason(x));
     }
     r->P = f->size;
     /* st[0]: 0 go on, 1 a rank passed x = NULL (st[1] the first), 2 rank 0 is out of memory */
