@@ -7971,6 +7971,7 @@ typedef struct h5_fentry {
     int writable;            /* 1: open for writing, 0: read-only, -1: not asked yet. H5Fget_intent answers for the
                                 file HDF5 shares among all opens of it, which fileno names too: it never changes
                                 while the file is open, and the entry goes when the file closes */
+    int shrunk;              /* a dataset of the file shrank since the program last flushed it (h5_shrunk_why) */
     struct h5_fentry *next;
 } h5_fentry;
 
@@ -8305,9 +8306,22 @@ static void h5_fetch_index(hid_t dset, h5_dentry *e, colldiag_file *f, int rank,
     }
 }
 
+/* HDF5 1.10 fills the part of an edge chunk that a shrink leaves outside the extent through its chunk
+   cache (H5D__chunk_prune_fill), and writes that cached chunk back at the file's next flush or close,
+   over whatever its collective or independent writes put there meanwhile: a program that shrinks a
+   dataset, grows it back and writes the pruned chunk loses that write in HDF5 (h5py_suite's "pruned",
+   one rank or more). colldiag's own index flush, or its write after HDF5's lookup, would write the
+   cached chunk back earlier and keep the program's data: a file unlike HDF5's. So from a shrink until
+   the program flushes or closes the file, HDF5 runs every call on it and colldiag flushes nothing.
+   (A shrink to a chunk boundary prunes nothing: HDF5 drops whole chunks only.) */
+static const char h5_shrunk_why[] = "a dataset of this file shrank across a chunk: HDF5 1.10 keeps the edge chunks it pruned in its chunk cache and "
+                                    "writes them back at the next flush or close, so HDF5 runs the calls on this file until the "
+                                    "program flushes or closes it (the file then ends as HDF5 leaves it)";
+
 /* Local: why this call cannot run through colldiag (a message into why), or 0. */
 static int h5_ineligible(hid_t dset, const h5_dentry *e, h5_fentry *fe, hid_t mem_type, int wr, const colldiag_xfer *x, char *why, size_t wl)
 {
+    if (fe->shrunk) { snprintf(why, wl, "%s", h5_shrunk_why); return 1; }
     if (e->never[0]) { snprintf(why, wl, "%s", e->never); return 1; }
     if (x->xform) { snprintf(why, wl, "the DXPL sets a data transform (HDF5 computes it)"); return 1; }
     htri_t same = -1;
@@ -8505,6 +8519,8 @@ static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t m
     hsize_t maxd[COLLDIAG_MAX_RANK];
     const int rank = h5_extent(dset, dims, maxd);
     int need = 0, lookup = 0;
+    for (int d = 0; e && e->chunked && rank > 0 && e->rank == rank && d < rank; d++) /* a shrink across a chunk (h5_shrunk_why) */
+        if (dims[d] < e->dims[d] && dims[d] % e->cdims[d]) fe->shrunk = 1;
     if (collective == 2 && h5_small_first_call(e, fe, rank, dims)) { /* HDF5 runs it, decided alike on every rank */
         *ep = e;
         *fsp_out = *msp_out = NULL;

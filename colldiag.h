@@ -453,7 +453,13 @@ int colldiag_h5_read_multi(size_t count, const hid_t dset_ids[], const hid_t mem
    when it grows again (the extent then reads as before). Writing with the old addresses would land in
    freed space, possibly another dataset's chunks. So: after shrinking a dataset, call
    colldiag_h5_forget(dset) (local); after deleting objects (H5Ldelete, H5Odecr_refcount) in a file
-   written through the bridge, colldiag_h5_forget_datasets(file) (local). The preload does both. */
+   written through the bridge, colldiag_h5_forget_datasets(file) (local). The preload does both.
+   A shrink across a chunk (a new extent that is not a multiple of the chunk size in a shrunk
+   dimension): HDF5 1.10 keeps the pruned edge chunk in its chunk cache and writes it back at the next
+   flush or close, over what was written into it meanwhile (HDF5 loses those writes). A bridge call
+   that sees a dataset's extent smaller than at its last call, or the preload seeing H5Dset_extent do
+   it, makes every later call on that file COLLDIAG_ERR_UNSUPPORTED (HDF5 runs it, and the file ends
+   as HDF5 alone leaves it) until colldiag_h5_forget(file), or under the preload until H5Fflush. */
 void colldiag_h5_forget(hid_t obj);
 /* Drops the cached chunk addresses of every dataset in obj's file (any id in the file); keeps the
    file's communicator. Local: no communication. */

@@ -621,22 +621,58 @@ herr_t H5close(void)
    so a shrink forgets the dataset, and a deletion every dataset this process cached (a link can lead
    into a mounted file; deletions are rare, and the next call of each dataset finds its chunks again).
    Both after HDF5's own call, whose result is returned unchanged. */
+/* A shrink across a chunk marks the dataset's file (h5_shrunk_why in colldiag.c: HDF5 then runs its
+   calls until the program flushes or closes it). The file's entry is made here if the bridge has none
+   yet. Local. */
+static void note_shrink(hid_t dset)
+{
+    H5O_info_t oi;
+    h5_fentry *fe = NULL;
+    H5E_BEGIN_TRY {
+        if (H5Oget_info2(dset, &oi, H5O_INFO_BASIC) >= 0) h5_bridge_file(dset, oi.fileno, 0, &fe, "H5Dset_extent");
+    } H5E_END_TRY;
+    if (fe) fe->shrunk = 1;
+}
+
 herr_t H5Dset_extent(hid_t dset, const hsize_t size[])
 {
     static herr_t (*real)(hid_t, const hsize_t *);
     if (!real) real = (herr_t(*)(hid_t, const hsize_t *))dlsym(RTLD_NEXT, "H5Dset_extent");
-    int shrinks = 0;
-    if (!cd_internal && h5_dsets && size) {
-        hsize_t old[H5S_MAX_RANK];
-        hid_t sp;
+    int shrinks = 0, cuts = 0;
+    if (!cd_internal && size) {
+        hsize_t old[H5S_MAX_RANK], ch[H5S_MAX_RANK];
+        hid_t sp, dcpl;
         H5E_BEGIN_TRY { sp = H5Dget_space(dset); } H5E_END_TRY;
         const int r = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
         if (r > 0 && H5Sget_simple_extent_dims(sp, old, NULL) >= 0)
             for (int d = 0; d < r; d++) shrinks |= size[d] < old[d];
         if (sp >= 0) H5Sclose(sp);
+        if (shrinks) { /* rare: the chunk dims only then */
+            H5E_BEGIN_TRY {
+                dcpl = H5Dget_create_plist(dset);
+                if (dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, r, ch) == r)
+                    for (int d = 0; d < r; d++) cuts |= size[d] < old[d] && size[d] % ch[d];
+                if (dcpl >= 0) H5Pclose(dcpl);
+            } H5E_END_TRY;
+        }
     }
     herr_t ret = real(dset, size);
-    if (shrinks) colldiag_h5_forget(dset);
+    if (shrinks && h5_dsets) colldiag_h5_forget(dset);
+    if (cuts && ret >= 0) note_shrink(dset);
+    return ret;
+}
+
+/* A flush writes HDF5's cached chunks, pruned ones too: calls on the file may run through colldiag again. */
+herr_t H5Fflush(hid_t obj, H5F_scope_t scope)
+{
+    static herr_t (*real)(hid_t, H5F_scope_t);
+    if (!real) real = (herr_t(*)(hid_t, H5F_scope_t))dlsym(RTLD_NEXT, "H5Fflush");
+    herr_t ret = real(obj, scope);
+    H5O_info_t oi;
+    herr_t oe = -1;
+    if (ret >= 0 && h5_files) H5E_BEGIN_TRY { oe = H5Oget_info2(obj, &oi, H5O_INFO_BASIC); } H5E_END_TRY;
+    for (h5_fentry *fe = oe >= 0 ? h5_files : NULL; fe; fe = fe->next)
+        if (fe->fileno == oi.fileno) fe->shrunk = 0;
     return ret;
 }
 

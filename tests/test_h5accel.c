@@ -51,6 +51,11 @@
  *  J. The dataset cache's index: 300 datasets of one file written, closed, opened again (new ids) and
  *     written again in another order: every call through colldiag, every value where HDF5 reads it,
  *     the cache's count as the test expects before and after forgetting the file.
+ *  K. A shrink across a chunk (HDF5 1.10 keeps the pruned edge chunk in its chunk cache and writes it
+ *     back at close, over later writes): the bridge, seeing the smaller extent, refuses every later
+ *     call on the file on every rank naming the shrink, so the caller's HDF5 writes leave the file
+ *     exactly as HDF5 alone leaves another (compared element by element, the loss included); a shrink
+ *     to a chunk boundary prunes nothing and the next call runs through colldiag.
  *   mpirun -n 3 test_h5accel DIR */
 #define _XOPEN_SOURCE 700
 #include "count_alloc.h" /* colldiag's allocations counted (part D) */
@@ -1417,6 +1422,94 @@ static void many_datasets(void)
     CHECK(h5_ndsets == before, "the file forgotten, the cache still holds %zu entries (expected %zu)", h5_ndsets, before);
 }
 
+/* K. See the header. Each rank writes its rows of val(k, .) at each step, through the bridge (HDF5
+   where it refuses) into file B and through HDF5 alone into file A; every rank then reads both whole. */
+static void shrink_across_chunk(void)
+{
+    char pa[512], pb[512];
+    snprintf(pa, sizeof pa, "%s/h5accel_shrink_a.h5", dir);
+    snprintf(pb, sizeof pb, "%s/h5accel_shrink_b.h5", dir);
+    hid_t dx = coll_dxpl();
+    colldiag_xfer *x = NULL;
+    colldiag_xfer_create(&x);
+    setenv("COLLDIAG_H5_FETCH_CALLS", "0", 1);
+    static const hsize_t steps[4] = {6, 5, 8, 8}; /* written at 6 rows, shrunk to 5 (inside the chunk of rows 4-7), grown to 8 */
+    int refused[4] = {0, 0, 0, 0}, other = -1;
+    for (int how = 0; how < 2; how++) { /* 0: HDF5 alone (file A), 1: the bridge first (file B) */
+        hid_t f = file_create(how ? pb : pa, 0, 0), ds = chunked_2d(f, "d", 6, 8, 4, 8, 1), ds2 = chunked_2d(f, "e", 4, 8, 4, 8, 0);
+        for (int s = 0; s < 4; s++) {
+            snprintf(g_case, sizeof g_case, "shrink across a chunk: %s, step %d", how ? "bridge" : "HDF5", s);
+            hsize_t d[2] = {steps[s], 8};
+            if (s) H5Dset_extent(ds, d);
+            const hsize_t r0 = (hsize_t)me * d[0] / (hsize_t)P, r1 = (hsize_t)(me + 1) * d[0] / (hsize_t)P, mn = r1 > r0 ? (r1 - r0) * 8 : 1;
+            hid_t fs = rows(ds, r0, r1), ms = H5Screate_simple(1, &mn, NULL);
+            if (r1 == r0) H5Sselect_none(ms);
+            uint32_t *v = row_values(40 + s, r0, r1, 8, 0);
+            int rc = COLLDIAG_ERR_UNSUPPORTED;
+            if (how) rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, fs, dx, v, x);
+            if (how && rc) {
+                refused[s] = rc == COLLDIAG_ERR_UNSUPPORTED && strstr(colldiag_xfer_errmsg(x), "shrank across a chunk") != NULL;
+                CHECK(refused[s], "step %d refused for another reason: %s", s, colldiag_xfer_errmsg(x));
+            }
+            if (rc) CHECK(H5Dwrite(ds, H5T_NATIVE_UINT32, ms, fs, dx, v) >= 0, "H5Dwrite failed");
+            if (how && rc == 0) refused[s] = 0;
+            if (how && s == 3) { /* another dataset of the same file: refused too, until the file is closed */
+                hid_t fs2 = rows(ds2, r0 < 4 ? r0 : 4, r1 < 4 ? r1 : 4);
+                const hsize_t m2 = (r1 < 4 ? r1 : 4) > (r0 < 4 ? r0 : 4) ? ((r1 < 4 ? r1 : 4) - (r0 < 4 ? r0 : 4)) * 8 : 1;
+                hid_t ms2 = H5Screate_simple(1, &m2, NULL);
+                if (H5Sget_select_npoints(fs2) == 0) H5Sselect_none(ms2);
+                const int rc2 = colldiag_h5_write(ds2, H5T_NATIVE_UINT32, ms2, fs2, dx, v, x);
+                other = rc2 == COLLDIAG_ERR_UNSUPPORTED && strstr(colldiag_xfer_errmsg(x), "shrank across a chunk") != NULL;
+                H5Sclose(ms2);
+                H5Sclose(fs2);
+            }
+            free(v);
+            H5Sclose(ms);
+            H5Sclose(fs);
+        }
+        H5Dclose(ds2);
+        H5Dclose(ds);
+        file_close(f);
+    }
+    snprintf(g_case, sizeof g_case, "shrink across a chunk: the files");
+    CHECK(!refused[0] && refused[1] && refused[2] && refused[3], "the bridge ran or refused steps 0-3 as %d %d %d %d (want 0 1 1 1)", refused[0],
+          refused[1], refused[2], refused[3]);
+    CHECK(other == 1, "another dataset of the shrunk file ran through colldiag");
+    uint32_t *va = malloc(8 * 8 * sizeof *va), *vb = malloc(8 * 8 * sizeof *vb);
+    for (int how = 0; how < 2; how++) {
+        hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+        H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+        hid_t f = H5Fopen(how ? pb : pa, H5F_ACC_RDONLY, fapl), ds = H5Dopen2(f, "d", H5P_DEFAULT);
+        CHECK(H5Dread(ds, H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, how ? vb : va) >= 0, "H5Dread failed");
+        H5Dclose(ds);
+        H5Fclose(f);
+        H5Pclose(fapl);
+    }
+    int lost = 0, differ = 0;
+    for (int i = 0; i < 64; i++) {
+        differ += va[i] != vb[i];
+        lost += va[i] != val(43, (uint64_t)i);
+    }
+    CHECK(differ == 0, "%d of 64 elements differ between HDF5's file and the bridge's", differ);
+    if (me == 0) printf("test_h5accel K: HDF5 1.10 lost %d of 64 elements written after the shrink; the bridge's file is the same\n", lost);
+    /* a shrink to a chunk boundary: nothing pruned, the next call runs through colldiag */
+    snprintf(g_case, sizeof g_case, "shrink to a chunk boundary");
+    hid_t f = file_create(pb, 0, 0), ds = chunked_2d(f, "d", 6, 8, 4, 8, 1);
+    all_rows(f, ds, 50, dx, x, "boundary: before");
+    hsize_t d4[2] = {4, 8}, d8[2] = {8, 8};
+    H5Dset_extent(ds, d4);
+    all_rows(f, ds, 51, dx, x, "boundary: shrunk to 4 rows");
+    H5Dset_extent(ds, d8);
+    all_rows(f, ds, 52, dx, x, "boundary: grown to 8 rows");
+    H5Dclose(ds);
+    file_close(f);
+    unsetenv("COLLDIAG_H5_FETCH_CALLS");
+    free(va);
+    free(vb);
+    colldiag_xfer_free(x);
+    H5Pclose(dx);
+}
+
 static uint64_t arand(uint64_t *st)
 {
     *st ^= *st << 13;
@@ -1512,6 +1605,7 @@ int main(int argc, char **argv)
     bad_arguments();
     small_first_calls();
     many_datasets();
+    shrink_across_chunk();
     const int rc = test_summary("test_h5accel");
     MPI_Finalize();
     return rc;
