@@ -615,12 +615,6 @@ herr_t H5close(void)
     return real();
 }
 
-/* The bridge's cache knows a dataset by its object address and keeps its chunk addresses while its
-   extent is unchanged. HDF5 gives a deleted object's address to the next object created, and a
-   dataset shrunk and grown back has new chunks under the same extent (colldiag.h, colldiag_h5_forget):
-   so a shrink forgets the dataset, and a deletion every dataset this process cached (a link can lead
-   into a mounted file; deletions are rare, and the next call of each dataset finds its chunks again).
-   Both after HDF5's own call, whose result is returned unchanged. */
 /* A shrink across a chunk marks the dataset's file (h5_shrunk_why in colldiag.c: HDF5 then runs its
    calls until the program flushes or closes it). The file's entry is made here if the bridge has none
    yet. Local. */
@@ -634,6 +628,13 @@ static void note_shrink(hid_t dset)
     if (fe) fe->shrunk = 1;
 }
 
+/* The bridge's cache knows a dataset by its object address and keeps its chunk addresses while its
+   extent is unchanged. HDF5 gives a deleted object's address to the next object created, and a
+   dataset shrunk and grown back has new chunks under the same extent (colldiag.h, colldiag_h5_forget):
+   so a shrink forgets the dataset, and a deletion every dataset this process cached (a link can lead
+   into a mounted file; deletions are rare, and the next call of each dataset finds its chunks again).
+   Both after HDF5's own call, whose result is returned unchanged. A shrink that cuts a chunk also
+   marks the file (note_shrink). */
 herr_t H5Dset_extent(hid_t dset, const hsize_t size[])
 {
     static herr_t (*real)(hid_t, const hsize_t *);
