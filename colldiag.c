@@ -5710,9 +5710,7 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
     if (opt != COLLDIAG_MPIO_CHUNK_ONE_IO) {
         char reason[sizeof x->reason];
         double est[4];
-        memcpy(est, x->auto_est, sizeof est);
         snprintf(reason, sizeof reason, "%s", xfer_reason(x)); /* the per-dataset passes below set their own */
-        memcpy(x->auto_est, est, sizeof est);
         memcpy(est, x->model_est, sizeof est);
         for (size_t d = 0; d < io.nsub; d++) {
             cd_io *s = &io.sub[d];

@@ -55,7 +55,8 @@
  *     back at close, over later writes): the bridge, seeing the smaller extent, refuses every later
  *     call on the file on every rank naming the shrink, so the caller's HDF5 writes leave the file
  *     exactly as HDF5 alone leaves another (compared element by element, the loss included); a shrink
- *     to a chunk boundary prunes nothing and the next call runs through colldiag.
+ *     to a chunk boundary prunes nothing and the next call runs through colldiag; the flag on one rank
+ *     alone (first and last): that rank refuses naming it, the others ERR_PEER, no hang, nothing written.
  *   mpirun -n 3 test_h5accel DIR */
 #define _XOPEN_SOURCE 700
 #include "count_alloc.h" /* colldiag's allocations counted (part D) */
@@ -1492,6 +1493,37 @@ static void shrink_across_chunk(void)
     }
     CHECK(differ == 0, "%d of 64 elements differ between HDF5's file and the bridge's", differ);
     if (me == 0) printf("test_h5accel K: HDF5 1.10 lost %d of 64 elements written after the shrink; the bridge's file is the same\n", lost);
+    /* one rank alone believing the file shrank (as after an H5Fflush some ranks did not make): that
+       rank refuses, naming the shrink, the others ERR_PEER, nobody hangs, nothing is written; the
+       next call, the flag cleared, runs */
+    for (int odd = 0; odd < P; odd += P > 2 ? P - 1 : 1) {
+        snprintf(g_case, sizeof g_case, "shrink flag on rank %d alone", odd);
+        hid_t f = file_create(pb, 0, 0), ds = chunked_2d(f, "d", 6, 8, 4, 8, 1);
+        all_rows(f, ds, 60, dx, x, "one rank's flag: before");
+        H5O_info_t oi;
+        H5Oget_info2(f, &oi, H5O_INFO_BASIC);
+        h5_fentry *fe = h5_files;
+        while (fe && fe->fileno != oi.fileno) fe = fe->next;
+        CHECK(fe != NULL, "the bridge has no entry for the file");
+        if (fe && me == odd) fe->shrunk = 1;
+        const hsize_t r0 = (hsize_t)me * 6 / (hsize_t)P, r1 = (hsize_t)(me + 1) * 6 / (hsize_t)P, mn = r1 > r0 ? (r1 - r0) * 8 : 1;
+        hid_t fs = rows(ds, r0, r1), ms = H5Screate_simple(1, &mn, NULL);
+        if (r1 == r0) H5Sselect_none(ms);
+        uint32_t *v = row_values(61, r0, r1, 8, 0);
+        const int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, fs, dx, v, x);
+        CHECK(rc == (me == odd ? COLLDIAG_ERR_UNSUPPORTED : COLLDIAG_ERR_PEER), "rc %s (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+        if (me == odd) CHECK(strstr(colldiag_xfer_errmsg(x), "shrank across a chunk") != NULL, "the reason: %s", colldiag_xfer_errmsg(x));
+        free(v);
+        H5Sclose(ms);
+        H5Sclose(fs);
+        H5Fflush(f, H5F_SCOPE_GLOBAL);
+        MPI_Barrier(MPI_COMM_WORLD);
+        check_file(ds, 60, "one rank's flag: nothing written", NULL);
+        if (fe) fe->shrunk = 0;
+        all_rows(f, ds, 62, dx, x, "one rank's flag: cleared");
+        H5Dclose(ds);
+        file_close(f);
+    }
     /* a shrink to a chunk boundary: nothing pruned, the next call runs through colldiag */
     snprintf(g_case, sizeof g_case, "shrink to a chunk boundary");
     hid_t f = file_create(pb, 0, 0), ds = chunked_2d(f, "d", 6, 8, 4, 8, 1);
