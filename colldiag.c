@@ -7984,6 +7984,12 @@ typedef struct h5_dentry {
     colldiag_layout *l;                  /* NULL: not built for this extent (or not buildable: why) */
     int by_hdf5;                         /* l finds addresses with HDF5's own lookup (h5_coord_resolve) */
     uint64_t defers;                     /* collective calls at this extent that HDF5 ran rather than flush (h5_defer_fetch) */
+    /* What this rank's collective calls alone saw, and so every rank alike (h5_small_first_call): the
+       extent of the last one, how many of them at it HDF5 ran without an agreement, whether the chunk
+       index was read at it. An independent call changes rank, dims and l above on its rank alone. */
+    int u_rank, u_fetched;
+    hsize_t u_dims[COLLDIAG_MAX_RANK];
+    uint64_t u_defers;
     hsize_t cdims[COLLDIAG_MAX_RANK];    /* chunk dims (chunked) */
     char never[256];                     /* set once: why this dataset never runs through colldiag */
     char why[256];                       /* why l could not be built for this extent */
@@ -8226,6 +8232,22 @@ static void h5_drop_layout(h5_dentry *e, int rank, const hsize_t *dims)
     memcpy(e->dims, dims, (size_t)rank * sizeof *dims);
 }
 
+/* The extent of this collective call, in the view of the collective calls alone (e->u_*), which
+   h5_small_first_call decides on: a rank's own layout and extent are not alike everywhere (one rank's
+   independent call at an extent the dataset later leaves drops its layout there alone; test_h5accel
+   part L: deciding on them, that rank left the call to HDF5 while the others waited in the
+   agreement). */
+static void h5_collective_extent(h5_dentry *e, int rank, const hsize_t *dims)
+{
+    int same = e->u_rank == rank;
+    for (int d = 0; same && d < rank; d++) same = e->u_dims[d] == dims[d];
+    if (same) return;
+    e->u_rank = rank;
+    memcpy(e->u_dims, dims, (size_t)rank * sizeof *dims);
+    e->u_defers = 0;
+    e->u_fetched = 0;
+}
+
 /* A layout for the dataset's current extent: contiguous at H5Dget_offset, or chunked with lazy
    addresses found through the opened index ix (copied). */
 static int h5_build_layout(hid_t dset, h5_dentry *e, int rank, const hsize_t *dims, const ix_index *ix)
@@ -8295,6 +8317,8 @@ static void h5_fetch_index(hid_t dset, h5_dentry *e, colldiag_file *f, int rank,
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, f->comm);
     MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, 0, f->comm);
     m.ix.r.fh = f->fh; /* each rank's own handle */
+    h5_collective_extent(e, rank, dims); /* every rank is here: the shortcut stops at this extent */
+    e->u_fetched = 1;
     if (all && m.ok) {
         h5_build_layout(dset, e, rank, dims, &m.ix);
     } else {
@@ -8479,12 +8503,12 @@ static const char h5_small_call_why[] = "reading the chunk index needs a file fl
    small variables once: every call is one). Only where every input is the same on every rank, so
    that every rank decides alike: the environment is rank 0's on every rank (h5_env_uniform: the
    preload), the file's metadata reads are collective (then HDF5's own lookup is never used and a
-   dataset's addresses are only ever read in collective calls, by every rank together: whether they
-   are known at this extent is the same everywhere; HDF5 itself needs every rank to set
-   H5Pset_all_coll_metadata_ops alike), the dataset's storage, type and extent are the dataset's,
-   and its bytes stay below COLLDIAG_H5_FETCH_BYTES (no rank's call can then move that much) while
-   HDF5 has run fewer than COLLDIAG_H5_FETCH_CALLS of its calls at this extent (e->defers, counted
-   alike on every rank). 1: HDF5 runs the call (counted in e->defers). */
+   dataset's index is only ever read in collective calls, by every rank together; HDF5 itself needs
+   every rank to set H5Pset_all_coll_metadata_ops alike), the dataset's storage, type and extent are
+   the dataset's, and its bytes stay below COLLDIAG_H5_FETCH_BYTES (no rank's call can then move that
+   much) while, at this extent, the index has not been read and HDF5 has run fewer than
+   COLLDIAG_H5_FETCH_CALLS of the collective calls (e->u_*: counted by the collective calls alone, so
+   alike on every rank). 1: HDF5 runs the call. */
 /* This rank's COLLDIAG_H5_FETCH_BYTES (default 1 MiB) and COLLDIAG_H5_FETCH_CALLS (default 2). */
 static void h5_fetch_env(uint64_t *bytes, uint64_t *calls)
 {
@@ -8496,15 +8520,16 @@ static void h5_fetch_env(uint64_t *bytes, uint64_t *calls)
 static int h5_small_first_call(h5_dentry *e, const h5_fentry *fe, int rank, const hsize_t *dims)
 {
     if (!h5_env_uniform || !e || rank < 1 || fe->f->comm == MPI_COMM_NULL || fe->md_local || !e->chunked || e->never[0]) return 0;
-    const int same = h5_extent_is(e, rank, dims);
-    if (same && (e->l || e->why[0])) return 0; /* the addresses are known, or known not to be readable */
+    h5_collective_extent(e, rank, dims);
+    if (e->u_fetched) return 0; /* the index was read at this extent: the addresses are known, or known not to be readable */
     uint64_t min_bytes, max_defers;
     h5_fetch_env(&min_bytes, &max_defers);
     double bytes = (double)H5Tget_size(e->type);
     for (int d = 0; d < rank; d++) bytes *= (double)dims[d];
-    if (!(bytes < (double)min_bytes) || (same ? e->defers : 0) >= max_defers) return 0;
-    if (!same) h5_drop_layout(e, rank, dims); /* as h5_prepare would: defers start again at a new extent */
-    e->defers++;
+    if (!(bytes < (double)min_bytes) || e->u_defers >= max_defers) return 0;
+    if (!h5_extent_is(e, rank, dims)) h5_drop_layout(e, rank, dims); /* as h5_prepare would: defers start again */
+    e->u_defers++;
+    e->defers++; /* for the agreement of a later call at this extent (h5_defer_fetch) */
     return 1;
 }
 

@@ -1605,6 +1605,107 @@ static void address_cache(void)
     free(batch);
 }
 
+/* L. The no-agreement shortcut (h5_small_first_call) decides on what every rank saw alike: a rank's
+   own independent call must not change it. A small extendible dataset of a file with collective
+   metadata reads, h5_env_uniform set (the preload's): two collective calls refused without an
+   agreement, the third reads the index and runs; the dataset grows; one rank (the first, or the
+   last) alone makes an independent call at the new extent (refused: its addresses are not known
+   there; it drops its layout); the dataset shrinks back to a chunk boundary (nothing pruned); then
+   collective calls until one runs through colldiag (at most three: the lone rank's addresses are
+   read again at the third). Deciding on its own extent, the lone rank used to leave the first of
+   them to HDF5 while the others waited in the agreement: a hang. Every rank's answer is compared on
+   every call, and every value of the file checked. Then the dataset grows again: the first call is
+   refused without an agreement on every rank (PMPI counts), the count starting again alike. */
+static void shortcut_uniform(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/h5accel_uniform.h5", dir);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    H5Pset_all_coll_metadata_ops(fapl, 1);
+    H5Pset_coll_metadata_write(fapl, 1);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl), dx = coll_dxpl(), ix = H5Pcreate(H5P_DATASET_XFER);
+    H5Pclose(fapl);
+    colldiag_xfer *x = NULL;
+    colldiag_xfer_create(&x);
+    h5_env_uniform = 1;
+    const hsize_t W = 10;
+    int k = 90;
+    for (int lone = 0; lone < 2; lone++) { /* the rank alone: 0 the first, 1 the last */
+        const int who = lone ? P - 1 : 0;
+        char name[16];
+        snprintf(name, sizeof name, "u%d", lone);
+        hid_t ds = chunked_2d(f, name, 10, W, 5, 4, 1);
+        /* steps: 0-2 collective at 10 rows (refused, refused, runs); 3 grown to 15, the lone rank's
+           independent call; 4-6 shrunk to 10, collective until one runs; 7 grown to 15, collective */
+        int ran_after_shrink = 0;
+        for (int step = 0; step < 8; step++, k++) {
+            snprintf(g_case, sizeof g_case, "shortcut uniform: lone rank %d, step %d", who, step);
+            if (step == 3 || step == 4 || step == 7) {
+                hsize_t nd[2] = {step == 4 ? 10 : 15, W};
+                CHECK(H5Dset_extent(ds, nd) >= 0, "H5Dset_extent failed");
+            }
+            if (step == 3) { /* the lone rank's independent call of one row; the others call nothing */
+                if (me == who) {
+                    hid_t fs = rows(ds, 0, 1);
+                    hsize_t mn = W;
+                    hid_t ms = H5Screate_simple(1, &mn, NULL);
+                    uint32_t *v = row_values(k, 0, 1, W, 0);
+                    const int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, fs, ix, v, x);
+                    CHECK(rc == COLLDIAG_ERR_UNSUPPORTED, "the independent call: rc %s, expected it refused (%s)", colldiag_strerror(rc),
+                          colldiag_xfer_errmsg(x));
+                    free(v);
+                    H5Sclose(ms);
+                    H5Sclose(fs);
+                }
+                MPI_Barrier(MPI_COMM_WORLD);
+                continue; /* not written: the next step's call writes every row */
+            }
+            if (ran_after_shrink && step < 7) continue;
+            hid_t sp = H5Dget_space(ds);
+            hsize_t d[2];
+            H5Sget_simple_extent_dims(sp, d, NULL);
+            H5Sclose(sp);
+            const hsize_t r0 = (hsize_t)me * d[0] / (hsize_t)P, r1 = (hsize_t)(me + 1) * d[0] / (hsize_t)P, mn = r1 > r0 ? (r1 - r0) * W : 1;
+            hid_t fs = rows(ds, r0, r1), ms = H5Screate_simple(1, &mn, NULL);
+            if (r1 == r0) H5Sselect_none(ms);
+            uint32_t *v = row_values(k, r0, r1, W, 0);
+            pmpi_reset();
+            const int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, fs, dx, v, x);
+            const uint64_t comm = g_pmpi.comm_calls;
+            /* every rank's answer, compared: one road for all */
+            int mine[2] = {rc, -rc}, red[2];
+            MPI_Allreduce(mine, red, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            CHECK(red[0] == -red[1], "the ranks answered differently (from %d to %d)", -red[1], red[0]);
+            if (step >= 4 && step <= 6) {
+                ran_after_shrink = rc == 0;
+                CHECK(rc == 0 || (rc == COLLDIAG_ERR_UNSUPPORTED && strstr(colldiag_xfer_errmsg(x), "needs a file flush")),
+                      "rc %s (%s), expected the call run or left to HDF5 for the flush", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+                CHECK(rc == 0 || step < 6, "no call ran through colldiag after the shrink (%s)", colldiag_xfer_errmsg(x));
+            } else if (step == 2) {
+                CHECK(rc == 0, "rc %s, expected the call to run through colldiag (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+            } else {
+                CHECK(rc == COLLDIAG_ERR_UNSUPPORTED && strstr(colldiag_xfer_errmsg(x), "needs a file flush"), "rc %s (%s), expected the flush reason",
+                      colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+                CHECK(comm == 0, "%llu reductions of colldiag's, expected none", (unsigned long long)comm);
+            }
+            if (rc) CHECK(H5Dwrite(ds, H5T_NATIVE_UINT32, ms, fs, dx, v) >= 0, "HDF5's own call failed");
+            H5Fflush(f, H5F_SCOPE_GLOBAL);
+            MPI_Barrier(MPI_COMM_WORLD);
+            check_file(ds, k, "after the call", NULL);
+            free(v);
+            H5Sclose(ms);
+            H5Sclose(fs);
+        }
+        H5Dclose(ds);
+    }
+    h5_env_uniform = 0;
+    colldiag_xfer_free(x);
+    H5Pclose(ix);
+    H5Pclose(dx);
+    file_close(f);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -1638,6 +1739,7 @@ int main(int argc, char **argv)
     small_first_calls();
     many_datasets();
     shrink_across_chunk();
+    shortcut_uniform();
     const int rc = test_summary("test_h5accel");
     MPI_Finalize();
     return rc;
