@@ -18,12 +18,13 @@
  * what every rank wrote; a twin dataset in each file gets the same writes, in file B half the rounds in
  * one colldiag_h5_write_multi call with the dataset; a quarter of the cases find chunk addresses by HDF5's
  * lookup, the others by the bridge's own walk of the index, a third of those leaving small calls to HDF5
- * until the third at an extent), and random reads of file B go through colldiag_h5_read and H5Dread into
+ * until the third at an extent: half of these on files with collective metadata, netCDF-4's, with the
+ * preload's no-agreement shortcut for them), and random reads of file B go through colldiag_h5_read and H5Dread into
  * buffers prefilled alike: every byte of the two buffers must match. Any difference prints the case
  * and exits 1; every rank checks its own buffers and the outcome is agreed. --strict-hdf5 1 also fails
  * when HDF5's own file differs from the image (ROMIO: see docs/hdf5.md). */
 #define _GNU_SOURCE
-#include "colldiag.h"
+#include "../colldiag.c" /* one translation unit with the kit: the preload's h5_env_uniform (coll_md cases) */
 #include <hdf5.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -82,10 +83,15 @@ static void value(int r, uint64_t k, size_t es, unsigned char *out)
     memcpy(out, &v, es);
 }
 
-static hid_t open_file(const char *path, const dcase *c, int create)
+/* coll_md: metadata reads and writes collective (H5Pset_all_coll_metadata_ops, netCDF-4's files) */
+static hid_t open_file(const char *path, const dcase *c, int create, int coll_md)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), fcpl = H5Pcreate(H5P_FILE_CREATE);
     H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    if (coll_md) {
+        H5Pset_all_coll_metadata_ops(fapl, 1);
+        H5Pset_coll_metadata_write(fapl, 1);
+    }
     if (c->latest) H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
     if (c->ub) H5Pset_userblock(fcpl, 512);
     hid_t f = create ? H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl) : H5Fopen(path, H5F_ACC_RDWR, fapl);
@@ -304,16 +310,21 @@ static int run_case(long cs, uint64_t seed, const char *dir)
     char pa[512], pb[512];
     snprintf(pa, sizeof pa, "%s/fuzz_h5_a.h5", dir);
     snprintf(pb, sizeof pb, "%s/fuzz_h5_b.h5", dir);
-    hid_t fa = open_file(pa, &c, 1), fb = open_file(pb, &c, 1);
+    /* how the bridge finds chunk addresses: half the cases its own walk of the index read from the file
+       (the lookup budget 0), half the default (HDF5's lookup for indexes this small); drawn outside the
+       case generator, like the twin's rounds, so that replayed cases keep their selections */
+    const uint64_t way = mix(seed * 104729u + (uint64_t)cs) % 4;
+    /* half of the index-walk cases with the default FETCH_CALLS: files with collective metadata
+       (netCDF-4's) and the preload's h5_env_uniform, so that small calls are left to HDF5 without an
+       agreement (h5_small_first_call) and every rank must still decide alike, whatever the rounds do */
+    const int coll_md = way == 1 && mix(seed * 15485863u + (uint64_t)cs) % 2 == 0;
+    h5_env_uniform = coll_md;
+    hid_t fa = open_file(pa, &c, 1, coll_md), fb = open_file(pb, &c, 1, coll_md);
     hid_t da = make_dataset(fa, &c, "d"), db = make_dataset(fb, &c, "d");
     /* a twin of the dataset in each file, written with the same arguments every round: by HDF5 in
        file A and, in the rounds drawn for it, together with "d" in one colldiag_h5_write_multi call in
        file B (HDF5 1.14's H5Dwrite_multi on 1.10), else by HDF5 */
     hid_t ta = make_dataset(fa, &c, "t"), tb = make_dataset(fb, &c, "t");
-    /* how the bridge finds chunk addresses: half the cases its own walk of the index read from the file
-       (the lookup budget 0), half the default (HDF5's lookup for indexes this small); drawn outside the
-       case generator, like the twin's rounds, so that replayed cases keep their selections */
-    const uint64_t way = mix(seed * 104729u + (uint64_t)cs) % 4;
     if (way) setenv("COLLDIAG_H5_LOOKUP_BUDGET", "0", 1);
     else unsetenv("COLLDIAG_H5_LOOKUP_BUDGET");
     /* with the index walk, a third of the cases keep the default (small calls run in HDF5 until the third
