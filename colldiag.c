@@ -158,12 +158,18 @@ const char *colldiag_strerror(int code)
 
 const char *colldiag_last_errmsg(void) { return cd_errbuf; }
 
+/* This process's rank in MPI_COMM_WORLD for messages (-1 before MPI starts). Remembered: a process
+   keeps its rank, and every call HDF5 runs under the preload's acceleration formats a reason with it
+   (three MPI queries, ~1 us, each time). */
 static int cd_world_rank(void)
 {
+    static int known = -1;
+    if (known >= 0) return known;
     int init = 0, fin = 0, r = -1;
     MPI_Initialized(&init);
     MPI_Finalized(&fin);
     if (init && !fin) MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    known = r;
     return r;
 }
 
@@ -7628,24 +7634,33 @@ static int h5_never_transform(void *e, size_t n, colldiag_direction_t d, void *c
     return -1;
 }
 
-/* Every DXPL setting HDF5 1.10 reads for a parallel transfer, into x. The four without public getters in
-   1.10 are read by their property names (H5Dprivate.h: H5D_XFER_MPIO_CHUNK_OPT_HARD_NAME, ...). */
-static int h5_dxpl_settings(hid_t dxpl, colldiag_xfer *x, const char *fn)
+/* The DXPL's transfer mode (what a call needs to know before h5_small_first_call). */
+static int h5_dxpl_mode(hid_t dxpl, H5FD_mpio_xfer_t *mode, const char *fn)
 {
-    H5FD_mpio_xfer_t mode = H5FD_MPIO_INDEPENDENT;
+    *mode = H5FD_MPIO_INDEPENDENT;
+    if (H5Pget_dxpl_mpio(dxpl == H5P_DEFAULT ? H5P_DATASET_XFER_DEFAULT : dxpl, mode) < 0)
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "dxpl is not a dataset transfer property list");
+    return 0;
+}
+
+/* The mode (set in x first: a call that fails to read the rest still knows whether it is collective)
+   and the rest of the DXPL's settings, into x. The four without public getters in 1.10 are read by
+   their property names (H5Dprivate.h: H5D_XFER_MPIO_CHUNK_OPT_HARD_NAME, ...). */
+static int h5_dxpl_rest(hid_t dxpl, H5FD_mpio_xfer_t mode, colldiag_xfer *x, const char *fn)
+{
     H5FD_mpio_chunk_opt_t hard = H5FD_MPIO_CHUNK_DEFAULT;
     H5FD_mpio_collective_opt_t copt = H5FD_MPIO_COLLECTIVE_IO;
     unsigned num = 0, ratio = 60;
     hid_t p = dxpl == H5P_DEFAULT ? H5P_DATASET_XFER_DEFAULT : dxpl;
-    if (H5Pget_dxpl_mpio(p, &mode) < 0) return cd_fail(COLLDIAG_ERR_ARG, fn, "dxpl is not a dataset transfer property list");
+    int rc = colldiag_set_dxpl_mpio(x, mode == H5FD_MPIO_COLLECTIVE ? COLLDIAG_MPIO_COLLECTIVE : COLLDIAG_MPIO_INDEPENDENT);
+    if (rc) return rc;
     herr_t e = 0;
     e |= H5Pget(p, "mpio_chunk_opt_hard", &hard);
     e |= H5Pget(p, "mpio_chunk_opt_num", &num);
     e |= H5Pget(p, "mpio_chunk_opt_ratio", &ratio);
     e |= H5Pget(p, "mpio_collective_opt", &copt);
     if (e < 0) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot read the DXPL's mpio_chunk_opt_* properties (not HDF5 1.10?)");
-    int rc = colldiag_set_dxpl_mpio(x, mode == H5FD_MPIO_COLLECTIVE ? COLLDIAG_MPIO_COLLECTIVE : COLLDIAG_MPIO_INDEPENDENT);
-    if (!rc) rc = colldiag_set_dxpl_mpio_chunk_opt(x, (colldiag_chunk_opt_t)hard);
+    rc = colldiag_set_dxpl_mpio_chunk_opt(x, (colldiag_chunk_opt_t)hard);
     if (!rc) rc = colldiag_set_dxpl_mpio_chunk_opt_num(x, num);
     if (!rc) rc = colldiag_set_dxpl_mpio_chunk_opt_ratio(x, ratio);
     if (!rc) rc = colldiag_set_dxpl_mpio_collective_opt(x, (colldiag_collective_opt_t)copt);
@@ -7653,6 +7668,14 @@ static int h5_dxpl_settings(hid_t dxpl, colldiag_xfer *x, const char *fn)
     xl = H5Pget_data_transform(p, NULL, 0); /* "not set" is an HDF5 error (the caller's H5E_BEGIN_TRY keeps it off stderr) */
     if (!rc) rc = colldiag_set_data_transform(x, xl > 0 ? h5_never_transform : NULL, NULL); /* a reused x forgets the last */
     return rc;
+}
+
+/* Every DXPL setting HDF5 1.10 reads for a parallel transfer, into x. */
+static int h5_dxpl_settings(hid_t dxpl, colldiag_xfer *x, const char *fn)
+{
+    H5FD_mpio_xfer_t mode;
+    const int rc = h5_dxpl_mode(dxpl, &mode, fn);
+    return rc ? rc : h5_dxpl_rest(dxpl, mode, x, fn);
 }
 
 /* The file's MPI-IO handle and this rank's place in its communicator, all local calls: an independent
@@ -8552,26 +8575,38 @@ static int h5_small_first_call(hid_t dset, h5_dentry *e, const h5_fentry *fe, in
     return 1;
 }
 
+/* The dataset's entry (NULL: no memory) and current extent (rank < 1: unreadable), for h5_prepare;
+   notes a shrink across a chunk in the file's entry (h5_shrunk_why). Local. */
+typedef struct {
+    h5_dentry *e;
+    int rank;
+    hsize_t dims[COLLDIAG_MAX_RANK], maxd[COLLDIAG_MAX_RANK];
+} h5_located;
+
+static void h5_locate(hid_t dset, const H5O_info_t *oi, h5_fentry *fe, h5_located *lo)
+{
+    h5_dentry *e = lo->e = h5_dataset(dset, oi);
+    const int rank = lo->rank = h5_extent(dset, lo->dims, lo->maxd);
+    int smaller = 0;
+    for (int d = 0; e && rank > 0 && e->rank == rank && d < rank; d++) smaller |= lo->dims[d] < e->dims[d];
+    if (smaller) h5_learn(dset, e); /* rare: the chunk dims tell a shrink across a chunk (h5_shrunk_why) */
+    for (int d = 0; smaller && e->chunked && d < rank; d++)
+        if (lo->dims[d] < e->dims[d] && lo->dims[d] % e->cdims[d]) fe->shrunk = 1;
+}
+
 static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t mem_space, hid_t file_space, const colldiag_xfer *x,
-                       int dir, int collective, h5_fentry *fe, h5_dentry **ep, colldiag_sel **fsp_out, colldiag_sel **msp_out, int *rankp,
+                       int dir, int collective, h5_fentry *fe, const h5_located *lo, colldiag_sel **fsp_out, colldiag_sel **msp_out,
                        hsize_t *dims, int *needp, char *why, size_t wl)
 {
     colldiag_sel *fs = NULL, *ms = NULL;
-    h5_dentry *e = h5_dataset(dset, oi);
-    hsize_t maxd[COLLDIAG_MAX_RANK];
-    const int rank = h5_extent(dset, dims, maxd);
-    int need = 0, lookup = 0, smaller = 0;
-    for (int d = 0; e && rank > 0 && e->rank == rank && d < rank; d++) smaller |= dims[d] < e->dims[d];
-    if (smaller) h5_learn(dset, e); /* rare: the chunk dims tell a shrink across a chunk (h5_shrunk_why) */
-    for (int d = 0; smaller && e->chunked && d < rank; d++)
-        if (dims[d] < e->dims[d] && dims[d] % e->cdims[d]) fe->shrunk = 1;
-    if (collective == 2 && h5_small_first_call(dset, e, fe, rank, dims)) { /* HDF5 runs it, decided alike on every rank */
-        *ep = e;
-        *fsp_out = *msp_out = NULL;
-        *rankp = rank;
-        *needp = 2;
-        return;
-    }
+    h5_dentry *e = lo->e;
+    const int rank = lo->rank;
+    const hsize_t *maxd = lo->maxd;
+    memcpy(dims, lo->dims, sizeof lo->dims);
+    int need = 0, lookup = 0;
+    *fsp_out = *msp_out = NULL;
+    *needp = 0;
+    if (why[0]) return; /* the caller's reason already (the DXPL's settings unreadable) */
     if (e) h5_learn(dset, e);
     if (!e) snprintf(why, wl, "no memory for the dataset's cache entry");
     else if (rank < 1) snprintf(why, wl, "cannot read the dataset's extent");
@@ -8623,10 +8658,8 @@ static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t m
         }
         if (file_space == H5S_ALL && fsp >= 0) H5Sclose(fsp);
     }
-    *ep = e;
     *fsp_out = fs;
     *msp_out = ms;
-    *rankp = rank;
     *needp = need;
 }
 
@@ -8655,34 +8688,49 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
 {
     if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
     const colldiag_chunk_opt_t asked = x->set.chunk_opt;
-    int rc = h5_dxpl_settings(dxpl, x, fn);
+    H5FD_mpio_xfer_t mode = H5FD_MPIO_INDEPENDENT;
+    int rc = h5_dxpl_mode(dxpl, &mode, fn);
     if (rc) { snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf); return rc; }
-    x->set.chunk_opt = asked == COLLDIAG_MPIO_CHUNK_DEFAULT ? COLLDIAG_MPIO_CHUNK_AUTO : asked; /* the scheme is colldiag's */
-    const int collective = x->set.mode == COLLDIAG_MPIO_COLLECTIVE;
+    const int collective = mode == H5FD_MPIO_COLLECTIVE;
     H5O_info_t oi;
     h5_fentry *fe = NULL;
     if (h5_identify(dset, &oi)) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
     if (!rc) rc = h5_bridge_file(dset, oi.fileno, collective, &fe, fn); /* collective calls meet here first */
     colldiag_file *f = fe ? fe->f : NULL;
+    h5_located lo;
+    if (!rc) h5_locate(dset, &oi, fe, &lo);
+    if (!rc && collective && h5_small_first_call(dset, lo.e, fe, lo.rank, lo.dims)) {
+        /* HDF5 runs it, decided alike on every rank without an agreement, before the rest of the DXPL is
+           read (its data transform costs an HDF5 error pushed and cleared: ~3.6 us, a tenth of such a
+           call). The reason as far as this rank knows the dataset (the decision is alike everywhere, the
+           words need not be). */
+        const h5_dentry *e = lo.e;
+        rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", !e->learned ? h5_unlearned_why : e->never[0] ? e->never : h5_small_call_why);
+    }
     if (rc) {
         x->set.chunk_opt = asked;
         snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
         return rc;
     }
-    /* from here on a collective call reaches colldiag's agreement on every rank, whatever it finds */
+    /* from here on a collective call reaches colldiag's agreement on every rank, whatever it finds (a
+       DXPL whose settings cannot be read included: every rank then leaves the call to HDF5) */
     char why[512] = "";
+    const int rest = h5_dxpl_rest(dxpl, mode, x, fn);
+    if (rest) {
+        if (!collective) {
+            x->set.chunk_opt = asked;
+            snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
+            return rest;
+        }
+        h5_copy(why, sizeof why, cd_errbuf);
+    }
+    x->set.chunk_opt = asked == COLLDIAG_MPIO_CHUNK_DEFAULT ? COLLDIAG_MPIO_CHUNK_AUTO : asked; /* the scheme is colldiag's */
     colldiag_sel *fs = NULL, *ms = NULL;
     hsize_t dims[COLLDIAG_MAX_RANK];
-    h5_dentry *e = NULL;
-    int rank = 0, need = 0;
-    h5_prepare(dset, &oi, mem_type, mem_space, file_space, x, dir, collective ? 2 : 0, fe, &e, &fs, &ms, &rank, dims, &need, why, sizeof why);
-    if (need == 2) { /* left to HDF5 on every rank without an agreement (h5_small_first_call) */
-        x->set.chunk_opt = asked;
-        /* the reason as far as this rank knows the dataset (the decision is alike everywhere, the words need not be) */
-        rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", !e->learned ? h5_unlearned_why : e->never[0] ? e->never : h5_small_call_why);
-        snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
-        return rc;
-    }
+    h5_dentry *e = lo.e;
+    const int rank = lo.rank;
+    int need = 0;
+    h5_prepare(dset, &oi, mem_type, mem_space, file_space, x, dir, collective, fe, &lo, &fs, &ms, dims, &need, why, sizeof why);
     h5_fetch_env(&x->env_fetch_bytes, &x->env_fetch_calls); /* for the agreement: rank 0's decide (h5_defer_fetch) */
     for (int attempt = 0;; attempt++) {
         if (why[0] || need) {
@@ -8792,8 +8840,14 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
         char w[448] = "";
         if (ie < 0) snprintf(w, sizeof w, "not an open dataset");
         else if (oi.fileno != oi0.fileno) snprintf(w, sizeof w, "in another file than dataset 0 (one call moves one file's datasets)");
-        else h5_prepare(dsets[i], &oi, mem_types[i], mem_spaces[i], file_spaces[i], x, dir, collective, fe, &e[i], &fs[i], &ms[i], &rk[i], dims[i],
-                        &need[i + 1], w, sizeof w);
+        else {
+            h5_located lo;
+            h5_locate(dsets[i], &oi, fe, &lo);
+            e[i] = lo.e;
+            rk[i] = lo.rank;
+            h5_prepare(dsets[i], &oi, mem_types[i], mem_spaces[i], file_spaces[i], x, dir, collective, fe, &lo, &fs[i], &ms[i], dims[i],
+                       &need[i + 1], w, sizeof w);
+        }
         if (w[0]) snprintf(why, sizeof why, "dataset %zu: %s", i, w);
     }
     /* the chunk indexes some rank lacks, read together (collective: flush and read), unless a dataset
