@@ -7634,12 +7634,47 @@ static int h5_never_transform(void *e, size_t n, colldiag_direction_t d, void *c
     return -1;
 }
 
+/* Reading a DXPL's settings costs ~8 us a call (five H5Pget through HDF5's skip lists, and the absence
+   of a data transform is an HDF5 error, pushed and cleared): a quarter of what a warm small call adds
+   to colldiag's own. A caller that sees every change a program can make to them sets h5_plist_watched
+   and counts each change in h5_plist_gen: the preload, which wraps H5Pset_dxpl_mpio and its four
+   siblings, H5Pset_data_transform, H5Pset, H5Premove, H5Pcopy_prop and H5close. The last DXPL's
+   settings are then remembered until the count moves (HDF5 1.10 never gives a closed list's id to
+   another while the library is open; H5close moves the count). Without the watch, every call reads
+   them. */
+static int h5_plist_watched;
+static unsigned long h5_plist_gen;
+static struct {
+    int valid, rest; /* rest: the settings after the mode are read too */
+    hid_t id;
+    unsigned long gen;
+    H5FD_mpio_xfer_t mode;
+    H5FD_mpio_chunk_opt_t hard;
+    H5FD_mpio_collective_opt_t copt;
+    unsigned num, ratio;
+    int xform;
+} h5_dxpl_seen;
+
+static int h5_dxpl_remembered(hid_t p)
+{
+    return h5_plist_watched && h5_dxpl_seen.valid && h5_dxpl_seen.id == p && h5_dxpl_seen.gen == h5_plist_gen;
+}
+
 /* The DXPL's transfer mode (what a call needs to know before h5_small_first_call). */
 static int h5_dxpl_mode(hid_t dxpl, H5FD_mpio_xfer_t *mode, const char *fn)
 {
+    const hid_t p = dxpl == H5P_DEFAULT ? H5P_DATASET_XFER_DEFAULT : dxpl;
+    if (h5_dxpl_remembered(p)) {
+        *mode = h5_dxpl_seen.mode;
+        return 0;
+    }
     *mode = H5FD_MPIO_INDEPENDENT;
-    if (H5Pget_dxpl_mpio(dxpl == H5P_DEFAULT ? H5P_DATASET_XFER_DEFAULT : dxpl, mode) < 0)
-        return cd_fail(COLLDIAG_ERR_ARG, fn, "dxpl is not a dataset transfer property list");
+    if (H5Pget_dxpl_mpio(p, mode) < 0) return cd_fail(COLLDIAG_ERR_ARG, fn, "dxpl is not a dataset transfer property list");
+    h5_dxpl_seen.valid = 1;
+    h5_dxpl_seen.rest = 0;
+    h5_dxpl_seen.id = p;
+    h5_dxpl_seen.gen = h5_plist_gen;
+    h5_dxpl_seen.mode = *mode;
     return 0;
 }
 
@@ -7654,19 +7689,36 @@ static int h5_dxpl_rest(hid_t dxpl, H5FD_mpio_xfer_t mode, colldiag_xfer *x, con
     hid_t p = dxpl == H5P_DEFAULT ? H5P_DATASET_XFER_DEFAULT : dxpl;
     int rc = colldiag_set_dxpl_mpio(x, mode == H5FD_MPIO_COLLECTIVE ? COLLDIAG_MPIO_COLLECTIVE : COLLDIAG_MPIO_INDEPENDENT);
     if (rc) return rc;
-    herr_t e = 0;
-    e |= H5Pget(p, "mpio_chunk_opt_hard", &hard);
-    e |= H5Pget(p, "mpio_chunk_opt_num", &num);
-    e |= H5Pget(p, "mpio_chunk_opt_ratio", &ratio);
-    e |= H5Pget(p, "mpio_collective_opt", &copt);
-    if (e < 0) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot read the DXPL's mpio_chunk_opt_* properties (not HDF5 1.10?)");
+    int xform;
+    if (h5_dxpl_remembered(p) && h5_dxpl_seen.rest) {
+        hard = h5_dxpl_seen.hard;
+        num = h5_dxpl_seen.num;
+        ratio = h5_dxpl_seen.ratio;
+        copt = h5_dxpl_seen.copt;
+        xform = h5_dxpl_seen.xform;
+    } else {
+        herr_t e = 0;
+        e |= H5Pget(p, "mpio_chunk_opt_hard", &hard);
+        e |= H5Pget(p, "mpio_chunk_opt_num", &num);
+        e |= H5Pget(p, "mpio_chunk_opt_ratio", &ratio);
+        e |= H5Pget(p, "mpio_collective_opt", &copt);
+        if (e < 0) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot read the DXPL's mpio_chunk_opt_* properties (not HDF5 1.10?)");
+        /* "not set" is an HDF5 error (the caller's H5E_BEGIN_TRY keeps it off stderr) */
+        xform = H5Pget_data_transform(p, NULL, 0) > 0;
+        if (h5_dxpl_remembered(p)) { /* the mode was read by this call (h5_dxpl_mode): the rest joins it */
+            h5_dxpl_seen.rest = 1;
+            h5_dxpl_seen.hard = hard;
+            h5_dxpl_seen.num = num;
+            h5_dxpl_seen.ratio = ratio;
+            h5_dxpl_seen.copt = copt;
+            h5_dxpl_seen.xform = xform;
+        }
+    }
     rc = colldiag_set_dxpl_mpio_chunk_opt(x, (colldiag_chunk_opt_t)hard);
     if (!rc) rc = colldiag_set_dxpl_mpio_chunk_opt_num(x, num);
     if (!rc) rc = colldiag_set_dxpl_mpio_chunk_opt_ratio(x, ratio);
     if (!rc) rc = colldiag_set_dxpl_mpio_collective_opt(x, (colldiag_collective_opt_t)copt);
-    ssize_t xl = -1;
-    xl = H5Pget_data_transform(p, NULL, 0); /* "not set" is an HDF5 error (the caller's H5E_BEGIN_TRY keeps it off stderr) */
-    if (!rc) rc = colldiag_set_data_transform(x, xl > 0 ? h5_never_transform : NULL, NULL); /* a reused x forgets the last */
+    if (!rc) rc = colldiag_set_data_transform(x, xform ? h5_never_transform : NULL, NULL); /* a reused x forgets the last */
     return rc;
 }
 
@@ -8409,7 +8461,19 @@ static int h5_sel_inconsistent(hid_t space, const colldiag_sel *s)
 
 /* The actual-mode properties HDF5 1.10 sets on the DXPL after a parallel transfer, with colldiag's
    answers: chunk optimisation as HDF5 names it (colldiag's own schemes, which HDF5 has no value for,
-   read NO_CHUNK_OPTIMIZATION), I/O mode and causes as colldiag reports them. H5P_DEFAULT cannot be set. */
+   read NO_CHUNK_OPTIMIZATION), I/O mode and causes as colldiag reports them. H5P_DEFAULT cannot be set.
+   Under the watch (h5_plist_watched: the preload, which also counts every call HDF5 runs, since HDF5
+   sets these itself) the four H5Pset (~4 us) are skipped when the list still holds the values this
+   function last set on it. */
+static struct {
+    int valid;
+    hid_t id;
+    unsigned long gen;
+    H5D_mpio_actual_chunk_opt_mode_t co;
+    H5D_mpio_actual_io_mode_t io;
+    uint32_t l, g;
+} h5_actual_set;
+
 static void h5_set_actual(hid_t dxpl, const colldiag_xfer *x)
 {
     if (dxpl == H5P_DEFAULT) return;
@@ -8417,10 +8481,20 @@ static void h5_set_actual(hid_t dxpl, const colldiag_xfer *x)
                                                                                           : H5D_MPIO_NO_CHUNK_OPTIMIZATION;
     H5D_mpio_actual_io_mode_t io = (H5D_mpio_actual_io_mode_t)x->io_mode_done;
     uint32_t l = x->local_cause, g = x->global_cause;
+    if (h5_plist_watched && h5_actual_set.valid && h5_actual_set.id == dxpl && h5_actual_set.gen == h5_plist_gen && h5_actual_set.co == co &&
+        h5_actual_set.io == io && h5_actual_set.l == l && h5_actual_set.g == g)
+        return;
     H5Pset(dxpl, "actual_chunk_opt_mode", &co);
     H5Pset(dxpl, "actual_io_mode", &io);
     H5Pset(dxpl, "local_no_collective_cause", &l);
     H5Pset(dxpl, "global_no_collective_cause", &g);
+    h5_actual_set.valid = 1;
+    h5_actual_set.id = dxpl;
+    h5_actual_set.gen = h5_plist_gen; /* the watcher does not count these four, set by colldiag itself */
+    h5_actual_set.co = co;
+    h5_actual_set.io = io;
+    h5_actual_set.l = l;
+    h5_actual_set.g = g;
 }
 
 /* Set by a caller that reports the call itself (the preload): COLLDIAG_REPORT is then not the bridge's. */

@@ -719,6 +719,9 @@ static int verify_file(const pattern *p, int i, const unsigned char *buf, const 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+#ifdef COLLDIAG_WITH_HDF5
+    h5_plist_watched = 1; /* as the preload, which counts every change to a DXPL: this program sets each before its first use */
+#endif
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     int tiny = argc > 1 && !strcmp(argv[1], "tiny");

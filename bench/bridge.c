@@ -62,6 +62,9 @@ static double batch_end(double t0, int n, void *r, const void *w, size_t bytes, 
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+#ifdef COLLDIAG_WITH_HDF5
+    h5_plist_watched = 1; /* as the preload, which counts every change to a DXPL: this program sets each before its first use */
+#endif
     int me, P;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &P);

@@ -113,6 +113,9 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     h5_env_uniform = 1; /* as the preload after MPI_Init: mpirun gave every rank this one environment */
+#ifdef COLLDIAG_WITH_HDF5
+    h5_plist_watched = 1; /* as the preload, which counts every change to a DXPL: this program sets each before its first use */
+#endif
     const char *dir = argc > 1 ? argv[1] : "/tmp";
     const int reps = argc > 2 ? atoi(argv[2]) : 5, nv = argc > 3 ? atoi(argv[3]) : 500;
     char path[512];

@@ -435,6 +435,7 @@ static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid
     if (acc && *acc && strcmp(acc, "0") && accelerate(wr, dset, mt, ms, fs, dxpl, wbuf, rbuf, mode, on, why, sizeof why))
         return 0; /* H5Dwrite/H5Dread's success */
     accel_why = why[0] ? why : NULL;
+    h5_plist_gen++; /* HDF5 runs the call: it sets the DXPL's actual-mode properties (h5_set_actual) */
     if (!on) return wr ? real_write(dset, mt, ms, fs, dxpl, wbuf) : real_read(dset, mt, ms, fs, dxpl, rbuf);
     /* HDF5 records its actual modes in the DXPL it is given; H5P_DEFAULT cannot be read back */
     hid_t use = dxpl == H5P_DEFAULT ? H5Pcreate(H5P_DATASET_XFER) : dxpl;
@@ -612,7 +613,47 @@ herr_t H5close(void)
     static herr_t (*real)(void);
     if (!real) real = (herr_t(*)(void))dlsym(RTLD_NEXT, "H5close");
     if (!cd_internal) h5_forget_files(NULL);
+    h5_plist_gen++; /* the ids start again: a new list could have the remembered one's */
     return real();
+}
+
+/* Every change a program can make to what the bridge reads from a DXPL (h5_dxpl_rest in colldiag.c:
+   the transfer mode, the chunk-opt settings, the data transform) passes through one of these, and each
+   counts in h5_plist_gen: the bridge then reads a DXPL's settings once, not at every call, and again
+   after any of them ran (on any list: a count, not a list of ids). Every call HDF5 runs counts too
+   (HDF5 sets the actual-mode properties): after an accelerated call the bridge sets them itself
+   (h5_set_actual), and skips that when nothing counted since it last did with the same values. Its
+   own four H5Pset of them are the only ones not counted. HDF5 runs each wrapped call unchanged. */
+__attribute__((constructor)) static void watch_plists(void) { h5_plist_watched = 1; }
+
+#define FORWARD(ret, name, params, args)                                                                                              \
+    ret name params                                                                                                                   \
+    {                                                                                                                                 \
+        static ret(*real) params;                                                                                                     \
+        if (!real) real = (ret(*) params)dlsym(RTLD_NEXT, #name);                                                                     \
+        h5_plist_gen++;                                                                                                               \
+        return real args;                                                                                                             \
+    }
+FORWARD(herr_t, H5Pset_dxpl_mpio, (hid_t p, H5FD_mpio_xfer_t m), (p, m))
+FORWARD(herr_t, H5Pset_dxpl_mpio_collective_opt, (hid_t p, H5FD_mpio_collective_opt_t m), (p, m))
+FORWARD(herr_t, H5Pset_dxpl_mpio_chunk_opt, (hid_t p, H5FD_mpio_chunk_opt_t m), (p, m))
+FORWARD(herr_t, H5Pset_dxpl_mpio_chunk_opt_num, (hid_t p, unsigned n), (p, n))
+FORWARD(herr_t, H5Pset_dxpl_mpio_chunk_opt_ratio, (hid_t p, unsigned n), (p, n))
+FORWARD(herr_t, H5Pset_data_transform, (hid_t p, const char *expr), (p, expr))
+FORWARD(herr_t, H5Premove, (hid_t p, const char *name), (p, name))
+FORWARD(herr_t, H5Pcopy_prop, (hid_t dst, hid_t src, const char *name), (dst, src, name))
+#undef FORWARD
+
+herr_t H5Pset(hid_t p, const char *name, const void *value)
+{
+    static herr_t (*real)(hid_t, const char *, const void *);
+    if (!real) real = (herr_t(*)(hid_t, const char *, const void *))dlsym(RTLD_NEXT, "H5Pset");
+    static const char *const ours[] = {"actual_chunk_opt_mode", "actual_io_mode", "local_no_collective_cause", "global_no_collective_cause"};
+    int counted = 1;
+    for (size_t i = 0; cd_internal && name && i < sizeof ours / sizeof ours[0]; i++)
+        if (!strcmp(name, ours[i])) counted = 0;
+    h5_plist_gen += (unsigned long)counted;
+    return real(p, name, value);
 }
 
 /* A shrink across a chunk marks the dataset's file (h5_shrunk_why in colldiag.c: HDF5 then runs its

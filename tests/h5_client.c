@@ -324,6 +324,94 @@ int main(int argc, char **argv)
         H5Pclose(dcpl);
         H5Sclose(sp);
     }
+    /* one DXPL kept and changed between calls, as programs do: what the bridge remembers of a DXPL under
+       the preload (colldiag.c, h5_dxpl_rest) must follow every change. Each step changes the list, then
+       writes and reads back with it: made independent, with rank 0 alone calling (a stale "collective"
+       would leave it waiting for the others: a hang); collective again with multi-chunk forced; a data
+       transform set, applied on the way in and out (a stale "no transform" would move raw values);
+       another transform. (H5Pcopy_prop of "data_transform" leaves 1.10.8's list without the property:
+       HDF5's own next call fails.) Every value read is checked against
+       what the transforms make of the values written. */
+    {
+        hid_t dc = H5Dopen2(file, "chunked", H5P_DEFAULT), fs = rows_space(dc, 0);
+        hssize_t n = H5Sget_select_npoints(fs);
+        hsize_t mn = (hsize_t)n;
+        hid_t ms = H5Screate_simple(1, &mn, NULL), d = xfer(1, -1, -1, -1, 0, NULL);
+        int *w = malloc((size_t)n * sizeof *w), *r = malloc((size_t)n * sizeof *r);
+        for (int step = 0; step < 5; step++) {
+            int coll = step != 1, mul = 1, add = 0; /* the transform: x * mul + add */
+            if (step == 1) H5Pset_dxpl_mpio(d, H5FD_MPIO_INDEPENDENT);
+            if (step == 2) { H5Pset_dxpl_mpio(d, H5FD_MPIO_COLLECTIVE); H5Pset_dxpl_mpio_chunk_opt(d, H5FD_MPIO_CHUNK_MULTI_IO); }
+            if (step == 3) { H5Pset_data_transform(d, "x*3"); mul = 3; }
+            if (step == 4) { H5Pset_data_transform(d, "x+7"); add = 7; }
+            if (coll || me == 0) {
+                for (hssize_t i = 0; i < n; i++) w[i] = 100000 * step + 1000 * me + (int)i;
+                if (H5Dwrite(dc, H5T_NATIVE_INT, ms, fs, d, w) < 0) bad++;
+                record("H5Dwrite", "chunked", d, coll);
+                memset(r, 0, (size_t)n * sizeof *r);
+                if (H5Dread(dc, H5T_NATIVE_INT, ms, fs, d, r) < 0) bad++;
+                record("H5Dread", "chunked", d, coll);
+                int wrong = 0;
+                for (hssize_t i = 0; i < n; i++) wrong += r[i] != (w[i] * mul + add) * mul + add;
+                if (wrong) { bad++; printf("rank %d: the reused DXPL, step %d: %d values read back wrong\n", me, step, wrong); }
+            } else {
+                ncall += 2; /* the calls' numbers are the same on every rank; only rank 0 made them */
+            }
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
+        free(w);
+        free(r);
+        H5Pclose(d);
+        H5Sclose(ms);
+        H5Sclose(fs);
+        H5Dclose(dc);
+    }
+    /* the actual-mode properties of a kept DXPL: after each call the program reads that call's answers,
+       whatever it or HDF5 set on the list before (under the preload the bridge skips setting the values
+       it set last unless something changed the list since: here the program's own H5Pset of them, and
+       a call HDF5 runs, a type conversion). The same call made again must read the same answers. */
+    {
+        hid_t dc = H5Dopen2(file, "chunked", H5P_DEFAULT), fs = rows_space(dc, 0), d = xfer(1, -1, -1, -1, 0, NULL);
+        hssize_t n = H5Sget_select_npoints(fs);
+        hsize_t mn = (hsize_t)n;
+        hid_t ms = H5Screate_simple(1, &mn, NULL);
+        int *w = calloc((size_t)n, sizeof *w);
+        double *wd = calloc((size_t)n, sizeof *wd);
+        unsigned first[4] = {0, 0, 0, 0};
+        for (int step = 0; step < 4; step++) {
+            if (step == 1) { /* the program's own values */
+                H5D_mpio_actual_chunk_opt_mode_t co = (H5D_mpio_actual_chunk_opt_mode_t)77;
+                H5D_mpio_actual_io_mode_t io = (H5D_mpio_actual_io_mode_t)77;
+                uint32_t c = 77;
+                H5Pset(d, "actual_chunk_opt_mode", &co);
+                H5Pset(d, "actual_io_mode", &io);
+                H5Pset(d, "local_no_collective_cause", &c);
+                H5Pset(d, "global_no_collective_cause", &c);
+            }
+            const int conv = step == 2;
+            if ((conv ? H5Dwrite(dc, H5T_NATIVE_DOUBLE, ms, fs, d, wd) : H5Dwrite(dc, H5T_NATIVE_INT, ms, fs, d, w)) < 0) bad++;
+            record("H5Dwrite", "chunked", d, 1);
+            H5D_mpio_actual_chunk_opt_mode_t co;
+            H5D_mpio_actual_io_mode_t io;
+            uint32_t l, g;
+            H5Pget_mpio_actual_chunk_opt_mode(d, &co);
+            H5Pget_mpio_actual_io_mode(d, &io);
+            H5Pget_mpio_no_collective_cause(d, &l, &g);
+            const unsigned now[4] = {(unsigned)co, (unsigned)io, l, g};
+            if (step == 0) memcpy(first, now, sizeof first);
+            else if (!conv && memcmp(first, now, sizeof first)) {
+                bad++;
+                printf("rank %d: the kept DXPL, step %d: actual modes %u %u %u %u, the same call first %u %u %u %u\n", me, step, now[0], now[1],
+                       now[2], now[3], first[0], first[1], first[2], first[3]);
+            }
+        }
+        free(w);
+        free(wd);
+        H5Pclose(d);
+        H5Sclose(ms);
+        H5Sclose(fs);
+        H5Dclose(dc);
+    }
     H5Fclose(file);
     H5Pclose(fapl);
     /* a file of this rank's own, without the MPI-IO driver: colldiag cannot plan it (and says why),
