@@ -1298,6 +1298,20 @@ static void bad_arguments(void)
     file_close(f);
 }
 
+/* A new file in dir whose metadata reads and writes are collective (netCDF-4's). */
+static hid_t coll_md_file(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    H5Pset_all_coll_metadata_ops(fapl, 1);
+    H5Pset_coll_metadata_write(fapl, 1);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    return f;
+}
+
 /* I. Small first calls decided without an agreement (h5_small_first_call, which the preload allows by
    setting h5_env_uniform), on a file whose metadata reads are collective (netCDF-4's): a dataset
    below COLLDIAG_H5_FETCH_BYTES has its first two collective calls at an extent refused on every
@@ -1307,14 +1321,7 @@ static void bad_arguments(void)
    call is refused after an agreement (reductions counted). Every value checked after every call. */
 static void small_first_calls(void)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/h5accel_small.h5", dir);
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
-    H5Pset_all_coll_metadata_ops(fapl, 1);
-    H5Pset_coll_metadata_write(fapl, 1);
-    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl), dx = coll_dxpl();
-    H5Pclose(fapl);
+    hid_t f = coll_md_file("h5accel_small.h5"), dx = coll_dxpl();
     colldiag_xfer *x = NULL;
     colldiag_xfer_create(&x);
     h5_env_uniform = 1;
@@ -1618,14 +1625,7 @@ static void address_cache(void)
    refused without an agreement on every rank (PMPI counts), the count starting again alike. */
 static void shortcut_uniform(void)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/h5accel_uniform.h5", dir);
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
-    H5Pset_all_coll_metadata_ops(fapl, 1);
-    H5Pset_coll_metadata_write(fapl, 1);
-    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl), dx = coll_dxpl(), ix = H5Pcreate(H5P_DATASET_XFER);
-    H5Pclose(fapl);
+    hid_t f = coll_md_file("h5accel_uniform.h5"), dx = coll_dxpl(), ix = H5Pcreate(H5P_DATASET_XFER);
     colldiag_xfer *x = NULL;
     colldiag_xfer_create(&x);
     h5_env_uniform = 1;
