@@ -17,8 +17,9 @@ static int me, P, bad;
 static FILE *own;
 static int ncall;
 
-/* The call's own record: HDF5's answer on this rank, read from the DXPL HDF5 filled in. */
-static void record_as(const char *op, const char *dset, hid_t dxpl, int coll, int plannable)
+/* The DXPL's actual-mode properties: chunk optimisation, I/O mode, local and global causes (H5P_DEFAULT,
+   which cannot be read back: none, no collective, no causes). */
+static void actual_modes(hid_t dxpl, unsigned m[4])
 {
     H5D_mpio_actual_chunk_opt_mode_t co = H5D_MPIO_NO_CHUNK_OPTIMIZATION;
     H5D_mpio_actual_io_mode_t io = H5D_MPIO_NO_COLLECTIVE;
@@ -28,9 +29,20 @@ static void record_as(const char *op, const char *dset, hid_t dxpl, int coll, in
         H5Pget_mpio_actual_io_mode(dxpl, &io);
         H5Pget_mpio_no_collective_cause(dxpl, &l, &g);
     }
+    m[0] = (unsigned)co;
+    m[1] = (unsigned)io;
+    m[2] = l;
+    m[3] = g;
+}
+
+/* The call's own record: HDF5's answer on this rank, read from the DXPL HDF5 filled in. */
+static void record_as(const char *op, const char *dset, hid_t dxpl, int coll, int plannable)
+{
+    unsigned m[4];
+    actual_modes(dxpl, m);
     fprintf(own, "{\"call\":%d,\"rank\":%d,\"op\":\"%s\",\"dataset\":\"/%s\",\"collective\":%s,\"known\":%s,\"chunk_opt\":%d,\"io_mode\":%d,"
                  "\"local_cause\":%u,\"global_cause\":%u,\"plannable\":%s}\n",
-            ncall++, me, op, dset, coll ? "true" : "false", dxpl != H5P_DEFAULT ? "true" : "false", (int)co, (int)io, l, g,
+            ncall++, me, op, dset, coll ? "true" : "false", dxpl != H5P_DEFAULT ? "true" : "false", (int)m[0], (int)m[1], m[2], m[3],
             plannable ? "true" : "false");
     fflush(own);
 }
@@ -391,13 +403,8 @@ int main(int argc, char **argv)
             const int conv = step == 2;
             if ((conv ? H5Dwrite(dc, H5T_NATIVE_DOUBLE, ms, fs, d, wd) : H5Dwrite(dc, H5T_NATIVE_INT, ms, fs, d, w)) < 0) bad++;
             record("H5Dwrite", "chunked", d, 1);
-            H5D_mpio_actual_chunk_opt_mode_t co;
-            H5D_mpio_actual_io_mode_t io;
-            uint32_t l, g;
-            H5Pget_mpio_actual_chunk_opt_mode(d, &co);
-            H5Pget_mpio_actual_io_mode(d, &io);
-            H5Pget_mpio_no_collective_cause(d, &l, &g);
-            const unsigned now[4] = {(unsigned)co, (unsigned)io, l, g};
+            unsigned now[4];
+            actual_modes(d, now);
             if (step == 0) memcpy(first, now, sizeof first);
             else if (!conv && memcmp(first, now, sizeof first)) {
                 bad++;

@@ -1312,6 +1312,20 @@ static hid_t coll_md_file(const char *name)
     return f;
 }
 
+/* The end of a call of every rank's rows (values val(k, .)) that colldiag_h5_write answered rc: HDF5's
+   own call where colldiag refused, as the preload does; then every element checked through HDF5 on
+   every rank. Frees v and closes both spaces. */
+static void finish_rows_call(hid_t f, hid_t ds, hid_t ms, hid_t fs, hid_t dx, uint32_t *v, int rc, int k)
+{
+    if (rc) CHECK(H5Dwrite(ds, H5T_NATIVE_UINT32, ms, fs, dx, v) >= 0, "HDF5's own call failed");
+    H5Fflush(f, H5F_SCOPE_GLOBAL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    check_file(ds, k, "after the call", NULL);
+    free(v);
+    H5Sclose(ms);
+    H5Sclose(fs);
+}
+
 /* I. Small first calls decided without an agreement (h5_small_first_call, which the preload allows by
    setting h5_env_uniform), on a file whose metadata reads are collective (netCDF-4's): a dataset
    below COLLDIAG_H5_FETCH_BYTES has its first two collective calls at an extent refused on every
@@ -1358,13 +1372,7 @@ static void small_first_calls(void)
             else CHECK(rc == COLLDIAG_ERR_UNSUPPORTED && strstr(colldiag_xfer_errmsg(x), "needs a file flush"), "rc %s (%s), expected the flush reason",
                        colldiag_strerror(rc), colldiag_xfer_errmsg(x));
             CHECK(agreed ? comm > 0 : comm == 0, "%llu reductions of colldiag's, expected %s", (unsigned long long)comm, agreed ? "some" : "none");
-            if (rc) CHECK(H5Dwrite(ds, H5T_NATIVE_UINT32, ms, fs, dx, v) >= 0, "HDF5's own call failed");
-            H5Fflush(f, H5F_SCOPE_GLOBAL);
-            MPI_Barrier(MPI_COMM_WORLD);
-            check_file(ds, k, "after the call", NULL);
-            free(v);
-            H5Sclose(ms);
-            H5Sclose(fs);
+            finish_rows_call(f, ds, ms, fs, dx, v, rc, k);
         }
         unsetenv("COLLDIAG_H5_FETCH_BYTES");
         H5Dclose(ds);
@@ -1689,13 +1697,7 @@ static void shortcut_uniform(void)
                       colldiag_strerror(rc), colldiag_xfer_errmsg(x));
                 CHECK(comm == 0, "%llu reductions of colldiag's, expected none", (unsigned long long)comm);
             }
-            if (rc) CHECK(H5Dwrite(ds, H5T_NATIVE_UINT32, ms, fs, dx, v) >= 0, "HDF5's own call failed");
-            H5Fflush(f, H5F_SCOPE_GLOBAL);
-            MPI_Barrier(MPI_COMM_WORLD);
-            check_file(ds, k, "after the call", NULL);
-            free(v);
-            H5Sclose(ms);
-            H5Sclose(fs);
+            finish_rows_call(f, ds, ms, fs, dx, v, rc, k);
         }
         H5Dclose(ds);
     }
