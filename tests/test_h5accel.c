@@ -57,6 +57,12 @@
  *     exactly as HDF5 alone leaves another (compared element by element, the loss included); a shrink
  *     to a chunk boundary prunes nothing and the next call runs through colldiag; the flag on one rank
  *     alone (first and last): that rank refuses naming it, the others ERR_PEER, no hang, nothing written.
+ *  L. The no-agreement shortcut decides on what the collective calls saw alike (a lone rank's
+ *     independent call at a transient extent does not split the next collective call).
+ *  M. A small first read of a dataset whose chunk index must be read from the file (16k chunks, too
+ *     many for HDF5's lookup): in a file open for writing HDF5 runs it on every rank (the flush would
+ *     cost more); in the same file opened read-only, where a flush writes nothing, colldiag reads the
+ *     index and runs it on every rank, every value against the test's own.
  *   mpirun -n 3 test_h5accel DIR */
 #define _XOPEN_SOURCE 700
 #include "count_alloc.h" /* colldiag's allocations counted (part D) */
@@ -1708,6 +1714,40 @@ static void shortcut_uniform(void)
     file_close(f);
 }
 
+/* M. (see the top) Two datasets, one per way, so that each read is the dataset's first. */
+static void read_only_first_reads(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/h5accel_ro.h5", dir);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    for (int way = 0; way < 2; way++) {
+        char name[8];
+        snprintf(name, sizeof name, "ro%d", way);
+        hid_t ds = chunked_2d(f, name, 512, 128, 4, 4, 0); /* 16,384 chunks; a rank's rows span ~5,500 */
+        fill_with_hdf5(ds, 120 + way);
+        H5Dclose(ds);
+    }
+    file_close(f);
+    hid_t dx = coll_dxpl();
+    for (int way = 0; way < 2; way++) {
+        snprintf(g_case, sizeof g_case, "first read, file open %s", way ? "read-only" : "for writing");
+        f = H5Fopen(path, way ? H5F_ACC_RDONLY : H5F_ACC_RDWR, fapl);
+        char name[8], why[1024];
+        snprintf(name, sizeof name, "ro%d", way);
+        hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
+        const int rc = read_through_bridge(ds, dx, 120 + way, g_case, why, sizeof why);
+        if (way) CHECK(rc == 0, "rc %s (%s), expected the read to run through colldiag", colldiag_strerror(rc), why);
+        else CHECK(rc == COLLDIAG_ERR_UNSUPPORTED && strstr(why, "needs a file flush"), "rc %s (%s), expected HDF5 to run it (the flush reason)",
+                   colldiag_strerror(rc), why);
+        H5Dclose(ds);
+        file_close(f);
+    }
+    H5Pclose(dx);
+    H5Pclose(fapl);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -1742,6 +1782,7 @@ int main(int argc, char **argv)
     many_datasets();
     shrink_across_chunk();
     shortcut_uniform();
+    read_only_first_reads();
     const int rc = test_summary("test_h5accel");
     MPI_Finalize();
     return rc;
