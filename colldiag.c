@@ -8356,11 +8356,9 @@ static int h5_build_layout(hid_t dset, h5_dentry *e, int rank, const hsize_t *di
         }
         rc = colldiag_layout_contiguous(rank, d64, esize, (MPI_Offset)a, &e->l);
     } else {
-        hid_t dcpl = H5Dget_create_plist(dset);
-        hsize_t hc[COLLDIAG_MAX_RANK];
-        rc = dcpl < 0 || H5Pget_chunk(dcpl, rank, hc) != rank ? -1 : 0;
-        if (dcpl >= 0) H5Pclose(dcpl);
-        for (int d = 0; d < rank && !rc; d++) c64[d] = hc[d];
+        h5_learn(dset, e); /* the chunk dims (read by every caller's h5_prepare already) */
+        rc = e->never[0] ? cd_fail(COLLDIAG_ERR_UNSUPPORTED, "colldiag_h5_write", "%s", e->never) : 0;
+        for (int d = 0; d < rank && !rc; d++) c64[d] = e->cdims[d];
         if (!rc) rc = colldiag_layout_chunked(rank, d64, c64, esize, 0, &e->l);
         ix_index *own = rc ? NULL : cd_malloc(sizeof *own);
         if (!rc && own) *own = *ix;
@@ -8382,14 +8380,12 @@ static int h5_build_layout(hid_t dset, h5_dentry *e, int rank, const hsize_t *di
     return 0;
 }
 
-static uint64_t h5_nchunks(hid_t dset, int rank, const hsize_t *dims)
+/* The dataset's chunk count at extent dims (0: not chunked as far as the entry knows). */
+static uint64_t h5_nchunks(hid_t dset, h5_dentry *e, int rank, const hsize_t *dims)
 {
-    hid_t dcpl = H5Dget_create_plist(dset);
-    hsize_t hc[COLLDIAG_MAX_RANK];
-    uint64_t n = 1;
-    if (dcpl < 0 || H5Pget_chunk(dcpl, rank, hc) != rank) n = 0;
-    for (int d = 0; d < rank && n; d++) n *= dims[d] / hc[d] + (dims[d] % hc[d] != 0);
-    if (dcpl >= 0) H5Pclose(dcpl);
+    h5_learn(dset, e);
+    uint64_t n = e->chunked;
+    for (int d = 0; d < rank && n; d++) n = e->cdims[d] ? n * (dims[d] / e->cdims[d] + (dims[d] % e->cdims[d] != 0)) : 0;
     return n;
 }
 
@@ -8404,7 +8400,7 @@ static void h5_fetch_index(hid_t dset, h5_dentry *e, colldiag_file *f, int rank,
     herr_t fl;
     fl = H5Fflush(dset, H5F_SCOPE_LOCAL);
     int ok = fl >= 0, all = 0;
-    if (f->rank == 0) m.ok = ok && !ix_open(dset, f->fh, h5_nchunks(dset, rank, dims), &m.ix, m.why, sizeof m.why);
+    if (f->rank == 0) m.ok = ok && !ix_open(dset, f->fh, h5_nchunks(dset, e, rank, dims), &m.ix, m.why, sizeof m.why);
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, f->comm);
     MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, 0, f->comm);
     m.ix.r.fh = f->fh; /* each rank's own handle */
@@ -8417,6 +8413,23 @@ static void h5_fetch_index(hid_t dset, h5_dentry *e, colldiag_file *f, int rank,
         snprintf(e->why, sizeof e->why, "%s", !all ? "H5Fflush failed on some rank: the chunk index cannot be read from the file"
                                                    : m.why[0] ? m.why : "rank 0 could not read the chunk index");
     }
+}
+
+/* The same for one rank alone, in an independent call on a file open read-only: such a file has
+   nothing to flush (its metadata on disk is final), so this rank reads where the index is itself and
+   walks it to its own chunks, communicating nothing. At scale every rank reads the layout message
+   once, as HDF5's own independent metadata reads do. 0, or -1 with e->why. The collective view
+   (e->u_*) is left alone: the other ranks did not take part. */
+static int h5_fetch_index_alone(hid_t dset, h5_dentry *e, colldiag_file *f, int rank, const hsize_t *dims)
+{
+    ix_index ix;
+    char why[256];
+    if (ix_open(dset, f->fh, h5_nchunks(dset, e, rank, dims), &ix, why, sizeof why)) {
+        h5_drop_layout(e, rank, dims);
+        snprintf(e->why, sizeof e->why, "%s", why);
+        return -1;
+    }
+    return h5_build_layout(dset, e, rank, dims, &ix);
 }
 
 /* HDF5 1.10 fills the part of an edge chunk that a shrink leaves outside the extent through its chunk
@@ -8731,6 +8744,8 @@ static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t m
             if (h5_lookup_affordable(e, rank, dims, maxd, fsp, fe->md_local)) {
                 if (!e->l && h5_build_coord_layout(dset, oi, e, rank, dims)) snprintf(why, wl, "%s", e->why);
                 else ((h5_coord_ctx *)e->l->rctx)->dset = dset;
+            } else if (!collective && h5_file_writable(dset, fe) == 0) {
+                if (h5_fetch_index_alone(dset, e, fe->f, rank, dims)) snprintf(why, wl, "%s", e->why);
             } else if (e->l && e->by_hdf5 && !collective) {
                 snprintf(why, wl, "the call spans more chunks than HDF5's lookup can find cheaply, and an independent call cannot flush the "
                                   "file to read the chunk index");

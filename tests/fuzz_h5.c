@@ -19,8 +19,9 @@
  * one colldiag_h5_write_multi call with the dataset; a quarter of the cases find chunk addresses by HDF5's
  * lookup, the others by the bridge's own walk of the index, a third of those leaving small calls to HDF5
  * until the third at an extent: half of these on files with collective metadata, netCDF-4's, with the
- * preload's no-agreement shortcut for them), and random reads of file B go through colldiag_h5_read and H5Dread into
- * buffers prefilled alike: every byte of the two buffers must match. Any difference prints the case
+ * preload's no-agreement shortcut for them), and random reads of file B (in a third of the cases opened again
+ * read-only, where the bridge reads a chunk index without a flush, independent calls on their rank alone) go
+ * through colldiag_h5_read and H5Dread into buffers prefilled alike: every byte of the two buffers must match. Any difference prints the case
  * and exits 1; every rank checks its own buffers and the outcome is agreed. --strict-hdf5 1 also fails
  * when HDF5's own file differs from the image (ROMIO: see docs/hdf5.md). */
 #define _GNU_SOURCE
@@ -84,6 +85,7 @@ static void value(int r, uint64_t k, size_t es, unsigned char *out)
 }
 
 /* coll_md: metadata reads and writes collective (H5Pset_all_coll_metadata_ops, netCDF-4's files) */
+/* create: 1 a new file, 0 open for writing, 2 open read-only */
 static hid_t open_file(const char *path, const dcase *c, int create, int coll_md)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), fcpl = H5Pcreate(H5P_FILE_CREATE);
@@ -94,7 +96,7 @@ static hid_t open_file(const char *path, const dcase *c, int create, int coll_md
     }
     if (c->latest) H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
     if (c->ub) H5Pset_userblock(fcpl, 512);
-    hid_t f = create ? H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl) : H5Fopen(path, H5F_ACC_RDWR, fapl);
+    hid_t f = create == 1 ? H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl) : H5Fopen(path, create == 2 ? H5F_ACC_RDONLY : H5F_ACC_RDWR, fapl);
     H5Pclose(fapl);
     H5Pclose(fcpl);
     return f;
@@ -268,7 +270,8 @@ static hid_t draw_dxpl(int *collective)
 
 static int strict_hdf5;
 static long n_multi, n_multi_acc; /* write rounds through colldiag_h5_write_multi, and those colldiag moved */
-static int shrink_too; /* --shrink 1: extendible datasets also shrink and grow back between rounds */
+static int shrink_too;
+static long n_readonly, n_ro_ind_acc; /* cases whose reads ran on file B opened again read-only; independent reads colldiag ran there */ /* --shrink 1: extendible datasets also shrink and grow back between rounds */
 static long n_hdf5_twice, n_hdf5_bad_sel, n_both_wrong, n_hdf5_read_wrong, n_hdf5_wrong, n_acc, n_fallback, n_calls, n_coll_eligible, n_coll_acc;
 
 /* A round every rank skips after drawing it: counted, its handles closed. */
@@ -553,6 +556,21 @@ static int run_case(long cs, uint64_t seed, const char *dir)
                 else if (shown == 1) n_hdf5_wrong++;
             }
     }
+    /* a third of the cases read file B opened again read-only: nothing to flush there, so every first
+       call reads the chunk index at once, an independent one on its rank alone (drawn outside the case
+       generator, like way) */
+    const int ro = mix(seed * 7919u + (uint64_t)cs) % 3 == 0;
+    if (ro) {
+        colldiag_h5_forget(fb);
+        H5Dclose(db);
+        H5Dclose(tb);
+        H5Fclose(fb);
+        fb = open_file(pb, &c, 2, coll_md);
+        db = H5Dopen2(fb, "d", H5P_DEFAULT);
+        tb = H5Dopen2(fb, "t", H5P_DEFAULT);
+        if (fb < 0 || db < 0 || tb < 0) { printf("case %ld: cannot open file B again read-only\n", cs); bad = 1; }
+        n_readonly++;
+    }
     /* reads of file B both ways, overlapping selections allowed, every byte of the buffers */
     for (int r = 0; r < 3; r++) {
         int any = 0;
@@ -601,6 +619,7 @@ static int run_case(long cs, uint64_t seed, const char *dir)
         herr_t h2 = rc ? H5Dread(db, mt, msp, mine, dxpl, bu2) : 0;
         if (rc && getenv("FUZZ_H5_VERBOSE")) printf("case %ld read %d rank %d: HDF5 runs it: %s\n", cs, r, me, colldiag_xfer_errmsg(x));
         n_calls++;
+        if (!rc && ro && !coll) n_ro_ind_acc++;
         if (rc) n_fallback++;
         else n_acc++;
         if (h < 0 || h2 < 0) { printf("case %ld read %d rank %d: H5Dread failed\n", cs, r, me); bad = 1; }
@@ -720,9 +739,9 @@ int main(int argc, char **argv)
         if (stop) break;
         fail = run_case(cs, seed, dir);
     }
-    long t[12] = {n_calls, n_acc, n_fallback, n_coll_eligible, n_coll_acc, n_hdf5_wrong, n_hdf5_read_wrong, n_both_wrong, n_hdf5_bad_sel,
-                  n_multi, n_multi_acc, n_hdf5_twice}, s[12];
-    MPI_Reduce(t, s, 12, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    long t[14] = {n_calls, n_acc, n_fallback, n_coll_eligible, n_coll_acc, n_hdf5_wrong, n_hdf5_read_wrong, n_both_wrong, n_hdf5_bad_sel,
+                  n_multi, n_multi_acc, n_hdf5_twice, n_readonly, n_ro_ind_acc}, s[14];
+    MPI_Reduce(t, s, 14, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (me == 0 && s[11]) printf("fuzz_h5: in %ld reads that HDF5 ran twice (colldiag refused) its two buffers differed\n", s[11]);
     /* HDF5 1.10.8 can build a union of overlapping boxes with blocks outside the extent (3-D, e.g.
        {1}x[7,9]x[0,4] | {1}x[0,2]x[0,4] | {1}x[0,9]x[0,4] in 2x14x5 gives a block [7,16] in dim 1);
@@ -737,6 +756,7 @@ int main(int argc, char **argv)
                "collective calls of equal types: %ld of %ld through colldiag\n",
                (unsigned long long)seed, cs - first, np, fail ? "FAILED" : "every byte equal", s[0], s[1], s[2], s[4], s[3]);
     if (me == 0) printf("fuzz_h5: %ld rank-calls wrote two datasets with colldiag_h5_write_multi, %ld of them through colldiag\n", s[9], s[10]);
+    if (me == 0) printf("fuzz_h5: %ld cases read file B opened read-only; %ld independent rank-reads there through colldiag\n", s[12] / np, s[13]);
     /* most eligible collective calls must have gone through colldiag, or the test proves little */
     if (!fail && me == 0 && s[3] > 20 && s[4] * 2 < s[3]) {
         printf("fuzz_h5: only %ld of %ld eligible collective rank-calls ran through colldiag\n", s[4], s[3]);

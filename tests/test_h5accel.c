@@ -7,7 +7,9 @@
  *     userblock (except where 1.10.8's by_coord is itself wrong: extensible arrays whose unlimited
  *     dimension is not the first, which HDF5 does not swizzle back). Then the bridge's own lookups,
  *     which walk the index only to the chunks a call touches: random chunks per rank, read
- *     collectively and independently, every value and every touched chunk's address checked.
+ *     collectively and independently, every value and every touched chunk's address checked; and
+ *     with the file opened again read-only, independently from the first call (each rank reads the
+ *     index alone), the same checks.
  *  B. Faults: one rank's memory type differs -> every rank refused before a byte moves, then HDF5's
  *     call on every rank writes what it should; one rank's selection that HDF5 itself rejects -> every
  *     rank refused, nobody hangs (and one whose blocks cover other elements than HDF5 counts); an independent call before the addresses are known -> refused on
@@ -62,7 +64,9 @@
  *  M. A small first read of a dataset whose chunk index must be read from the file (16k chunks, too
  *     many for HDF5's lookup): in a file open for writing HDF5 runs it on every rank (the flush would
  *     cost more); in the same file opened read-only, where a flush writes nothing, colldiag reads the
- *     index and runs it on every rank, every value against the test's own.
+ *     index and runs it on every rank, every value against the test's own. The same as an independent
+ *     call: refused in the writable file (it cannot flush); read-only, each rank reads the index
+ *     itself and runs it, every value checked, with no reduction and no collective I/O (PMPI counts).
  *   mpirun -n 3 test_h5accel DIR */
 #define _XOPEN_SOURCE 700
 #include "count_alloc.h" /* colldiag's allocations counted (part D) */
@@ -144,7 +148,7 @@ typedef struct {
    (the call that reads the index's description), then twice independently (chunks the cache holds and
    new ones): every value against val(), every touched chunk's address against the whole-table reader's
    (checked above against the file's bytes and HDF5's own answer). */
-static void targeted_reads(const icase *c, int k, hid_t ds, const hsize_t *dims, const colldiag_chunk_info *all, uint64_t nch)
+static void targeted_reads(const icase *c, int k, hid_t ds, const hsize_t *dims, const colldiag_chunk_info *all, uint64_t nch, int all_ind)
 {
     uint64_t seed = 0x9e3779b97f4a7c15ULL * (uint64_t)(me + 1) + (uint64_t)k;
     const hsize_t gd[2] = {(dims[0] + c->chunk[0] - 1) / c->chunk[0], c->rank > 1 ? (dims[1] + c->chunk[1] - 1) / c->chunk[1] : 1};
@@ -172,13 +176,13 @@ static void targeted_reads(const icase *c, int k, hid_t ds, const hsize_t *dims,
         hid_t fs = H5Dget_space(ds), ms = H5Screate_simple(1, &mn, NULL);
         H5Sselect_elements(fs, H5S_SELECT_SET, (size_t)np, coords);
         hid_t dx = H5Pcreate(H5P_DATASET_XFER);
-        H5Pset_dxpl_mpio(dx, round == 0 ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
+        H5Pset_dxpl_mpio(dx, round == 0 && !all_ind ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
         colldiag_xfer *x = NULL;
         colldiag_xfer_create(&x);
         uint32_t got[NP];
         memset(got, 0xee, sizeof got);
         const int rc = colldiag_h5_read(ds, H5T_NATIVE_UINT32, ms, fs, dx, got, x);
-        CHECK(rc == 0, "round %d (%s): colldiag_h5_read refused: %s", round, round ? "independent" : "collective", colldiag_xfer_errmsg(x));
+        CHECK(rc == 0, "round %d (%s): colldiag_h5_read refused: %s", round, round || all_ind ? "independent" : "collective", colldiag_xfer_errmsg(x));
         int bad = 0;
         for (int i = 0; !rc && i < np; i++)
             if (got[i] != val(k, lin[i]) && bad++ < 2)
@@ -281,14 +285,25 @@ static void reader_case(const icase *c, int k)
     CHECK(bad_data == 0 && bad_addr == 0, "%d chunks with the wrong data, %d with another address than HDF5's, of %llu", bad_data, bad_addr,
           (unsigned long long)nch);
     /* both ways the bridge finds addresses: its own walk of the index (the lookup budget 0 forces it), then
-       HDF5's lookup (the default for indexes this small; not for the swizzled case, which it gets wrong) */
-    for (int way = 0; way < 2 && nch == grid; way++) {
+       HDF5's lookup (the default for indexes this small; not for the swizzled case, which it gets wrong);
+       then the file opened again read-only, where an independent first call reads the index alone */
+    for (int way = 0; way < 3 && nch == grid; way++) {
+        if (way == 2) {
+            H5Dclose(ds);
+            file_close(f);
+            hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+            H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+            f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+            H5Pclose(fapl);
+            ds = H5Dopen2(f, "d", H5P_DEFAULT);
+        }
         colldiag_h5_forget(ds);
-        if (way == 0) setenv("COLLDIAG_H5_LOOKUP_BUDGET", "0", 1);
+        if (way != 1) setenv("COLLDIAG_H5_LOOKUP_BUDGET", "0", 1);
         else unsetenv("COLLDIAG_H5_LOOKUP_BUDGET");
         setenv("COLLDIAG_H5_FETCH_CALLS", "0", 1); /* read the index at the first call, however small */
-        snprintf(g_case, sizeof g_case, "reader: %s, %s", c->name, way ? "HDF5's lookup" : "the bridge's index walk");
-        targeted_reads(c, k, ds, dims, ci, nch);
+        snprintf(g_case, sizeof g_case, "reader: %s, %s", c->name,
+                 way == 2 ? "read-only, independent from the first call" : way ? "HDF5's lookup" : "the bridge's index walk");
+        targeted_reads(c, k, ds, dims, ci, nch, way == 2);
     }
     unsetenv("COLLDIAG_H5_FETCH_CALLS");
     unsetenv("COLLDIAG_H5_LOOKUP_BUDGET");
@@ -1714,7 +1729,7 @@ static void shortcut_uniform(void)
     file_close(f);
 }
 
-/* M. (see the top) Two datasets, one per way, so that each read is the dataset's first. */
+/* M. (see the top) One dataset per way, so that each read is the dataset's first. */
 static void read_only_first_reads(void)
 {
     char path[512];
@@ -1722,7 +1737,7 @@ static void read_only_first_reads(void)
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    for (int way = 0; way < 2; way++) {
+    for (int way = 0; way < 4; way++) {
         char name[8];
         snprintf(name, sizeof name, "ro%d", way);
         hid_t ds = chunked_2d(f, name, 512, 128, 4, 4, 0); /* 16,384 chunks; a rank's rows span ~5,500 */
@@ -1730,21 +1745,28 @@ static void read_only_first_reads(void)
         H5Dclose(ds);
     }
     file_close(f);
-    hid_t dx = coll_dxpl();
-    for (int way = 0; way < 2; way++) {
-        snprintf(g_case, sizeof g_case, "first read, file open %s", way ? "read-only" : "for writing");
-        f = H5Fopen(path, way ? H5F_ACC_RDONLY : H5F_ACC_RDWR, fapl);
+    hid_t cx = coll_dxpl(), ix = H5Pcreate(H5P_DATASET_XFER);
+    /* ways: 0 collective, writable; 1 collective, read-only; 2 independent, writable; 3 independent, read-only */
+    for (int way = 0; way < 4; way++) {
+        const int ro = way % 2, coll = way < 2;
+        snprintf(g_case, sizeof g_case, "first %s read, file open %s", coll ? "collective" : "independent", ro ? "read-only" : "for writing");
+        f = H5Fopen(path, ro ? H5F_ACC_RDONLY : H5F_ACC_RDWR, fapl);
         char name[8], why[1024];
         snprintf(name, sizeof name, "ro%d", way);
         hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
-        const int rc = read_through_bridge(ds, dx, 120 + way, g_case, why, sizeof why);
-        if (way) CHECK(rc == 0, "rc %s (%s), expected the read to run through colldiag", colldiag_strerror(rc), why);
-        else CHECK(rc == COLLDIAG_ERR_UNSUPPORTED && strstr(why, "needs a file flush"), "rc %s (%s), expected HDF5 to run it (the flush reason)",
-                   colldiag_strerror(rc), why);
+        pmpi_reset();
+        const int rc = read_through_bridge(ds, coll ? cx : ix, 120 + way, g_case, why, sizeof why);
+        if (ro) CHECK(rc == 0, "rc %s (%s), expected the read to run through colldiag", colldiag_strerror(rc), why);
+        else CHECK(rc == COLLDIAG_ERR_UNSUPPORTED && strstr(why, coll ? "needs a file flush" : "not known yet"),
+                   "rc %s (%s), expected HDF5 to run it (%s)", colldiag_strerror(rc), why, coll ? "the flush reason" : "addresses not known");
+        if (!coll)
+            CHECK(g_pmpi.comm_calls == 0 && g_pmpi.coll_calls == 0, "%llu reductions and %llu collective reads in an independent call",
+                  (unsigned long long)g_pmpi.comm_calls, (unsigned long long)g_pmpi.coll_calls);
         H5Dclose(ds);
         file_close(f);
     }
-    H5Pclose(dx);
+    H5Pclose(cx);
+    H5Pclose(ix);
     H5Pclose(fapl);
 }
 
