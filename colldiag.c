@@ -7330,27 +7330,66 @@ static void ix_reason(char *why, size_t wl, int type, const char *msg)
     snprintf(why + k, wl - k, "%s", msg);
 }
 
-/* Reads dset's layout message and checks it against what HDF5 says about the dataset. Local. 0, or -1
-   with the reason in why. */
-static int ix_open(hid_t dset, MPI_File fh, uint64_t nchunks, ix_index *ix, char *why, size_t wl)
+/* What HDF5 says about a dataset that reading its index needs: the file's address and length sizes
+   and userblock (its creation properties), the object header's address, the extent, chunk dims and
+   element size. The bridge fills it from its caches (h5_ix_facts); ix_facts_read asks HDF5 for all. */
+typedef struct {
+    size_t sa, ss, esize;
+    hsize_t ub;
+    haddr_t oaddr;
+    int rank;
+    hsize_t dims[COLLDIAG_MAX_RANK], maxd[COLLDIAG_MAX_RANK], cd[COLLDIAG_MAX_RANK];
+} ix_facts;
+
+/* The file's part of ix_facts (sa, ss, ub). 0, or -1. */
+static int ix_file_facts(hid_t obj, ix_facts *fx)
+{
+    hid_t file = H5Iget_file_id(obj), fcpl = file >= 0 ? H5Fget_create_plist(file) : -1;
+    const int rc = fcpl < 0 || H5Pget_sizes(fcpl, &fx->sa, &fx->ss) < 0 || H5Pget_userblock(fcpl, &fx->ub) < 0 ? -1 : 0;
+    if (fcpl >= 0) H5Pclose(fcpl);
+    if (file >= 0) H5Fclose(file);
+    return rc;
+}
+
+/* Every fact from HDF5. 0, or -1 (some query failed). */
+static int ix_facts_read(hid_t dset, ix_facts *fx)
+{
+    memset(fx, 0, sizeof *fx);
+    H5O_info_t oi;
+    hid_t space = H5Dget_space(dset), dcpl = H5Dget_create_plist(dset), type = H5Dget_type(dset);
+    fx->rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+    int rc = ix_file_facts(dset, fx) || space < 0 || dcpl < 0 || type < 0 || H5Oget_info2(dset, &oi, H5O_INFO_BASIC) < 0 || fx->rank < 1 ||
+                     fx->rank > COLLDIAG_MAX_RANK || H5Sget_simple_extent_dims(space, fx->dims, fx->maxd) < 0 ||
+                     H5Pget_chunk(dcpl, fx->rank, fx->cd) != fx->rank
+                 ? -1
+                 : 0;
+    if (!rc) {
+        fx->oaddr = oi.addr;
+        fx->esize = H5Tget_size(type);
+    }
+    if (space >= 0) H5Sclose(space);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (type >= 0) H5Tclose(type);
+    return rc;
+}
+
+/* Reads the dataset's layout message (at fx->oaddr's object header) and checks it against fx. Local.
+   0, or -1 with the reason in why. fx NULL: HDF5 could not say (the reason is that). */
+static int ix_open(const ix_facts *fx, MPI_File fh, uint64_t nchunks, ix_index *ix, char *why, size_t wl)
 {
     ix_rd *r = &ix->r;
     ix_layout *L = &ix->L;
     memset(ix, 0, sizeof *ix);
     r->fh = fh;
     r->ntab = nchunks;
-    H5O_info_t oi;
-    hid_t file = H5Iget_file_id(dset), fcpl = file >= 0 ? H5Fget_create_plist(file) : -1;
-    hid_t space = H5Dget_space(dset), dcpl = H5Dget_create_plist(dset), type = H5Dget_type(dset);
-    size_t sa = 0, ss = 0;
-    hsize_t ub = 0, dims[COLLDIAG_MAX_RANK], maxd[COLLDIAG_MAX_RANK], cd[COLLDIAG_MAX_RANK];
-    int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1, rc = -1;
-    if (fcpl < 0 || space < 0 || dcpl < 0 || type < 0 || H5Pget_sizes(fcpl, &sa, &ss) < 0 || H5Pget_userblock(fcpl, &ub) < 0 ||
-        H5Oget_info2(dset, &oi, H5O_INFO_BASIC) < 0 || rank < 1 || rank > COLLDIAG_MAX_RANK ||
-        H5Sget_simple_extent_dims(space, dims, maxd) < 0 || H5Pget_chunk(dcpl, rank, cd) != rank) {
-        ix_fail(r, "cannot read the dataset's shape, chunking or file parameters");
-        goto done;
+    if (!fx) {
+        ix_reason(why, wl, -1, "cannot read the dataset's shape, chunking or file parameters");
+        return -1;
     }
+    int rc = -1;
+    const size_t sa = fx->sa, ss = fx->ss, esize = fx->esize;
+    const hsize_t ub = fx->ub, *dims = fx->dims, *maxd = fx->maxd, *cd = fx->cd;
+    const int rank = fx->rank;
     if (sa < 2 || sa > 8 || ss < 2 || ss > 8) {
         ix_fail(r, "%zu-byte addresses or %zu-byte lengths", sa, ss);
         goto done;
@@ -7369,12 +7408,11 @@ static int ix_open(hid_t dset, MPI_File fh, uint64_t nchunks, ix_index *ix, char
         ix_fail(r, "the dataset has %" PRIu64 " chunks, not %" PRIu64, n, nchunks);
         goto done;
     }
-    if (ix_find_layout(r, oi.addr, L)) goto done;
+    if (ix_find_layout(r, fx->oaddr, L)) goto done;
     if (L->cls != 2) {
         ix_fail(r, "the layout message says the dataset is not chunked");
         goto done;
     }
-    const size_t esize = H5Tget_size(type);
     int same = L->ndims == (unsigned)rank + 1 && L->dim[rank] == esize;
     for (int d = 0; d < rank && same; d++) same = L->dim[d] == cd[d];
     if (!same) {
@@ -7404,11 +7442,6 @@ static int ix_open(hid_t dset, MPI_File fh, uint64_t nchunks, ix_index *ix, char
     for (int d = 0; d < rank; d++) ix->chunk_bytes *= cd[d];
     rc = 0;
 done:
-    if (file >= 0) H5Fclose(file);
-    if (fcpl >= 0) H5Pclose(fcpl);
-    if (space >= 0) H5Sclose(space);
-    if (dcpl >= 0) H5Pclose(dcpl);
-    if (type >= 0) H5Tclose(type);
     if (rc) ix_reason(why, wl, L->cls == 2 && L->type >= IX_BTREE1 && L->type <= IX_BTREE2 ? L->type : -1, r->why);
     return rc;
 }
@@ -7469,7 +7502,9 @@ static int h5_read_chunk_index(hid_t dset, MPI_File fh, MPI_Offset *tab, uint64_
 {
     ix_index ix;
     for (uint64_t i = 0; i < nchunks; i++) tab[i] = -1;
-    return ix_open(dset, fh, nchunks, &ix, why, wl) ? -1 : ix_walk(&ix, tab, NULL, 0, NULL, why, wl);
+    ix_facts fx;
+    const int known = !ix_facts_read(dset, &fx);
+    return ix_open(known ? &fx : NULL, fh, nchunks, &ix, why, wl) ? -1 : ix_walk(&ix, tab, NULL, 0, NULL, why, wl);
 }
 
 static int h5_mpi_file(hid_t dset, MPI_File *fh, int *rank, int *size, const char *fn);
@@ -8050,6 +8085,8 @@ typedef struct h5_fentry {
                                 file HDF5 shares among all opens of it, which fileno names too: it never changes
                                 while the file is open, and the entry goes when the file closes */
     int shrunk;              /* a dataset of the file shrank since the program last flushed it (h5_shrunk_why) */
+    int facts;               /* 1: fx's file facts (address and length sizes, userblock) are read; -1: unreadable */
+    ix_facts fx;
     struct h5_fentry *next;
 } h5_fentry;
 
@@ -8389,18 +8426,39 @@ static uint64_t h5_nchunks(hid_t dset, h5_dentry *e, int rank, const hsize_t *di
     return n;
 }
 
+/* What reading dset's index needs (ix_open), from the bridge's caches where it has them: the file's
+   creation facts once a file, the chunk dims and type from the learned entry. NULL if HDF5 cannot say. */
+static const ix_facts *h5_ix_facts(hid_t dset, h5_dentry *e, h5_fentry *fe, int rank, const hsize_t *dims, ix_facts *fx)
+{
+    if (!fe->facts) fe->facts = ix_file_facts(dset, &fe->fx) ? -1 : 1;
+    hsize_t d[COLLDIAG_MAX_RANK];
+    h5_learn(dset, e);
+    if (fe->facts < 0 || !e->chunked || e->never[0] || h5_extent(dset, d, fx->maxd) != rank) return NULL;
+    fx->sa = fe->fx.sa;
+    fx->ss = fe->fx.ss;
+    fx->ub = fe->fx.ub;
+    fx->oaddr = e->addr;
+    fx->esize = H5Tget_size(e->type);
+    fx->rank = rank;
+    memcpy(fx->dims, dims, (size_t)rank * sizeof *dims);
+    memcpy(fx->cd, e->cdims, (size_t)rank * sizeof *dims);
+    return fx;
+}
+
 /* Collective over f's communicator: flush the file (the index to disk), rank 0 reads the dataset's
    layout message and sends every rank the index's description; every rank then builds a lazy layout
    (each finds the addresses of the chunks its calls touch, reading only the index blocks on their
    way), or every rank records why not. Nothing here grows with the dataset's chunk count. */
-static void h5_fetch_index(hid_t dset, h5_dentry *e, colldiag_file *f, int rank, const hsize_t *dims)
+static void h5_fetch_index(hid_t dset, h5_dentry *e, h5_fentry *fe, int rank, const hsize_t *dims)
 {
+    colldiag_file *f = fe->f;
     struct { ix_index ix; int ok; char why[256]; } m;
     memset(&m, 0, sizeof m);
     herr_t fl;
     fl = H5Fflush(dset, H5F_SCOPE_LOCAL);
     int ok = fl >= 0, all = 0;
-    if (f->rank == 0) m.ok = ok && !ix_open(dset, f->fh, h5_nchunks(dset, e, rank, dims), &m.ix, m.why, sizeof m.why);
+    ix_facts fx;
+    if (f->rank == 0) m.ok = ok && !ix_open(h5_ix_facts(dset, e, fe, rank, dims, &fx), f->fh, h5_nchunks(dset, e, rank, dims), &m.ix, m.why, sizeof m.why);
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, f->comm);
     MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, 0, f->comm);
     m.ix.r.fh = f->fh; /* each rank's own handle */
@@ -8420,11 +8478,12 @@ static void h5_fetch_index(hid_t dset, h5_dentry *e, colldiag_file *f, int rank,
    walks it to its own chunks, communicating nothing. At scale every rank reads the layout message
    once, as HDF5's own independent metadata reads do. 0, or -1 with e->why. The collective view
    (e->u_*) is left alone: the other ranks did not take part. */
-static int h5_fetch_index_alone(hid_t dset, h5_dentry *e, colldiag_file *f, int rank, const hsize_t *dims)
+static int h5_fetch_index_alone(hid_t dset, h5_dentry *e, h5_fentry *fe, int rank, const hsize_t *dims)
 {
     ix_index ix;
+    ix_facts fx;
     char why[256];
-    if (ix_open(dset, f->fh, h5_nchunks(dset, e, rank, dims), &ix, why, sizeof why)) {
+    if (ix_open(h5_ix_facts(dset, e, fe, rank, dims, &fx), fe->f->fh, h5_nchunks(dset, e, rank, dims), &ix, why, sizeof why)) {
         h5_drop_layout(e, rank, dims);
         snprintf(e->why, sizeof e->why, "%s", why);
         return -1;
@@ -8745,7 +8804,7 @@ static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t m
                 if (!e->l && h5_build_coord_layout(dset, oi, e, rank, dims)) snprintf(why, wl, "%s", e->why);
                 else ((h5_coord_ctx *)e->l->rctx)->dset = dset;
             } else if (!collective && h5_file_writable(dset, fe) == 0) {
-                if (h5_fetch_index_alone(dset, e, fe->f, rank, dims)) snprintf(why, wl, "%s", e->why);
+                if (h5_fetch_index_alone(dset, e, fe, rank, dims)) snprintf(why, wl, "%s", e->why);
             } else if (e->l && e->by_hdf5 && !collective) {
                 snprintf(why, wl, "the call spans more chunks than HDF5's lookup can find cheaply, and an independent call cannot flush the "
                                   "file to read the chunk index");
@@ -8859,7 +8918,7 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
             snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
             break;
         }
-        h5_fetch_index(dset, e, f, rank, dims);
+        h5_fetch_index(dset, e, fe, rank, dims);
         need = 0;
         if (!e->l) snprintf(why, sizeof why, "%s", e->why);
     }
@@ -8973,7 +9032,7 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
         if (all) MPI_Allreduce(need, g, (int)count + 1, MPI_INT, MPI_MAX, f->comm);
         for (size_t i = 0; all && !g[0] && i < count; i++)
             if (g[i + 1]) {
-                h5_fetch_index(dsets[i], e[i], f, rk[i], dims[i]);
+                h5_fetch_index(dsets[i], e[i], fe, rk[i], dims[i]);
                 need[i + 1] = 0;
                 if (!e[i]->l && !why[0]) snprintf(why, sizeof why, "dataset %zu: %s", i, e[i]->why);
             }
