@@ -16,7 +16,9 @@
  *           to HDF5 (as the preload does: a call this small does not pay for the file flush that
  *           reading the chunk index needs), so every call of the batch is a first call;
  *   hdf5    H5Dwrite / H5Dread with the same DXPL (HDF5's default path, link-chunk).
- * HDF5's own caches are warm both ways.
+ * HDF5's own caches are warm both ways. Then the file opened again read-only, first reads the same
+ * two ways, collective and independent (nothing to flush there: the bridge reads the chunk index at
+ * the first call, an independent one on its own rank).
  *
  *   mpirun -n 3 bench/bridge [REPS]      environment: BENCH_DIR (default /tmp), BENCH_INNER
  *
@@ -197,13 +199,62 @@ int main(int argc, char **argv)
         }
         printf("  every byte %s\n", anybad ? "NOT as written: FAILED" : "as written (reads compared, the file read back by HDF5)");
     }
+    /* the file opened again read-only: first reads (forget + the bridge, HDF5 where it refuses),
+       collective and independent, against HDF5's own reads. Nothing to flush there, so the bridge reads
+       the chunk index at a first call of any size, an independent one on its rank alone. */
+    colldiag_file_close(f); /* wrapped: HDF5's MPI_File stays open (until H5Fclose) */
+    colldiag_h5_forget(file);
+    H5Dclose(ds);
+    H5Fclose(file);
+    file = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    ds = H5Dopen2(file, "d", H5P_DEFAULT);
+    hid_t ix = H5Pcreate(H5P_DATASET_XFER);
+    int through_ro[2] = {0, 0}, bad_ro = 0;
+    for (int op = 0; op < 2 && inner1 > 0; op++) /* 0 collective, 1 independent */
+        for (int k = 0; k < reps; k++)
+            for (int j = 0; j < 2; j++) {
+                const int how = (k + j) % 2;
+                MPI_Barrier(MPI_COMM_WORLD);
+                const double t0 = MPI_Wtime();
+                for (int it = 0; it < inner1; it++) {
+                    herr_t he = 0;
+                    if (how == 0) {
+                        colldiag_h5_forget(ds);
+                        colldiag_xfer_create(&x);
+                        rc = colldiag_h5_read(ds, H5T_NATIVE_INT, ms, fs, op ? ix : dx, r, x);
+                        colldiag_xfer_free(x);
+                        if (rc == COLLDIAG_ERR_UNSUPPORTED || rc == COLLDIAG_ERR_PEER) he = H5Dread(ds, H5T_NATIVE_INT, ms, fs, op ? ix : dx, r);
+                        else if (rc) he = -1;
+                        through_ro[op] += rc == 0;
+                    } else {
+                        he = H5Dread(ds, H5T_NATIVE_INT, ms, fs, op ? ix : dx, r);
+                    }
+                    if (he < 0) {
+                        fprintf(stderr, "rank %d: read-only first %s read failed\n", me, how ? "hdf5" : "bridge");
+                        MPI_Abort(MPI_COMM_WORLD, 1);
+                    }
+                }
+                t1[op][how][k] = batch_end(t0, inner1, r, w, B * B * sizeof *r, &bad_ro);
+            }
+    int anybad_ro = 0;
+    MPI_Allreduce(&bad_ro, &anybad_ro, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    anybad += anybad_ro;
+    if (me == 0 && inner1 > 0) {
+        printf("  the file opened read-only: first reads (forget + bridge) against HDF5's, median of %d batches of %d each way:\n", reps, inner1);
+        for (int op = 0; op < 2; op++) {
+            const double b = median(t1[op][0], reps), a = median(t1[op][1], reps);
+            printf("  %-11s first  %7.1f us  hdf5 %7.1f us  first/hdf5  %.3fx  (%d of %d through colldiag)\n", op ? "independent" : "collective",
+                   1e6 * b, 1e6 * a, b / a, through_ro[op], reps * inner1);
+        }
+        printf("  every byte read %s\n", anybad_ro ? "NOT as written: FAILED" : "as written");
+    }
+    H5Pclose(ix);
     for (int op = 0; op < 2; op++)
         for (int how = 0; how < 2; how++) free(t1[op][how]);
     for (int op = 0; op < 2; op++)
         for (int how = 0; how < 2; how++) free(t[op][how]);
     colldiag_sel_free(fsel);
     colldiag_sel_free(msel);
-    colldiag_file_close(f); /* wrapped: HDF5's MPI_File stays open */
     colldiag_h5_forget(file);
     free(w);
     free(r);
