@@ -61,6 +61,42 @@ static double batch_end(double t0, int n, void *r, const void *w, size_t bytes, 
     return mx;
 }
 
+/* One call of a first-call batch: how 0 forgets the dataset and calls the bridge (HDF5's own call where
+   it refuses, as the preload does; *through counts the calls colldiag ran), how 1 HDF5's call alone.
+   rd: a read into r, else a write of w. HDF5's result, or -1 if the bridge failed otherwise. */
+static herr_t first_call(int how, int rd, hid_t ds, hid_t ms, hid_t fs, hid_t dx, const int *w, int *r, int *through)
+{
+    if (how == 0) {
+        colldiag_xfer *x;
+        colldiag_h5_forget(ds);
+        colldiag_xfer_create(&x);
+        const int rc = rd ? colldiag_h5_read(ds, H5T_NATIVE_INT, ms, fs, dx, r, x) : colldiag_h5_write(ds, H5T_NATIVE_INT, ms, fs, dx, w, x);
+        colldiag_xfer_free(x);
+        if (rc == 0) { (*through)++; return 0; }
+        if (rc != COLLDIAG_ERR_UNSUPPORTED && rc != COLLDIAG_ERR_PEER) return -1;
+    }
+    return rd ? H5Dread(ds, H5T_NATIVE_INT, ms, fs, dx, r) : H5Dwrite(ds, H5T_NATIVE_INT, ms, fs, dx, w);
+}
+
+/* reps batches of n first calls each way, alternating which goes first, into t[0] (bridge) and t[1]
+   (HDF5): the slowest rank's time per call; reads compared with w (batch_end). */
+static void first_batches(int reps, int n, int rd, hid_t ds, hid_t ms, hid_t fs, hid_t dx, const int *w, int *r, size_t bytes, double *t[2],
+                          int *through, int *bad)
+{
+    for (int k = 0; k < reps; k++)
+        for (int j = 0; j < 2; j++) {
+            const int how = (k + j) % 2;
+            MPI_Barrier(MPI_COMM_WORLD);
+            const double t0 = MPI_Wtime();
+            for (int it = 0; it < n; it++)
+                if (first_call(how, rd, ds, ms, fs, dx, w, r, through) < 0) {
+                    fprintf(stderr, "first-call %s %s failed\n", how ? "hdf5" : "bridge", rd ? "read" : "write");
+                    MPI_Abort(MPI_COMM_WORLD, 1);
+                }
+            t[how][k] = batch_end(t0, n, rd ? r : NULL, w, bytes, bad);
+        }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -144,37 +180,11 @@ int main(int argc, char **argv)
     const char *ef = getenv("BENCH_INNER_FIRST");
     const int inner1 = ef && *ef ? atoi(ef) : 10;
     double *t1[2][2];
-    int through[2] = {0, 0}, calls1 = 0;
+    int through[2] = {0, 0};
+    const int calls1 = inner1 > 0 ? reps * inner1 : 0;
     for (int op = 0; op < 2; op++)
         for (int how = 0; how < 2; how++) t1[op][how] = malloc((size_t)reps * sizeof(double));
-    for (int op = 0; op < 2 && inner1 > 0; op++)
-        for (int k = 0; k < reps; k++)
-            for (int j = 0; j < 2; j++) {
-                const int how = (k + j) % 2;
-                MPI_Barrier(MPI_COMM_WORLD);
-                const double t0 = MPI_Wtime();
-                for (int it = 0; it < inner1; it++) {
-                    herr_t he = 0;
-                    if (how == 0) {
-                        colldiag_h5_forget(ds);
-                        colldiag_xfer_create(&x);
-                        rc = op ? colldiag_h5_read(ds, H5T_NATIVE_INT, ms, fs, dx, r, x) : colldiag_h5_write(ds, H5T_NATIVE_INT, ms, fs, dx, w, x);
-                        colldiag_xfer_free(x);
-                        if (rc == COLLDIAG_ERR_UNSUPPORTED || rc == COLLDIAG_ERR_PEER)
-                            he = op ? H5Dread(ds, H5T_NATIVE_INT, ms, fs, dx, r) : H5Dwrite(ds, H5T_NATIVE_INT, ms, fs, dx, w);
-                        else if (rc) he = -1;
-                        through[op] += rc == 0;
-                        calls1 += op == 0;
-                    } else {
-                        he = op ? H5Dread(ds, H5T_NATIVE_INT, ms, fs, dx, r) : H5Dwrite(ds, H5T_NATIVE_INT, ms, fs, dx, w);
-                    }
-                    if (he < 0) {
-                        fprintf(stderr, "rank %d: first-call %s %s failed\n", me, how ? "hdf5" : "bridge", op ? "read" : "write");
-                        MPI_Abort(MPI_COMM_WORLD, 1);
-                    }
-                }
-                t1[op][how][k] = batch_end(t0, inner1, op ? r : NULL, w, B * B * sizeof *r, &bad);
-            }
+    for (int op = 0; op < 2 && inner1 > 0; op++) first_batches(reps, inner1, op, ds, ms, fs, dx, w, r, B * B * sizeof *r, t1[op], &through[op], &bad);
     /* what the writes left, read by HDF5 itself */
     H5Fflush(file, H5F_SCOPE_GLOBAL);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -211,31 +221,7 @@ int main(int argc, char **argv)
     hid_t ix = H5Pcreate(H5P_DATASET_XFER);
     int through_ro[2] = {0, 0}, bad_ro = 0;
     for (int op = 0; op < 2 && inner1 > 0; op++) /* 0 collective, 1 independent */
-        for (int k = 0; k < reps; k++)
-            for (int j = 0; j < 2; j++) {
-                const int how = (k + j) % 2;
-                MPI_Barrier(MPI_COMM_WORLD);
-                const double t0 = MPI_Wtime();
-                for (int it = 0; it < inner1; it++) {
-                    herr_t he = 0;
-                    if (how == 0) {
-                        colldiag_h5_forget(ds);
-                        colldiag_xfer_create(&x);
-                        rc = colldiag_h5_read(ds, H5T_NATIVE_INT, ms, fs, op ? ix : dx, r, x);
-                        colldiag_xfer_free(x);
-                        if (rc == COLLDIAG_ERR_UNSUPPORTED || rc == COLLDIAG_ERR_PEER) he = H5Dread(ds, H5T_NATIVE_INT, ms, fs, op ? ix : dx, r);
-                        else if (rc) he = -1;
-                        through_ro[op] += rc == 0;
-                    } else {
-                        he = H5Dread(ds, H5T_NATIVE_INT, ms, fs, op ? ix : dx, r);
-                    }
-                    if (he < 0) {
-                        fprintf(stderr, "rank %d: read-only first %s read failed\n", me, how ? "hdf5" : "bridge");
-                        MPI_Abort(MPI_COMM_WORLD, 1);
-                    }
-                }
-                t1[op][how][k] = batch_end(t0, inner1, r, w, B * B * sizeof *r, &bad_ro);
-            }
+        first_batches(reps, inner1, 1, ds, ms, fs, op ? ix : dx, w, r, B * B * sizeof *r, t1[op], &through_ro[op], &bad_ro);
     int anybad_ro = 0;
     MPI_Allreduce(&bad_ro, &anybad_ro, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     anybad += anybad_ro;
