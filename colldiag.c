@@ -8254,6 +8254,40 @@ static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_f
     return 0;
 }
 
+/* Whether a type holds variable-length data anywhere, or cannot be told (1). H5Tdetect_class finds
+   a VLEN nested anywhere, but through the API it counts a variable-length string as a string, not a
+   VLEN, and H5Tis_variable_str answers only for the type itself: so strings are looked for member by
+   member. A fixed-length string is raw bytes like any other member (the memory type must equal the
+   dataset's, so HDF5 converts nothing: h5_ineligible). */
+static int h5_type_variable(hid_t t)
+{
+    if (H5Tdetect_class(t, H5T_VLEN) != 0) return 1; /* < 0: cannot tell */
+    const htri_t has_string = H5Tdetect_class(t, H5T_STRING);
+    if (has_string <= 0) return has_string < 0;
+    int v = 0;
+    switch (H5Tget_class(t)) {
+    case H5T_STRING: v = H5Tis_variable_str(t) != 0; break;
+    case H5T_ARRAY: {
+        hid_t b = H5Tget_super(t);
+        v = b < 0 || h5_type_variable(b);
+        if (b >= 0) H5Tclose(b);
+        break;
+    }
+    case H5T_COMPOUND: {
+        const int n = H5Tget_nmembers(t);
+        v = n < 0;
+        for (int i = 0; !v && i < n; i++) {
+            hid_t m = H5Tget_member_type(t, (unsigned)i);
+            v = m < 0 || h5_type_variable(m);
+            if (m >= 0) H5Tclose(m);
+        }
+        break;
+    }
+    default: v = 1; /* a string elsewhere: a class this walk does not know */
+    }
+    return v;
+}
+
 /* What never changes about a dataset while its file is open: storage class, filters, the type's
    classes (e->type is read when the entry is made). Local. Read at the first call that needs them, not
    at every dataset's first call: H5Dget_create_plist copies the whole creation property list (~22 us
@@ -8271,11 +8305,8 @@ static void h5_dataset_facts(hid_t dset, h5_dentry *e)
     else if (lay != H5D_CONTIGUOUS && lay != H5D_CHUNKED) no = "an unknown storage layout";
     else if (H5Pget_external_count(dcpl) > 0) no = "external storage (H5Pset_external)";
     else if (lay == H5D_CHUNKED && H5Pget_nfilters(dcpl) > 0) no = "filtered chunks (HDF5 compresses them; colldiag moves only raw bytes)";
-    else if (H5Tdetect_class(e->type, H5T_VLEN) > 0 || H5Tis_variable_str(e->type) > 0)
-        no = "variable-length elements (their bytes in the file point into HDF5's heap)";
+    else if (h5_type_variable(e->type)) no = "variable-length elements (their bytes in the file point into HDF5's heap)";
     else if (H5Tdetect_class(e->type, H5T_REFERENCE) > 0) no = "references (HDF5 encodes them)";
-    else if (H5Tdetect_class(e->type, H5T_STRING) > 0 && H5Tget_class(e->type) != H5T_STRING)
-        no = "strings inside a compound or array type (colldiag cannot prove them fixed-size)";
     if (no) snprintf(e->never, sizeof e->never, "%s", no);
     e->chunked = lay == H5D_CHUNKED;
     const int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;

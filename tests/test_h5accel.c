@@ -70,6 +70,11 @@
  *     And a small dataset of a file with collective metadata reads (netCDF-4's) opened again read-only
  *     with the preload's shortcut allowed: its first collective read runs through colldiag on every
  *     rank (the shortcut, which would leave it to HDF5 in a writable file, steps aside).
+ *  N. Element types with fixed-length strings inside (a compound of an integer, a string, a double
+ *     and an array of strings; an array of strings): written collectively through the bridge, every
+ *     rank's slab, each byte read back by HDF5's H5Dread against the test's own bytes, and read back
+ *     through the bridge; a compound holding a variable-length string, and one holding a vlen of
+ *     integers: refused on every rank before a byte moves, naming the variable length.
  *   mpirun -n 3 test_h5accel DIR */
 #define _XOPEN_SOURCE 700
 #include "count_alloc.h" /* colldiag's allocations counted (part D) */
@@ -1799,6 +1804,96 @@ static void read_only_first_reads(void)
     H5Pclose(fapl);
 }
 
+/* N. (see the top) Byte k of element i of type case t: any byte value, NULs included (HDF5 converts
+   nothing between equal types, so a string member's bytes are raw bytes). */
+static unsigned char tbyte(int t, uint64_t i, size_t j) { return (unsigned char)(i * 37u + j * 11u + (unsigned)t * 101u + (i >> 3)); }
+
+static void element_types(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/h5accel_types.h5", dir);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    hid_t s5 = H5Tcopy(H5T_C_S1), s2 = H5Tcopy(H5T_C_S1), s3 = H5Tcopy(H5T_C_S1), vs = H5Tcopy(H5T_C_S1);
+    H5Tset_size(s5, 5);
+    H5Tset_size(s2, 2);
+    H5Tset_size(s3, 3);
+    H5Tset_strpad(s3, H5T_STR_NULLPAD);
+    H5Tset_size(vs, H5T_VARIABLE);
+    hsize_t three = 3, four = 4;
+    hid_t a3 = H5Tarray_create2(s2, 1, &three), a4 = H5Tarray_create2(s3, 1, &four), vi = H5Tvlen_create(H5T_NATIVE_INT);
+    hid_t c0 = H5Tcreate(H5T_COMPOUND, 4 + 5 + 8 + 6); /* packed: offsets as below */
+    H5Tinsert(c0, "a", 0, H5T_NATIVE_INT32);
+    H5Tinsert(c0, "s", 4, s5);
+    H5Tinsert(c0, "d", 9, H5T_NATIVE_DOUBLE);
+    H5Tinsert(c0, "t", 17, a3);
+    hid_t c2 = H5Tcreate(H5T_COMPOUND, 4 + sizeof(char *)), c3 = H5Tcreate(H5T_COMPOUND, 4 + sizeof(hvl_t));
+    H5Tinsert(c2, "a", 0, H5T_NATIVE_INT32);
+    H5Tinsert(c2, "v", 4, vs);
+    H5Tinsert(c3, "a", 0, H5T_NATIVE_INT32);
+    H5Tinsert(c3, "v", 4, vi);
+    const hid_t types[4] = {c0, a4, c2, c3};
+    const char *names[4] = {"compound with strings", "array of strings", "compound with a variable-length string", "compound with a vlen"};
+    const hsize_t n = 30 * (hsize_t)P, chunk = 7, lo = (hsize_t)me * n / (hsize_t)P, hi = (hsize_t)(me + 1) * n / (hsize_t)P;
+    hid_t cx = coll_dxpl();
+    for (int t = 0; t < 4; t++) {
+        snprintf(g_case, sizeof g_case, "element type: %s", names[t]);
+        const size_t sz = H5Tget_size(types[t]);
+        hid_t sp = H5Screate_simple(1, &n, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        H5Pset_chunk(dcpl, 1, &chunk);
+        char name[8];
+        snprintf(name, sizeof name, "ty%d", t);
+        hid_t ds = H5Dcreate2(f, name, types[t], sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        H5Pclose(dcpl);
+        hsize_t cnt = hi - lo;
+        hid_t fs = H5Scopy(sp), ms = H5Screate_simple(1, &cnt, NULL);
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &lo, NULL, &cnt, NULL);
+        unsigned char *mine = calloc(cnt ? cnt * sz : 1, 1), *all = malloc(n * sz), *want = malloc(n * sz);
+        if (t < 2)
+            for (hsize_t i = 0; i < cnt; i++)
+                for (size_t j = 0; j < sz; j++) mine[i * sz + j] = tbyte(t, lo + i, j);
+        colldiag_xfer *x = NULL;
+        colldiag_xfer_create(&x);
+        const int rc = colldiag_h5_write(ds, types[t], ms, fs, cx, mine, x);
+        if (t < 2) {
+            CHECK(rc == 0, "%s: colldiag_h5_write: %s (%s)", g_case, colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+            for (hsize_t i = 0; i < n; i++)
+                for (size_t j = 0; j < sz; j++) want[i * sz + j] = tbyte(t, i, j);
+            memset(all, 0xEE, n * sz);
+            CHECK(H5Dread(ds, types[t], H5S_ALL, H5S_ALL, cx, all) >= 0, "%s: H5Dread failed", g_case);
+            uint64_t wrong = 0;
+            for (size_t b = 0; b < n * sz; b++) wrong += all[b] != want[b];
+            CHECK(wrong == 0, "%s: %llu bytes of the file differ from what the ranks wrote", g_case, (unsigned long long)wrong);
+            memset(mine, 0xEE, cnt * sz);
+            const int rr = colldiag_h5_read(ds, types[t], ms, fs, cx, mine, x);
+            CHECK(rr == 0, "%s: colldiag_h5_read: %s (%s)", g_case, colldiag_strerror(rr), colldiag_xfer_errmsg(x));
+            CHECK(!cnt || memcmp(mine, want + lo * sz, cnt * sz) == 0, "%s: the bridge read other bytes than were written", g_case);
+        } else {
+            CHECK(rc == COLLDIAG_ERR_UNSUPPORTED && strstr(colldiag_xfer_errmsg(x), "variable-length"),
+                  "%s: rc %s (%s), expected a refusal naming the variable length", g_case, colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+        }
+        colldiag_xfer_free(x);
+        free(mine);
+        free(all);
+        free(want);
+        H5Sclose(fs);
+        H5Sclose(ms);
+        H5Sclose(sp);
+        H5Dclose(ds);
+    }
+    H5Pclose(cx);
+    for (int t = 0; t < 4; t++) H5Tclose(types[t]);
+    H5Tclose(a3);
+    H5Tclose(vi);
+    H5Tclose(s5);
+    H5Tclose(s2);
+    H5Tclose(s3);
+    H5Tclose(vs);
+    file_close(f);
+    H5Pclose(fapl);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -1834,6 +1929,7 @@ int main(int argc, char **argv)
     shrink_across_chunk();
     shortcut_uniform();
     read_only_first_reads();
+    element_types();
     const int rc = test_summary("test_h5accel");
     MPI_Finalize();
     return rc;
