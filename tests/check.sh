@@ -128,6 +128,8 @@ else
     suite "openmpi preload: HDF5 C client" 300 tests/test_preload.sh build/openmpi "$OMPI"
 fi
 suite "mpich preload: HDF5 C client" 300 tests/test_preload.sh build/mpich "$MPICH"
+# netCDF-C's own parallel test programs (Debian's source of the installed release), plain and accelerated
+suite "openmpi preload: netCDF-C's own parallel tests, plain and accelerated" 600 tests/netcdf_c_tests.sh build/openmpi "$OMPI"
 # the HTML report, rendered by chromium: the RFC example's page and a 262,144-chunk 3-D call
 if command -v chromium >/dev/null 2>&1; then
     suite "openmpi html report in chromium" 600 tests/test_html.sh build/openmpi "$OMPI"
