@@ -1812,9 +1812,7 @@ static void element_types(void)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/h5accel_types.h5", dir);
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
-    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    hid_t f = file_create(path, 0, 0);
     hid_t s5 = H5Tcopy(H5T_C_S1), s2 = H5Tcopy(H5T_C_S1), s3 = H5Tcopy(H5T_C_S1), vs = H5Tcopy(H5T_C_S1);
     H5Tset_size(s5, 5);
     H5Tset_size(s2, 2);
@@ -1891,7 +1889,6 @@ static void element_types(void)
     H5Tclose(s3);
     H5Tclose(vs);
     file_close(f);
-    H5Pclose(fapl);
 }
 
 int main(int argc, char **argv)
