@@ -3,7 +3,8 @@
  *   mpirun -n P fuzz_h5 --seed S --cases N --out DIR [--seconds T] [--shrink 1] [--strict-hdf5 1]
  *
  * Each case draws (from S and the case number, the same on every rank) a dataset -- 1-D to 4-D,
- * chunked with edge chunks or contiguous, extendible or not, 1- to 8-byte integer and float types, the
+ * chunked with edge chunks or contiguous, extendible or not, 1- to 8-byte integer and float types or
+ * (an eighth of the cases) a 9-byte compound with a fixed-length string member, the
  * default file format (v1 B-tree) or the latest (implicit, fixed array, extensible array, v2 B-tree
  * indexes), a userblock or not -- and creates it in two files. Then rounds of writes: every rank's
  * file selection (hyperslab unions, points in random order, all, none; disjoint between ranks so that
@@ -60,12 +61,18 @@ typedef struct {
     int rank;
     hsize_t dims[4], maxd[4], chunk[4];
     int chunked, latest, ub, ext;
-    hid_t type; /* native */
+    hid_t type; /* native, or cmp_type */
     size_t es;
+    int swappable; /* a memory type of the other byte order converts it (not cmp_type's string) */
 } dcase;
+
+/* {int16 a; char s[3] (a fixed-length string); float b}, packed (9 bytes): fixed-length strings
+   inside a compound are moved like any member when the memory type equals the dataset's */
+static hid_t cmp_type = -1;
 
 static const char *tname(hid_t t)
 {
+    if (t == cmp_type) return "cmp9";
     return t == H5T_NATIVE_SCHAR ? "i8" : t == H5T_NATIVE_USHORT ? "u16" : t == H5T_NATIVE_INT ? "i32" : t == H5T_NATIVE_FLOAT ? "f32"
          : t == H5T_NATIVE_LLONG ? "i64" : "f64";
 }
@@ -77,11 +84,11 @@ static uint64_t nelem(int rank, const hsize_t *d)
     return n;
 }
 
-/* The element at linear index k after round r: es bytes. */
+/* The element at linear index k after round r: es bytes (8 at a time: cmp_type's are 9). */
 static void value(int r, uint64_t k, size_t es, unsigned char *out)
 {
     uint64_t v = mix((uint64_t)r * 1000003u + k + 1);
-    memcpy(out, &v, es);
+    for (size_t at = 0; at < es; at += sizeof v, v = mix(v)) memcpy(out + at, &v, es - at < sizeof v ? es - at : sizeof v);
 }
 
 /* coll_md: metadata reads and writes collective (H5Pset_all_coll_metadata_ops, netCDF-4's files) */
@@ -271,6 +278,7 @@ static hid_t draw_dxpl(int *collective)
 static int strict_hdf5;
 static long n_multi, n_multi_acc; /* write rounds through colldiag_h5_write_multi, and those colldiag moved */
 static int shrink_too;
+static long n_cmp_acc; /* rank-calls on cmp_type datasets that ran through colldiag */
 static long n_readonly, n_ro_ind_acc; /* cases whose reads ran on file B opened again read-only; independent reads colldiag ran there */ /* --shrink 1: extendible datasets also shrink and grow back between rounds */
 static long n_hdf5_twice, n_hdf5_bad_sel, n_both_wrong, n_hdf5_read_wrong, n_hdf5_wrong, n_acc, n_fallback, n_calls, n_coll_eligible, n_coll_acc;
 
@@ -292,7 +300,11 @@ static int run_case(long cs, uint64_t seed, const char *dir)
     memset(&c, 0, sizeof c);
     const hid_t types[] = {H5T_NATIVE_SCHAR, H5T_NATIVE_USHORT, H5T_NATIVE_INT, H5T_NATIVE_FLOAT, H5T_NATIVE_LLONG, H5T_NATIVE_DOUBLE};
     c.type = types[below(6)];
+    /* the compound in an eighth of the cases, drawn outside the case generator (replayed cases keep
+       their selections) */
+    if (mix(seed * 2750159u + (uint64_t)cs) % 8 == 0) c.type = cmp_type;
     c.es = H5Tget_size(c.type);
+    c.swappable = c.es > 1 && c.type != cmp_type;
     c.rank = 1 + (int)below(4);
     c.chunked = below(4) != 0;
     c.latest = (int)below(2);
@@ -446,7 +458,7 @@ static int run_case(long cs, uint64_t seed, const char *dir)
         /* a differing memory type (byte order swapped; the file bytes stay what the image says) */
         const int conv = (int)below(8); /* 0: every rank, 1: rank (round % np) only */
         hid_t mt = H5Tcopy(c.type);
-        if ((conv == 0 || (conv == 1 && me == r % np)) && c.es > 1) {
+        if ((conv == 0 || (conv == 1 && me == r % np)) && c.swappable) {
             H5Tset_order(mt, H5Tget_order(c.type) == H5T_ORDER_LE ? H5T_ORDER_BE : H5T_ORDER_LE);
             for (uint64_t e = 0; e < melems; e++)
                 for (size_t a = 0, z = c.es - 1; a < z; a++, z--) {
@@ -510,7 +522,7 @@ static int run_case(long cs, uint64_t seed, const char *dir)
             MPI_Allreduce(&ok, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
             MPI_Allreduce(&ok, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
             if (lo != hi) { printf("case %ld round %d rank %d: ranks disagree on the engine (mine rc %d)\n", cs, r, me, rc); bad = 1; }
-            if (conv <= 1 && c.es > 1 && hi) { printf("case %ld round %d: a converting call ran through colldiag\n", cs, r); bad = 1; }
+            if (conv <= 1 && c.swappable && hi) { printf("case %ld round %d: a converting call ran through colldiag\n", cs, r); bad = 1; }
             if (conv > 1) { n_coll_eligible++; if (ok) n_coll_acc++; }
         }
         H5Tclose(mt);
@@ -597,7 +609,7 @@ static int run_case(long cs, uint64_t seed, const char *dir)
         else msp = mem_space(mycnt, mshape == 1, &melems);
         const int conv = below(6) == 0;
         hid_t mt = H5Tcopy(c.type);
-        if (conv && c.es > 1) H5Tset_order(mt, H5Tget_order(c.type) == H5T_ORDER_LE ? H5T_ORDER_BE : H5T_ORDER_LE);
+        if (conv && c.swappable) H5Tset_order(mt, H5Tget_order(c.type) == H5T_ORDER_LE ? H5T_ORDER_BE : H5T_ORDER_LE);
         int coll;
         hid_t dxpl = draw_dxpl(&coll);
         if (hdf5_refuses(db, mt, msp, mine, melems * c.es)) {
@@ -620,6 +632,7 @@ static int run_case(long cs, uint64_t seed, const char *dir)
         if (rc && getenv("FUZZ_H5_VERBOSE")) printf("case %ld read %d rank %d: HDF5 runs it: %s\n", cs, r, me, colldiag_xfer_errmsg(x));
         n_calls++;
         if (!rc && ro && !coll) n_ro_ind_acc++;
+        if (!rc && c.type == cmp_type) n_cmp_acc++;
         if (rc) n_fallback++;
         else n_acc++;
         if (h < 0 || h2 < 0) { printf("case %ld read %d rank %d: H5Dread failed\n", cs, r, me); bad = 1; }
@@ -627,7 +640,7 @@ static int run_case(long cs, uint64_t seed, const char *dir)
             printf("case %ld read %d rank %d: colldiag_h5_read returned %s: %s\n", cs, r, me, colldiag_strerror(rc), colldiag_xfer_errmsg(x));
             bad = 1;
         }
-        if (!rc && !(conv && c.es > 1)) { /* colldiag ran it: the buffer this program expects, the image's selected elements
+        if (!rc && !(conv && c.swappable)) { /* colldiag ran it: the buffer this program expects, the image's selected elements
                                               and the prefill elsewhere (when HDF5 ran it, HDF5's bytes are the answer) */
             unsigned char *want = malloc(melems * c.es);
             memset(want, 0xa5, melems * c.es);
@@ -678,7 +691,7 @@ static int run_case(long cs, uint64_t seed, const char *dir)
                    buf[k], bu2[k], (unsigned long long)mycnt, mykind, mshape, coll ? "collective" : "independent");
             bad = 1;
         }
-        if (coll && conv && c.es > 1 && !rc) { printf("case %ld read %d: a converting read ran through colldiag\n", cs, r); bad = 1; }
+        if (coll && conv && c.swappable && !rc) { printf("case %ld read %d: a converting read ran through colldiag\n", cs, r); bad = 1; }
         H5Tclose(mt);
         H5Pclose(dxpl);
         if (msp != H5S_ALL) H5Sclose(msp);
@@ -730,6 +743,13 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--shrink")) { shrink_too = atoi(argv[i + 1]); }
         else if (!strcmp(argv[i], "--first")) first = atol(argv[i + 1]); /* replay case N alone: --first N --cases N+1 */
     }
+    hid_t s3 = H5Tcopy(H5T_C_S1);
+    H5Tset_size(s3, 3);
+    cmp_type = H5Tcreate(H5T_COMPOUND, 9);
+    H5Tinsert(cmp_type, "a", 0, H5T_NATIVE_SHORT);
+    H5Tinsert(cmp_type, "s", 2, s3);
+    H5Tinsert(cmp_type, "b", 5, H5T_NATIVE_FLOAT);
+    H5Tclose(s3);
     const double t0 = MPI_Wtime();
     int fail = 0;
     long cs = first;
@@ -739,9 +759,9 @@ int main(int argc, char **argv)
         if (stop) break;
         fail = run_case(cs, seed, dir);
     }
-    long t[14] = {n_calls, n_acc, n_fallback, n_coll_eligible, n_coll_acc, n_hdf5_wrong, n_hdf5_read_wrong, n_both_wrong, n_hdf5_bad_sel,
-                  n_multi, n_multi_acc, n_hdf5_twice, n_readonly, n_ro_ind_acc}, s[14];
-    MPI_Reduce(t, s, 14, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    long t[15] = {n_calls, n_acc, n_fallback, n_coll_eligible, n_coll_acc, n_hdf5_wrong, n_hdf5_read_wrong, n_both_wrong, n_hdf5_bad_sel,
+                  n_multi, n_multi_acc, n_hdf5_twice, n_readonly, n_ro_ind_acc, n_cmp_acc}, s[15];
+    MPI_Reduce(t, s, 15, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (me == 0 && s[11]) printf("fuzz_h5: in %ld reads that HDF5 ran twice (colldiag refused) its two buffers differed\n", s[11]);
     /* HDF5 1.10.8 can build a union of overlapping boxes with blocks outside the extent (3-D, e.g.
        {1}x[7,9]x[0,4] | {1}x[0,2]x[0,4] | {1}x[0,9]x[0,4] in 2x14x5 gives a block [7,16] in dim 1);
@@ -757,12 +777,14 @@ int main(int argc, char **argv)
                (unsigned long long)seed, cs - first, np, fail ? "FAILED" : "every byte equal", s[0], s[1], s[2], s[4], s[3]);
     if (me == 0) printf("fuzz_h5: %ld rank-calls wrote two datasets with colldiag_h5_write_multi, %ld of them through colldiag\n", s[9], s[10]);
     if (me == 0) printf("fuzz_h5: %ld cases read file B opened read-only; %ld independent rank-reads there through colldiag\n", s[12] / np, s[13]);
+    if (me == 0) printf("fuzz_h5: %ld rank-reads of the compound type with a string member through colldiag\n", s[14]);
     /* most eligible collective calls must have gone through colldiag, or the test proves little */
     if (!fail && me == 0 && s[3] > 20 && s[4] * 2 < s[3]) {
         printf("fuzz_h5: only %ld of %ld eligible collective rank-calls ran through colldiag\n", s[4], s[3]);
         fail = 1;
     }
     MPI_Bcast(&fail, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    H5Tclose(cmp_type);
     MPI_Finalize();
     return fail;
 }
