@@ -8426,6 +8426,18 @@ static void h5_collective_extent(h5_dentry *e, int rank, const hsize_t *dims)
     e->u_fetched = 0;
 }
 
+/* The identity of a lazy chunked layout in the agreement: which chunks it answers for (the dataset's
+   object header and the userblock, file addresses alike on every rank, and the chunk grid), not how
+   it finds them. A rank's independent calls may have left it the index read alone (a read-only file)
+   while another's left it HDF5's lookup; both give the chunks' addresses, so a collective call on
+   the two must agree (naming the way there made such a call fail with ERR_ARG on every rank). */
+static uint64_t h5_chunks_ident(haddr_t oaddr, uint64_t ub, const colldiag_layout *l)
+{
+    uint64_t id = cd_hash_u64(cd_hash_u64(0xc4u, (uint64_t)oaddr), ub);
+    for (int d = 0; d < l->rank; d++) id = cd_hash_u64(id, l->grid[d]);
+    return id;
+}
+
 /* A layout for the dataset's current extent: contiguous at H5Dget_offset, or chunked with lazy
    addresses found through the opened index ix (copied). */
 static int h5_build_layout(hid_t dset, h5_dentry *e, int rank, const hsize_t *dims, const ix_index *ix)
@@ -8449,10 +8461,7 @@ static int h5_build_layout(hid_t dset, h5_dentry *e, int rank, const hsize_t *di
         if (!rc) rc = colldiag_layout_chunked(rank, d64, c64, esize, 0, &e->l);
         ix_index *own = rc ? NULL : cd_malloc(sizeof *own);
         if (!rc && own) *own = *ix;
-        /* the index's identity for the agreement: where it is, what kind, over which grid */
-        uint64_t id = cd_hash_u64(cd_hash_u64(cd_hash_u64(0x1d5u, ix->L.iaddr), (uint64_t)ix->L.type), ix->r.base);
-        for (int d = 0; d < rank; d++) id = cd_hash_u64(id, ix->r.grid[d]);
-        if (!rc && (!own || layout_set_resolver(e->l, ix_resolve, own, cd_free, id))) {
+        if (!rc && (!own || layout_set_resolver(e->l, ix_resolve, own, cd_free, h5_chunks_ident(e->addr, ix->r.base, e->l)))) {
             cd_free(own);
             rc = cd_fail(COLLDIAG_ERR_NOMEM, "colldiag_h5_write", "no memory for the chunk index's description");
         }
@@ -8705,9 +8714,7 @@ static int h5_build_coord_layout(hid_t dset, const H5O_info_t *oi, h5_dentry *e,
         c->rank = rank;
         c->ub = ub;
         for (int d = 0; d < rank; d++) { c->cdims[d] = e->l->cdims[d]; c->grid[d] = e->l->grid[d]; }
-        uint64_t id = cd_hash_u64(cd_hash_u64(cd_hash_u64(0xc00du, (uint64_t)oi->addr), ub), oi->fileno);
-        for (int d = 0; d < rank; d++) id = cd_hash_u64(id, c->grid[d]);
-        rc = layout_set_resolver(e->l, h5_coord_resolve, c, cd_free, id);
+        rc = layout_set_resolver(e->l, h5_coord_resolve, c, cd_free, h5_chunks_ident(oi->addr, ub, e->l));
     }
     if (rc) {
         cd_free(c);

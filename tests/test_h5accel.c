@@ -75,6 +75,11 @@
  *     rank's slab, each byte read back by HDF5's H5Dread against the test's own bytes, and read back
  *     through the bridge; a compound holding a variable-length string, and one holding a vlen of
  *     integers: refused on every rank before a byte moves, naming the variable length.
+ *  O. Ranks whose independent reads left them different ways to the same chunks (a read-only file,
+ *     after a collective one-chunk read: rank 0's one-chunk read through HDF5's lookup, the others'
+ *     many-chunk reads through the index each read alone), then a collective read of the same boxes: it runs on every rank with every value
+ *     right (the agreement compares which chunks a layout answers for, not how; before, every rank
+ *     returned ERR_ARG, "ranks disagree on the layout": fuzz_h5 seed 20261208 case 45977).
  *   mpirun -n 3 test_h5accel DIR */
 #define _XOPEN_SOURCE 700
 #include "count_alloc.h" /* colldiag's allocations counted (part D) */
@@ -1891,6 +1896,62 @@ static void element_types(void)
     file_close(f);
 }
 
+/* O. (see the top) This rank's box [r0, r1) x [c0, c1) of the 2-D dataset through the bridge, every
+   value against val(k, .); the bridge's result. */
+static int read_box(hid_t ds, hid_t dx, int k, hsize_t r0, hsize_t r1, hsize_t c0, hsize_t c1, const char *what)
+{
+    hid_t fs = H5Dget_space(ds);
+    hsize_t d[2], st[2] = {r0, c0}, ct[2] = {r1 - r0, c1 - c0}, n = ct[0] * ct[1];
+    H5Sget_simple_extent_dims(fs, d, NULL);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, ct, NULL);
+    hid_t ms = H5Screate_simple(1, &n, NULL);
+    uint32_t *v = malloc(n * sizeof *v);
+    memset(v, 0xEE, n * sizeof *v);
+    colldiag_xfer *x = NULL;
+    colldiag_xfer_create(&x);
+    const int rc = colldiag_h5_read(ds, H5T_NATIVE_UINT32, ms, fs, dx, v, x);
+    CHECK(rc == 0, "%s: colldiag_h5_read: %s (%s)", what, colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+    uint64_t wrong = 0;
+    for (hsize_t i = 0; rc == 0 && i < n; i++) wrong += v[i] != val(k, (r0 + i / ct[1]) * d[1] + c0 + i % ct[1]);
+    CHECK(wrong == 0, "%s: %llu of %llu values wrong", what, (unsigned long long)wrong, (unsigned long long)n);
+    colldiag_xfer_free(x);
+    free(v);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    return rc;
+}
+
+static void mixed_ways(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/h5accel_ways.h5", dir);
+    hid_t f = file_create(path, 0, 0);
+    hid_t ds = chunked_2d(f, "ways", 512, 128, 4, 4, 0); /* 4,096 chunks: one chunk is within HDF5's lookup budget, 64 are not */
+    fill_with_hdf5(ds, 131);
+    H5Dclose(ds);
+    file_close(f);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    ds = H5Dopen2(f, "ways", H5P_DEFAULT);
+    hid_t cx = coll_dxpl(), ix = H5Pcreate(H5P_DATASET_XFER);
+    /* rank 0: chunk (0, 0); the others: 32 x 32 elements from row 64 * rank (64 chunks) */
+    const hsize_t r0 = me ? 64 * (hsize_t)me : 0, r1 = me ? r0 + 32 : 4, c1 = me ? 32 : 4;
+    /* a collective read of one chunk a rank first (HDF5's lookup on every rank; the file's communicator
+       and metadata mode are learned at a collective call) */
+    snprintf(g_case, sizeof g_case, "ways: collective one-chunk read, file open read-only");
+    read_box(ds, cx, 131, 4 * (hsize_t)me, 4 * (hsize_t)me + 4, 0, 4, g_case);
+    snprintf(g_case, sizeof g_case, "ways: independent read, file open read-only");
+    read_box(ds, ix, 131, r0, r1, 0, c1, g_case);
+    snprintf(g_case, sizeof g_case, "ways: collective read of the same boxes");
+    read_box(ds, cx, 131, r0, r1, 0, c1, g_case);
+    H5Pclose(cx);
+    H5Pclose(ix);
+    H5Dclose(ds);
+    file_close(f);
+    H5Pclose(fapl);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -1927,6 +1988,7 @@ int main(int argc, char **argv)
     shortcut_uniform();
     read_only_first_reads();
     element_types();
+    mixed_ways();
     const int rc = test_summary("test_h5accel");
     MPI_Finalize();
     return rc;
