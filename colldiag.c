@@ -2644,24 +2644,36 @@ static int cmp_addr_idx(const void *a, const void *b)
     return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Table layouts: pieces in address order, and refuse chunks whose storage overlaps. */
+/* Chunked layouts with addresses (a table, or a lazy layout's, resolved by map_resolve): pieces in
+   address order, and refuse chunks whose storage overlaps. One collective call's file type must
+   ascend (MPI-IO refuses it otherwise: MPI_ERR_TYPE at MPI_File_set_view), and chunk indexes do not
+   keep index order in the file: an extensible array or a v2 B-tree allocates the chunks an extension
+   adds at the end. Already ascending (the common case): no order array, no sort. */
 static int order_by_addr(cd_io *io)
 {
     const cd_map *m = &io->map;
-    if (io->l->storage != STORE_CHUNKED || !io->l->addrs || m->n == 0) return 0;
-    io->order = cd_malloc((size_t)m->n * sizeof *io->order);
-    cd_addr_idx *t = cd_malloc((size_t)m->n * sizeof *t); /* plain qsort: qsort_r is not portable */
-    if (!io->order || !t) {
-        cd_free(t);
-        return io_fail(io, COLLDIAG_ERR_NOMEM, "ordering %" PRIu64 " chunks by address", m->n);
+    if (io->l->storage != STORE_CHUNKED || !(io->l->addrs || io->l->resolve) || m->n == 0) return 0;
+    int ascending = 1;
+    for (uint64_t i = 0, k = 0; ascending && i < m->n; i++) {
+        if (m->pc[i].addr < 0) continue;
+        ascending = !k || m->pc[k - 1].addr <= m->pc[i].addr;
+        k = i + 1;
     }
-    for (uint64_t i = 0; i < m->n; i++) { t[i].addr = m->pc[i].addr; t[i].i = i; }
-    qsort(t, (size_t)m->n, sizeof *t, cmp_addr_idx);
-    for (uint64_t i = 0; i < m->n; i++) io->order[i] = t[i].i;
-    cd_free(t);
+    if (!ascending) {
+        io->order = cd_malloc((size_t)m->n * sizeof *io->order);
+        cd_addr_idx *t = cd_malloc((size_t)m->n * sizeof *t); /* plain qsort: qsort_r is not portable */
+        if (!io->order || !t) {
+            cd_free(t);
+            return io_fail(io, COLLDIAG_ERR_NOMEM, "ordering %" PRIu64 " chunks by address", m->n);
+        }
+        for (uint64_t i = 0; i < m->n; i++) { t[i].addr = m->pc[i].addr; t[i].i = i; }
+        qsort(t, (size_t)m->n, sizeof *t, cmp_addr_idx);
+        for (uint64_t i = 0; i < m->n; i++) io->order[i] = t[i].i;
+        cd_free(t);
+    }
     const cd_piece *prev = NULL;
     for (uint64_t i = 0; i < m->n; i++) {
-        const cd_piece *p = &m->pc[io->order[i]];
+        const cd_piece *p = &m->pc[io->order ? io->order[i] : i];
         if (p->addr < 0) continue;
         if (prev && prev->addr + (MPI_Offset)io->l->chunk_bytes > p->addr)
             return io_fail(io, COLLDIAG_ERR_ARG, "chunks %" PRIu64 " and %" PRIu64 " overlap in the address table (%lld, %lld)",

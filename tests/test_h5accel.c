@@ -80,6 +80,11 @@
  *     many-chunk reads through the index each read alone), then a collective read of the same boxes: it runs on every rank with every value
  *     right (the agreement compares which chunks a layout answers for, not how; before, every rank
  *     returned ERR_ARG, "ranks disagree on the layout": fuzz_h5 seed 20261208 case 45977).
+ *  P. Chunks whose addresses do not ascend with their index (a v2 B-tree dataset grown along its last
+ *     dimension: HDF5 allocates the new chunks at the end of the file), written in one collective call
+ *     (link-chunk) by rows that cross old and new chunks: the file type must ascend, so the pieces go in
+ *     address order; every element read back by HDF5 (before, MPI_File_set_view failed with
+ *     MPI_ERR_TYPE on every rank: fuzz_h5 seed 20261209 case 21748, ROMIO and ompio).
  *   mpirun -n 3 test_h5accel DIR */
 #define _XOPEN_SOURCE 700
 #include "count_alloc.h" /* colldiag's allocations counted (part D) */
@@ -1952,6 +1957,32 @@ static void mixed_ways(void)
     H5Pclose(fapl);
 }
 
+/* P. (see the top) */
+static void unordered_addresses(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/h5accel_unordered.h5", dir);
+    hid_t f = file_create(path, 1, 0); /* the latest format: two unlimited dimensions make a v2 B-tree */
+    hsize_t d[2] = {24, 8}, mx[2] = {H5S_UNLIMITED, H5S_UNLIMITED}, ch[2] = {4, 4}, grown[2] = {24, 16};
+    hid_t sp = H5Screate_simple(2, d, mx), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 2, ch);
+    hid_t ds = H5Dcreate2(f, "unordered", H5T_NATIVE_UINT32, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(sp);
+    fill_with_hdf5(ds, 140);
+    H5Dset_extent(ds, grown); /* chunk (0, 2) now lies after chunk (1, 1) in the file; a rank's rows span two chunk rows */
+    hid_t dx = coll_dxpl();
+    colldiag_xfer *x = NULL;
+    colldiag_xfer_create(&x);
+    colldiag_set_dxpl_mpio_chunk_opt(x, COLLDIAG_MPIO_CHUNK_ONE_IO);
+    snprintf(g_case, sizeof g_case, "chunk addresses out of index order, one collective call");
+    all_rows(f, ds, 141, dx, x, g_case);
+    colldiag_xfer_free(x);
+    H5Pclose(dx);
+    H5Dclose(ds);
+    file_close(f);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -1989,6 +2020,7 @@ int main(int argc, char **argv)
     read_only_first_reads();
     element_types();
     mixed_ways();
+    unordered_addresses();
     const int rc = test_summary("test_h5accel");
     MPI_Finalize();
     return rc;
