@@ -464,6 +464,19 @@ void colldiag_h5_forget(hid_t obj);
 /* Drops the cached chunk addresses of every dataset in obj's file (any id in the file); keeps the
    file's communicator. Local: no communication. */
 void colldiag_h5_forget_datasets(hid_t obj);
+/* Optional, for the code that creates datasets (the preload calls it after every H5Dcreate2,
+   H5Dcreate_anon and H5Dcreate1): tells the bridge that dset was just created with the creation
+   property list dcpl (the one passed to HDF5, unchanged since; H5P_DEFAULT for the default). The
+   bridge then learns the dataset's storage from that list, so that its first colldiag_h5_write/read
+   need not copy the list back from HDF5 (H5Dget_create_plist: ~30 us right after creating a large
+   chunked dataset, the caches cold; most of what a dataset's first look costs). And whatever the
+   bridge cached at dset's object address goes: it belonged to an object since deleted (HDF5 gives a
+   deleted object's address to the next object; an anonymous dataset is deleted when closed, with no
+   H5Ldelete to see). The list is trusted: another one than the dataset's makes the bridge wrong about
+   its chunks. Local, no communication; a dataset of a file not opened with the MPI-IO driver is
+   not cached (COLLDIAG_ERR_UNSUPPORTED). 0, or COLLDIAG_ERR_ARG when dset is not an open dataset or
+   dcpl not a dataset creation list (the dataset is then learned at its first call, as without this). */
+int colldiag_h5_created(hid_t dset, hid_t dcpl);
 #endif
 
 /* ---- Fortran support: what colldiag.f90 (module colldiag) binds besides the functions above ----

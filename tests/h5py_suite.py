@@ -15,8 +15,9 @@ boolean masks (point selections); a dataset resized between collective writes, s
 boundary and grown back; one shrunk across a chunk, grown back and written (HDF5 1.10 loses that write:
 the accelerated run must leave the file as HDF5 does);
 ranks that select nothing in a collective low-level write; independent writes; a scalar dataset; a
-custom fill value; gzip (HDF5 writes it); read_direct; reads of another rank's part in both modes;
-and every dataset read whole by every rank after reopening the file read-only.
+custom fill value; gzip (HDF5 writes it); an anonymous dataset written and dropped, then a dataset at
+its address; read_direct; reads of another rank's part in both modes; and every dataset read whole by
+every rank after reopening the file read-only.
 """
 import sys
 
@@ -231,6 +232,23 @@ with d.collective:
 for r in range(P):
     a, b = split(2 * P + 1, r)
     model["four"][:, a:b] = values(K + 10, 1, r, (3, b - a, 5, 6), "f4")
+
+# 15. an anonymous dataset (create_dataset(None, ...)), written and dropped: closed with no link, HDF5
+#     deletes it and gives its address to the next dataset, here with other chunks (under the preload the
+#     bridge must not take the new dataset for the old one)
+d = f.create_dataset(None, (3 * P, 10), dtype="i4", chunks=(3, 5))
+with d.collective:
+    a, b = split(3 * P, me)
+    d[a:b, :] = values(K + 12, 1, me, (b - a, 10), "i4")
+del d  # h5py closes the id: the dataset is gone
+d = f.create_dataset("after_anon", (3 * P, 10), dtype="i4", chunks=(4, 2))
+model["after_anon"] = np.zeros((3 * P, 10), dtype="i4")
+with d.collective:
+    a, b = split(3 * P, me)
+    d[a:b, :] = values(K + 13, 1, me, (b - a, 10), "i4")
+for r in range(P):
+    a, b = split(3 * P, r)
+    model["after_anon"][a:b, :] = values(K + 13, 1, r, (b - a, 10), "i4")
 
 # reads while the file is open for writing: the next rank's rows, collectively and independently
 for collective in (True, False):

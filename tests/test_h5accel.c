@@ -85,6 +85,11 @@
  *     (link-chunk) by rows that cross old and new chunks: the file type must ascend, so the pieces go in
  *     address order; every element read back by HDF5 (before, MPI_File_set_view failed with
  *     MPI_ERR_TYPE on every rank: fuzz_h5 seed 20261209 case 21748, ROMIO and ompio).
+ *  Q. colldiag_h5_created: a dataset created at a closed anonymous dataset's address (other chunk
+ *     dims) does not inherit what the bridge cached there, every element where HDF5 reads it; storage
+ *     learned from the creation list (contiguous, chunked, unlimited) writes every element right,
+ *     compact and filtered are refused on every rank (the filtered file unchanged); bad arguments and a file
+ *     without the MPI-IO driver refused.
  *   mpirun -n 3 test_h5accel DIR */
 #define _XOPEN_SOURCE 700
 #include "count_alloc.h" /* colldiag's allocations counted (part D) */
@@ -1983,6 +1988,121 @@ static void unordered_addresses(void)
     file_close(f);
 }
 
+/* Q. colldiag_h5_created. An anonymous dataset written through the bridge and closed is deleted, and
+   HDF5 gives its object address to the next dataset (other chunk dims): told of the creation, the
+   bridge forgets what it cached there, and the new dataset's call writes every element where HDF5
+   reads it (before, the stale entry's chunk grid was used: the call was refused or wrong). Then the
+   storage learned from the creation list: contiguous (H5P_DEFAULT), chunked, and chunked with an
+   unlimited dimension run and write every element; compact and filtered ones are refused on every
+   rank naming why (the filtered one's file unchanged); a list that is not a creation list is refused (ERR_ARG) and the
+   dataset's first call learns it as before; a dataset of a file without the MPI-IO driver is not
+   cached (UNSUPPORTED). */
+static hid_t dcpl_chunked(hsize_t cr, hsize_t cc, int deflate, int compact)
+{
+    hid_t p = H5Pcreate(H5P_DATASET_CREATE);
+    hsize_t ch[2] = {cr, cc};
+    if (compact) H5Pset_layout(p, H5D_COMPACT);
+    else if (cr) H5Pset_chunk(p, 2, ch);
+    if (deflate) H5Pset_deflate(p, 1);
+    return p;
+}
+
+static void created_datasets(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/h5accel_created.h5", dir);
+    hid_t f = file_create(path, 0, 0), dx = coll_dxpl();
+    const hsize_t R = 12, W = 10, mx[2] = {H5S_UNLIMITED, W};
+    hsize_t d[2] = {R, W};
+    hid_t sp = H5Screate_simple(2, d, NULL), spu = H5Screate_simple(2, d, mx);
+    colldiag_xfer *x = NULL;
+    colldiag_xfer_create(&x);
+
+    snprintf(g_case, sizeof g_case, "anonymous dataset's address given to the next dataset");
+    hid_t p1 = dcpl_chunked(3, 5, 0, 0), p2 = dcpl_chunked(4, 2, 0, 0);
+    hid_t anon = H5Dcreate_anon(f, H5T_NATIVE_UINT32, sp, p1, H5P_DEFAULT);
+    all_rows(f, anon, 160, dx, x, "the anonymous dataset");
+    H5O_info_t oa, ob;
+    H5Oget_info2(anon, &oa, H5O_INFO_BASIC);
+    H5Dclose(anon); /* no link: deleted */
+    hid_t ds = H5Dcreate2(f, "after_anon", H5T_NATIVE_UINT32, sp, H5P_DEFAULT, p2, H5P_DEFAULT);
+    H5Oget_info2(ds, &ob, H5O_INFO_BASIC);
+    CHECK(oa.addr == ob.addr, "HDF5 put the new dataset at %llu, the anonymous one was at %llu: this case tests nothing",
+          (unsigned long long)ob.addr, (unsigned long long)oa.addr);
+    int rc = colldiag_h5_created(ds, p2);
+    CHECK(rc == 0, "colldiag_h5_created: %s", colldiag_strerror(rc));
+    all_rows(f, ds, 161, dx, x, "the dataset at the anonymous one's address");
+    H5Dclose(ds);
+
+    /* storage learned from the creation list */
+    struct { const char *name; int cr, cc, unlim, deflate, compact; const char *refused; } c[] = {
+        {"contiguous (H5P_DEFAULT)", 0, 0, 0, 0, 0, NULL},
+        {"chunked 5 x 3", 5, 3, 0, 0, 0, NULL},
+        {"chunked 4 x 4, unlimited rows", 4, 4, 1, 0, 0, NULL},
+        {"compact", 0, 0, 0, 0, 1, "compact"},
+        {"deflate", 4, 5, 0, 1, 0, "filtered"},
+    };
+    for (int i = 0; i < (int)(sizeof c / sizeof c[0]); i++) {
+        snprintf(g_case, sizeof g_case, "learned from the creation list: %s", c[i].name);
+        hid_t p = c[i].cr || c[i].compact ? dcpl_chunked((hsize_t)c[i].cr, (hsize_t)c[i].cc, c[i].deflate, c[i].compact) : H5P_DEFAULT;
+        char name[16];
+        snprintf(name, sizeof name, "learned%d", i);
+        ds = H5Dcreate2(f, name, H5T_NATIVE_UINT32, c[i].unlim ? spu : sp, H5P_DEFAULT, p, H5P_DEFAULT);
+        rc = colldiag_h5_created(ds, p);
+        CHECK(rc == 0, "colldiag_h5_created: %s", colldiag_strerror(rc));
+        if (!c[i].refused) {
+            all_rows(f, ds, 170 + i, dx, x, g_case);
+        } else {
+            /* a compact dataset's bytes live in each rank's copy of the object header: HDF5 wants every rank
+               to write the same, which fill_with_hdf5 (rank 0 alone) is not; the refusal is checked alone */
+            if (!c[i].compact) fill_with_hdf5(ds, 170 + i);
+            const hsize_t r0 = (hsize_t)me * R / (hsize_t)P, r1 = (hsize_t)(me + 1) * R / (hsize_t)P, mn = (r1 - r0) * W;
+            hid_t fs = rows(ds, r0, r1), ms = H5Screate_simple(1, &mn, NULL);
+            uint32_t *v = row_values(190 + i, r0, r1, W, 0);
+            rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, fs, dx, v, x);
+            CHECK(rc == COLLDIAG_ERR_UNSUPPORTED && strstr(colldiag_xfer_errmsg(x), c[i].refused), "rc %s (%s)", colldiag_strerror(rc),
+                  colldiag_xfer_errmsg(x));
+            H5Fflush(f, H5F_SCOPE_GLOBAL);
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (!c[i].compact) check_file(ds, 170 + i, "nothing written", NULL);
+            free(v);
+            H5Sclose(ms);
+            H5Sclose(fs);
+        }
+        if (p != H5P_DEFAULT) H5Pclose(p);
+        H5Dclose(ds);
+    }
+
+    snprintf(g_case, sizeof g_case, "colldiag_h5_created given a transfer list");
+    ds = H5Dcreate2(f, "not_a_dcpl", H5T_NATIVE_UINT32, sp, H5P_DEFAULT, p2, H5P_DEFAULT);
+    rc = colldiag_h5_created(ds, dx);
+    CHECK(rc == COLLDIAG_ERR_ARG, "rc %s", colldiag_strerror(rc));
+    all_rows(f, ds, 180, dx, x, "learned at its first call after a refused colldiag_h5_created");
+    H5Dclose(ds);
+    rc = colldiag_h5_created(dx, p2);
+    CHECK(rc == COLLDIAG_ERR_ARG, "colldiag_h5_created of a transfer list: rc %s", colldiag_strerror(rc));
+
+    snprintf(g_case, sizeof g_case, "colldiag_h5_created in a file without the MPI-IO driver");
+    char own[560];
+    snprintf(own, sizeof own, "%s/h5accel_created_sec2_%d.h5", dir, me);
+    hid_t fl = H5Fcreate(own, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    ds = H5Dcreate2(fl, "d", H5T_NATIVE_UINT32, sp, H5P_DEFAULT, p2, H5P_DEFAULT);
+    rc = colldiag_h5_created(ds, p2);
+    CHECK(rc == COLLDIAG_ERR_UNSUPPORTED, "rc %s", colldiag_strerror(rc));
+    H5Dclose(ds);
+    colldiag_h5_forget(fl);
+    H5Fclose(fl);
+    unlink(own);
+
+    H5Pclose(p1);
+    H5Pclose(p2);
+    H5Sclose(sp);
+    H5Sclose(spu);
+    colldiag_xfer_free(x);
+    H5Pclose(dx);
+    file_close(f);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -2021,6 +2141,7 @@ int main(int argc, char **argv)
     element_types();
     mixed_ways();
     unordered_addresses();
+    created_datasets();
     const int rc = test_summary("test_h5accel");
     MPI_Finalize();
     return rc;
