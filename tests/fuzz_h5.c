@@ -22,7 +22,8 @@
  * until the third at an extent: half of these on files with collective metadata, netCDF-4's, with the
  * preload's no-agreement shortcut for them), and random reads of file B (in a third of the cases opened again
  * read-only, where the bridge reads a chunk index without a flush, independent calls on their rank alone) go
- * through colldiag_h5_read and H5Dread into buffers prefilled alike: every byte of the two buffers must match. Any difference prints the case
+ * through colldiag_h5_read and H5Dread into buffers prefilled alike (in half the cases file B's datasets are
+ * learned from their creation lists, colldiag_h5_created, as under the preload): every byte of the two buffers must match. Any difference prints the case
  * and exits 1; every rank checks its own buffers and the outcome is agreed. --strict-hdf5 1 also fails
  * when HDF5's own file differs from the image (ROMIO: see docs/hdf5.md). */
 #define _GNU_SOURCE
@@ -109,11 +110,17 @@ static hid_t open_file(const char *path, const dcase *c, int create, int coll_md
     return f;
 }
 
-static hid_t make_dataset(hid_t f, const dcase *c, const char *name)
+/* told: the bridge is told of the creation with the list (colldiag_h5_created, as the preload does),
+   and learns the storage from it rather than from HDF5's copy at the first call */
+static hid_t make_dataset(hid_t f, const dcase *c, const char *name, int told)
 {
     hid_t sp = H5Screate_simple(c->rank, c->dims, c->maxd), dcpl = H5Pcreate(H5P_DATASET_CREATE);
     if (c->chunked) H5Pset_chunk(dcpl, c->rank, c->chunk);
     hid_t d = H5Dcreate2(f, name, c->type, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (told && d >= 0 && colldiag_h5_created(d, dcpl) != 0) {
+        printf("rank %d: colldiag_h5_created failed: %s\n", me, cd_errbuf);
+        d = -1;
+    }
     H5Sclose(sp);
     H5Pclose(dcpl);
     return d;
@@ -335,11 +342,14 @@ static int run_case(long cs, uint64_t seed, const char *dir)
     const int coll_md = way == 1 && mix(seed * 15485863u + (uint64_t)cs) % 2 == 0;
     h5_env_uniform = coll_md;
     hid_t fa = open_file(pa, &c, 1, coll_md), fb = open_file(pb, &c, 1, coll_md);
-    hid_t da = make_dataset(fa, &c, "d"), db = make_dataset(fb, &c, "d");
+    /* file B's datasets told of their creation (colldiag_h5_created) in half the cases, drawn outside the
+       case generator */
+    const int told = mix(seed * 32452843u + (uint64_t)cs) % 2 == 0;
+    hid_t da = make_dataset(fa, &c, "d", 0), db = make_dataset(fb, &c, "d", told);
     /* a twin of the dataset in each file, written with the same arguments every round: by HDF5 in
        file A and, in the rounds drawn for it, together with "d" in one colldiag_h5_write_multi call in
        file B (HDF5 1.14's H5Dwrite_multi on 1.10), else by HDF5 */
-    hid_t ta = make_dataset(fa, &c, "t"), tb = make_dataset(fb, &c, "t");
+    hid_t ta = make_dataset(fa, &c, "t", 0), tb = make_dataset(fb, &c, "t", told);
     if (way) setenv("COLLDIAG_H5_LOOKUP_BUDGET", "0", 1);
     else unsetenv("COLLDIAG_H5_LOOKUP_BUDGET");
     /* with the index walk, a third of the cases keep the default (small calls run in HDF5 until the third
