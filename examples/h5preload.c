@@ -708,14 +708,18 @@ herr_t H5Dset_extent(hid_t dset, const hsize_t size[])
    program's own creation list now (colldiag_h5_created), so that its first call need not copy the list
    back from HDF5; in any case whatever the bridge cached at the new dataset's address goes (it belonged
    to an object since deleted: an anonymous dataset closed, which no deletion wrapper sees). After
-   HDF5's own call, whose result is returned unchanged. */
+   HDF5's own call, whose result is returned unchanged. Every rank creates a dataset (H5Dcreate2 is
+   collective) and has rank 0's COLLDIAG_ACCELERATE, so every rank asks HDF5 the same here: on a file
+   with collective metadata reads, a query that misses HDF5's cache is a collective read. With the
+   variable off, where this rank's cache may hold entries another's does not, nothing is asked: every
+   cached dataset goes (entries are left only by an earlier accelerated stretch of the program). */
 static void note_created(hid_t dset, hid_t dcpl)
 {
     if (dset < 0 || cd_internal) return;
     const char *acc = cd_getenv("COLLDIAG_ACCELERATE");
     cd_internal++;
     if (acc && *acc && strcmp(acc, "0")) colldiag_h5_created(dset, dcpl);
-    else if (h5_dsets) colldiag_h5_forget(dset);
+    else if (h5_dsets) h5_forget_dsets(NULL, NULL);
     cd_internal--;
 }
 
