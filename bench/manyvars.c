@@ -8,7 +8,8 @@
  *   hdf5        H5Dwrite, as the program does
  *   accel       colldiag_h5_write, and H5Dwrite when it returns COLLDIAG_ERR_UNSUPPORTED: exactly what
  *               the preload runs with COLLDIAG_ACCELERATE=1 (with the preload's h5_env_uniform: every
- *               rank has the same environment, which the preload makes sure of when MPI starts)
+ *               rank has the same environment, which the preload makes sure of when MPI starts; and
+ *               colldiag_h5_created after each H5Dcreate2, timed in the whole program)
  * each on a file with local metadata reads (h5py's and plain C programs' default: HDF5's own chunk
  * lookup applies) and on one with H5Pset_all_coll_metadata_ops (netCDF-4's: the chunk index must come
  * from the file, after a flush, which small calls do not pay for). Times: the write phase and the whole
@@ -60,6 +61,7 @@ static double run(const char *path, int nv, int accel, int collmd, int verify, d
         char nm[32];
         snprintf(nm, sizeof nm, "v%d", v);
         ds[v] = H5Dcreate2(f, nm, H5T_NATIVE_INT, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        if (accel) colldiag_h5_created(ds[v], dcpl); /* as the preload, after every creation */
     }
     const hsize_t r0 = (hsize_t)me * ROWS / (hsize_t)P, r1 = (hsize_t)(me + 1) * ROWS / (hsize_t)P, mn = (r1 - r0) * COLS;
     hsize_t st[2] = {r0, 0}, ct[2] = {r1 - r0, COLS};
