@@ -214,14 +214,21 @@ for r in range(P):
     if P > 1 and r == P - 1:
         s = (slice(0, 3), s[1])
     model["filled"][s] = values(K + 8, 1, r, (s[0].stop - s[0].start, s[1].stop - s[1].start), "i4")
+def rows_collectively(d, name, k):
+    """Every rank its band of rows of 2-D dataset d, collectively, values(k, 1, ...); and into the model
+    (name None: a dataset the model does not keep)."""
+    n, width = d.shape
+    with d.collective:
+        a, b = split(n, me)
+        d[a:b, :] = values(k, 1, me, (b - a, width), d.dtype.str)
+    for r in range(P if name else 0):
+        a, b = split(n, r)
+        model[name][a:b, :] = values(k, 1, r, (b - a, width), d.dtype.str)
+
+
 d = f.create_dataset("zipped", (4 * P, 8), dtype="i4", chunks=(4, 8), compression="gzip")
 model["zipped"] = np.zeros((4 * P, 8), dtype="i4")
-with d.collective:
-    a, b = split(4 * P, me)
-    d[a:b, :] = values(K + 9, 1, me, (b - a, 8), "i4")
-for r in range(P):
-    a, b = split(4 * P, r)
-    model["zipped"][a:b, :] = values(K + 9, 1, r, (b - a, 8), "i4")
+rows_collectively(d, "zipped", K + 9)
 
 # 13. a 4-D dataset with edge chunks, split along its second dimension
 d = f.create_dataset("four", (3, 2 * P + 1, 5, 6), dtype="f4", chunks=(2, 2, 3, 4))
@@ -236,19 +243,12 @@ for r in range(P):
 # 15. an anonymous dataset (create_dataset(None, ...)), written and dropped: closed with no link, HDF5
 #     deletes it and gives its address to the next dataset, here with other chunks (under the preload the
 #     bridge must not take the new dataset for the old one)
-d = f.create_dataset(None, (3 * P, 10), dtype="i4", chunks=(3, 5))
-with d.collective:
-    a, b = split(3 * P, me)
-    d[a:b, :] = values(K + 12, 1, me, (b - a, 10), "i4")
+d = f.create_dataset(None, (4 * P, 10), dtype="i4", chunks=(3, 5))
+rows_collectively(d, None, K + 12)
 del d  # h5py closes the id: the dataset is gone
-d = f.create_dataset("after_anon", (3 * P, 10), dtype="i4", chunks=(4, 2))
-model["after_anon"] = np.zeros((3 * P, 10), dtype="i4")
-with d.collective:
-    a, b = split(3 * P, me)
-    d[a:b, :] = values(K + 13, 1, me, (b - a, 10), "i4")
-for r in range(P):
-    a, b = split(3 * P, r)
-    model["after_anon"][a:b, :] = values(K + 13, 1, r, (b - a, 10), "i4")
+d = f.create_dataset("after_anon", (4 * P, 10), dtype="i4", chunks=(4, 2))
+model["after_anon"] = np.zeros((4 * P, 10), dtype="i4")
+rows_collectively(d, "after_anon", K + 13)
 
 # reads while the file is open for writing: the next rank's rows, collectively and independently
 for collective in (True, False):
