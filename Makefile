@@ -236,6 +236,10 @@ check:
 	$(MAKE) -j$(JOBS) MPI=mpich all
 	JOBS=$(JOBS) tests/check.sh
 
+# $(call scn_groups,GLOBS,COMMAND): COMMAND once for each group of the scenarios GLOBS match that one
+# launch can run (tests/scn_groups.sh), with $$n the group's rank count and $$fs its files.
+scn_groups = tests/scn_groups.sh $(1) | while read -r n fs; do { $(2); } </dev/null; done
+
 # ---- sanitizers, valgrind, fuzzing (Open MPI; clang through Open MPI's wrapper) ----
 # MPI's own leaks are suppressed by module (tests/lsan.supp, tests/valgrind.supp), never colldiag's;
 # keeping Open MPI's components loaded lets their leaks be attributed to them.
@@ -271,10 +275,10 @@ check-asan: $(A)/test_io $(A)/test_errors $(A)/test_report $(A)/scenario_run $(A
 	cd $(A) && $(SANENV) mpirun.openmpi --oversubscribe -n 4 ./fuzz_io --seed 11 --cases 1000 --out .
 	$(SANENV) mpirun.openmpi --oversubscribe -n 4 $(A)/test_errors
 	$(SANENV) tests/test_report.sh $(A) "mpirun.openmpi --oversubscribe" >/dev/null
-	@# scenarios: memory errors and UB (leaks are checked above, with the slow unwinder they need)
-	@for f in $(SCN_PUBLIC)/*.scn tests/scenarios/*.scn; do n=$$(awk '$$1=="ranks"{print $$2}' $$f); \
-	  ASAN_OPTIONS=detect_leaks=0 mpirun.openmpi --oversubscribe -n $$n $(A)/scenario_run --hdf5 $$f >/dev/null 2>$(A)/scn.err || \
-	  { echo "ASan/UBSan: $$f failed"; cat $(A)/scn.err; exit 1; }; done
+	@# scenarios: memory errors and UB (leaks are checked above, with the slow unwinder they need);
+	@# a launch for each group of scenarios (scn_groups): a launch costs more than a scenario
+	@$(call scn_groups,$(SCN_PUBLIC)/*.scn tests/scenarios/*.scn,ASAN_OPTIONS=detect_leaks=0 mpirun.openmpi --oversubscribe -n $$n \
+	  $(A)/scenario_run --hdf5 $$fs >/dev/null 2>$(A)/scn.err || { echo "ASan/UBSan: failed in $$fs"; cat $(A)/scn.err; exit 1; })
 	@echo "check-asan: clean"
 
 # MPICH, a reduced set: the error matrix and the quick I/O matrix (MPICH oversubscribed is slow).
@@ -299,10 +303,9 @@ check-valgrind: build/openmpi/test_io build/openmpi/test_errors build/openmpi/sc
 	OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 2 $(VG) build/openmpi/test_io quick
 	OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 $(VG) build/openmpi/test_errors quick
 	cd build && OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 $(VG) openmpi/fuzz_io --seed 12 --cases 300 --out .
-	@for f in $(SCN_PUBLIC)/tdset_*_n3.scn $(SCN_PUBLIC)/error_*.scn $(SCN_PUBLIC)/tcoll_cchunk3_point*.scn tests/scenarios/points_*.scn; do \
-	  n=$$(awk '$$1=="ranks"{print $$2}' $$f); \
-	  OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n $$n $(VG) build/openmpi/scenario_run $$f >/dev/null 2>build/vg.err || \
-	  { echo "valgrind: $$f"; cat build/vg.err; exit 1; }; done
+	@$(call scn_groups,$(SCN_PUBLIC)/tdset_*_n3.scn $(SCN_PUBLIC)/error_*.scn $(SCN_PUBLIC)/tcoll_cchunk3_point*.scn tests/scenarios/points_*.scn,\
+	  OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n $$n $(VG) build/openmpi/scenario_run $$fs >/dev/null \
+	  2>build/vg.err || { echo "valgrind: failed in $$fs"; cat build/vg.err; exit 1; })
 	cd build && COLLDIAG_REPORT=html:vg_report.html OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 \
 	  -x COLLDIAG_REPORT $(VG) openmpi/rfc_modes >/dev/null
 	cd build && COLLDIAG_REPORT=json:vg_preload.jsonl OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 \

@@ -1427,28 +1427,39 @@ int main(int argc, char **argv)
     int P;
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     run_opts o = {0, 0, 0, stdout};
-    const char *file = NULL;
+    /* several files run one after the other in this one launch (valgrind's and the sanitizers' runs:
+       their start-up costs more than a scenario); each needs the launch's rank count */
+    const char **files = calloc((size_t)argc, sizeof *files);
+    int nfiles = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--hdf5")) o.hdf5 = 1;
         else if (!strcmp(argv[i], "--keep")) o.keep = 1;
         else if (!strcmp(argv[i], "--rules")) o.rules = 1;
-        else file = argv[i];
+        else if (files) files[nfiles++] = argv[i];
     }
-    if (!file) {
-        if (g_me == 0) fprintf(stderr, "usage: mpirun -n R %s [--hdf5] [--rules] [--keep] FILE.scn\n", argv[0]);
+    if (!nfiles) {
+        if (g_me == 0) fprintf(stderr, "usage: mpirun -n R %s [--hdf5] [--rules] [--keep] FILE.scn [FILE.scn ...]\n", argv[0]);
+        free(files);
         MPI_Finalize();
         return 2;
     }
-    g_file = file;
-    scenario s;
-    parse(file, &s);
-    if (s.ranks != P) {
-        if (g_me == 0) fprintf(stderr, "%s: the scenario needs %d ranks; run it with mpirun -n %d (this run has %d)\n", file, s.ranks, s.ranks, P);
-        MPI_Finalize();
-        return 1;
+    int status = 0;
+    for (int k = 0; k < nfiles; k++) {
+        const char *file = g_file = files[k];
+        scenario s;
+        parse(file, &s);
+        if (s.ranks != P) {
+            if (g_me == 0) fprintf(stderr, "%s: the scenario needs %d ranks; run it with mpirun -n %d (this run has %d)\n", file, s.ranks, s.ranks, P);
+            scenario_free(&s);
+            status = 1;
+            continue;
+        }
+        const int st = run_case(&s, MPI_COMM_WORLD, &o);
+        if (st && nfiles > 1 && g_me == 0) fprintf(stderr, "%s: failed\n", file);
+        if (st && !status) status = st;
+        scenario_free(&s);
     }
-    int status = run_case(&s, MPI_COMM_WORLD, &o);
-    scenario_free(&s);
+    free(files);
     MPI_Finalize();
     return status;
 }
