@@ -8124,7 +8124,7 @@ typedef struct h5_dentry {
     hsize_t cdims[COLLDIAG_MAX_RANK];    /* chunk dims (chunked) */
     char never[256];                     /* set once: why this dataset never runs through colldiag */
     char why[256];                       /* why l could not be built for this extent */
-    struct h5_dentry *next;              /* every entry (h5_dsets) */
+    struct h5_dentry *next, *prev;       /* every entry (h5_dsets), both ways: one goes in O(1) (h5_drop_dentry) */
     struct h5_dentry *next_addr, *next_id; /* the hash chains of (fileno, addr) and of id */
 } h5_dentry;
 
@@ -8365,6 +8365,7 @@ static h5_dentry *h5_dataset(hid_t dset, const H5O_info_t *oi)
     e->rank = -1;
     e->type = H5Dget_type(dset);
     e->next = h5_dsets;
+    if (h5_dsets) h5_dsets->prev = e;
     h5_dsets = e;
     h5_ndsets++;
     h5_link(e);
@@ -9165,17 +9166,28 @@ int colldiag_h5_read_multi(size_t count, const hid_t dset_ids[], const hid_t mem
 
 /* Drops the cache entries of the datasets of file *fileno (every file: NULL): the one at object
    address *addr, or all (addr NULL). Local. */
+/* Drops one entry from the list and the index. */
+static void h5_drop_dentry(h5_dentry *e)
+{
+    if (e->prev) e->prev->next = e->next;
+    else h5_dsets = e->next;
+    if (e->next) e->next->prev = e->prev;
+    h5_unlink(e);
+    h5_ndsets--;
+    h5_dentry_free(e);
+}
+
 static void h5_forget_dsets(const unsigned long *fileno, const haddr_t *addr)
 {
-    for (h5_dentry **pp = &h5_dsets; *pp;) {
-        h5_dentry *e = *pp;
-        if ((!fileno || e->fileno == *fileno) && (!addr || e->addr == *addr)) {
-            *pp = e->next;
-            h5_unlink(e);
-            h5_ndsets--;
-            h5_dentry_free(e);
-        } else {
-            pp = &e->next;
+    if (fileno && addr) { /* one dataset (a creation at its address): its hash chain, not every entry (a
+                             program creating its n-th dataset walked n-1 of them: 35 us a creation at 3,000) */
+        h5_dentry *e = h5_hash_cap ? h5_hash_addr[h5_slot_addr(*fileno, *addr)] : NULL;
+        while (e && !(e->fileno == *fileno && e->addr == *addr)) e = e->next_addr;
+        if (e) h5_drop_dentry(e); /* at most one: h5_dataset makes one entry per (file, address) */
+    } else {
+        for (h5_dentry *e = h5_dsets, *next; e; e = next) {
+            next = e->next;
+            if ((!fileno || e->fileno == *fileno) && (!addr || e->addr == *addr)) h5_drop_dentry(e);
         }
     }
     if (!h5_ndsets) { /* nothing cached: the index goes too */

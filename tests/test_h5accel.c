@@ -52,7 +52,9 @@
  *     again after H5Dset_extent; at once above COLLDIAG_H5_FETCH_BYTES; agreed when not allowed.
  *  J. The dataset cache's index: 300 datasets of one file written, closed, opened again (new ids) and
  *     written again in another order: every call through colldiag, every value where HDF5 reads it,
- *     the cache's count as the test expects before and after forgetting the file.
+ *     the cache's count as the test expects before and after forgetting the file; single entries
+ *     dropped from the list's head, middle and tail (a creation reported, colldiag_h5_forget): the
+ *     list whole both ways, the count one less each, the three learned again and written again.
  *  K. A shrink across a chunk (HDF5 1.10 keeps the pruned edge chunk in its chunk cache and writes it
  *     back at close, over later writes): the bridge, seeing the smaller extent, refuses every later
  *     call on the file on every rank naming the shrink, so the caller's HDF5 writes leave the file
@@ -1473,9 +1475,41 @@ static void many_datasets(void)
         }
     snprintf(g_case, sizeof g_case, "many datasets: the values");
     CHECK(h5_ndsets == before + NDS, "the cache holds %zu entries, expected %zu", h5_ndsets, before + NDS);
+    /* single entries dropped from the list's head (the last made: a creation at its address, as the
+       preload reports one), middle and tail of this file's part (colldiag_h5_forget): the others
+       stay, the list stays whole both ways, and the three are learned again and written once more */
+    static const int drop[3] = {NDS - 1, NDS / 2, 0};
+    hid_t dcpl = H5Dget_create_plist(ds[drop[0]]);
+    CHECK(colldiag_h5_created(ds[drop[0]], dcpl) == 0, "colldiag_h5_created on an existing dataset failed");
+    H5Pclose(dcpl);
+    colldiag_h5_forget(ds[drop[1]]);
+    colldiag_h5_forget(ds[drop[2]]);
+    size_t walked = 0;
+    int linked = 1;
+    for (const h5_dentry *e = h5_dsets; e; e = e->next, walked++)
+        linked &= e->next ? e->next->prev == e : 1;
+    linked &= !h5_dsets || !h5_dsets->prev;
+    CHECK(linked && walked == h5_ndsets && h5_ndsets == before + NDS - 2, "after dropping three: %zu entries walked, %zu counted, "
+          "expected %zu (the head's made again); links %s", walked, h5_ndsets, before + NDS - 2, linked ? "whole" : "broken");
+    for (int j = 0; j < 3; j++) {
+        const int i = drop[j];
+        snprintf(g_case, sizeof g_case, "many datasets: dataset %d written after its entry was dropped", i);
+        const hsize_t r0 = (hsize_t)me * 6 / (hsize_t)P, r1 = (hsize_t)(me + 1) * 6 / (hsize_t)P, mn = r1 > r0 ? (r1 - r0) * 4 : 1;
+        hid_t fs = rows(ds[i], r0, r1), ms = H5Screate_simple(1, &mn, NULL);
+        if (r1 == r0) H5Sselect_none(ms);
+        uint32_t *v = row_values(100 + i + 2 * NDS, r0, r1, 4, 0);
+        const int rc = colldiag_h5_write(ds[i], H5T_NATIVE_UINT32, ms, fs, dx, v, x);
+        CHECK(rc == 0, "colldiag_h5_write: %s", colldiag_xfer_errmsg(x));
+        free(v);
+        H5Sclose(ms);
+        H5Sclose(fs);
+    }
+    CHECK(h5_ndsets == before + NDS, "the three learned again: the cache holds %zu entries, expected %zu", h5_ndsets, before + NDS);
+    snprintf(g_case, sizeof g_case, "many datasets: the values");
     H5Fflush(f, H5F_SCOPE_GLOBAL);
     MPI_Barrier(MPI_COMM_WORLD);
-    for (int i = 0; i < NDS; i++) check_file(ds[i], 100 + i + NDS, "after both rounds", NULL);
+    for (int i = 0; i < NDS; i++)
+        check_file(ds[i], 100 + i + (i == drop[0] || i == drop[1] || i == drop[2] ? 2 : 1) * NDS, "after both rounds", NULL);
     for (int i = 0; i < NDS; i++) H5Dclose(ds[i]);
     unsetenv("COLLDIAG_H5_FETCH_CALLS");
     free(ds);
