@@ -8107,11 +8107,14 @@ typedef struct h5_dentry {
     unsigned long fileno;
     haddr_t addr;                        /* the dataset's object header */
     hid_t id;                            /* the id of the dataset's last call (h5_identify) */
-    hid_t type;                          /* a copy of the dataset's type, for H5Tequal */
+    hid_t type;                          /* the dataset's type, for H5Tequal: a copy, or one shared (h5_type_share) */
+    int type_shared;
     int learned;                         /* chunked, cdims and never are read (h5_learn) */
     int chunked;
     int rank;
-    hsize_t dims[COLLDIAG_MAX_RANK];     /* the extent l was built for */
+    int cap;                             /* the dataset's rank (a scalar's 1), which never changes: the length of
+                                            dims, u_dims and cdims, which point into the entry's own tail */
+    hsize_t *dims;                       /* the extent l was built for */
     colldiag_layout *l;                  /* NULL: not built for this extent (or not buildable: why) */
     int by_hdf5;                         /* l finds addresses with HDF5's own lookup (h5_coord_resolve) */
     uint64_t defers;                     /* collective calls at this extent that HDF5 ran rather than flush (h5_defer_fetch) */
@@ -8119,14 +8122,43 @@ typedef struct h5_dentry {
        extent of the last one, how many of them at it HDF5 ran without an agreement, whether the chunk
        index was read at it. An independent call changes rank, dims and l above on its rank alone. */
     int u_rank, u_fetched;
-    hsize_t u_dims[COLLDIAG_MAX_RANK];
+    hsize_t *u_dims;
     uint64_t u_defers;
-    hsize_t cdims[COLLDIAG_MAX_RANK];    /* chunk dims (chunked) */
-    char never[256];                     /* set once: why this dataset never runs through colldiag */
-    char why[256];                       /* why l could not be built for this extent */
+    hsize_t *cdims;                      /* chunk dims (chunked) */
+    /* Reasons, allocated when there is one (h5_text_set; NULL: none), because an entry lives as long as
+       its file and a program may create a million datasets: the entry is ~200 bytes plus its dims (it was
+       1,400 with two 256-byte texts and three arrays of COLLDIAG_MAX_RANK dims inside) */
+    char *never;                         /* set once: why this dataset never runs through colldiag */
+    char *why;                           /* why l could not be built for this extent */
     struct h5_dentry *next, *prev;       /* every entry (h5_dsets), both ways: one goes in O(1) (h5_drop_dentry) */
     struct h5_dentry *next_addr, *next_id; /* the hash chains of (fileno, addr) and of id */
+    hsize_t dimv[];                      /* 3 x cap: dims, u_dims, cdims */
 } h5_dentry;
+
+/* An entry's reason: its text, or "" when it has none. */
+static const char *h5_text(const char *t) { return t ? t : ""; }
+static int h5_has_text(const char *t) { return t && t[0]; }
+/* What a reason holds when there was no memory for its own text (never freed). */
+static char h5_text_nomem[] = "no memory for the reason's text";
+static void h5_text_clear(char **t)
+{
+    if (*t != h5_text_nomem) cd_free(*t);
+    *t = NULL;
+}
+/* Sets *t to the formatted reason (at most 511 characters, as the fixed texts it replaces held 255). */
+static void h5_text_set(char **t, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    h5_text_clear(t);
+    const size_t n = strlen(buf) + 1;
+    *t = cd_malloc(n);
+    if (*t) memcpy(*t, buf, n);
+    else *t = h5_text_nomem;
+}
 
 static h5_fentry *h5_files;
 static h5_dentry *h5_dsets;
@@ -8186,9 +8218,51 @@ static int h5_index_room(void)
     return 0;
 }
 
+/* The datasets' types, one copy for all the entries whose types are equal: a copy costs ~530 bytes
+   of HDF5's memory (measured, H5Dget_type), and a program's many datasets have a few types. Only
+   transient types (a committed one's copy refers to its file) and at most H5_TYPES_SHARED of them,
+   so that finding one costs a few H5Tequal; past that, an entry keeps its own copy, as it did. */
+enum { H5_TYPES_SHARED = 32 };
+static struct { hid_t t; size_t refs; } h5_types[H5_TYPES_SHARED];
+static int h5_ntypes;
+
+/* The type to keep for t (a copy the caller owns, H5Dget_type's): t itself, or an equal one already
+   kept (t is closed). *shared says which. */
+static hid_t h5_type_share(hid_t t, int *shared)
+{
+    *shared = 0;
+    if (t < 0 || H5Tcommitted(t) != 0) return t;
+    for (int i = 0; i < h5_ntypes; i++)
+        if (H5Tequal(h5_types[i].t, t) > 0) {
+            H5Tclose(t);
+            h5_types[i].refs++;
+            *shared = 1;
+            return h5_types[i].t;
+        }
+    if (h5_ntypes == H5_TYPES_SHARED) return t;
+    h5_types[h5_ntypes].t = t;
+    h5_types[h5_ntypes++].refs = 1;
+    *shared = 1;
+    return t;
+}
+
+static void h5_type_release(hid_t t, int shared)
+{
+    if (t < 0) return;
+    for (int i = 0; shared && i < h5_ntypes; i++)
+        if (h5_types[i].t == t) {
+            if (--h5_types[i].refs) return;
+            h5_types[i] = h5_types[--h5_ntypes];
+            break;
+        }
+    H5Tclose(t);
+}
+
 static void h5_dentry_free(h5_dentry *e)
 {
-    if (e->type >= 0) H5Tclose(e->type);
+    h5_type_release(e->type, e->type_shared);
+    h5_text_clear(&e->never);
+    h5_text_clear(&e->why);
     colldiag_layout_free(e->l);
     cd_free(e);
 }
@@ -8316,11 +8390,11 @@ static void h5_facts_of(hid_t dset, hid_t dcpl, h5_dentry *e)
     else if (lay == H5D_CHUNKED && H5Pget_nfilters(dcpl) > 0) no = "filtered chunks (HDF5 compresses them; colldiag moves only raw bytes)";
     else if (h5_type_variable(e->type)) no = "variable-length elements (their bytes in the file point into HDF5's heap)";
     else if (H5Tdetect_class(e->type, H5T_REFERENCE) > 0) no = "references (HDF5 encodes them)";
-    if (no) snprintf(e->never, sizeof e->never, "%s", no);
+    if (no) h5_text_set(&e->never, "%s", no);
     e->chunked = lay == H5D_CHUNKED;
     const int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
-    if (e->chunked && !no && (rank < 1 || rank > COLLDIAG_MAX_RANK || H5Pget_chunk(dcpl, rank, e->cdims) != rank))
-        snprintf(e->never, sizeof e->never, "cannot read the chunk dims");
+    if (e->chunked && !no && (rank < 1 || rank > e->cap || H5Pget_chunk(dcpl, rank, e->cdims) != rank))
+        h5_text_set(&e->never, "cannot read the chunk dims");
     if (space >= 0) H5Sclose(space);
     e->learned = 1;
 }
@@ -8357,13 +8431,22 @@ static h5_dentry *h5_dataset(hid_t dset, const H5O_info_t *oi)
         return e;
     }
     if (h5_index_room()) return NULL;
-    e = cd_calloc(1, sizeof *e);
+    /* the dataset's rank sizes the entry: it never changes (H5Dset_extent keeps it) */
+    const hid_t sp = H5Dget_space(dset);
+    const int nd = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+    if (sp >= 0) H5Sclose(sp);
+    const int cap = nd < 1 || nd > COLLDIAG_MAX_RANK ? (nd == 0 ? 1 : COLLDIAG_MAX_RANK) : nd;
+    e = cd_calloc(1, sizeof *e + 3 * (size_t)cap * sizeof e->dimv[0]);
     if (!e) return NULL;
+    e->cap = cap;
+    e->dims = e->dimv;
+    e->u_dims = e->dimv + cap;
+    e->cdims = e->dimv + 2 * cap;
     e->fileno = oi->fileno;
     e->addr = oi->addr;
     e->id = dset;
     e->rank = -1;
-    e->type = H5Dget_type(dset);
+    e->type = h5_type_share(H5Dget_type(dset), &e->type_shared);
     e->next = h5_dsets;
     if (h5_dsets) h5_dsets->prev = e;
     h5_dsets = e;
@@ -8404,7 +8487,7 @@ static int h5_extent(hid_t dset, hsize_t *dims, hsize_t *maxd)
 
 static int h5_extent_is(const h5_dentry *e, int rank, const hsize_t *dims)
 {
-    if (e->rank != rank) return 0;
+    if (e->rank != rank || rank > e->cap) return 0;
     for (int d = 0; d < rank; d++)
         if (e->dims[d] != dims[d]) return 0;
     return 1;
@@ -8427,9 +8510,10 @@ static void h5_drop_layout(h5_dentry *e, int rank, const hsize_t *dims)
     colldiag_layout_free(e->l);
     e->l = NULL;
     e->by_hdf5 = 0;
-    e->why[0] = 0;
+    h5_text_clear(&e->why);
+    if (rank > e->cap) rank = -1; /* never: the dataset's rank is the entry's; as an extent unread, if it were */
     e->rank = rank;
-    memcpy(e->dims, dims, (size_t)rank * sizeof *dims);
+    if (rank > 0) memcpy(e->dims, dims, (size_t)rank * sizeof *dims);
 }
 
 /* The extent of this collective call, in the view of the collective calls alone (e->u_*), which
@@ -8439,11 +8523,12 @@ static void h5_drop_layout(h5_dentry *e, int rank, const hsize_t *dims)
    agreement). */
 static void h5_collective_extent(h5_dentry *e, int rank, const hsize_t *dims)
 {
+    if (rank > e->cap) rank = -1; /* never (as in h5_drop_layout) */
     int same = e->u_rank == rank;
     for (int d = 0; same && d < rank; d++) same = e->u_dims[d] == dims[d];
     if (same) return;
     e->u_rank = rank;
-    memcpy(e->u_dims, dims, (size_t)rank * sizeof *dims);
+    if (rank > 0) memcpy(e->u_dims, dims, (size_t)rank * sizeof *dims);
     e->u_defers = 0;
     e->u_fetched = 0;
 }
@@ -8472,13 +8557,13 @@ static int h5_build_layout(hid_t dset, h5_dentry *e, int rank, const hsize_t *di
     if (!e->chunked) {
         haddr_t a = H5Dget_offset(dset); /* absolute: HDF5 adds the userblock */
         if (a == HADDR_UNDEF) {
-            snprintf(e->why, sizeof e->why, "the contiguous dataset has no storage yet");
+            h5_text_set(&e->why, "the contiguous dataset has no storage yet");
             return -1;
         }
         rc = colldiag_layout_contiguous(rank, d64, esize, (MPI_Offset)a, &e->l);
     } else {
         h5_learn(dset, e); /* the chunk dims (read by every caller's h5_prepare already) */
-        rc = e->never[0] ? cd_fail(COLLDIAG_ERR_UNSUPPORTED, "colldiag_h5_write", "%s", e->never) : 0;
+        rc = h5_has_text(e->never) ? cd_fail(COLLDIAG_ERR_UNSUPPORTED, "colldiag_h5_write", "%s", e->never) : 0;
         for (int d = 0; d < rank && !rc; d++) c64[d] = e->cdims[d];
         if (!rc) rc = colldiag_layout_chunked(rank, d64, c64, esize, 0, &e->l);
         ix_index *own = rc ? NULL : cd_malloc(sizeof *own);
@@ -8489,8 +8574,7 @@ static int h5_build_layout(hid_t dset, h5_dentry *e, int rank, const hsize_t *di
         }
     }
     if (rc) {
-        snprintf(e->why, sizeof e->why, "cannot describe the dataset's storage: ");
-        h5_copy(e->why + strlen(e->why), sizeof e->why - strlen(e->why), cd_errbuf);
+        h5_text_set(&e->why, "cannot describe the dataset's storage: %s", cd_errbuf);
         colldiag_layout_free(e->l);
         e->l = NULL;
         return -1;
@@ -8514,7 +8598,7 @@ static const ix_facts *h5_ix_facts(hid_t dset, h5_dentry *e, h5_fentry *fe, int 
     if (!fe->facts) fe->facts = ix_file_facts(dset, &fe->fx) ? -1 : 1;
     hsize_t d[COLLDIAG_MAX_RANK];
     h5_learn(dset, e);
-    if (fe->facts < 0 || !e->chunked || e->never[0] || h5_extent(dset, d, fx->maxd) != rank) return NULL;
+    if (fe->facts < 0 || !e->chunked || h5_has_text(e->never) || h5_extent(dset, d, fx->maxd) != rank) return NULL;
     fx->sa = fe->fx.sa;
     fx->ss = fe->fx.ss;
     fx->ub = fe->fx.ub;
@@ -8549,7 +8633,7 @@ static void h5_fetch_index(hid_t dset, h5_dentry *e, h5_fentry *fe, int rank, co
         h5_build_layout(dset, e, rank, dims, &m.ix);
     } else {
         h5_drop_layout(e, rank, dims);
-        snprintf(e->why, sizeof e->why, "%s", !all ? "H5Fflush failed on some rank: the chunk index cannot be read from the file"
+        h5_text_set(&e->why, "%s", !all ? "H5Fflush failed on some rank: the chunk index cannot be read from the file"
                                                    : m.why[0] ? m.why : "rank 0 could not read the chunk index");
     }
 }
@@ -8566,7 +8650,7 @@ static int h5_fetch_index_alone(hid_t dset, h5_dentry *e, h5_fentry *fe, int ran
     char why[256];
     if (ix_open(h5_ix_facts(dset, e, fe, rank, dims, &fx), fe->f->fh, h5_nchunks(dset, e, rank, dims), &ix, why, sizeof why)) {
         h5_drop_layout(e, rank, dims);
-        snprintf(e->why, sizeof e->why, "%s", why);
+        h5_text_set(&e->why, "%s", why);
         return -1;
     }
     return h5_build_layout(dset, e, rank, dims, &ix);
@@ -8588,7 +8672,7 @@ static const char h5_shrunk_why[] = "a dataset of this file shrank across a chun
 static int h5_ineligible(hid_t dset, const h5_dentry *e, h5_fentry *fe, hid_t mem_type, int wr, const colldiag_xfer *x, char *why, size_t wl)
 {
     if (fe->shrunk) { snprintf(why, wl, "%s", h5_shrunk_why); return 1; }
-    if (e->never[0]) { snprintf(why, wl, "%s", e->never); return 1; }
+    if (h5_has_text(e->never)) { snprintf(why, wl, "%s", e->never); return 1; }
     if (x->xform) { snprintf(why, wl, "the DXPL sets a data transform (HDF5 computes it)"); return 1; }
     htri_t same = -1;
     same = H5Tequal(mem_type, e->type);
@@ -8742,7 +8826,7 @@ static int h5_build_coord_layout(hid_t dset, const H5O_info_t *oi, h5_dentry *e,
         cd_free(c);
         colldiag_layout_free(e->l);
         e->l = NULL;
-        snprintf(e->why, sizeof e->why, "cannot describe the dataset's chunks for HDF5's lookup");
+        h5_text_set(&e->why, "cannot describe the dataset's chunks for HDF5's lookup");
         return -1;
     }
     e->by_hdf5 = 1;
@@ -8837,11 +8921,11 @@ static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t m
     if (!e) snprintf(why, wl, "no memory for the dataset's cache entry");
     else if (rank < 1) snprintf(why, wl, "cannot read the dataset's extent");
     else if (!h5_ineligible(dset, e, fe, mem_type, dir == DIR_WRITE, x, why, wl)) {
-        const int stale = !h5_extent_is(e, rank, dims) || (!e->l && !e->why[0]);
+        const int stale = !h5_extent_is(e, rank, dims) || (!e->l && !h5_has_text(e->why));
         if (stale && !e->chunked) h5_build_layout(dset, e, rank, dims, NULL);
         else if (stale) h5_drop_layout(e, rank, dims);
         lookup = e->chunked && (stale || e->by_hdf5); /* how this call finds its chunk addresses: decided below */
-        if (!lookup && !e->l) snprintf(why, wl, "%s", e->why);
+        if (!lookup && !e->l) snprintf(why, wl, "%s", h5_text(e->why));
     }
     if (!why[0]) {
         hid_t fsp = file_space == H5S_ALL ? H5Dget_space(dset) : file_space;
@@ -8870,10 +8954,10 @@ static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t m
         }
         if (!why[0] && lookup) {
             if (h5_lookup_affordable(e, rank, dims, maxd, fsp, fe->md_local)) {
-                if (!e->l && h5_build_coord_layout(dset, oi, e, rank, dims)) snprintf(why, wl, "%s", e->why);
+                if (!e->l && h5_build_coord_layout(dset, oi, e, rank, dims)) snprintf(why, wl, "%s", h5_text(e->why));
                 else ((h5_coord_ctx *)e->l->rctx)->dset = dset;
             } else if (!collective && h5_file_writable(dset, fe) == 0) {
-                if (h5_fetch_index_alone(dset, e, fe, rank, dims)) snprintf(why, wl, "%s", e->why);
+                if (h5_fetch_index_alone(dset, e, fe, rank, dims)) snprintf(why, wl, "%s", h5_text(e->why));
             } else if (e->l && e->by_hdf5 && !collective) {
                 snprintf(why, wl, "the call spans more chunks than HDF5's lookup can find cheaply, and an independent call cannot flush the "
                                   "file to read the chunk index");
@@ -8937,7 +9021,7 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
            call). The reason as far as this rank knows the dataset (the decision is alike everywhere, the
            words need not be). */
         const h5_dentry *e = lo.e;
-        rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", !e->learned ? h5_unlearned_why : e->never[0] ? e->never : h5_small_call_why);
+        rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", !e->learned ? h5_unlearned_why : h5_has_text(e->never) ? e->never : h5_small_call_why);
     }
     if (rc) {
         x->set.chunk_opt = asked;
@@ -8989,7 +9073,7 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
         }
         h5_fetch_index(dset, e, fe, rank, dims);
         need = 0;
-        if (!e->l) snprintf(why, sizeof why, "%s", e->why);
+        if (!e->l) snprintf(why, sizeof why, "%s", h5_text(e->why));
     }
     x->set.chunk_opt = asked;
     x->env_fetch_bytes = x->env_fetch_calls = 0; /* a core call with this x has none */
@@ -9103,7 +9187,7 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
             if (g[i + 1]) {
                 h5_fetch_index(dsets[i], e[i], fe, rk[i], dims[i]);
                 need[i + 1] = 0;
-                if (!e[i]->l && !why[0]) snprintf(why, sizeof why, "dataset %zu: %s", i, e[i]->why);
+                if (!e[i]->l && !why[0]) snprintf(why, sizeof why, "dataset %zu: %s", i, h5_text(e[i]->why));
             }
         if (!all && !why[0]) snprintf(why, sizeof why, "no memory on some rank for the call's agreement");
         cd_free(g);

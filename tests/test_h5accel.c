@@ -54,7 +54,9 @@
  *     written again in another order: every call through colldiag, every value where HDF5 reads it,
  *     the cache's count as the test expects before and after forgetting the file; single entries
  *     dropped from the list's head, middle and tail (a creation reported, colldiag_h5_forget): the
- *     list whole both ways, the count one less each, the three learned again and written again.
+ *     list whole both ways, the count one less each, the three learned again and written again; 200
+ *     more datasets reported at their creation: under 512 bytes of colldiag's memory an entry, and
+ *     one copy of their type for all of the file's entries.
  *  K. A shrink across a chunk (HDF5 1.10 keeps the pruned edge chunk in its chunk cache and writes it
  *     back at close, over later writes): the bridge, seeing the smaller extent, refuses every later
  *     call on the file on every rank naming the shrink, so the caller's HDF5 writes leave the file
@@ -1505,6 +1507,35 @@ static void many_datasets(void)
         H5Sclose(fs);
     }
     CHECK(h5_ndsets == before + NDS, "the three learned again: the cache holds %zu entries, expected %zu", h5_ndsets, before + NDS);
+    /* what an entry costs: NMORE datasets created and reported (colldiag_h5_created, as the preload does),
+       never called. An entry lives as long as its file: colldiag's bytes for it (the entry, its 2-D
+       dims, its share of the index, which doubles) stay under 512, and every one of these entries
+       holds the one copy of their type (the 300 above share it too), not a copy each (~530 bytes of
+       HDF5's memory) */
+    enum { NMORE = 200 };
+    snprintf(g_case, sizeof g_case, "many datasets: what an entry costs");
+    hid_t more[NMORE];
+    const size_t live0 = g_live;
+    for (int i = 0; i < NMORE; i++) {
+        char name[24];
+        snprintf(name, sizeof name, "more%d", i);
+        more[i] = chunked_2d(f, name, 6, 4, 2, 4, 0);
+        hid_t mdcpl = H5Dget_create_plist(more[i]);
+        CHECK(colldiag_h5_created(more[i], mdcpl) == 0, "colldiag_h5_created failed on %s", name);
+        H5Pclose(mdcpl);
+    }
+    const double per = (double)(g_live - live0) / NMORE;
+    CHECK(h5_ndsets == before + NDS + NMORE && per < 512, "%d entries made: %.0f bytes of colldiag's memory each, %zu entries", NMORE, per,
+          h5_ndsets);
+    size_t own = 0;
+    hid_t ty = -1;
+    for (const h5_dentry *e = h5_dsets; e; e = e->next)
+        if (e->fileno == h5_dsets->fileno) {
+            if (ty < 0) ty = e->type;
+            own += e->type != ty;
+        }
+    CHECK(own == 0, "%zu of this file's %d entries hold another copy of the type than the first's", own, NDS + NMORE);
+    for (int i = 0; i < NMORE; i++) H5Dclose(more[i]);
     snprintf(g_case, sizeof g_case, "many datasets: the values");
     H5Fflush(f, H5F_SCOPE_GLOBAL);
     MPI_Barrier(MPI_COMM_WORLD);
