@@ -8904,9 +8904,54 @@ static void h5_locate(hid_t dset, const H5O_info_t *oi, h5_fentry *fe, h5_locate
         if (lo->dims[d] < e->dims[d] && lo->dims[d] % e->cdims[d]) fe->shrunk = 1;
 }
 
+/* The call's selections read from HDF5 (*fs_out, *ms_out; NULL with why set when HDF5 would reject
+   them or they cannot be read). fsp: the file selection's dataspace. Local. */
+static void h5_read_sels(hid_t fsp, hid_t mem_space, colldiag_sel **fs_out, colldiag_sel **ms_out, char *why, size_t wl)
+{
+    colldiag_sel *fs = NULL, *ms = NULL;
+    /* what HDF5 need not be asked about the selections (H5SEL_*); H5S_ALL: the file selection again, checked once */
+    int fk = 0, mk = H5SEL_INSIDE | H5SEL_COUNTED;
+    int unread = h5_sel_read(fsp, &fs, &fk) || (mem_space != H5S_ALL && h5_sel_read(mem_space, &ms, &mk));
+    char unread_why[sizeof cd_errbuf];
+    if (unread) snprintf(unread_why, sizeof unread_why, "%s", cd_errbuf);
+    if (!unread && mem_space == H5S_ALL && sel_clone(fs, &ms)) {
+        unread = 1;
+        snprintf(unread_why, sizeof unread_why, "no memory for the memory selection");
+    }
+    const htri_t vf = fk & H5SEL_INSIDE ? 1 : H5Sselect_valid(fsp), vm = mk & H5SEL_INSIDE ? 1 : H5Sselect_valid(mem_space);
+    /* HDF5 refuses these (a union of overlapping boxes can come out of H5Sselect_hyperslab with
+       blocks past the extent in 1.10.8): HDF5 runs the call and returns its own error */
+    if (vf <= 0 || vm <= 0)
+        snprintf(why, wl, "HDF5 rejects the %s selection (not within its extent, or not a dataspace)", vf <= 0 ? "file" : "memory");
+    else if (unread)
+        h5_copy(why, wl, unread_why);
+    else {
+        const int file_bad = !(fk & H5SEL_COUNTED) && h5_sel_inconsistent(fsp, fs);
+        if (file_bad || (!(mk & H5SEL_COUNTED) && h5_sel_inconsistent(mem_space, ms)))
+            snprintf(why, wl, "HDF5's %s selection is inconsistent: its blocks cover %llu elements, it counts %lld (HDF5 runs the call)",
+                     file_bad ? "file" : "memory", (unsigned long long)colldiag_sel_npoints(file_bad ? fs : ms),
+                     (long long)H5Sget_select_npoints(file_bad ? fsp : mem_space));
+    }
+    *fs_out = fs;
+    *ms_out = ms;
+}
+
+/* The same for a call prepared without them (h5_prepare's may_skip): after its chunk index was read. */
+static void h5_read_call_sels(hid_t dset, hid_t mem_space, hid_t file_space, colldiag_sel **fs_out, colldiag_sel **ms_out, char *why, size_t wl)
+{
+    const hid_t fsp = file_space == H5S_ALL ? H5Dget_space(dset) : file_space;
+    h5_read_sels(fsp, mem_space, fs_out, ms_out, why, wl);
+    if (file_space == H5S_ALL && fsp >= 0) H5Sclose(fsp);
+}
+
+/* may_skip: a collective call whose chunk index must come from the file (need) is not read further:
+   what the agreement needs is the bytes it moves (*need_bytes, from HDF5's count), and most such
+   calls are small ones HDF5 then runs (h5_defer_fetch): reading the selections cost a quarter of the
+   bridge's part of such a call (perf, one rank). When the index is read after all, the caller reads
+   them (h5_read_call_sels); a selection HDF5 rejects is then found there, or by HDF5 itself. */
 static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t mem_space, hid_t file_space, const colldiag_xfer *x,
                        int dir, int collective, h5_fentry *fe, const h5_located *lo, colldiag_sel **fsp_out, colldiag_sel **msp_out,
-                       hsize_t *dims, int *needp, char *why, size_t wl)
+                       hsize_t *dims, int *needp, char *why, size_t wl, int may_skip, uint64_t *need_bytes)
 {
     colldiag_sel *fs = NULL, *ms = NULL;
     h5_dentry *e = lo->e;
@@ -8929,31 +8974,17 @@ static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t m
     }
     if (!why[0]) {
         hid_t fsp = file_space == H5S_ALL ? H5Dget_space(dset) : file_space;
-        /* what HDF5 need not be asked about the selections (H5SEL_*); H5S_ALL: the file selection again, checked once */
-        int fk = 0, mk = H5SEL_INSIDE | H5SEL_COUNTED;
-        int unread = h5_sel_read(fsp, &fs, &fk) || (mem_space != H5S_ALL && h5_sel_read(mem_space, &ms, &mk));
-        char unread_why[sizeof cd_errbuf];
-        if (unread) snprintf(unread_why, sizeof unread_why, "%s", cd_errbuf);
-        if (!unread && mem_space == H5S_ALL && sel_clone(fs, &ms)) {
-            unread = 1;
-            snprintf(unread_why, sizeof unread_why, "no memory for the memory selection");
-        }
-        const htri_t vf = fk & H5SEL_INSIDE ? 1 : H5Sselect_valid(fsp), vm = mk & H5SEL_INSIDE ? 1 : H5Sselect_valid(mem_space);
-        /* HDF5 refuses these (a union of overlapping boxes can come out of H5Sselect_hyperslab with
-           blocks past the extent in 1.10.8): HDF5 runs the call and returns its own error */
-        if (vf <= 0 || vm <= 0)
-            snprintf(why, wl, "HDF5 rejects the %s selection (not within its extent, or not a dataspace)", vf <= 0 ? "file" : "memory");
-        else if (unread)
-            h5_copy(why, wl, unread_why);
-        else {
-            const int file_bad = !(fk & H5SEL_COUNTED) && h5_sel_inconsistent(fsp, fs);
-            if (file_bad || (!(mk & H5SEL_COUNTED) && h5_sel_inconsistent(mem_space, ms)))
-                snprintf(why, wl, "HDF5's %s selection is inconsistent: its blocks cover %llu elements, it counts %lld (HDF5 runs the call)",
-                         file_bad ? "file" : "memory", (unsigned long long)colldiag_sel_npoints(file_bad ? fs : ms),
-                         (long long)H5Sget_select_npoints(file_bad ? fsp : mem_space));
+        const int affordable = lookup && h5_lookup_affordable(e, rank, dims, maxd, fsp, fe->md_local);
+        const hssize_t np = may_skip && lookup && !affordable && collective ? H5Sget_select_npoints(fsp) : -1;
+        if (np >= 0) { /* waits for the index: the selections are read if it is read (may_skip above) */
+            need = 1;
+            *need_bytes = (uint64_t)np * (uint64_t)H5Tget_size(e->type);
+            lookup = 0;
+        } else {
+            h5_read_sels(fsp, mem_space, &fs, &ms, why, wl);
         }
         if (!why[0] && lookup) {
-            if (h5_lookup_affordable(e, rank, dims, maxd, fsp, fe->md_local)) {
+            if (affordable) {
                 if (!e->l && h5_build_coord_layout(dset, oi, e, rank, dims)) snprintf(why, wl, "%s", h5_text(e->why));
                 else ((h5_coord_ctx *)e->l->rctx)->dset = dset;
             } else if (!collective && h5_file_writable(dset, fe) == 0) {
@@ -9046,13 +9077,14 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
     h5_dentry *e = lo.e;
     const int rank = lo.rank;
     int need = 0;
-    h5_prepare(dset, &oi, mem_type, mem_space, file_space, x, dir, collective, fe, &lo, &fs, &ms, dims, &need, why, sizeof why);
+    uint64_t need_bytes = 0;
+    h5_prepare(dset, &oi, mem_type, mem_space, file_space, x, dir, collective, fe, &lo, &fs, &ms, dims, &need, why, sizeof why, 1, &need_bytes);
     h5_fetch_env(&x->env_fetch_bytes, &x->env_fetch_calls); /* for the agreement: rank 0's decide (h5_defer_fetch) */
     for (int attempt = 0;; attempt++) {
         if (why[0] || need) {
             x->pre_code = COLLDIAG_ERR_UNSUPPORTED;
             x->pre_need_index = !why[0];
-            x->pre_bytes = need && fs ? colldiag_sel_npoints(fs) * (uint64_t)H5Tget_size(e->type) : 0;
+            x->pre_bytes = need ? need_bytes : 0;
             x->pre_defers = need ? e->defers : 0;
             x->pre_flush_writes = need && h5_file_writable(dset, fe) != 0; /* unknown: as if writable */
             snprintf(x->pre_msg, sizeof x->pre_msg, "%s", why[0] ? why : "waiting for the dataset's chunk index");
@@ -9074,6 +9106,7 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
         h5_fetch_index(dset, e, fe, rank, dims);
         need = 0;
         if (!e->l) snprintf(why, sizeof why, "%s", h5_text(e->why));
+        else if (!fs) h5_read_call_sels(dset, mem_space, file_space, &fs, &ms, why, sizeof why); /* skipped while it waited */
     }
     x->set.chunk_opt = asked;
     x->env_fetch_bytes = x->env_fetch_calls = 0; /* a core call with this x has none */
@@ -9164,7 +9197,7 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
             e[i] = lo.e;
             rk[i] = lo.rank;
             h5_prepare(dsets[i], &oi, mem_types[i], mem_spaces[i], file_spaces[i], x, dir, collective, fe, &lo, &fs[i], &ms[i], dims[i],
-                       &need[i + 1], w, sizeof w);
+                       &need[i + 1], w, sizeof w, 0, NULL);
         }
         if (w[0]) snprintf(why, sizeof why, "dataset %zu: %s", i, w);
     }

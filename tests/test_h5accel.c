@@ -656,6 +656,64 @@ static void faults(void)
     }
     unsetenv("COLLDIAG_H5_LOOKUP_BUDGET");
 
+    /* B3e: a rank that waits for the chunk index does not read its selections until the index is read
+       (they matter only then). (1) The first call of a fresh dataset where only rank 0 moves
+       COLLDIAG_H5_FETCH_BYTES: the others wait with small calls, the index is read for all, and
+       every rank's rows reach the file through colldiag. (2) With the index read at the first call
+       (COLLDIAG_H5_FETCH_CALLS=0), rank odd's regular hyperslab reaching past the extent is found
+       once the index is read: refused there with HDF5's reason, the others name it, nobody hangs. */
+    setenv("COLLDIAG_H5_LOOKUP_BUDGET", "0", 1);
+    {
+        snprintf(g_case, sizeof g_case, "only rank 0's first call is large enough to read the index");
+        hid_t ds = chunked_2d(f, "uneven", R, W, 5, 4, 0);
+        const hsize_t r0 = me == 0 ? 0 : R - (hsize_t)P + (hsize_t)me, r1 = me == 0 ? R - (hsize_t)P + 1 : r0 + 1;
+        hid_t fs = rows(ds, r0, r1);
+        hsize_t mn = (r1 - r0) * W;
+        hid_t ms = H5Screate_simple(1, &mn, NULL);
+        uint32_t *v = row_values(40, r0, r1, W, 0);
+        char thr[32];
+        snprintf(thr, sizeof thr, "%llu", (unsigned long long)(2 * W * sizeof *v)); /* two rows: rank 0 moves more, the others one */
+        setenv("COLLDIAG_H5_FETCH_BYTES", thr, 1);
+        int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, fs, dx, v, x);
+        unsetenv("COLLDIAG_H5_FETCH_BYTES");
+        CHECK(rc == 0, "rows [%llu, %llu): rc %s (%s)", (unsigned long long)r0, (unsigned long long)r1, colldiag_strerror(rc),
+              colldiag_xfer_errmsg(x));
+        if (rc) CHECK(H5Dwrite(ds, H5T_NATIVE_UINT32, ms, fs, dx, v) >= 0, "HDF5's call after the refusal failed");
+        H5Fflush(f, H5F_SCOPE_GLOBAL);
+        MPI_Barrier(MPI_COMM_WORLD);
+        check_file(ds, 40, "every rank's rows, the small ones read after the index", NULL);
+        free(v);
+        H5Sclose(ms);
+        H5Sclose(fs);
+        H5Dclose(ds);
+    }
+    setenv("COLLDIAG_H5_FETCH_CALLS", "0", 1);
+    for (int odd = 0; odd < P; odd++) {
+        snprintf(g_case, sizeof g_case, "rank %d's hyperslab past the extent, found after the index is read", odd);
+        char nm[32];
+        snprintf(nm, sizeof nm, "pastix%d", odd);
+        hid_t ds = chunked_2d(f, nm, R, W, 5, 4, 0);
+        hid_t sp = H5Dget_space(ds);
+        hsize_t st[2] = {me == odd ? R - 2 : (hsize_t)me, 0}, ct[2] = {me == odd ? 4 : 1, W};
+        H5Sselect_hyperslab(sp, H5S_SELECT_SET, st, NULL, ct, NULL);
+        hsize_t mn = (hsize_t)H5Sget_select_npoints(sp);
+        hid_t ms = H5Screate_simple(1, &mn, NULL);
+        uint32_t buf[4 * 10] = {0};
+        int rc = colldiag_h5_write(ds, H5T_NATIVE_UINT32, ms, sp, dx, buf, x);
+        CHECK(rc == (me == odd ? COLLDIAG_ERR_UNSUPPORTED : COLLDIAG_ERR_PEER), "rc %s (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+        if (me == odd) CHECK(strstr(colldiag_xfer_errmsg(x), "HDF5 rejects the file selection") != NULL, "reason: %s", colldiag_xfer_errmsg(x));
+        H5Fflush(f, H5F_SCOPE_GLOBAL);
+        MPI_Barrier(MPI_COMM_WORLD);
+        unsigned char *none = calloc(R * W, 1);
+        check_file(ds, 1, "nothing written after the refusal", none);
+        free(none);
+        H5Sclose(ms);
+        H5Sclose(sp);
+        H5Dclose(ds);
+    }
+    unsetenv("COLLDIAG_H5_FETCH_CALLS");
+    unsetenv("COLLDIAG_H5_LOOKUP_BUDGET");
+
     /* B3d: one rank cannot find its chunk addresses (its resolver fails: injected on rank 1), in a
        collective call on a fresh dataset, by each way of finding them: every rank returns before a byte
        moves (rank 1 UNSUPPORTED with the reason, the others naming rank 1), nobody hangs, HDF5 then
