@@ -15,7 +15,10 @@
  *   first   colldiag_h5_forget + colldiag_h5_write/read, and HDF5's own call where the bridge leaves it
  *           to HDF5 (as the preload does: a call this small does not pay for the file flush that
  *           reading the chunk index needs), so every call of the batch is a first call;
- *   hdf5    H5Dwrite / H5Dread with the same DXPL (HDF5's default path, link-chunk).
+ *   hdf5    H5Dwrite / H5Dread with the same DXPL (HDF5's default path, link-chunk);
+ *   coll+   one more collective (a reduction of the agreement vector), then HDF5's call: what a
+ *           refusal adds in communication, without the bridge's work. Printed with the time spent
+ *           inside the bridge, so that the two shares of a first call's extra time can be told apart.
  * HDF5's own caches are warm both ways. Then first writes on fresh datasets (created just before each,
  * as a program's first call meets them; the bridge told of the creation, as under the preload) against
  * HDF5's first write on another. Then the file opened again read-only, first reads the same
