@@ -34,13 +34,14 @@ H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
 TESTS = $(B)/test_multi $(B)/bench-timestep $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/bench-bridge $(B)/bench-manyvars $(B)/calibrate $(B)/ranks
-EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/fuzz_h5
+EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/fuzz_h5 \
+           $(B)/patterns $(B)/libpmpi_file_calls.so
 
 # Debian 12 packages the build, the tests and the demo need.
 DEB_PKGS = make gcc gfortran libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
            clang libclang-rt-14-dev valgrind python3-h5py-mpi python3-mpi4py libnetcdf-mpi-dev chromium
 
-.PHONY: preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
+.PHONY: bench-patterns preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
 
 .DEFAULT_GOAL := all
 
@@ -115,6 +116,12 @@ $(B)/rfc_modes_f90: examples/rfc_modes.f90 $(B)/colldiag_f.o $(B)/colldiag.o
 	$(MPIFC) $(FWARN) $(FFLAGS) -I$(B) $< $(B)/colldiag_f.o $(B)/colldiag.o -o $@
 $(B)/test_fortran: tests/test_fortran.f90 $(B)/colldiag_f.o $(B)/colldiag.o
 	$(MPIFC) $(FWARN) $(FFLAGS) -I$(B) $< $(B)/colldiag_f.o $(B)/colldiag.o -o $@
+# the field's patterns (IOR, VPIC-IO) as a plain HDF5 program, and a PMPI counter of every MPI-IO call
+# (tests/test_contig_calls.sh, bench/patterns.sh)
+$(B)/patterns: bench/patterns.c | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
+$(B)/libpmpi_file_calls.so: tests/pmpi_file_calls.c | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) -fPIC -shared $< -o $@
 # colldiag_h5_plan's collective safety and answers against HDF5 (tests/test_preload.sh runs it)
 $(B)/test_h5plan: tests/test_h5plan.c $(B)/colldiag_h5.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. -Itests $< $(B)/colldiag_h5.o $(H5LIBS) -o $@
@@ -197,6 +204,10 @@ $(B)/bench-hdf5: bench/bench.c tests/count_alloc.h colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< -o $@ $(H5LIBS)
 bench-hdf5: $(B)/bench-hdf5
 	$(RUN) -n $(BENCH_RANKS) $(B)/bench-hdf5 $(BENCH_ARGS)
+# The field's patterns, plain HDF5 against the preload with COLLDIAG_ACCELERATE=1, interleaved runs,
+# medians (bench/patterns.sh): make bench-patterns [PATTERNS_REPS=5] [PATTERNS_MIB=8] [BENCH_DIR=/tmp]
+bench-patterns: $(B)/patterns $(B)/libcolldiag_preload.so
+	bench/patterns.sh $(B) "$(RUN)" $(BENCH_RANKS) $(or $(PATTERNS_REPS),5) $(or $(PATTERNS_MIB),8) $(or $(BENCH_DIR),/tmp)
 # What the HDF5 bridge adds to a small call: colldiag_h5_write/read against AUTO on the same file,
 # MPI_File and chunk addresses, interleaved (bench/bridge.c).
 $(B)/bench-bridge: bench/bridge.c colldiag.c colldiag.h | $(B)

@@ -128,6 +128,10 @@ else
     suite "openmpi preload: HDF5 C client" 300 tests/test_preload.sh build/openmpi "$OMPI"
 fi
 suite "mpich preload: HDF5 C client" 300 tests/test_preload.sh build/mpich "$MPICH"
+# never slower than HDF5 on contiguous datasets: an accelerated program makes no more MPI-IO calls than plain HDF5
+suite "openmpi/ompio preload: contiguous calls make no more MPI-IO calls than HDF5's" 300 tests/test_contig_calls.sh build/openmpi "$OMPI"
+suite "openmpi/romio preload: contiguous calls make no more MPI-IO calls than HDF5's" 300 env OMPI_MCA_io=romio321 tests/test_contig_calls.sh build/openmpi "$OMPI"
+suite "mpich preload: contiguous calls make no more MPI-IO calls than HDF5's" 300 tests/test_contig_calls.sh build/mpich "$MPICH"
 # netCDF-C's own parallel test programs (Debian's source of the installed release), plain and accelerated
 suite "openmpi preload: netCDF-C's own parallel tests, plain and accelerated" 600 tests/netcdf_c_tests.sh build/openmpi "$OMPI"
 # the HTML report, rendered by chromium: the RFC example's page and a 262,144-chunk 3-D call

@@ -86,7 +86,7 @@ done
 T=$(mktemp -d "${TMPDIR:-/tmp}/colldiag_ncc.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 case "$RUN" in *openmpi*) PASS="-x LD_PRELOAD -x COLLDIAG_ACCELERATE -x COLLDIAG_REPORT ${OMPI_MCA_io:+-x OMPI_MCA_io}" ;; *) PASS="" ;; esac
-one() { # program, ranks, 0|1 (accelerate), directory
+one() { # program, ranks, 0|all (COLLDIAG_ACCELERATE: all moves contiguous calls through colldiag too), directory
     mkdir -p "$4"
     (cd "$4" && COLLDIAG_ACCELERATE=$3 COLLDIAG_REPORT=json:$4/calls.jsonl LD_PRELOAD=$LIB \
         timeout 300 $RUN -n "$2" $PASS "$W/bin/$1" >out.txt 2>&1; echo $? >rc)
@@ -97,7 +97,7 @@ moved=0
 for r in $RUNS; do
     t=${r%:*} n=${r#*:} p=$T/$t.$n.plain a=$T/$t.$n.accel
     one "$t" "$n" 0 "$p"
-    one "$t" "$n" 1 "$a"
+    one "$t" "$n" all "$a"
     bad=""
     cmp -s "$p/rc" "$a/rc" || bad="$bad exit $(cat "$p/rc") plain, $(cat "$a/rc") accelerated;"
     [ "$(cat "$p/rc")" = 0 ] || bad="$bad exit $(cat "$p/rc") plain;"

@@ -96,6 +96,8 @@ same_datasets() { # what, plain file, other file: every dataset but the compact 
     done
 }
 
+# ACC: the value of COLLDIAG_ACCELERATE; "all" (the default here) runs every call colldiag can move,
+# contiguous ones included, so that the engine's bytes are what is compared; 1 is what users set.
 accel_identity() { # name, output suffix, fetch-calls ("" for the default policy), command...
     local name=$1 sfx=$2 fc=$3; shift 3
     local plain=$T/$name.plain$sfx acc=$T/$name.acc$sfx
@@ -103,14 +105,15 @@ accel_identity() { # name, output suffix, fetch-calls ("" for the default policy
     case "$RUN" in *openmpi*) AP="-x LD_PRELOAD=$LIB -x COLLDIAG_REPORT -x COLLDIAG_ACCELERATE${fc:+ -x COLLDIAG_H5_FETCH_CALLS}" ;; *) AP="-genv LD_PRELOAD $LIB" ;; esac
     if [ -n "$fc" ]; then export COLLDIAG_H5_FETCH_CALLS=$fc; else unset COLLDIAG_H5_FETCH_CALLS; fi
     rm -f "$T/$name.acc.jsonl" # the reports of this run only
-    COLLDIAG_ACCELERATE=1 COLLDIAG_REPORT="json:$T/$name.acc.jsonl" $RUN -n 3 $AP "$@" "$acc" "$T/$name.acc.own.jsonl" >"$T/$name.acc.out" 2>&1; local e2=$?
+    COLLDIAG_ACCELERATE=${ACC:-all} COLLDIAG_REPORT="json:$T/$name.acc.jsonl" $RUN -n 3 $AP "$@" "$acc" "$T/$name.acc.own.jsonl" >"$T/$name.acc.out" 2>&1; local e2=$?
     unset COLLDIAG_H5_FETCH_CALLS
     if [ $e1 != $e2 ]; then echo "FAIL $name accelerated: exit $e2, plain $e1"; head -20 "$T/$name.acc.out"; fail=1; fi
     sed "s|$plain|FILE|g; s|$T/$name.plain|OUT|g" "$T/$name.plain.out" | grep -v 'HDF5-DIAG\|^  *#\|^    \(major\|minor\)' >"$T/$name.p.txt"
     sed "s|$acc|FILE|g; s|$T/$name.acc|OUT|g" "$T/$name.acc.out" | grep -v 'HDF5-DIAG\|^  *#\|^    \(major\|minor\)' >"$T/$name.a.txt"
     if ! diff -q "$T/$name.p.txt" "$T/$name.a.txt" >/dev/null; then echo "FAIL $name accelerated: output differs"; diff "$T/$name.p.txt" "$T/$name.a.txt" | head -10; fail=1; fi
     same_datasets "$name accelerated" "$plain" "$acc"
-    python3 - "$T/$name.acc.jsonl" "$name" "$fc" <<'PY' || fail=1
+    h5dump -p -H "$plain" 2>/dev/null | awk '$1=="DATASET"{gsub(/"/,"",$2); d=$2} /^ *CONTIGUOUS/{print d}' >"$T/$name.contig"
+    python3 - "$T/$name.acc.jsonl" "$name" "$fc" "${ACC:-all}" "$T/$name.contig" <<'PY' || fail=1
 import json, sys
 n, flush, filt = {}, 0, 0
 h5close = {}  # h5_client: the datasets written just before and just after H5close, by engine
@@ -124,6 +127,23 @@ for line in open(sys.argv[1]):
         flush += "needs a file flush" in j.get("why", "")
         filt += "filtered chunks" in j.get("why", "")
 cc, ch = n.get(("colldiag", True), 0), n.get(("hdf5", True), 0)
+# COLLDIAG_ACCELERATE=1: every call on a contiguous dataset (h5dump -p) is HDF5's, saying why, and no
+# other call says so; =all: none is declined that way
+contig = set("/" + l.strip().lstrip("/") for l in open(sys.argv[5]) if l.strip())
+as_fast = bad = 0
+for line in open(sys.argv[1]):
+    j = json.loads(line)
+    said = "HDF5's path is as fast here" in j.get("why", "")
+    as_fast += said
+    want = sys.argv[4] == "1" and j.get("dataset") in contig
+    if said != want or (want and j.get("engine") != "hdf5"):
+        bad += 1
+        if bad < 4: print("FAIL %s accelerated (%s): %s %s: engine %s, why %r" % (sys.argv[2], sys.argv[4], j.get("op"), j.get("dataset"), j.get("engine"), j.get("why", "")))
+if bad: sys.exit(1)
+if sys.argv[4] == "1":
+    print("%s with COLLDIAG_ACCELERATE=1: %d calls on contiguous datasets left to HDF5, as fast there" % (sys.argv[2], as_fast))
+    if as_fast == 0: print("FAIL %s: no contiguous call declined" % sys.argv[2]); sys.exit(1)
+    sys.exit(0)
 print("%s accelerated%s: %d collective calls through colldiag, %d through HDF5 (%d of them too small to pay for a flush); "
       "independent: %d colldiag, %d HDF5" % (sys.argv[2], " (COLLDIAG_H5_FETCH_CALLS=%s)" % sys.argv[3] if sys.argv[3] else "", cc, ch, flush,
                                              n.get(("colldiag", False), 0), n.get(("hdf5", False), 0)))
@@ -140,6 +160,7 @@ if (cc == 0 or cc < ch - flush) and not (cc == 0 and ch == flush + filt and flus
 PY
 }
 accel_identity c .h5 "" "$B/h5_client"
+ACC=1 accel_identity c1 .h5 "" "$B/h5_client"
 # netCDF-4 reads metadata collectively, so HDF5's chunk lookup is off and the index must come from the
 # file after a flush: by default HDF5 runs its small first calls (the flush would cost more); with
 # COLLDIAG_H5_FETCH_CALLS=0 colldiag reads the index at once and moves them itself. Same files either way.

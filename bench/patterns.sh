@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The field's patterns (bench/patterns.c: IOR- and VPIC-IO-like, unmodified-style HDF5), plain HDF5
+# against the same program under the preload with COLLDIAG_ACCELERATE=1: REPS runs of each, interleaved
+# (plain, accelerated, plain, ...) so that the machine's noise hits both alike; each pattern's median
+# time, write and read, and the ratio (HDF5's time / accelerated time: above 1, colldiag is faster).
+# The accelerated runs' reports (COLLDIAG_REPORT=json) say which engine ran each call and why.
+# Usage: bench/patterns.sh BUILD_DIR "LAUNCHER" RANKS REPS MIB DIR   (make bench-patterns)
+set -eu
+B=$1 RUN=$2 NP=$3 REPS=$4 MIB=$5 DIR=$6
+T=$(mktemp -d "$DIR/colldiag_patterns.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+LIB=$PWD/$B/libcolldiag_preload.so
+case "$RUN" in *openmpi*) X="-x LD_PRELOAD -x COLLDIAG_ACCELERATE -x COLLDIAG_REPORT ${OMPI_MCA_io:+-x OMPI_MCA_io}" ;; *) X="" ;; esac
+for i in $(seq "$REPS"); do
+    $RUN -n "$NP" "$B/patterns" "$T" "" "$MIB" >"$T/plain.$i"
+    COLLDIAG_ACCELERATE=1 COLLDIAG_REPORT=json:$T/calls.jsonl LD_PRELOAD=$LIB $RUN -n "$NP" $X "$B/patterns" "$T" "" "$MIB" >"$T/accel.$i"
+done
+echo "# bench-patterns: $(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $NP ranks, $MIB MiB a rank a pattern, median of $REPS interleaved runs, ${OMPI_MCA_io:-default MPI-IO layer}"
+python3 - "$T" "$REPS" <<'PY'
+import json, statistics, sys
+T, reps = sys.argv[1], int(sys.argv[2])
+def runs(kind):
+    out = {}
+    for i in range(1, reps + 1):
+        for l in open("%s/%s.%d" % (T, kind, i)):
+            w = l.split()
+            if w[0] == "pattern": continue
+            out.setdefault(w[0], []).append((float(w[1]), float(w[2]), int(w[3])))
+    return out
+p, a = runs("plain"), runs("accel")
+eng = {}
+for l in open(T + "/calls.jsonl"):
+    j = json.loads(l)
+    why = j.get("why", "")
+    k = "colldiag" if j.get("engine") == "colldiag" else ("hdf5: as fast" if "as fast here" in why else "hdf5: filtered" if "filter" in why else "hdf5: other")
+    eng[k] = eng.get(k, 0) + 1
+print("%-20s %10s %10s %6s %10s %10s %6s" % ("pattern", "w HDF5", "w accel", "ratio", "r HDF5", "r accel", "ratio"))
+worst = 9e9
+for name in p:
+    mb = p[name][0][2] / 2**20
+    pw, aw = statistics.median(x[0] for x in p[name]), statistics.median(x[0] for x in a[name])
+    pr, ar = statistics.median(x[1] for x in p[name]), statistics.median(x[1] for x in a[name])
+    worst = min(worst, pw / aw, pr / ar)
+    print("%-20s %7.0f MB/s %7.0f MB/s %5.2fx %7.0f MB/s %7.0f MB/s %5.2fx" % (name, mb / pw, mb / aw, pw / aw, mb / pr, mb / ar, pr / ar))
+print("lowest ratio %.2f; accelerated runs' calls by engine: %s" % (worst, ", ".join("%s %d" % kv for kv in sorted(eng.items()))))
+PY
