@@ -45,6 +45,13 @@ DEB_PKGS = make gcc gfortran libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libm
 
 .DEFAULT_GOAL := all
 
+# colldiag.c is generated from the parts in src/ (src/parts lists them in data-flow order) and tracked:
+# users copy it. Edit the parts; make writes colldiag.c again when one changes, and the suite fails when
+# the tracked file is not what the parts generate (tests/check.sh).
+PARTS := $(addprefix src/,$(shell awk '!/^#/ && NF {print $$1}' src/parts))
+colldiag.c: src/parts src/amalgamate.sh $(PARTS)
+	src/amalgamate.sh src >$@.tmp && mv $@.tmp $@
+
 $(B)/colldiag.o: colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -c colldiag.c -o $@
 

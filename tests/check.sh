@@ -37,6 +37,8 @@ scenarios() { # label, runner, launcher, [filter-glob]
     done
 }
 
+# colldiag.c is what src/ generates, byte for byte (users copy the tracked file; make writes it from the parts)
+suite "colldiag.c is the amalgamation of src/ (src/amalgamate.sh)" 30 bash -c 'src/amalgamate.sh src | cmp - colldiag.c'
 # the public scenarios are the contract: their absence is a failure, not a skip; where the originals are
 # at hand (CI passes their directory as PUBLIC_ORIGINAL), the copies must not have drifted from them
 suite "public scenarios present in $PUBLIC" 10 bash -c "ls '$PUBLIC'/*.scn >/dev/null"

@@ -1,0 +1,800 @@
+/* ---------------------------------------------------------------------------------------------------
+ * 7. decision: AUTO's cost model
+ *
+ * Inputs are the agreed totals every rank already holds after the first reduction, so choosing costs
+ * no extra communication and every rank chooses the same. Estimated seconds, with the constants k of
+ * the settings (COLLDIAG_AUTO_*), P ranks, and
+ *   R = max(runs on the busiest rank, all runs / P)   -- two-phase I/O handles every rank's runs on the
+ *                                                        aggregators, spread over about P of them
+ *   B = bytes of the busiest rank, C = chunks of the busiest rank,
+ *   N = collective chunks under multi-chunk, estimated before the rank counts exist: pieces that do
+ *       not cover their chunk (only those can be shared), summed over ranks, over the fewest ranks
+ *       that make a chunk collective (thr + 1 of the ratio rule);
+ *   M = the busiest rank's own part of multi-chunk (multi_local): whole-chunk pieces go independent,
+ *       partial ones collective;
+ *   link        LAT + R RUN + MR MRUN + B / BW_IO
+ *               (MR: memory blocks of the busiest rank too long to be packed, link_mem_runs)
+ *   multi       N LAT + M,    M = bytes_whole / BW_IND + stretches IND + bytes_partial / BW_IO + runs_partial RUN
+ *   aggregation LAT + 5 LAT_X + R COPY + C RUN + B (2 / BW_COPY + 1 / BW_NET) + B / BW_IO
+ *               (a round's five exchange steps: its end, counts, buffers agreed, records and bytes,
+ *                the move agreed; pack and assemble; owners write about one run per chunk they own,
+ *                at most the chunks they touch)
+ *   independent I,  I = bytes / BW_IND + (stretches + runs_partial) IND   (the busiest rank's own, no
+ *               collective data call: what multi-chunk costs when nothing is shared, and the answer
+ *               when pieces two ranks share are few long runs, e.g. slabs and row blocks whose edge
+ *               chunks are split; every call of ALL_CHUNK_IND is one contiguous file stretch)
+ * Ties go to the earlier of link, multi, aggregation, independent.
+ * Where N overestimates (partial pieces nobody shares), multi looks dearer than it is: AUTO then errs
+ * toward link, never toward thousands of collective calls.
+ * --------------------------------------------------------------------------------------------------- */
+
+/* This rank's inputs to multi-chunk's estimate: its pieces that do not cover their chunk, its own
+   part M of multi's time, and its time I with independent calls only (see above), in ns. Local and
+   pure. */
+static void multi_local(const cd_io *io, uint64_t *partial, uint64_t *ns, uint64_t *ind_ns)
+{
+    *partial = 0;
+    *ns = *ind_ns = 0;
+    if (io->l->storage != STORE_CHUNKED) return;
+    const double *k = io->set.k;
+    double bw = 0, bp = 0, rp = 0, stretches = 0;
+    MPI_Offset end = -1;
+    for (uint64_t i = 0; i < io->map.n; i++) {
+        const cd_piece *p = &io->map.pc[i];
+        const double b = (double)(p->nelem * io->fes);
+        if (p->nelem < chunk_elems_in(io->l, p->idx)) {
+            (*partial)++;
+            bp += b;
+            rp += (double)p->nruns;
+            continue;
+        }
+        bw += b;
+        if (p->addr != end) stretches++; /* whole chunks next to each other go as one independent call */
+        end = p->addr + (MPI_Offset)(p->nelem * io->fes);
+    }
+    double t = bw / k[CD_K_BW_IND] + stretches * k[CD_K_IND] + bp / k[CD_K_BW_IO] + rp * k[CD_K_RUN];
+    double ti = (bw + bp) / k[CD_K_BW_IND] + (stretches + rp) * k[CD_K_IND];
+    *ns = t * 1e9 < 1.8e19 ? (uint64_t)(t * 1e9) : UINT64_MAX / 2;
+    *ind_ns = ti * 1e9 < 1.8e19 ? (uint64_t)(ti * 1e9) : UINT64_MAX / 2;
+}
+
+/* The touched-chunk map: a coarse bitmap of the chunk grid (chunk idx sets bit idx / ceil(nchunks /
+   bits)), OR-reduced with the agreement, with the ranks' own bit counts summed beside it. When the
+   sum equals the bits of the OR, no bit and so no chunk has two ranks: counting ranks per chunk
+   (nproc_exchange: an all-to-all of counts and two of ids) has nothing to find, and multi-chunk or
+   aggregation over disjoint blocks (B2) costs the one reduction every collective call makes anyway.
+   Coarse, so a sufficient test only: ranks that share a bit but no chunk count as before. 512 bits,
+   so that the whole agreement vector stays under 256 bytes: 64 words cost every call 12 us more on
+   3 ranks (two reductions a call; Open MPI's allreduce changes algorithm above that size). Local work
+   O(touched chunks). */
+static void touch_map(const cd_io *io, uint64_t *bits, uint64_t *nbits)
+{
+    const uint64_t nb = 64 * (uint64_t)CD_TOUCH_WORDS, per = io->l->nchunks / nb + (io->l->nchunks % nb != 0);
+    memset(bits, 0, CD_TOUCH_WORDS * sizeof *bits);
+    *nbits = 0;
+    if (io->l->storage != STORE_CHUNKED || per == 0) return;
+    for (uint64_t i = 0; i < io->map.n; i++) {
+        const uint64_t b = io->map.pc[i].idx / per;
+        bits[b / 64] |= (uint64_t)1 << (b % 64);
+    }
+    for (int w = 0; w < CD_TOUCH_WORDS; w++) *nbits += popcount64(bits[w]);
+}
+
+/* Memory runs this rank would hand MPI's datatype engine under link-chunk: pieces whose rows are long
+   enough not to be packed (COLLDIAG_PACK_RUN_BYTES) keep one memory block per row. Local and pure. */
+static uint64_t link_mem_runs(const cd_io *io)
+{
+    uint64_t mr = 0;
+    for (uint64_t i = 0; i < io->map.n; i++) {
+        const cd_piece *p = &io->map.pc[i];
+        if (p->mruns > 1 && io->set.pack_run && p->nelem * io->mes >= (uint64_t)io->set.pack_run * p->mruns) mr += p->mruns;
+    }
+    return mr;
+}
+
+static int auto_choose(const cd_io *io, double est[4])
+{
+    const uint64_t *g = io->g;
+    const int P = io->f->size;
+    const double *k = io->set.k;
+    const double R = (double)(g[AG_MAX_RUNS] > g[AG_SUM_RUNS] / (uint64_t)P ? g[AG_MAX_RUNS] : g[AG_SUM_RUNS] / (uint64_t)P);
+    const double B = (double)g[AG_MAX_BYTES], C = (double)g[AG_MAX_CHUNKS];
+    const unsigned need = ratio_threshold(P, io->set.ratio) + 1; /* ranks that make a chunk collective */
+    const double S = (double)g[AG_SUM_CHUNKS] / (double)P;
+    const double N = io->set.ratio == 0 ? (C > S ? C : S) /* every touched chunk is collective */
+                   : (unsigned)P >= need ? (double)g[AG_SUM_PARTIAL] / (double)need : 0.0;
+    est[0] = k[CD_K_LAT] + R * k[CD_K_RUN] + (double)g[AG_MAX_MRUNS] * k[CD_K_MRUN] + B / k[CD_K_BW_IO];
+    est[1] = N * k[CD_K_LAT] + (double)g[AG_MAX_MULTI_NS] * 1e-9;
+    est[2] = k[CD_K_LAT] + 5 * k[CD_K_LAT_X] + R * k[CD_K_COPY] + C * k[CD_K_RUN] +
+             B * (2 / k[CD_K_BW_COPY] + 1 / k[CD_K_BW_NET]) + B / k[CD_K_BW_IO];
+    est[3] = (double)g[AG_MAX_IND_NS] * 1e-9;
+    int best = 0;
+    for (int i = 1; i < 4; i++)
+        if (est[i] < est[best]) best = i;
+    static const int opt[4] = {COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_CHUNK_AGGREGATE_IO,
+                               COLLDIAG_MPIO_ALL_CHUNK_IND_IO};
+    return opt[best];
+}
+
+/* Chunked collective execution: the scheme, its per-chunk decisions, and the data. */
+static void exec_chunked(cd_io *io)
+{
+    colldiag_xfer *x = io->x;
+    cd_map *m = &io->map;
+    const int P = io->f->size;
+    int opt = io->set.chunk_opt;
+    x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
+    const int model_best = auto_choose(io, x->model_est); /* O(1): the report's advice compares every scheme */
+    if (opt == COLLDIAG_MPIO_CHUNK_AUTO) {
+        opt = model_best;
+        memcpy(x->auto_est, x->model_est, sizeof x->auto_est);
+        set_reason_auto(io, io->g[AG_SUM_RUNS], io->g[AG_SUM_CHUNKS], P, opt, 0);
+    } else if (opt == COLLDIAG_MPIO_CHUNK_DEFAULT) {
+        uint64_t avg = io->g[AG_SUM_CHUNKS] / (uint64_t)P;
+        int link = avg >= io->set.num;
+        set_reason(io, "DEFAULT: average %" PRIu64 " chunks/rank (%" PRIu64 " over %d ranks) %s num %u -> %s", avg,
+                   io->g[AG_SUM_CHUNKS], P, link ? ">=" : "<", io->set.num, link ? "link-chunk" : "multi-chunk");
+        opt = link ? COLLDIAG_MPIO_CHUNK_ONE_IO : COLLDIAG_MPIO_CHUNK_MULTI_IO;
+    } else {
+        set_reason(io, "%s (%s)", forced_by(io), cd_chunk_opt_env[opt]);
+    }
+    uint64_t *list = cd_malloc((size_t)(m->n ? m->n : 1) * sizeof *list);
+    if (!list) io_fail(io, COLLDIAG_ERR_NOMEM, "listing %" PRIu64 " chunks", m->n);
+    const uint64_t n = io->code ? 0 : m->n;
+    /* HDF5 1.10 on filtered chunks, for the HDF5 bridge's plans (colldiag moves no filtered data): a
+       link-chunk read and every multi-chunk transfer take HDF5's filtered multi-chunk path, which moves
+       every chunk collectively (H5Dmpio.c: "Multi-chunk IO must be forced for parallel filtered read") */
+    if (io->f->plan_only && io->l->filtered &&
+        (opt == COLLDIAG_MPIO_CHUNK_MULTI_IO || (opt == COLLDIAG_MPIO_CHUNK_ONE_IO && io->f->plan_read))) {
+        char was[sizeof x->reason];
+        snprintf(was, sizeof was, "%s", xfer_reason(x));
+        set_reason(io, "%s; filtered chunks: HDF5's filtered multi-chunk path, every chunk collective", was);
+        for (uint64_t i = 0; i < n; i++) m->pc[i].flags |= PF_COLL;
+        x->chunk_opt_done = COLLDIAG_MPIO_MULTI_CHUNK;
+        x->io_mode_done = COLLDIAG_MPIO_CHUNK_COLLECTIVE;
+        cd_free(list);
+        return;
+    }
+    switch (opt) {
+    case COLLDIAG_MPIO_CHUNK_ONE_IO:
+        for (uint64_t i = 0; i < n; i++) m->pc[i].flags |= PF_COLL;
+        coll_call(io, NULL, n);
+        if (io->dir != DIR_PLAN && io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO) view_reset(io);
+        x->chunk_opt_done = COLLDIAG_MPIO_LINK_CHUNK;
+        x->io_mode_done = COLLDIAG_MPIO_CHUNK_COLLECTIVE; /* every rank, even one with nothing: as HDF5 */
+        break;
+    case COLLDIAG_MPIO_CHUNK_MULTI_IO:
+    case COLLDIAG_MPIO_COLL_CHUNK_ATONCE_IO: {
+        int multi = opt == COLLDIAG_MPIO_CHUNK_MULTI_IO;
+        unsigned thr = ratio_threshold(P, io->set.ratio);
+        x->thr = thr;
+        x->ratio0 = io->set.ratio == 0;
+        uint64_t *gl = NULL, gn = 0;
+        int want = multi && io->dir != DIR_PLAN && io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO;
+        nproc_exchange(io, thr, io->set.ratio == 0, want, 0, NULL, &gl, &gn);
+        for (uint64_t i = 0; i < n; i++)
+            m->pc[i].flags |= (io->set.ratio == 0 || (unsigned)m->pc[i].nproc > thr) ? PF_COLL : PF_IND;
+        if (multi) {
+            if (want) {
+                /* one collective call per collective chunk anybody touched, ascending index */
+                uint64_t j = 0;
+                for (uint64_t g = 0; g < gn; g++) {
+                    while (j < n && m->pc[j].idx < gl[g]) j++;
+                    int mine = j < n && m->pc[j].idx == gl[g] && !io->code;
+                    coll_call_piece(io, mine ? &j : NULL, mine ? 1 : 0);
+                }
+                if (gn) view_reset(io);
+            } else {
+                uint64_t k = list ? pick_pieces(io, 1, list) : 0;
+                for (uint64_t i = 0; i < k; i++) coll_call_piece(io, &list[i], 1);
+            }
+        } else {
+            uint64_t k = list && !io->code ? pick_pieces(io, 1, list) : 0;
+            coll_call(io, list, k);
+            if (io->dir != DIR_PLAN && io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO) view_reset(io);
+        }
+        cd_free(gl);
+        if (list && !io->code) ind_pieces(io, list, pick_pieces(io, 0, list), 0);
+        x->chunk_opt_done = multi ? COLLDIAG_MPIO_MULTI_CHUNK : COLLDIAG_MPIO_COLL_CHUNK_ATONCE;
+        x->io_mode_done = piece_io_mode(m);
+        break;
+    }
+    case COLLDIAG_MPIO_ALL_CHUNK_IND_IO:
+        for (uint64_t i = 0; i < n; i++) m->pc[i].flags |= PF_IND;
+        ind_pieces(io, NULL, n, 1);
+        x->chunk_opt_done = COLLDIAG_MPIO_ALL_CHUNK_IND;
+        x->io_mode_done = piece_io_mode(m);
+        break;
+    case COLLDIAG_MPIO_CHUNK_MULTI_IO_NO_OPT: {
+        uint64_t rounds = io->g[AG_MIN_CHUNKS];
+        for (uint64_t i = 0; i < n; i++) m->pc[i].flags |= i < rounds ? PF_COLL : PF_IND;
+        for (uint64_t r = 0; r < rounds; r++) {
+            uint64_t j = r;
+            coll_call_piece(io, io->code ? NULL : &j, io->code ? 0 : 1);
+        }
+        if (rounds && io->dir != DIR_PLAN && io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO) view_reset(io);
+        if (list && !io->code) ind_pieces(io, list, pick_pieces(io, 0, list), 0);
+        set_reason(io, "%s (multi_no_opt): %" PRIu64 " collective rounds = fewest chunks on any rank", forced_by(io), rounds);
+        x->chunk_opt_done = COLLDIAG_MPIO_MULTI_CHUNK_NO_OPT;
+        x->io_mode_done = piece_io_mode(m);
+        break;
+    }
+    case COLLDIAG_MPIO_CHUNK_AGGREGATE_IO: {
+        /* owners come from the same exchange that counts ranks per chunk, so nproc is exact too; the
+           records each piece will send are counted first, so that owners learn their incoming records
+           with their incoming bytes */
+        uint64_t *words = io->dir != DIR_PLAN && !io->code ? agg_count_words(io) : NULL;
+        nproc_exchange(io, 1, 1, 0, io->dir != DIR_PLAN, words, NULL, NULL);
+        for (uint64_t i = 0; i < n; i++) m->pc[i].flags |= PF_COLL;
+        if (io->dir != DIR_PLAN) exec_aggregate(io, words);
+        cd_free(words);
+        x->chunk_opt_done = COLLDIAG_MPIO_CHUNK_AGGREGATE;
+        x->io_mode_done = COLLDIAG_MPIO_CHUNK_COLLECTIVE; /* every rank joins the exchange and the call */
+        break;
+    }
+    default:
+        io_fail(io, COLLDIAG_ERR_UNSUPPORTED, "chunk optimization %s is not implemented in this version", cd_chunk_opt_env[opt]);
+        break;
+    }
+    cd_free(list);
+}
+
+/* --- results --- */
+
+static int fill_chunk_info(cd_io *io)
+{
+    colldiag_xfer *x = io->x;
+    const colldiag_layout *l = io->l;
+    x->nchunks = 0;
+    x->chunks_ready = 0;
+    if (l && l->storage == STORE_CHUNKED) {
+        x->grid_rank = l->rank;
+        memcpy(x->grid, l->grid, (size_t)l->rank * sizeof *l->grid);
+    }
+    if (!l || l->storage != STORE_CHUNKED || io->map.n == 0) return 0;
+    x->nchunks = io->map.n;
+    io->keep_pieces = 1; /* finish() hands the piece array to the xfer */
+    return 0;
+}
+
+/* The public chunk info of the first upto chunks, built from the kept pieces on first request: a call
+   touching a million chunks does not pay 300 bytes a chunk unless somebody looks. */
+static const colldiag_chunk_info *chunks_view(const colldiag_xfer *cx, uint64_t upto)
+{
+    colldiag_xfer *x = (colldiag_xfer *)cx; /* a cache: the results do not change */
+    if (upto > x->nchunks) upto = x->nchunks;
+    if (upto <= x->chunks_ready) return x->chunks;
+    if (cd_grow((void **)&x->chunks, &x->chunks_cap, upto, sizeof *x->chunks)) return NULL;
+    const cd_piece *pc = x->pcs;
+    for (uint64_t i = x->chunks_ready; i < upto; i++) {
+        const cd_piece *p = &pc[i];
+        colldiag_chunk_info *c = &x->chunks[i];
+        memset(c, 0, sizeof *c);
+        c->index = p->idx;
+        uint64_t idx = p->idx;
+        for (int d = x->grid_rank - 1; d >= 0; d--) { c->coords[d] = idx % x->grid[d]; idx /= x->grid[d]; }
+        c->addr = p->addr;
+        c->nelem = p->nelem;
+        c->nproc = p->nproc;
+        c->collective = (p->flags & PF_COLL) != 0;
+        c->owner = x->chunk_opt_done == COLLDIAG_MPIO_CHUNK_AGGREGATE ? p->owner : -1;
+        c->dataset = (int)p->ds;
+        if (x->nds) { /* a multi-dataset call: the piece's own dataset's grid and scheme */
+            const cd_dsres *r = &x->dsr[p->ds];
+            idx = p->idx;
+            for (int d = r->grid_rank - 1; d >= 0; d--) { c->coords[d] = idx % r->grid[d]; idx /= r->grid[d]; }
+            c->owner = r->chunk_opt == COLLDIAG_MPIO_CHUNK_AGGREGATE ? p->owner : -1;
+        }
+    }
+    x->chunks_ready = upto;
+    return x->chunks;
+}
+
+/* The agreement vector of a rank that contributes nothing but its causes and its failure (if any): the
+   identity of every other entry (0 for OR, SUM and MAX, UINT64_MAX for MIN), so the reduction gives what
+   the other ranks alone would. A rank whose checks failed sends it to the first reduction (it must not
+   map, digest or measure arguments it has just rejected); every rank sends it to the closing one. */
+static void agree_neutral(const cd_io *io, uint32_t cause, uint64_t v[AG_N])
+{
+    memset(v, 0, AG_N * sizeof *v);
+    v[AG_CAUSE] = cause;
+    /* a bridge rank that only waits for the chunk index has not failed: the first failure named to the
+       others must be a real one */
+    v[AG_FAIL] = io->code && io->prefail != 2 ? (uint64_t)io->f->rank * 16u + (uint64_t)(-io->code) : UINT64_MAX;
+    v[AG_MIN_CHUNKS] = UINT64_MAX;
+    if (io->code)
+        v[AG_BRIDGE] = io->prefail == 2 ? 1 | (io->x->pre_defers < 15 ? io->x->pre_defers : 15) << 4 | (uint64_t)(io->x->pre_flush_writes != 0) << 8 : 2;
+    if (io->code && io->prefail == 2) v[AG_MAX_BYTES] = io->x->pre_bytes;
+}
+
+/* COLLDIAG_REPORT's kind: 0 none (unset, "" or "0"), 1 text, 2 json:PATH, 3 html:PATH. */
+static int report_kind_of(const char *e)
+{
+    if (!e || !*e || !strcmp(e, "0")) return 0;
+    return !strncmp(e, "json:", 5) ? 2 : !strncmp(e, "html:", 5) ? 3 : 1;
+}
+
+/* The variables rank 0 decides for every rank, in the order of their 21-bit fields in AG_ENV. */
+static const char *const cd_rank0_env[3] = {"COLLDIAG_REPORT", "COLLDIAG_H5_FETCH_BYTES", "COLLDIAG_H5_FETCH_CALLS"};
+#define CD_ENV_FIELD ((UINT64_C(1) << 21) - 1)
+
+/* The environment's part of the first reduction, on every rank (failed or not): rank 0 sends what it
+   decides for all (the report's kind: every rank then takes part in gathering it; the HDF5 bridge's
+   fetch thresholds: every rank then reads the chunk index, or none), every rank a digest of its own
+   values, so that rank 0 can say that they differ. Differing is not an error: the variables change
+   what is reported and when an index is read, never which bytes move where. */
+static void agree_env(const cd_io *io, uint64_t v[AG_N])
+{
+    const colldiag_xfer *x = io->x;
+    const char *rep = cd_getenv("COLLDIAG_REPORT");
+    const int kind = report_kind_of(rep);
+    v[AG_RANK0] = v[AG_RANK0_BYTES] = v[AG_ENV] = v[AG_ENV_NOT] = 0;
+    if (io->f->rank == 0) {
+        v[AG_RANK0] = (uint64_t)kind | (x->env_fetch_calls < 255 ? x->env_fetch_calls : 255) << 2;
+        v[AG_RANK0_BYTES] = x->env_fetch_bytes;
+    }
+    uint64_t h[3] = {0x7265706fu, cd_mix64(x->env_fetch_bytes), cd_mix64(x->env_fetch_calls + 1)};
+    for (const char *c = kind ? rep : ""; *c; c++) h[0] = cd_hash_u64(h[0], (unsigned char)*c);
+    for (int i = 0; i < 3; i++) {
+        v[AG_ENV] |= (h[i] & CD_ENV_FIELD) << (21 * i);
+        v[AG_ENV_NOT] |= (~h[i] & CD_ENV_FIELD) << (21 * i);
+    }
+}
+
+/* After the first reduction: rank 0's values into x, and rank 0 says once per process which of them
+   differed somewhere (a rank's own value is simply not used). */
+static void agreed_env(cd_io *io)
+{
+    static int told[3];
+    colldiag_xfer *x = io->x;
+    x->report_kind = (int)(io->g[AG_RANK0] & 3);
+    x->fetch_calls = io->g[AG_RANK0] >> 2 & 255;
+    x->fetch_bytes = io->g[AG_RANK0_BYTES];
+    const uint64_t d = io->g[AG_ENV] & io->g[AG_ENV_NOT];
+    for (int i = 0; i < 3 && io->f->rank == 0; i++)
+        if (d >> (21 * i) & CD_ENV_FIELD && !told[i]) {
+            told[i] = 1;
+            fprintf(stderr, "colldiag: %s differs between the ranks of a collective call; rank 0's value is every rank's "
+                            "(give every rank the same environment: Open MPI's mpirun -x %s, MPICH's -genv %s VALUE)\n",
+                    cd_rank0_env[i], cd_rank0_env[i], cd_rank0_env[i]);
+        }
+}
+
+/* After the data moved: one reduction so that a failure anywhere fails the call everywhere. Its time
+   counts as data movement (t_io), not deciding: it is mostly this rank waiting for the slowest rank's
+   data (B4 all-independent: 20-45 ms of a 150 ms call, against 4 ms of actual deciding). */
+static int agree_end(cd_io *io)
+{
+    uint64_t v[AG_N], g[AG_N];
+    agree_neutral(io, 0, v);
+    const double t0 = cd_now();
+    int rc = MPI_Allreduce(v, g, AG_N, MPI_UINT64_T, io->f->op, io->f->comm);
+    io->x->cnt.t_io += cd_now() - t0;
+    if (rc != MPI_SUCCESS) return cd_mpi_err(io, rc, "MPI_Allreduce (error agreement)");
+    if (g[AG_FAIL] == UINT64_MAX) return 0;
+    if (!io->code)
+        io_fail(io, COLLDIAG_ERR_PEER, "rank %" PRIu64 " failed in this collective call (%s); see its message",
+                g[AG_FAIL] / 16u, colldiag_strerror(-(int)(g[AG_FAIL] % 16u)));
+    if (io->dir == DIR_WRITE) {
+        /* what may be in the file: the bytes this rank handed to MPI-IO (or pwrite) before the failure */
+        uint64_t sel = 0, done = io->x->cnt.bytes_collective + io->x->cnt.bytes_independent;
+        for (uint64_t i = 0; i < io->map.n; i++) sel += io->map.pc[i].nelem * io->fes;
+        size_t l = strlen(io->msg);
+        snprintf(io->msg + l, CD_MSG_CAP - l, "; this rank handed %" PRIu64 " of its %" PRIu64
+                 " selected bytes to the file before the call failed (those may be written; nothing outside the selection was)", done, sel);
+    }
+    return io->code;
+}
+
+/* Names the ranks that disagree with rank 0 about the layout or settings (error path only: O(P)). */
+/* Collective writes into storage past the end of the file. MPI-IO's collective writes fill the holes
+   between a call's pieces by read-modify-write; past the end of the file that read returns nothing and
+   both Open MPI 4.1's ompio (write data sieving) and ROMIO (two-phase) then write whatever their buffer
+   held into the holes (tests/mpi_valgrind_baseline.c --gap, tests/test_memory.c on ROMIO: edge chunks'
+   padding came back 0xff), where a fresh file must read zeros. So a collective write first extends the
+   file to the end of the storage it touches: the holes then read as zeros and stay zeros. The extent is
+   agreed in the first reduction (no extra communication); the file grows only, never shrinks, and only
+   when every rank sees it shorter. Costs one lseek per rank and call, and an ftruncate when it grows. */
+/* The HDF5 bridge refuses a read that reaches storage past the end of the file (never written since
+   the file grew in HDF5's accounting only): HDF5 returns zeros there, MPI-IO returns nothing and leaves
+   the buffer as it was. end and fsize are write_extent's, agreed in a collective call. */
+static int read_past_eof(cd_io *io, uint64_t end, uint64_t fsize)
+{
+    if (io->dir != DIR_READ || !io->x->strict_alloc || end <= fsize) return 0;
+    io_fail(io, COLLDIAG_ERR_UNSUPPORTED, "the read reaches storage past the end of the file (byte %" PRIu64 " of a %" PRIu64
+            "-byte file), where HDF5 returns zeros", end, fsize);
+    return 1;
+}
+
+static void write_extent(const cd_io *io, uint64_t *end, uint64_t *fsize)
+{
+    *end = *fsize = 0;
+    /* the HDF5 bridge's reads too: past the end of the file HDF5 returns zeros, MPI-IO nothing (read_past_eof) */
+    const int bridge_read = io->dir == DIR_READ && io->x->strict_alloc && io->f->driver == COLLDIAG_DRIVER_MPIO;
+    if (!bridge_read && (io->dir != DIR_WRITE || io->set.mode != COLLDIAG_MPIO_COLLECTIVE || io->f->driver != COLLDIAG_DRIVER_MPIO ||
+                         io->set.coll_opt != COLLDIAG_MPIO_COLLECTIVE_IO))
+        return;
+    const uint64_t span = io->l->storage == STORE_CHUNKED ? io->l->chunk_bytes : io->l->nelem * io->fes;
+    for (uint64_t i = 0; i < io->map.n; i++) {
+        const cd_piece *p = &io->map.pc[i];
+        if (p->addr >= 0 && p->nelem && (uint64_t)p->addr + span > *end) *end = (uint64_t)p->addr + span;
+    }
+    /* A file does not shrink while colldiag writes or reads it (MPI-IO writes only extend it; HDF5's
+       MPI-IO driver only ever extends its file, to its end of allocation, which covers every allocated
+       chunk): chunks within a size once seen need no MPI_File_get_size, a system call in every small
+       call otherwise. A file truncated behind colldiag's back costs only the protection: the write
+       extends it anyway. */
+    if (*end && *end <= io->f->size_seen) {
+        *fsize = io->f->size_seen;
+        *end = 0;
+        return;
+    }
+    MPI_Offset sz = 0;
+    if (*end && MPI_File_get_size(io->f->fh, &sz) == MPI_SUCCESS && sz > 0) *fsize = (uint64_t)sz;
+    if (*fsize > io->f->size_seen) io->f->size_seen = *fsize;
+    if (*end && *fsize >= *end) *end = 0; /* nothing to grow on this rank */
+}
+
+/* Collective; called on agreed values only (every rank or none). A protection, not the operation: if
+   the file cannot grow (a size limit, a chunk address beyond it), the call goes on and the data calls
+   themselves report what fails, on the rank it fails on. */
+static void extend_file(cd_io *io, uint64_t end)
+{
+    MPI_File_set_size(io->f->fh, (MPI_Offset)end);
+}
+
+static void report_disagreement(cd_io *io, uint64_t ld, uint64_t sd)
+{
+    const int P = io->f->size;
+    uint64_t mine[2] = {ld, sd}, *all = cd_malloc((size_t)P * 2 * sizeof(uint64_t));
+    uint64_t dummy[2];
+    MPI_Allgather(mine, 2, MPI_UINT64_T, all ? all : dummy, all ? 2 : 0, MPI_UINT64_T, io->f->comm);
+    char who[200] = "";
+    int w = 0, what = 0, nd = 0;
+    for (int r = 1; all && r < P; r++) {
+        int dl = all[2 * r] != all[0], ds = all[2 * r + 1] != all[1];
+        if (!dl && !ds) continue;
+        what |= (dl ? 1 : 0) | (ds ? 2 : 0);
+        if (nd++ < 8 && w < 150) w += snprintf(who + w, sizeof who - (size_t)w, "%s%d", w ? ", " : "", r);
+    }
+    cd_free(all);
+    io_fail(io, COLLDIAG_ERR_ARG, "ranks disagree on the %s of this collective call: rank%s %s%s differ%s from rank 0",
+            what == 3 ? "layout and the transfer settings" : what == 2 ? "transfer settings (chunk opt, num, ratio, collective opt, collective buffer)"
+                                                              : "layout (dims, chunk dims, element size, storage, addresses)",
+            nd > 1 ? "s" : "", who, nd > 8 ? ", ..." : "", nd > 1 ? "" : "s");
+}
+
+static void xfer_reset(colldiag_xfer *x)
+{
+    x->grid_rank = 0;
+    x->thr = 0;
+    x->ratio0 = 0;
+    x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
+    x->model_est[0] = x->model_est[1] = x->model_est[2] = x->model_est[3] = -1.0;
+    x->planned = 0;
+    x->chunk_opt_done = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
+    x->io_mode_done = COLLDIAG_MPIO_NO_COLLECTIVE;
+    x->local_cause = x->global_cause = 0;
+    x->nchunks = 0;
+    x->chunks_ready = 0;
+    x->data_buf_bytes = 0;
+    memset(&x->cnt, 0, sizeof x->cnt);
+    x->reason[0] = 0;
+    x->rz_auto = 0;
+    x->errmsg[0] = 0;
+    x->nds = 0;
+    x->peer_code = 0;
+    x->report_kind = 0;
+    x->fetch_bytes = x->fetch_calls = 0;
+}
+
+static uint32_t local_causes(const cd_io *io)
+{
+    uint32_t c = 0;
+    if (io->set.mode == COLLDIAG_MPIO_INDEPENDENT) c |= COLLDIAG_MPIO_SET_INDEPENDENT;
+    if (io->x->conv) c |= COLLDIAG_MPIO_DATATYPE_CONVERSION;
+    if (io->x->xform) c |= COLLDIAG_MPIO_DATA_TRANSFORMS;
+    if (io->set.opt_types_disabled) c |= COLLDIAG_MPIO_MPI_OPT_TYPES_ENV_VAR_DISABLED;
+    if ((io->fs && io->fs->space == SPACE_NULL) || (io->ms && io->ms->space == SPACE_NULL))
+        c |= COLLDIAG_MPIO_NOT_SIMPLE_OR_SCALAR_DATASPACES;
+    if (io->l && io->l->storage == STORE_COMPACT) c |= COLLDIAG_MPIO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET;
+    if (io->l && io->l->filtered && io->dir == DIR_WRITE) c |= COLLDIAG_MPIO_FILTERS;
+    if (io->f->driver == COLLDIAG_DRIVER_POSIX) c |= COLLDIAG_MPIO_SET_MPIPOSIX;
+    return c;
+}
+
+static int view_is_default(const colldiag_file *f)
+{
+    if (f->driver != COLLDIAG_DRIVER_MPIO || f->plan_only) return 1;
+    MPI_Offset disp;
+    MPI_Datatype et, ft;
+    char rep[MPI_MAX_DATAREP_STRING];
+    if (MPI_File_get_view(f->fh, &disp, &et, &ft, rep) != MPI_SUCCESS) return 0;
+    int ok = disp == 0 && et == MPI_BYTE && ft == MPI_BYTE && !strcmp(rep, "native");
+    int ni, na, nt, comb;
+    /* get_view hands out copies of derived types: free them */
+    if (MPI_Type_get_envelope(ft, &ni, &na, &nt, &comb) == MPI_SUCCESS && comb != MPI_COMBINER_NAMED) MPI_Type_free(&ft);
+    if (MPI_Type_get_envelope(et, &ni, &na, &nt, &comb) == MPI_SUCCESS && comb != MPI_COMBINER_NAMED) MPI_Type_free(&et);
+    return ok;
+}
+
+static int finish(cd_io *io, int rc)
+{
+    if (rc && io->x) {
+        snprintf(io->x->errmsg, sizeof io->x->errmsg, "%s", io->msg[0] ? io->msg : cd_errbuf);
+        if (io->msg[0]) snprintf(cd_errbuf, sizeof cd_errbuf, "%s", io->msg);
+    }
+    if (rc && io->x) { /* modes are reported only when the I/O succeeded */
+        io->x->chunk_opt_done = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
+        io->x->io_mode_done = COLLDIAG_MPIO_NO_COLLECTIVE;
+    }
+    if (io->keep_pieces) { /* the pieces become the xfer's chunk info, materialised when asked for */
+        void *old = io->x->pcs;
+        uint64_t oldcap = io->x->pcs_cap;
+        io->x->pcs = io->map.pc;
+        io->x->pcs_cap = io->map.cap;
+        io->map.pc = old;
+        io->map.cap = oldcap;
+    }
+    map_free(&io->map);
+    cd_free(io->order);
+    return rc;
+}
+
+/* The agreement vector of a rank whose arguments passed every check and whose selection is mapped:
+   its causes, layout and settings digests, view, chunk counts and the AUTO model's inputs. The
+   functions it calls read the layout, the selections and the map without guarding against bad ones:
+   agree_neutral stands in for a rank that failed. */
+static void agree_local(cd_io *io, uint32_t cause, uint64_t v[AG_N])
+{
+    const uint64_t ld = layout_digest(io->l), sd = settings_digest(&io->set);
+    v[AG_CAUSE] = cause;
+    v[AG_LAYOUT] = ld;
+    v[AG_LAYOUT_NOT] = ~ld;
+    v[AG_SETTINGS] = sd;
+    v[AG_SETTINGS_NOT] = ~sd;
+    v[AG_VIEW] = !view_is_default(io->f);
+    v[AG_FAIL] = UINT64_MAX;
+    v[AG_BRIDGE] = 0; /* this rank neither waits nor failed (every word is set: all of them leave through MPI) */
+    v[AG_RANK0] = v[AG_RANK0_BYTES] = v[AG_ENV] = v[AG_ENV_NOT] = 0; /* the call's own: agree_env */
+    v[AG_SUM_CHUNKS] = v[AG_MIN_CHUNKS] = v[AG_MAX_CHUNKS] = io->map.n;
+    v[AG_MAX_BYTES] = v[AG_MAX_PIECE] = v[AG_MAX_RUNS] = 0;
+    for (uint64_t i = 0; i < io->map.n; i++) {
+        uint64_t b = io->map.pc[i].nelem * io->fes;
+        v[AG_MAX_RUNS] += io->map.pc[i].nruns;
+        v[AG_MAX_BYTES] += b;
+        if (b > v[AG_MAX_PIECE]) v[AG_MAX_PIECE] = b;
+    }
+    v[AG_SUM_RUNS] = v[AG_MAX_RUNS];
+    multi_local(io, &v[AG_SUM_PARTIAL], &v[AG_MAX_MULTI_NS], &v[AG_MAX_IND_NS]);
+    v[AG_MAX_MRUNS] = link_mem_runs(io);
+    write_extent(io, &v[AG_MAX_END], &v[AG_MAX_FSIZE]);
+    touch_map(io, &v[AG_TOUCH], &v[AG_SUM_TOUCH]);
+}
+
+/* Maps a checked selection onto the layout's chunks (nothing for null spaces) and refuses what cannot
+   move: unallocated chunks on writes (and on the HDF5 bridge's reads). Local. */
+static void map_selection(cd_io *io, uint32_t cause)
+{
+    const colldiag_xfer *x = io->x;
+    const int dir = io->dir;
+    if (io->code || (cause & COLLDIAG_MPIO_NOT_SIMPLE_OR_SCALAR_DATASPACES)) return;
+    char why[256] = "";
+    int nomem = 0;
+    if (map_build(&io->map, io->l, io->fs) || cd_inject(io, "map")) {
+        io_fail(io, COLLDIAG_ERR_NOMEM, "mapping the selection onto chunks");
+    } else {
+        int rf = map_resolve(&io->map, &nomem, why, sizeof why);
+        if (!rf && io->l && io->l->resolve && cd_inject(io, "resolve")) rf = snprintf(why, sizeof why, "the index could not be read (injected)");
+        if (rf) {
+            io_fail(io, nomem ? COLLDIAG_ERR_NOMEM : COLLDIAG_ERR_UNSUPPORTED, "finding the chunk addresses: %s", why);
+        } else {
+            map_trim(&io->map);
+            order_by_addr(io);
+        }
+    }
+    /* the HDF5 bridge reads no unallocated chunk either: HDF5 would return the fill value there */
+    if (!io->code && (dir == DIR_WRITE || (dir == DIR_READ && x->strict_alloc)))
+        for (uint64_t i = 0; i < io->map.n; i++)
+            if (io->map.pc[i].flags & PF_UNALLOC) {
+                if (dir == DIR_WRITE && !x->strict_alloc)
+                    io_fail(io, COLLDIAG_ERR_ARG, "chunk %" PRIu64 " is not allocated (address -1) and cannot be written", io->map.pc[i].idx);
+                else
+                    io_fail(io, COLLDIAG_ERR_UNSUPPORTED, "chunk %" PRIu64 " is not allocated in the file (HDF5 would %s)",
+                            io->map.pc[i].idx, dir == DIR_WRITE ? "allocate it" : "return the fill value");
+                break;
+            }
+}
+
+/* An independent call (or one dataset of an independent multi-dataset call): no communication; the
+   data moves with independent calls. */
+static int exec_independent(cd_io *io, uint32_t cause)
+{
+    colldiag_file *f = io->f;
+    if (io->l->filtered && !f->plan_only) /* the HDF5 bridge plans filtered chunks; colldiag moves none */
+        return io_fail(io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered; colldiag cannot %s filtered chunks",
+                       io->dir == DIR_READ ? "read" : "write");
+    uint64_t end, fsize;
+    write_extent(io, &end, &fsize);
+    if (read_past_eof(io, end, fsize)) return io->code;
+    if (!view_is_default(f))
+        return io_fail(io, COLLDIAG_ERR_ARG, "the file's view is not (0, MPI_BYTE, MPI_BYTE, \"native\"); independent calls cannot reset it");
+    char cs[256];
+    colldiag_cause_string(cause, cs, sizeof cs);
+    set_reason(io, "no collective I/O: %s", cs);
+    ind_pieces(io, NULL, io->map.n, 1);
+    for (uint64_t i = 0; i < io->map.n; i++) io->map.pc[i].flags |= PF_IND;
+    return io->code;
+}
+
+/* The whole transfer: checks, causes, agreement, scheme, data, results. */
+static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *fs, const colldiag_sel *ms,
+                       const void *wbuf, void *rbuf, colldiag_xfer *x, int dir, const char *fn)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL (this rank cannot take part: its results have nowhere to go)");
+    xfer_reset(x);
+    x->planned = dir == DIR_PLAN;
+    if (!f) {
+        cd_fail(COLLDIAG_ERR_ARG, fn, "f is NULL (this rank cannot take part in the collective call)");
+        snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
+        return COLLDIAG_ERR_ARG;
+    }
+    cd_io io;
+    char msg[CD_MSG_CAP] = "";
+    memset(&io, 0, sizeof io);
+    io.msg = msg;
+    io.fn = fn;
+    io.f = f;
+    io.l = l;
+    io.fs = fs;
+    io.ms = ms;
+    io.wbuf = wbuf;
+    io.rbuf = rbuf;
+    io.x = x;
+    io.dir = dir;
+    io.fes = l ? l->esize : 1;
+    io.mes = x->conv ? x->mem_esize : io.fes;
+    io.fes_max = io.fes_min = io.fes;
+    double t0 = cd_now();
+    if (settings_effective(fn, x, &io.set)) {
+        io.code = COLLDIAG_ERR_ARG; /* settings_effective already wrote the message */
+        snprintf(io.msg, CD_MSG_CAP, "%s", cd_errbuf);
+    } else if (x->pre_code) { /* the HDF5 bridge found the call ineligible on this rank (its arguments may be NULL) */
+        io_fail(&io, x->pre_code, "%s", x->pre_msg);
+        io.prefail = x->pre_need_index ? 2 : 1;
+    } else {
+        check_args(&io);
+    }
+    x->bridge_global = io.code ? (io.prefail == 2 ? 1 : 2) : 0; /* independent calls: this rank's own */
+    x->bridge_max_bytes = 0;
+    x->pre_code = x->pre_need_index = 0; /* pre_bytes, pre_defers and pre_flush_writes are read by the reduction below */
+    uint32_t cause = local_causes(&io);
+    map_selection(&io, cause);
+    x->cnt.t_map = cd_now() - t0;
+    if (io.code) cause |= COLLDIAG_MPIO_ERROR_WHILE_CHECKING;
+    x->local_cause = cause;
+    t0 = cd_now();
+    int rc;
+    if (io.set.mode == COLLDIAG_MPIO_INDEPENDENT) {
+        /* independent: no communication at all, global = local */
+        x->global_cause = cause;
+        if (io.code) return finish(&io, io.code);
+        if (exec_independent(&io, cause)) return finish(&io, io.code);
+        fill_chunk_info(&io);
+        x->cnt.t_decide = cd_now() - t0 - x->cnt.t_io;
+        return finish(&io, io.code);
+    }
+    /* collective: one reduction decides causes, agreement, first failure and chunk counts. This is the
+       one place where a rank whose arguments failed their checks parts from the others: it contributes
+       the neutral vector and nothing after this line reads its arguments (it leaves right after the
+       reduction, as does everybody, since its ERROR_WHILE_CHECKING bit is in the global cause). */
+    uint64_t v[AG_N];
+    if (io.code) agree_neutral(&io, cause, v);
+    else agree_local(&io, cause, v);
+    agree_env(&io, v);
+    rc = MPI_Allreduce(v, io.g, AG_N, MPI_UINT64_T, f->op, f->comm);
+    if (rc != MPI_SUCCESS) return finish(&io, cd_mpi_err(&io, rc, "MPI_Allreduce (cause agreement)"));
+    agreed_env(&io);
+    x->bridge_global = io.g[AG_BRIDGE];
+    x->bridge_max_bytes = io.g[AG_MAX_BYTES];
+    x->pre_bytes = x->pre_defers = 0;
+    x->pre_flush_writes = 0;
+    uint64_t touched_bits = 0;
+    for (int w = 0; w < CD_TOUCH_WORDS; w++) touched_bits += popcount64(io.g[AG_TOUCH + w]);
+    io.disjoint = l && l->storage == STORE_CHUNKED && touched_bits == io.g[AG_SUM_TOUCH];
+    uint32_t global = (uint32_t)io.g[AG_CAUSE];
+    x->global_cause = global;
+    if (global & COLLDIAG_MPIO_ERROR_WHILE_CHECKING) {
+        if (io.code && io.prefail == 2 && io.g[AG_FAIL] != UINT64_MAX) { /* waited, but another rank failed: name it */
+            io.code = 0;
+            io.msg[0] = 0;
+        }
+        if (io.code) return finish(&io, io.code);
+        if (io.g[AG_FAIL] == UINT64_MAX) /* no rank failed: some wait for an HDF5 dataset's chunk index */
+            return finish(&io, io_fail(&io, COLLDIAG_ERR_PEER, "another rank waits for the dataset's chunk index"));
+        return finish(&io, io_fail(&io, COLLDIAG_ERR_PEER, "rank %" PRIu64 " found a bad argument (%s); see its message",
+                                   io.g[AG_FAIL] / 16u, colldiag_strerror(-(int)(io.g[AG_FAIL] % 16u))));
+    }
+    if ((io.g[AG_LAYOUT] & io.g[AG_LAYOUT_NOT]) || (io.g[AG_SETTINGS] & io.g[AG_SETTINGS_NOT])) {
+        report_disagreement(&io, v[AG_LAYOUT], v[AG_SETTINGS]);
+        return finish(&io, io.code);
+    }
+    if (io.g[AG_VIEW] && dir != DIR_PLAN) view_reset(&io);
+    if (read_past_eof(&io, io.g[AG_MAX_END], io.g[AG_MAX_FSIZE])) return finish(&io, io.code);
+    if (!global && dir == DIR_WRITE && io.g[AG_MAX_END] > io.g[AG_MAX_FSIZE]) extend_file(&io, io.g[AG_MAX_END]);
+    if (global & COLLDIAG_MPIO_FILTERS)
+        return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag cannot write filtered chunks (cause FILTERS)"));
+    if (l->filtered && !f->plan_only)
+        return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag cannot read filtered chunks"));
+    if (global) {
+        char cs[256];
+        colldiag_cause_string(global, cs, sizeof cs);
+        set_reason(&io, "no collective I/O: %s", cs);
+        for (uint64_t i = 0; i < io.map.n; i++) io.map.pc[i].flags |= PF_IND;
+        ind_pieces(&io, NULL, io.map.n, 1);
+    } else if (l->storage != STORE_CHUNKED) {
+        set_reason(&io, "contiguous dataset: one collective call");
+        coll_call(&io, NULL, io.map.n);
+        if (dir != DIR_PLAN && io.set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO) view_reset(&io);
+        x->io_mode_done = COLLDIAG_MPIO_CONTIGUOUS_COLLECTIVE;
+    } else {
+        exec_chunked(&io);
+    }
+    fill_chunk_info(&io);
+    rc = agree_end(&io);
+    x->cnt.t_decide = cd_now() - t0 - x->cnt.t_io;
+    return finish(&io, rc);
+}
+
+/* env COLLDIAG_REPORT=1 prints the report after every collective call, =json:PATH appends JSON lines
+   to PATH, =html:PATH a section per call to one HTML page (rank 0 writes): diagnosis with no code change. Independent calls cannot gather, so they
+   never report. */
+static void html_append(colldiag_file *f, const colldiag_xfer *x, const char *path, const char *title, const char *verdict);
+static void env_report(colldiag_file *f, const colldiag_xfer *x)
+{
+    /* the kind is rank 0's, agreed in the call (every rank gathers, or none); so is the path: rank 0 writes */
+    const char *e = f->rank == 0 ? cd_getenv("COLLDIAG_REPORT") : NULL;
+    if (report_kind_of(e) != x->report_kind) e = NULL; /* not rank 0 (it cannot change within a call's snapshot) */
+    if (x->report_kind == 2) {
+        FILE *out = e ? fopen(e + 5, "a") : NULL;
+        colldiag_report_json(f, x, out);
+        if (out) fclose(out);
+    } else if (x->report_kind == 3) {
+        html_append(f, x, e ? e + 5 : NULL, "colldiag call", NULL);
+    } else if (x->report_kind == 1) {
+        colldiag_report_print(f, x, f->rank == 0 ? stdout : NULL);
+    }
+}
+
+static int cd_transfer(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *fs, const colldiag_sel *ms,
+                       const void *wbuf, void *rbuf, colldiag_xfer *x, int dir, const char *fn)
+{
+    cd_env_enter();
+    int rc = cd_transfer_core(f, l, fs, ms, wbuf, rbuf, x, dir, fn);
+    if (f && x && x->set.mode == COLLDIAG_MPIO_COLLECTIVE && !f->plan_only && !f->bridge) {
+        char keep[sizeof cd_errbuf];
+        snprintf(keep, sizeof keep, "%s", cd_errbuf);
+        env_report(f, x);
+        snprintf(cd_errbuf, sizeof cd_errbuf, "%s", keep); /* the transfer's message is the one that matters */
+    }
+    cd_env_leave();
+    return rc;
+}
+
+int colldiag_write(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *file_sel, const colldiag_sel *mem_sel,
+                   const void *buf, colldiag_xfer *x)
+{
+    return cd_transfer(f, l, file_sel, mem_sel, buf, NULL, x, DIR_WRITE, "colldiag_write");
+}
+
+int colldiag_read(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *file_sel, const colldiag_sel *mem_sel,
+                  void *buf, colldiag_xfer *x)
+{
+    return cd_transfer(f, l, file_sel, mem_sel, NULL, buf, x, DIR_READ, "colldiag_read");
+}
+
+int colldiag_plan(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *file_sel, const colldiag_sel *mem_sel,
+                  colldiag_xfer *x)
+{
+    return cd_transfer(f, l, file_sel, mem_sel, NULL, NULL, x, DIR_PLAN, "colldiag_plan");
+}

@@ -1,0 +1,239 @@
+/* ====================================================================================================
+ * 4. files
+ * ==================================================================================================== */
+
+/* Indices of the agreement vector reduced by cd_agree_op: one reduction decides causes, layout/settings
+   agreement, the first failing rank and the chunk counts the schemes need. */
+enum {
+    AG_CAUSE = 0,      /* BOR */
+    AG_LAYOUT,         /* BOR of the layout digest ... */
+    AG_LAYOUT_NOT,     /* ... and of its complement: both equal everywhere iff AND of the two is 0 */
+    AG_SETTINGS,
+    AG_SETTINGS_NOT,
+    AG_VIEW,           /* BOR: some rank's wrapped file has a non-default view */
+    AG_FAIL,           /* MIN: rank*16 + (-code) of the lowest failing rank, UINT64_MAX if none */
+    AG_SUM_CHUNKS,     /* SUM */
+    AG_MIN_CHUNKS,     /* MIN */
+    AG_MAX_CHUNKS,     /* MAX */
+    AG_MAX_BYTES,      /* MAX: bytes a rank moves in the call */
+    AG_MAX_PIECE,      /* MAX: bytes of the largest piece of any rank */
+    AG_MAX_RUNS,       /* MAX: file runs a rank hands MPI-IO (mapping-time estimate, the AUTO model's input) */
+    AG_SUM_RUNS,       /* SUM */
+    AG_SUM_PARTIAL,    /* SUM: pieces that do not cover their chunk (the ones other ranks may share) */
+    AG_MAX_MRUNS,      /* MAX: memory runs a rank hands MPI unpacked in one collective call (AUTO) */
+    AG_MAX_MULTI_NS,   /* MAX: the rank's own part of multi-chunk's estimated time, ns (AUTO) */
+    AG_MAX_IND_NS,     /* MAX: the rank's estimated time with independent calls only, ns (AUTO) */
+    AG_MAX_END,        /* MAX: end of the storage a rank's collective write touches (0 when not writing) */
+    AG_MAX_FSIZE,      /* MAX: the file's size as each rank sees it before a collective write */
+    AG_SUM_TOUCH,      /* SUM: bits each rank sets in the touched-chunk map (touch_map) */
+    AG_BRIDGE,         /* BOR: HDF5 bridge: 1 = a rank waits only for the dataset's chunk index, 2 = a rank failed otherwise
+                          (bits 4-8: see colldiag_xfer's pre_defers and pre_flush_writes) */
+    AG_RANK0,          /* BOR, rank 0's alone (agree_env): its COLLDIAG_REPORT kind (bits 0-1), its fetch-call count (bits 2-9) */
+    AG_RANK0_BYTES,    /* BOR, rank 0's alone: its fetch byte threshold (COLLDIAG_H5_FETCH_BYTES) */
+    AG_ENV,            /* BOR of every rank's digests of those variables (21 bits each) ... */
+    AG_ENV_NOT,        /* ... and of their complements: a variable differs somewhere iff its bits of the AND are not 0 */
+    AG_TOUCH,          /* BOR: the touched-chunk map, CD_TOUCH_WORDS words from here */
+    AG_N = AG_TOUCH + 8 /* 272 bytes in all: see touch_map */
+};
+#define CD_TOUCH_WORDS (AG_N - AG_TOUCH)
+
+static void cd_agree_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    const uint64_t *a = in;
+    uint64_t *b = inout;
+    for (int base = 0; base + AG_N <= *len; base += AG_N) {
+        for (int i = 0; i < AG_N; i++) {
+            uint64_t x = a[base + i], *y = &b[base + i];
+            switch (i) {
+            case AG_FAIL: case AG_MIN_CHUNKS: if (x < *y) *y = x; break;
+            case AG_MAX_CHUNKS: case AG_MAX_BYTES: case AG_MAX_PIECE: case AG_MAX_RUNS: case AG_MAX_END: case AG_MAX_FSIZE:
+            case AG_MAX_MULTI_NS: case AG_MAX_IND_NS: case AG_MAX_MRUNS:
+                if (x > *y) *y = x;
+                break;
+            case AG_SUM_CHUNKS: case AG_SUM_RUNS: case AG_SUM_PARTIAL: case AG_SUM_TOUCH: *y += x; break;
+            default: *y |= x; break;
+            }
+        }
+    }
+}
+
+struct colldiag_file {
+    MPI_Comm comm;       /* private duplicate: colldiag's messages never meet the application's */
+    int rank, size;
+    int driver;
+    MPI_File fh;
+    int own_fh;
+    int fd;
+    MPI_Op op;
+    int plan_only;       /* HDF5 bridge: a file to plan on (no data moves, COLLDIAG_REPORT stays silent) */
+    int plan_read;       /* HDF5 bridge: the planned call is H5Dread (HDF5 treats filtered reads apart) */
+    int bridge;          /* HDF5 bridge: HDF5's own MPI_File (never closed here); the bridge reports, not the core */
+    uint64_t size_seen;  /* the largest size this rank has seen the file have (write_extent) */
+};
+
+static int cd_mpi_fail(const char *fn, int mpirc, const char *what)
+{
+    char es[MPI_MAX_ERROR_STRING];
+    int n = 0;
+    es[0] = 0;
+    MPI_Error_string(mpirc, es, &n);
+    return cd_fail(COLLDIAG_ERR_MPI, fn, "%s failed: %s", what, es);
+}
+
+static int cd_any_fail(MPI_Comm comm, int failed);
+
+/* A file on a duplicate of comm, for colldiag_file_open and _wrap. Collective from the first line: the
+   duplicate is made on every rank before anything is checked, and the checks (the caller's own,
+   code, then out and memory) are agreed in one reduction, so that one rank's bad argument fails
+   every rank (the others with COLLDIAG_ERR_PEER naming it) instead of leaving them in MPI_Comm_dup.
+   Only comm itself, which names the ranks, fails at once. 0 and *made, or the error. */
+static int file_alloc(const char *fn, MPI_Comm comm, colldiag_file **out, int code, const char *peer_what, colldiag_file **made)
+{
+    if (out) *out = NULL;
+    if (comm == MPI_COMM_NULL) return cd_fail(COLLDIAG_ERR_ARG, fn, "comm is MPI_COMM_NULL");
+    MPI_Comm dup = MPI_COMM_NULL;
+    int rc = MPI_Comm_dup(comm, &dup);
+    if (rc != MPI_SUCCESS) return cd_mpi_fail(fn, rc, "MPI_Comm_dup");
+    colldiag_file *f = code ? NULL : cd_calloc(1, sizeof *f);
+    if (!code && !out) code = cd_fail(COLLDIAG_ERR_ARG, fn, "out is NULL");
+    else if (!code && !f) code = cd_fail(COLLDIAG_ERR_NOMEM, fn, "allocating the file");
+    const int first = cd_any_fail(dup, code != 0);
+    if (first >= 0) {
+        cd_free(f);
+        MPI_Comm_free(&dup);
+        return code ? code : cd_fail(COLLDIAG_ERR_PEER, fn, "rank %d %s", first, peer_what);
+    }
+    f->comm = dup;
+    MPI_Comm_rank(f->comm, &f->rank);
+    MPI_Comm_size(f->comm, &f->size);
+    MPI_Op_create(cd_agree_fn, 1, &f->op);
+    f->fh = MPI_FILE_NULL;
+    f->fd = -1;
+    *made = f;
+    return 0;
+}
+
+static void file_dealloc(colldiag_file *f)
+{
+    if (f->op != MPI_OP_NULL) MPI_Op_free(&f->op);
+    MPI_Comm_free(&f->comm);
+    cd_free(f);
+}
+
+/* Collective agreement on a local failure: -1 if no rank failed, else the lowest failing rank. */
+static int cd_any_fail(MPI_Comm comm, int failed)
+{
+    int rank, r, first;
+    MPI_Comm_rank(comm, &rank);
+    r = failed ? rank : INT_MAX;
+    MPI_Allreduce(&r, &first, 1, MPI_INT, MPI_MIN, comm);
+    return first == INT_MAX ? -1 : first;
+}
+
+/* The caller's info plus cb_buffer_size (COLLDIAG_CB_BUFFER_HINT) where the caller set none, as a new
+   info the caller frees; MPI_INFO_NULL when nothing is added (the caller's info is used as is). */
+static MPI_Info open_hints(MPI_Info info)
+{
+    MPI_Info out = MPI_INFO_NULL;
+    int len = 0, set = 0;
+    if (COLLDIAG_CB_BUFFER_HINT == 0) return MPI_INFO_NULL;
+    if (info != MPI_INFO_NULL) MPI_Info_get_valuelen(info, "cb_buffer_size", &len, &set);
+    if (set) return MPI_INFO_NULL;
+    if ((info != MPI_INFO_NULL ? MPI_Info_dup(info, &out) : MPI_Info_create(&out)) != MPI_SUCCESS) return MPI_INFO_NULL;
+    char v[32];
+    snprintf(v, sizeof v, "%" PRIu64, (uint64_t)COLLDIAG_CB_BUFFER_HINT);
+    MPI_Info_set(out, "cb_buffer_size", v);
+    return out;
+}
+
+int colldiag_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, colldiag_driver_t driver,
+                       colldiag_file **out)
+{
+    static const char fn[] = "colldiag_file_open";
+    colldiag_file *f = NULL;
+    int code = 0;
+    if (!path) code = cd_fail(COLLDIAG_ERR_ARG, fn, "path is NULL");
+    else if (driver != COLLDIAG_DRIVER_MPIO && driver != COLLDIAG_DRIVER_POSIX)
+        code = cd_fail(COLLDIAG_ERR_ARG, fn, "driver = %d is not COLLDIAG_DRIVER_MPIO or COLLDIAG_DRIVER_POSIX", (int)driver);
+    /* the argument checks agree before anything else collective starts */
+    int rc = file_alloc(fn, comm, out, code, "failed its argument checks", &f);
+    if (rc) return rc;
+    if (driver == COLLDIAG_DRIVER_MPIO) {
+        MPI_Info hint = open_hints(info);
+        int mrc = MPI_File_open(f->comm, path, amode, hint != MPI_INFO_NULL ? hint : info, &f->fh);
+        if (hint != MPI_INFO_NULL) MPI_Info_free(&hint);
+        if (mrc != MPI_SUCCESS) {
+            rc = cd_mpi_fail(fn, mrc, "MPI_File_open");
+            file_dealloc(f);
+            return rc; /* MPI_File_open is collective and fails on every rank together */
+        }
+        MPI_File_set_errhandler(f->fh, MPI_ERRORS_RETURN);
+        f->own_fh = 1;
+    } else {
+        int flags = (amode & MPI_MODE_RDONLY) ? O_RDONLY : (amode & MPI_MODE_WRONLY) ? O_WRONLY : O_RDWR;
+        int err = 0;
+        /* rank 0 creates (honouring EXCL) before the others open, so EXCL means "new file" once */
+        if (f->rank == 0) {
+            int cf = flags | ((amode & MPI_MODE_CREATE) ? O_CREAT : 0) | ((amode & MPI_MODE_EXCL) ? O_EXCL : 0);
+            f->fd = open(path, cf, 0666);
+            if (f->fd < 0) err = errno;
+        }
+        MPI_Bcast(&err, 1, MPI_INT, 0, f->comm);
+        if (!err && f->rank != 0) {
+            f->fd = open(path, flags);
+            if (f->fd < 0) err = errno;
+        }
+        int bad = cd_any_fail(f->comm, err != 0);
+        if (bad >= 0) {
+            if (err) cd_fail(COLLDIAG_ERR_IO, fn, "open(\"%s\") failed: %s", path, strerror(err));
+            else cd_fail(COLLDIAG_ERR_PEER, fn, "rank %d could not open \"%s\"", bad, path);
+            if (f->fd >= 0) close(f->fd);
+            file_dealloc(f);
+            return err ? COLLDIAG_ERR_IO : COLLDIAG_ERR_PEER;
+        }
+    }
+    f->driver = driver;
+    *out = f;
+    return 0;
+}
+
+int colldiag_file_wrap(MPI_Comm comm, MPI_File fh, colldiag_file **out)
+{
+    static const char fn[] = "colldiag_file_wrap";
+    colldiag_file *f = NULL;
+    const int code = fh == MPI_FILE_NULL ? cd_fail(COLLDIAG_ERR_ARG, fn, "fh is MPI_FILE_NULL") : 0;
+    int rc = file_alloc(fn, comm, out, code, "failed its argument checks (fh or out)", &f);
+    if (rc) return rc;
+    f->fh = fh;
+    f->driver = COLLDIAG_DRIVER_MPIO;
+    int mrc = MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+    if (mrc != MPI_SUCCESS) {
+        rc = cd_mpi_fail(fn, mrc, "MPI_File_set_view");
+        file_dealloc(f);
+        return rc;
+    }
+    *out = f;
+    return 0;
+}
+
+int colldiag_file_close(colldiag_file *f)
+{
+    static const char fn[] = "colldiag_file_close";
+    if (!f) return 0;
+    if (f->plan_only) { /* the HDF5 bridge's: HDF5 owns the file; the communicator, if any, is ours */
+        if (f->op != MPI_OP_NULL) MPI_Op_free(&f->op);
+        if (f->comm != MPI_COMM_NULL) MPI_Comm_free(&f->comm);
+        cd_free(f);
+        return 0;
+    }
+    int rc = 0;
+    if (f->own_fh && f->fh != MPI_FILE_NULL) {
+        int mrc = MPI_File_close(&f->fh);
+        if (mrc != MPI_SUCCESS) rc = cd_mpi_fail(fn, mrc, "MPI_File_close");
+    }
+    if (f->fd >= 0 && close(f->fd) != 0) rc = cd_fail(COLLDIAG_ERR_IO, fn, "close failed: %s", strerror(errno));
+    if (f->driver == COLLDIAG_DRIVER_POSIX) MPI_Barrier(f->comm); /* every rank's data is out before anyone proceeds */
+    file_dealloc(f);
+    return rc;
+}

@@ -1,0 +1,685 @@
+#ifdef COLLDIAG_WITH_HDF5
+
+/* ---- running H5Dwrite / H5Dread through colldiag's engine (colldiag_h5_write / _read) ----
+   The call moves exactly the bytes HDF5 would move, through the file's own MPI_File, or it is refused
+   (COLLDIAG_ERR_UNSUPPORTED with the reason) before any byte moves, on every rank of a collective call
+   alike, and the caller runs HDF5's own call instead. What must hold, and why each rule:
+   - the MPI-IO driver: the file's MPI_File is where the data goes;
+   - contiguous or chunked storage, unfiltered, inside the file (no compact, virtual or external
+     storage), every touched chunk allocated: those are the bytes colldiag can address;
+   - no data transform, and the memory type H5Tequal to the dataset's: then HDF5 converts nothing and
+     the bytes in memory are the bytes in the file;
+   - fixed-size elements only (no variable-length data, no references): their file bytes are heap
+     pointers HDF5 writes elsewhere;
+   - the file writable for a write; no dataspace offset (H5Soffset_simple);
+   - the chunk addresses known: read from the chunk index once per dataset and extent, in a collective
+     call (the index must be flushed to disk first, and H5Fflush is collective); a dataset whose
+     addresses are not cached yet makes an independent call HDF5's.
+   A collective call's eligibility goes into colldiag's first reduction as a pre-set failure
+   (x->pre_code): every rank leaves before any byte moves, or every rank goes on. When the only failure
+   anywhere is "this rank needs the chunk index", every rank flushes, rank 0 reads the index, broadcasts
+   it, and the call runs again, once. HDF5 never sees the bytes move: unfiltered chunks bypass its chunk
+   cache when the file is opened for writing with MPI-IO, and the MPI-IO driver keeps no sieve buffer,
+   so nothing HDF5 holds goes stale. */
+
+/* Copies src into dst (n bytes), cut to fit: for messages, where a cut is better than none. */
+static void h5_copy(char *dst, size_t n, const char *src)
+{
+    size_t k = strlen(src);
+    if (k >= n) k = n - 1;
+    memcpy(dst, src, k);
+    dst[k] = 0;
+}
+
+typedef struct h5_fentry {
+    unsigned long fileno;    /* H5Oget_info2's: unique per open file for the library's lifetime */
+    colldiag_file *f;        /* on HDF5's MPI_File; comm: a duplicate of the file's, from the first collective call */
+    int md_local;            /* 1: metadata reads are local (no H5Pset_all_coll_metadata_ops), so HDF5's own chunk
+                                lookup may run on one rank; 0: unknown (no collective call yet) or collective */
+    int writable;            /* 1: open for writing, 0: read-only, -1: not asked yet. H5Fget_intent answers for the
+                                file HDF5 shares among all opens of it, which fileno names too: it never changes
+                                while the file is open, and the entry goes when the file closes */
+    int shrunk;              /* a dataset of the file shrank since the program last flushed it (h5_shrunk_why) */
+    int read_only_all;       /* 1: open read-only on every rank of comm (agreed when comm is made) */
+    int facts;               /* 1: fx's file facts (address and length sizes, userblock) are read; -1: unreadable */
+    ix_facts fx;
+    struct h5_fentry *next;
+} h5_fentry;
+
+typedef struct h5_dentry {
+    unsigned long fileno;
+    haddr_t addr;                        /* the dataset's object header */
+    hid_t id;                            /* the id of the dataset's last call (h5_identify) */
+    hid_t type;                          /* the dataset's type, for H5Tequal: a copy, or one shared (h5_type_share) */
+    int type_shared;
+    int learned;                         /* chunked, cdims and never are read (h5_learn) */
+    int chunked;
+    int rank;
+    int cap;                             /* the dataset's rank (a scalar's 1), which never changes: the length of
+                                            dims, u_dims and cdims, which point into the entry's own tail */
+    hsize_t *dims;                       /* the extent l was built for */
+    colldiag_layout *l;                  /* NULL: not built for this extent (or not buildable: why) */
+    int by_hdf5;                         /* l finds addresses with HDF5's own lookup (h5_coord_resolve) */
+    uint64_t defers;                     /* collective calls at this extent that HDF5 ran rather than flush (h5_defer_fetch) */
+    /* What this rank's collective calls alone saw, and so every rank alike (h5_small_first_call): the
+       extent of the last one, how many of them at it HDF5 ran without an agreement, whether the chunk
+       index was read at it. An independent call changes rank, dims and l above on its rank alone. */
+    int u_rank, u_fetched;
+    hsize_t *u_dims;
+    uint64_t u_defers;
+    hsize_t *cdims;                      /* chunk dims (chunked) */
+    /* Reasons, allocated when there is one (h5_text_set; NULL: none), because an entry lives as long as
+       its file and a program may create a million datasets: the entry is ~200 bytes plus its dims (it was
+       1,400 with two 256-byte texts and three arrays of COLLDIAG_MAX_RANK dims inside) */
+    char *never;                         /* set once: why this dataset never runs through colldiag */
+    char *why;                           /* why l could not be built for this extent */
+    struct h5_dentry *next, *prev;       /* every entry (h5_dsets), both ways: one goes in O(1) (h5_drop_dentry) */
+    struct h5_dentry *next_addr, *next_id; /* the hash chains of (fileno, addr) and of id */
+    hsize_t dimv[];                      /* 3 x cap: dims, u_dims, cdims */
+} h5_dentry;
+
+/* An entry's reason: its text, or "" when it has none. */
+static const char *h5_text(const char *t) { return t ? t : ""; }
+static int h5_has_text(const char *t) { return t && t[0]; }
+/* What a reason holds when there was no memory for its own text (never freed). */
+static char h5_text_nomem[] = "no memory for the reason's text";
+static void h5_text_clear(char **t)
+{
+    if (*t != h5_text_nomem) cd_free(*t);
+    *t = NULL;
+}
+/* Sets *t to the formatted reason (at most 511 characters, as the fixed texts it replaces held 255). */
+static void h5_text_set(char **t, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    h5_text_clear(t);
+    const size_t n = strlen(buf) + 1;
+    *t = cd_malloc(n);
+    if (*t) memcpy(*t, buf, n);
+    else *t = h5_text_nomem;
+}
+
+static h5_fentry *h5_files;
+static h5_dentry *h5_dsets;
+
+/* The dataset cache's index: two hash chains through every entry, by (file, object address) and by the
+   id of its last call, so that finding a dataset costs the same among ten datasets or ten thousand (a
+   walk of the list cost 5 us a call among 500 netCDF variables, and a timestep writing them in turn
+   walked all of them in every call). Every entry is in both; h5_dsets lists them for forgetting. */
+static h5_dentry **h5_hash_addr, **h5_hash_id;
+static size_t h5_hash_cap, h5_ndsets; /* cap: a power of two, 0 before the first entry */
+
+static size_t h5_slot_addr(unsigned long fileno, haddr_t addr) { return (size_t)(cd_hash_u64(fileno, addr) & (h5_hash_cap - 1)); }
+static size_t h5_slot_id(hid_t id) { return (size_t)(cd_mix64((uint64_t)id) & (h5_hash_cap - 1)); }
+
+static void h5_link_id(h5_dentry *e)
+{
+    h5_dentry **head = &h5_hash_id[h5_slot_id(e->id)];
+    e->next_id = *head;
+    *head = e;
+}
+
+static void h5_unlink_id(h5_dentry *e)
+{
+    for (h5_dentry **pp = &h5_hash_id[h5_slot_id(e->id)]; *pp; pp = &(*pp)->next_id)
+        if (*pp == e) { *pp = e->next_id; return; }
+}
+
+static void h5_link(h5_dentry *e)
+{
+    h5_dentry **head = &h5_hash_addr[h5_slot_addr(e->fileno, e->addr)];
+    e->next_addr = *head;
+    *head = e;
+    h5_link_id(e);
+}
+
+static void h5_unlink(h5_dentry *e)
+{
+    h5_unlink_id(e);
+    for (h5_dentry **pp = &h5_hash_addr[h5_slot_addr(e->fileno, e->addr)]; *pp; pp = &(*pp)->next_addr)
+        if (*pp == e) { *pp = e->next_addr; return; }
+}
+
+/* Room in the index for one more entry: past one entry a slot the table doubles and every entry is
+   linked again. 0, or -1 without memory (nothing changed). */
+static int h5_index_room(void)
+{
+    if (h5_ndsets < h5_hash_cap) return 0;
+    const size_t cap = h5_hash_cap ? 2 * h5_hash_cap : 64;
+    h5_dentry **a = cd_calloc(cap, sizeof *a), **b = cd_calloc(cap, sizeof *b);
+    if (!a || !b) { cd_free(a); cd_free(b); return -1; }
+    cd_free(h5_hash_addr);
+    cd_free(h5_hash_id);
+    h5_hash_addr = a;
+    h5_hash_id = b;
+    h5_hash_cap = cap;
+    for (h5_dentry *e = h5_dsets; e; e = e->next) h5_link(e);
+    return 0;
+}
+
+/* The datasets' types, one copy for all the entries whose types are equal: a copy costs ~530 bytes
+   of HDF5's memory (measured, H5Dget_type), and a program's many datasets have a few types. Only
+   transient types (a committed one's copy refers to its file) and at most H5_TYPES_SHARED of them,
+   so that finding one costs a few H5Tequal; past that, an entry keeps its own copy, as it did. */
+enum { H5_TYPES_SHARED = 32 };
+static struct { hid_t t; size_t refs; } h5_types[H5_TYPES_SHARED];
+static int h5_ntypes;
+
+/* The type to keep for t (a copy the caller owns, H5Dget_type's): t itself, or an equal one already
+   kept (t is closed). *shared says which. */
+static hid_t h5_type_share(hid_t t, int *shared)
+{
+    *shared = 0;
+    if (t < 0 || H5Tcommitted(t) != 0) return t;
+    for (int i = 0; i < h5_ntypes; i++)
+        if (H5Tequal(h5_types[i].t, t) > 0) {
+            H5Tclose(t);
+            h5_types[i].refs++;
+            *shared = 1;
+            return h5_types[i].t;
+        }
+    if (h5_ntypes == H5_TYPES_SHARED) return t;
+    h5_types[h5_ntypes].t = t;
+    h5_types[h5_ntypes++].refs = 1;
+    *shared = 1;
+    return t;
+}
+
+static void h5_type_release(hid_t t, int shared)
+{
+    if (t < 0) return;
+    for (int i = 0; shared && i < h5_ntypes; i++)
+        if (h5_types[i].t == t) {
+            if (--h5_types[i].refs) return;
+            h5_types[i] = h5_types[--h5_ntypes];
+            break;
+        }
+    H5Tclose(t);
+}
+
+static void h5_dentry_free(h5_dentry *e)
+{
+    h5_type_release(e->type, e->type_shared);
+    h5_text_clear(&e->never);
+    h5_text_clear(&e->why);
+    colldiag_layout_free(e->l);
+    cd_free(e);
+}
+
+/* The file's MPI communicator as HDF5 holds it, duplicated (collective: H5Fget_access_plist duplicates it),
+   and whether its metadata reads are local (*md_local = 1) or collective (H5Pset_all_coll_metadata_ops). */
+static MPI_Comm h5_file_comm(hid_t obj, int *md_local)
+{
+    MPI_Comm c = MPI_COMM_NULL;
+    MPI_Info info = MPI_INFO_NULL;
+    hid_t file = H5Iget_file_id(obj), fapl = file >= 0 ? H5Fget_access_plist(file) : -1;
+    hbool_t coll_md = 1;
+    *md_local = fapl >= 0 && H5Pget_all_coll_metadata_ops(fapl, &coll_md) >= 0 && !coll_md;
+    if (fapl < 0 || H5Pget_fapl_mpio(fapl, &c, &info) < 0) c = MPI_COMM_NULL;
+    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+    if (fapl >= 0) H5Pclose(fapl);
+    if (file >= 0) H5Fclose(file);
+    return c;
+}
+
+/* 1 if the file is open for writing, 0 if read-only, -1 if HDF5 cannot say. Asked once a file. */
+static int h5_file_writable(hid_t dset, h5_fentry *fe)
+{
+    if (fe->writable < 0) {
+        hid_t file = H5Iget_file_id(dset);
+        unsigned intent = 0;
+        if (file >= 0 && H5Fget_intent(file, &intent) >= 0) fe->writable = (intent & H5F_ACC_RDWR) != 0;
+        if (file >= 0) H5Fclose(file);
+    }
+    return fe->writable;
+}
+
+/* The bridge's file for dset's file, made on first use. A collective call gives it the file's
+   communicator; every rank of a collective call asks here whether it has one, and ranks that do not
+   (all of them, or none: a communicator is only ever made in a collective call, and forgotten in
+   colldiag_h5_forget, which is collective for files) make it together. */
+static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_fentry **out, const char *fn)
+{
+    h5_fentry *e = h5_files;
+    while (e && e->fileno != fileno) e = e->next;
+    if (!e) {
+        MPI_File fh;
+        int rank, size, rc = h5_mpi_file(dset, &fh, &rank, &size, fn);
+        if (rc) return rc;
+        e = cd_calloc(1, sizeof *e);
+        colldiag_file *f = cd_calloc(1, sizeof *f);
+        if (!e || !f) { cd_free(e); cd_free(f); return cd_fail(COLLDIAG_ERR_NOMEM, fn, "allocating the bridge's file"); }
+        f->comm = MPI_COMM_NULL;
+        f->op = MPI_OP_NULL;
+        f->rank = rank;
+        f->size = size;
+        f->driver = COLLDIAG_DRIVER_MPIO;
+        f->fh = fh;
+        f->own_fh = 0;
+        f->fd = -1;
+        f->bridge = 1;
+        e->fileno = fileno;
+        e->writable = -1;
+        e->f = f;
+        e->next = h5_files;
+        h5_files = e;
+    }
+    if (collective && e->f->comm == MPI_COMM_NULL) {
+        e->f->comm = h5_file_comm(dset, &e->md_local);
+        if (e->f->comm == MPI_COMM_NULL) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot get the file's communicator");
+        MPI_Op_create(cd_agree_fn, 1, &e->f->op);
+        /* whether the file is read-only everywhere, agreed once (every rank makes comm in the same call):
+           the no-agreement shortcut may then decide on it (h5_small_first_call); a rank's own intent
+           alone would split the ranks of a program that opened the file with other flags on some */
+        int ro = h5_file_writable(dset, e) == 0, all = 0;
+        MPI_Allreduce(&ro, &all, 1, MPI_INT, MPI_MIN, e->f->comm);
+        e->read_only_all = all;
+    }
+    *out = e;
+    return 0;
+}
+
+/* Whether a type holds variable-length data anywhere, or cannot be told (1). H5Tdetect_class finds
+   a VLEN nested anywhere, but through the API it counts a variable-length string as a string, not a
+   VLEN, and H5Tis_variable_str answers only for the type itself: so strings are looked for member by
+   member. A fixed-length string is raw bytes like any other member (the memory type must equal the
+   dataset's, so HDF5 converts nothing: h5_ineligible). */
+static int h5_type_variable(hid_t t)
+{
+    if (H5Tdetect_class(t, H5T_VLEN) != 0) return 1; /* < 0: cannot tell */
+    const htri_t has_string = H5Tdetect_class(t, H5T_STRING);
+    if (has_string <= 0) return has_string < 0;
+    int v = 0;
+    switch (H5Tget_class(t)) {
+    case H5T_STRING: v = H5Tis_variable_str(t) != 0; break;
+    case H5T_ARRAY: {
+        hid_t b = H5Tget_super(t);
+        v = b < 0 || h5_type_variable(b);
+        if (b >= 0) H5Tclose(b);
+        break;
+    }
+    case H5T_COMPOUND: {
+        const int n = H5Tget_nmembers(t);
+        v = n < 0;
+        for (int i = 0; !v && i < n; i++) {
+            hid_t m = H5Tget_member_type(t, (unsigned)i);
+            v = m < 0 || h5_type_variable(m);
+            if (m >= 0) H5Tclose(m);
+        }
+        break;
+    }
+    default: v = 1; /* a string elsewhere: a class this walk does not know */
+    }
+    return v;
+}
+
+/* What never changes about a dataset while its file is open: storage class, filters, the type's
+   classes (e->type is read when the entry is made), from its creation property list dcpl. Local. */
+static void h5_facts_of(hid_t dset, hid_t dcpl, h5_dentry *e)
+{
+    hid_t space = H5Dget_space(dset);
+    H5D_layout_t lay = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
+    const char *no = NULL;
+    if (dcpl < 0 || space < 0 || e->type < 0) no = "cannot read the dataset's creation properties, dataspace or type";
+    else if (H5Sget_simple_extent_type(space) == H5S_NULL) no = "the dataset has a null dataspace";
+    else if (lay == H5D_COMPACT) no = "a compact dataset (its data lives in the object header, which HDF5 caches)";
+    else if (lay == H5D_VIRTUAL) no = "a virtual dataset";
+    else if (lay != H5D_CONTIGUOUS && lay != H5D_CHUNKED) no = "an unknown storage layout";
+    else if (H5Pget_external_count(dcpl) > 0) no = "external storage (H5Pset_external)";
+    else if (lay == H5D_CHUNKED && H5Pget_nfilters(dcpl) > 0) no = "filtered chunks (HDF5 compresses them; colldiag moves only raw bytes)";
+    else if (h5_type_variable(e->type)) no = "variable-length elements (their bytes in the file point into HDF5's heap)";
+    else if (H5Tdetect_class(e->type, H5T_REFERENCE) > 0) no = "references (HDF5 encodes them)";
+    if (no) h5_text_set(&e->never, "%s", no);
+    e->chunked = lay == H5D_CHUNKED;
+    const int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
+    if (e->chunked && !no && (rank < 1 || rank > e->cap || H5Pget_chunk(dcpl, rank, e->cdims) != rank))
+        h5_text_set(&e->never, "cannot read the chunk dims");
+    if (space >= 0) H5Sclose(space);
+    e->learned = 1;
+}
+
+/* The same from HDF5's copy of the list. Read at the first call that needs them, not at every
+   dataset's first call: H5Dget_create_plist copies the whole list (3-10 us in a loop here, ~30 us right
+   after creating a dataset of 16k chunks, with the caches cold: most of what learning a dataset
+   costs), and a small first call that the shortcut leaves to HDF5 (h5_small_first_call) needs none of
+   it. A dataset the program created under the preload was learned from the program's own list
+   (colldiag_h5_created), with no copy. */
+static void h5_dataset_facts(hid_t dset, h5_dentry *e)
+{
+    hid_t dcpl = H5Dget_create_plist(dset);
+    h5_facts_of(dset, dcpl, e);
+    if (dcpl >= 0) H5Pclose(dcpl);
+}
+
+static void h5_learn(hid_t dset, h5_dentry *e)
+{
+    if (!e->learned) h5_dataset_facts(dset, e);
+}
+
+/* The dataset's cache entry (made on its first call: its identity and type; h5_learn reads the rest). */
+static h5_dentry *h5_dataset(hid_t dset, const H5O_info_t *oi)
+{
+    h5_dentry *e = h5_hash_cap ? h5_hash_addr[h5_slot_addr(oi->fileno, oi->addr)] : NULL;
+    while (e && !(e->fileno == oi->fileno && e->addr == oi->addr)) e = e->next_addr;
+    if (e) {
+        if (e->id != dset) { /* another id for the same dataset (opened again) */
+            h5_unlink_id(e);
+            e->id = dset;
+            h5_link_id(e);
+        }
+        return e;
+    }
+    if (h5_index_room()) return NULL;
+    /* the dataset's rank sizes the entry: it never changes (H5Dset_extent keeps it) */
+    const hid_t sp = H5Dget_space(dset);
+    const int nd = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+    if (sp >= 0) H5Sclose(sp);
+    const int cap = nd < 1 || nd > COLLDIAG_MAX_RANK ? (nd == 0 ? 1 : COLLDIAG_MAX_RANK) : nd;
+    e = cd_calloc(1, sizeof *e + 3 * (size_t)cap * sizeof e->dimv[0]);
+    if (!e) return NULL;
+    e->cap = cap;
+    e->dims = e->dimv;
+    e->u_dims = e->dimv + cap;
+    e->cdims = e->dimv + 2 * cap;
+    e->fileno = oi->fileno;
+    e->addr = oi->addr;
+    e->id = dset;
+    e->rank = -1;
+    e->type = h5_type_share(H5Dget_type(dset), &e->type_shared);
+    e->next = h5_dsets;
+    if (h5_dsets) h5_dsets->prev = e;
+    h5_dsets = e;
+    h5_ndsets++;
+    h5_link(e);
+    return e;
+}
+
+/* The dataset's identity in oi (fileno and addr; nothing else is set), or -1 if dset is not an open
+   object. Without asking HDF5 when dset is the id of the cached dataset's last call: HDF5 1.10 never
+   gives an id value to a second object while the library is open (H5I's counter only grows), and an
+   open object's header never moves, so an id that is still a dataset id names the object it named when
+   it was cached. (H5Oget_info2 reads the object header through the metadata cache: 2-3 us a call in
+   place, an eighth of a small call's whole overhead.) Across H5close, ids start again: the cache must be
+   forgotten before (colldiag_h5_forget of every file, which closing the files needs anyway). */
+static int h5_identify(hid_t dset, H5O_info_t *oi)
+{
+    for (const h5_dentry *e = h5_hash_cap ? h5_hash_id[h5_slot_id(dset)] : NULL; e; e = e->next_id)
+        if (e->id == dset) {
+            if (H5Iget_type(dset) != H5I_DATASET) break;
+            oi->fileno = e->fileno;
+            oi->addr = e->addr;
+            return 0;
+        }
+    return H5Oget_info2(dset, oi, H5O_INFO_BASIC) < 0 ? -1 : 0;
+}
+
+/* The dataset's current extent and maximum dims (a scalar is one element of a 1-D extent); -1 if unreadable. */
+static int h5_extent(hid_t dset, hsize_t *dims, hsize_t *maxd)
+{
+    _Static_assert(COLLDIAG_MAX_RANK >= H5S_MAX_RANK, "an HDF5 extent must fit in colldiag's arrays");
+    hid_t sp = H5Dget_space(dset);
+    int rank = sp >= 0 ? H5Sget_simple_extent_dims(sp, dims, maxd) : -1; /* the rank; 0 for a scalar */
+    if (rank == 0) { rank = 1; dims[0] = maxd[0] = 1; }
+    if (sp >= 0) H5Sclose(sp);
+    return rank;
+}
+
+static int h5_extent_is(const h5_dentry *e, int rank, const hsize_t *dims)
+{
+    if (e->rank != rank || rank > e->cap) return 0;
+    for (int d = 0; d < rank; d++)
+        if (e->dims[d] != dims[d]) return 0;
+    return 1;
+}
+
+/* New storage may lie past the end of the file (HDF5 allocates it at its end of allocation and extends
+   the file only at its next flush): the size write_extent saw no longer tells that a dataset's chunks
+   are inside it. Every layout built (a dataset's first call, an extent changed) asks again. */
+static void h5_file_size_unknown(unsigned long fileno)
+{
+    for (h5_fentry *fe = h5_files; fe; fe = fe->next)
+        if (fe->fileno == fileno) fe->f->size_seen = 0;
+}
+
+/* Forgets a layout made for another extent: the addresses are found again for this one. */
+static void h5_drop_layout(h5_dentry *e, int rank, const hsize_t *dims)
+{
+    h5_file_size_unknown(e->fileno);
+    if (!h5_extent_is(e, rank, dims)) e->defers = 0;
+    colldiag_layout_free(e->l);
+    e->l = NULL;
+    e->by_hdf5 = 0;
+    h5_text_clear(&e->why);
+    if (rank > e->cap) rank = -1; /* never: the dataset's rank is the entry's; as an extent unread, if it were */
+    e->rank = rank;
+    if (rank > 0) memcpy(e->dims, dims, (size_t)rank * sizeof *dims);
+}
+
+/* The extent of this collective call, in the view of the collective calls alone (e->u_*), which
+   h5_small_first_call decides on: a rank's own layout and extent are not alike everywhere (one rank's
+   independent call at an extent the dataset later leaves drops its layout there alone; test_h5accel
+   part L: deciding on them, that rank left the call to HDF5 while the others waited in the
+   agreement). */
+static void h5_collective_extent(h5_dentry *e, int rank, const hsize_t *dims)
+{
+    if (rank > e->cap) rank = -1; /* never (as in h5_drop_layout) */
+    int same = e->u_rank == rank;
+    for (int d = 0; same && d < rank; d++) same = e->u_dims[d] == dims[d];
+    if (same) return;
+    e->u_rank = rank;
+    if (rank > 0) memcpy(e->u_dims, dims, (size_t)rank * sizeof *dims);
+    e->u_defers = 0;
+    e->u_fetched = 0;
+}
+
+/* The identity of a lazy chunked layout in the agreement: which chunks it answers for (the dataset's
+   object header and the userblock, file addresses alike on every rank, and the chunk grid), not how
+   it finds them. A rank's independent calls may have left it the index read alone (a read-only file)
+   while another's left it HDF5's lookup; both give the chunks' addresses, so a collective call on
+   the two must agree (naming the way there made such a call fail with ERR_ARG on every rank). */
+static uint64_t h5_chunks_ident(haddr_t oaddr, uint64_t ub, const colldiag_layout *l)
+{
+    uint64_t id = cd_hash_u64(cd_hash_u64(0xc4u, (uint64_t)oaddr), ub);
+    for (int d = 0; d < l->rank; d++) id = cd_hash_u64(id, l->grid[d]);
+    return id;
+}
+
+/* A layout for the dataset's current extent: contiguous at H5Dget_offset, or chunked with lazy
+   addresses found through the opened index ix (copied). */
+static int h5_build_layout(hid_t dset, h5_dentry *e, int rank, const hsize_t *dims, const ix_index *ix)
+{
+    h5_drop_layout(e, rank, dims);
+    uint64_t d64[COLLDIAG_MAX_RANK], c64[COLLDIAG_MAX_RANK];
+    for (int d = 0; d < rank; d++) d64[d] = dims[d];
+    const size_t esize = H5Tget_size(e->type);
+    int rc;
+    if (!e->chunked) {
+        haddr_t a = H5Dget_offset(dset); /* absolute: HDF5 adds the userblock */
+        if (a == HADDR_UNDEF) {
+            h5_text_set(&e->why, "the contiguous dataset has no storage yet");
+            return -1;
+        }
+        rc = colldiag_layout_contiguous(rank, d64, esize, (MPI_Offset)a, &e->l);
+    } else {
+        h5_learn(dset, e); /* the chunk dims (read by every caller's h5_prepare already) */
+        rc = h5_has_text(e->never) ? cd_fail(COLLDIAG_ERR_UNSUPPORTED, "colldiag_h5_write", "%s", e->never) : 0;
+        for (int d = 0; d < rank && !rc; d++) c64[d] = e->cdims[d];
+        if (!rc) rc = colldiag_layout_chunked(rank, d64, c64, esize, 0, &e->l);
+        ix_index *own = rc ? NULL : cd_malloc(sizeof *own);
+        if (!rc && own) *own = *ix;
+        if (!rc && (!own || layout_set_resolver(e->l, ix_resolve, own, cd_free, h5_chunks_ident(e->addr, ix->r.base, e->l)))) {
+            cd_free(own);
+            rc = cd_fail(COLLDIAG_ERR_NOMEM, "colldiag_h5_write", "no memory for the chunk index's description");
+        }
+    }
+    if (rc) {
+        h5_text_set(&e->why, "cannot describe the dataset's storage: %s", cd_errbuf);
+        colldiag_layout_free(e->l);
+        e->l = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* The dataset's chunk count at extent dims (0: not chunked as far as the entry knows). */
+static uint64_t h5_nchunks(hid_t dset, h5_dentry *e, int rank, const hsize_t *dims)
+{
+    h5_learn(dset, e);
+    uint64_t n = e->chunked;
+    for (int d = 0; d < rank && n; d++) n = e->cdims[d] ? n * (dims[d] / e->cdims[d] + (dims[d] % e->cdims[d] != 0)) : 0;
+    return n;
+}
+
+/* What reading dset's index needs (ix_open), from the bridge's caches where it has them: the file's
+   creation facts once a file, the chunk dims and type from the learned entry. NULL if HDF5 cannot say. */
+static const ix_facts *h5_ix_facts(hid_t dset, h5_dentry *e, h5_fentry *fe, int rank, const hsize_t *dims, ix_facts *fx)
+{
+    if (!fe->facts) fe->facts = ix_file_facts(dset, &fe->fx) ? -1 : 1;
+    hsize_t d[COLLDIAG_MAX_RANK];
+    h5_learn(dset, e);
+    if (fe->facts < 0 || !e->chunked || h5_has_text(e->never) || h5_extent(dset, d, fx->maxd) != rank) return NULL;
+    fx->sa = fe->fx.sa;
+    fx->ss = fe->fx.ss;
+    fx->ub = fe->fx.ub;
+    fx->oaddr = e->addr;
+    fx->esize = H5Tget_size(e->type);
+    fx->rank = rank;
+    memcpy(fx->dims, dims, (size_t)rank * sizeof *dims);
+    memcpy(fx->cd, e->cdims, (size_t)rank * sizeof *dims);
+    return fx;
+}
+
+/* Collective over f's communicator: flush the file (the index to disk), rank 0 reads the dataset's
+   layout message and sends every rank the index's description; every rank then builds a lazy layout
+   (each finds the addresses of the chunks its calls touch, reading only the index blocks on their
+   way), or every rank records why not. Nothing here grows with the dataset's chunk count. */
+static void h5_fetch_index(hid_t dset, h5_dentry *e, h5_fentry *fe, int rank, const hsize_t *dims)
+{
+    colldiag_file *f = fe->f;
+    struct { ix_index ix; int ok; char why[256]; } m;
+    memset(&m, 0, sizeof m);
+    herr_t fl;
+    fl = H5Fflush(dset, H5F_SCOPE_LOCAL);
+    int ok = fl >= 0, all = 0;
+    ix_facts fx;
+    if (f->rank == 0) m.ok = ok && !ix_open(h5_ix_facts(dset, e, fe, rank, dims, &fx), f->fh, h5_nchunks(dset, e, rank, dims), &m.ix, m.why, sizeof m.why);
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, f->comm);
+    MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, 0, f->comm);
+    m.ix.r.fh = f->fh; /* each rank's own handle */
+    h5_collective_extent(e, rank, dims); /* every rank is here: the shortcut stops at this extent */
+    e->u_fetched = 1;
+    if (all && m.ok) {
+        h5_build_layout(dset, e, rank, dims, &m.ix);
+    } else {
+        h5_drop_layout(e, rank, dims);
+        h5_text_set(&e->why, "%s", !all ? "H5Fflush failed on some rank: the chunk index cannot be read from the file"
+                                                   : m.why[0] ? m.why : "rank 0 could not read the chunk index");
+    }
+}
+
+/* The same for one rank alone, in an independent call on a file open read-only: such a file has
+   nothing to flush (its metadata on disk is final), so this rank reads where the index is itself and
+   walks it to its own chunks, communicating nothing. At scale every rank reads the layout message
+   once, as HDF5's own independent metadata reads do. 0, or -1 with e->why. The collective view
+   (e->u_*) is left alone: the other ranks did not take part. */
+static int h5_fetch_index_alone(hid_t dset, h5_dentry *e, h5_fentry *fe, int rank, const hsize_t *dims)
+{
+    ix_index ix;
+    ix_facts fx;
+    char why[256];
+    if (ix_open(h5_ix_facts(dset, e, fe, rank, dims, &fx), fe->f->fh, h5_nchunks(dset, e, rank, dims), &ix, why, sizeof why)) {
+        h5_drop_layout(e, rank, dims);
+        h5_text_set(&e->why, "%s", why);
+        return -1;
+    }
+    return h5_build_layout(dset, e, rank, dims, &ix);
+}
+
+/* HDF5 1.10 fills the part of an edge chunk that a shrink leaves outside the extent through its chunk
+   cache (H5D__chunk_prune_fill), and writes that cached chunk back at the file's next flush or close,
+   over whatever its collective or independent writes put there meanwhile: a program that shrinks a
+   dataset, grows it back and writes the pruned chunk loses that write in HDF5 (h5py_suite's "pruned",
+   one rank or more). colldiag's own index flush, or its write after HDF5's lookup, would write the
+   cached chunk back earlier and keep the program's data: a file unlike HDF5's. So from a shrink until
+   the program flushes or closes the file, HDF5 runs every call on it and colldiag flushes nothing.
+   (A shrink to a chunk boundary prunes nothing: HDF5 drops whole chunks only.) */
+static const char h5_shrunk_why[] = "a dataset of this file shrank across a chunk: HDF5 1.10 keeps the edge chunks it pruned in its chunk cache and "
+                                    "writes them back at the next flush or close, so HDF5 runs the calls on this file until the "
+                                    "program flushes or closes it (the file then ends as HDF5 leaves it)";
+
+/* Local: why this call cannot run through colldiag (a message into why), or 0. */
+static int h5_ineligible(hid_t dset, const h5_dentry *e, h5_fentry *fe, hid_t mem_type, int wr, const colldiag_xfer *x, char *why, size_t wl)
+{
+    if (fe->shrunk) { snprintf(why, wl, "%s", h5_shrunk_why); return 1; }
+    if (h5_has_text(e->never)) { snprintf(why, wl, "%s", e->never); return 1; }
+    if (x->xform) { snprintf(why, wl, "the DXPL sets a data transform (HDF5 computes it)"); return 1; }
+    htri_t same = -1;
+    same = H5Tequal(mem_type, e->type);
+    if (same < 0) { snprintf(why, wl, "mem_type is not a datatype"); return 1; }
+    if (!same) { snprintf(why, wl, "the memory type differs from the dataset's (HDF5 converts)"); return 1; }
+    if (wr && h5_file_writable(dset, fe) != 1) {
+        snprintf(why, wl, "the file is not open for writing");
+        return 1;
+    }
+    return 0;
+}
+
+/* 1 if the selection read from HDF5's block list holds another number of elements than HDF5 counts:
+   1.10.8 can merge a union of boxes into blocks that cover other elements than the union (2-D 16x1:
+   {10} | {4} | {1..3} counts 5 but lists 1..3 and 7..9). HDF5 then moves what its own iteration gives;
+   colldiag cannot know which elements that is, so HDF5 runs the call. */
+static int h5_sel_inconsistent(hid_t space, const colldiag_sel *s)
+{
+    hssize_t n = H5Sget_select_npoints(space);
+    return n < 0 || (uint64_t)n != colldiag_sel_npoints(s);
+}
+
+/* The actual-mode properties HDF5 1.10 sets on the DXPL after a parallel transfer, with colldiag's
+   answers: chunk optimisation as HDF5 names it (colldiag's own schemes, which HDF5 has no value for,
+   read NO_CHUNK_OPTIMIZATION), I/O mode and causes as colldiag reports them. H5P_DEFAULT cannot be set.
+   Under the watch (h5_plist_watched: the preload, which also counts every call HDF5 runs, since HDF5
+   sets these itself) the four H5Pset (~4 us) are skipped when the list still holds the values this
+   function last set on it. */
+static struct {
+    int valid;
+    hid_t id;
+    unsigned long gen;
+    H5D_mpio_actual_chunk_opt_mode_t co;
+    H5D_mpio_actual_io_mode_t io;
+    uint32_t l, g;
+} h5_actual_set;
+
+static void h5_set_actual(hid_t dxpl, const colldiag_xfer *x)
+{
+    if (dxpl == H5P_DEFAULT) return;
+    H5D_mpio_actual_chunk_opt_mode_t co = x->chunk_opt_done <= COLLDIAG_MPIO_MULTI_CHUNK ? (H5D_mpio_actual_chunk_opt_mode_t)x->chunk_opt_done
+                                                                                          : H5D_MPIO_NO_CHUNK_OPTIMIZATION;
+    H5D_mpio_actual_io_mode_t io = (H5D_mpio_actual_io_mode_t)x->io_mode_done;
+    uint32_t l = x->local_cause, g = x->global_cause;
+    if (h5_plist_watched && h5_actual_set.valid && h5_actual_set.id == dxpl && h5_actual_set.gen == h5_plist_gen && h5_actual_set.co == co &&
+        h5_actual_set.io == io && h5_actual_set.l == l && h5_actual_set.g == g)
+        return;
+    H5Pset(dxpl, "actual_chunk_opt_mode", &co);
+    H5Pset(dxpl, "actual_io_mode", &io);
+    H5Pset(dxpl, "local_no_collective_cause", &l);
+    H5Pset(dxpl, "global_no_collective_cause", &g);
+    h5_actual_set.valid = 1;
+    h5_actual_set.id = dxpl;
+    h5_actual_set.gen = h5_plist_gen; /* the watcher does not count these four, set by colldiag itself */
+    h5_actual_set.co = co;
+    h5_actual_set.io = io;
+    h5_actual_set.l = l;
+    h5_actual_set.g = g;
+}
+
+/* Set by a caller that reports the call itself (the preload): COLLDIAG_REPORT is then not the bridge's. */
+static int h5_bridge_quiet;
+/* Set by a caller that has given every rank rank 0's COLLDIAG_* environment (the preload, when MPI
+   starts): a variable then decides alike on every rank without being agreed (h5_small_first_call). */
+static int h5_env_uniform;
+
+#endif /* COLLDIAG_WITH_HDF5 */

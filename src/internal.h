@@ -1,0 +1,111 @@
+#define _GNU_SOURCE
+#include "colldiag.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef COLLDIAG_MALLOC
+#define COLLDIAG_MALLOC(n) malloc(n)
+#define COLLDIAG_CALLOC(n, s) calloc((n), (s))
+#define COLLDIAG_REALLOC(p, n) realloc((p), (n))
+#define COLLDIAG_FREE(p) free(p)
+#endif
+
+/* Conversion/transform staging buffer: 1 MiB, as HDF5's default type-conversion buffer, big enough to
+   amortise a call per run and small enough to never matter next to the application's data. */
+#define CD_DEFAULT_BUFFER ((size_t)1 << 20)
+/* Staging for plain independent runs (gathering scattered memory into file order): 4 MiB keeps
+   pwrite/MPI_File_write_at calls large without a selection-sized copy (never more than the collective
+   buffer below, which bounds everything a call allocates for data). */
+#define CD_STAGE_BYTES ((size_t)4 << 20)
+/* Collective calls pack memory into file order themselves when the memory side's runs average fewer
+   bytes than this: MPI-IO libraries walk a many-run memory type slower than memcpy does (B4: 5.6M
+   32-byte runs, 1.8 s through the memory type against 1.0 s packed), at the price of one copy of the
+   round's bytes, whose fresh pages cost more than 512-byte runs do (B1: 0.08 s unpacked, 0.12 packed). */
+#ifndef COLLDIAG_PACK_RUN_BYTES
+#define COLLDIAG_PACK_RUN_BYTES 256
+#endif
+/* MPI counts are int: no single count or block length above this, by construction. */
+#define CD_MAX_INT_COUNT ((uint64_t)INT_MAX)
+/* A single contiguous block in an MPI type is split into 1 GiB pieces so sizes never overflow int. */
+#define CD_BIG_BLOCK ((uint64_t)1 << 30)
+/* AUTO's cost model (section 7). Defaults measured on a 2-core Debian 12 box, Open MPI 4.1.4 ompio,
+   3 ranks, local disk, by `make calibrate` (bench/calibrate.c), which prints the same list for any
+   machine. Each can be set at compile time (-DCOLLDIAG_AUTO_LAT=1e-4) or per run through the
+   environment (COLLDIAG_AUTO_LAT=1e-4); the environment wins. Every rank must see the same values:
+   they decide the scheme, so they are part of the agreed settings (a disagreement is COLLDIAG_ERR_ARG
+   on every rank). The choice follows their ratios, not their absolute values. */
+#ifndef COLLDIAG_AUTO_LAT
+#define COLLDIAG_AUTO_LAT 1.2e-4 /* s per collective MPI-IO call of a small piece (set_view + two-phase round trip) */
+#endif
+#ifndef COLLDIAG_AUTO_LAT_X
+#define COLLDIAG_AUTO_LAT_X 7e-6   /* s per all-to-all step of the aggregation exchange */
+#endif
+#ifndef COLLDIAG_AUTO_RUN
+#define COLLDIAG_AUTO_RUN 4e-6   /* s per file run two-phase I/O sorts and merges (B3 link: 1.4 M runs a rank ~ 7 s) */
+#endif
+#ifndef COLLDIAG_AUTO_MRUN
+#define COLLDIAG_AUTO_MRUN 1.5e-7  /* s per memory block (>= COLLDIAG_PACK_RUN_BYTES, so not packed) MPI's datatype engine handles */
+#endif
+#ifndef COLLDIAG_AUTO_IND
+#define COLLDIAG_AUTO_IND 4.5e-6 /* s per independent MPI-IO call (one per contiguous file stretch) */
+#endif
+#ifndef COLLDIAG_AUTO_COPY
+#define COLLDIAG_AUTO_COPY 6e-9   /* s per run packed or placed by aggregation */
+#endif
+#ifndef COLLDIAG_AUTO_BW_IO
+#define COLLDIAG_AUTO_BW_IO 1.8e9  /* B/s a rank moves through collective (two-phase) I/O */
+#endif
+#ifndef COLLDIAG_AUTO_BW_IND
+#define COLLDIAG_AUTO_BW_IND 3e9    /* B/s a rank moves with independent calls (no exchange between ranks) */
+#endif
+#ifndef COLLDIAG_AUTO_BW_COPY
+#define COLLDIAG_AUTO_BW_COPY 1.8e10 /* B/s of memcpy */
+#endif
+#ifndef COLLDIAG_AUTO_BW_NET
+#define COLLDIAG_AUTO_BW_NET 3e9    /* B/s per rank through the aggregation exchange */
+#endif
+/* The constants as one list: X(NAME) -> env COLLDIAG_AUTO_<NAME>, default COLLDIAG_AUTO_<NAME>. */
+#define CD_AUTO_CONSTANTS(X) X(LAT) X(LAT_X) X(RUN) X(MRUN) X(IND) X(COPY) X(BW_IO) X(BW_IND) X(BW_COPY) X(BW_NET)
+#define CD_AUTO_ENUM(n) CD_K_##n,
+enum { CD_AUTO_CONSTANTS(CD_AUTO_ENUM) CD_K_N };
+
+/* Most bytes one rank moves in one collective data call: larger transfers become several agreed rounds.
+   ROMIO 3.2.1 (Open MPI 4.1's romio321) hangs on a collective request above 2 GiB per rank; 1 GiB keeps
+   a margin and is still far beyond where a round's fixed cost matters. */
+#ifndef COLLDIAG_COLL_MAX_BYTES
+#define COLLDIAG_COLL_MAX_BYTES ((uint64_t)1 << 30)
+#endif
+/* The collective buffer: a collective call that packs memory into file order packs at most this many
+   bytes per rank at a time, in agreed rounds, through one buffer reused by every round. 16 MiB is
+   ROMIO's cb_buffer_size, the amount two-phase I/O itself moves per aggregator per cycle, so a round
+   costs no more calls than MPI-IO makes anyway, and the copy stays small next to the application's data
+   (B4 packed 186 MB per call into one fresh buffer before). Per transfer: colldiag_set_coll_buffer;
+   env COLLDIAG_COLL_BUFFER (bytes, k/m/g suffixes). Every rank must use the same value (it decides the
+   number of collective calls, so it is part of the agreed settings). */
+#ifndef COLLDIAG_COLL_BUFFER_BYTES
+#define COLLDIAG_COLL_BUFFER_BYTES ((uint64_t)16 << 20)
+#endif
+/* The MPI-IO hint cb_buffer_size that colldiag_file_open gives MPI when the caller's info names none:
+   the collective buffer's 16 MiB. ROMIO's default already; Open MPI's ompio defaults to 32 MiB, which
+   its two-phase write splits into two 16 MiB buffers allocated and freed in every collective call,
+   and glibc hands that much back to the kernel on each free (its trim threshold follows the largest
+   block freed so far), so every call faults in 8,192 fresh pages. Link's rounds make one call per 16
+   MiB: B4 (178 MB per rank, 12 calls) spent 1.6 s in MPI against 0.21 s with 16 MiB (measured on this
+   project's 2-core VM, where a page fault is expensive). 0: leave MPI's default. */
+#ifndef COLLDIAG_CB_BUFFER_HINT
+#define COLLDIAG_CB_BUFFER_HINT COLLDIAG_COLL_BUFFER_BYTES
+#endif
+/* Upper bound on the spans one OR may materialise: a guard against selections that would need
+   gigabytes of description (the caller gets COLLDIAG_ERR_NOMEM with a message, not an abort). */
+#define CD_MAX_SPANS ((uint64_t)1 << 26)
+/* Nesting the run compressor tracks: enough for chunks of rank 4 described exactly, deeper patterns
+   stay correct with more items. */
+#define CD_MAXD 6

@@ -1,0 +1,317 @@
+/* ====================================================================================================
+ * 5. transfer properties
+ * ==================================================================================================== */
+
+/* Names of the chunk optimisation settings accepted by COLLDIAG_CHUNK_OPT, indexed by the enum value. */
+static const char *const cd_chunk_opt_env[] = {"default", "link", "multi", "atonce", "ind", "multi_no_opt",
+                                               "aggregate", "auto"};
+
+typedef struct {
+    int mode;                   /* colldiag_xfer_mode_t */
+    int chunk_opt;              /* colldiag_chunk_opt_t */
+    unsigned num, ratio;
+    int coll_opt;
+    int opt_types_disabled;     /* env COLLDIAG_MPI_OPT_TYPES / HDF5_MPI_OPT_TYPES starts with 0 */
+    unsigned pack_run;          /* env COLLDIAG_PACK_RUN_BYTES (0: never pack); a local choice, not agreed */
+    uint64_t coll_buf;          /* collective buffer, bytes >= 1 (env COLLDIAG_COLL_BUFFER); agreed */
+    double k[CD_K_N];           /* AUTO's constants (env COLLDIAG_AUTO_*); agreed */
+    const char *chunk_opt_src;  /* "setting", "default" or the env text */
+    char env_text[96];
+} cd_settings;
+
+struct colldiag_xfer {
+    cd_settings set;            /* what the code set (env applied per call into a copy) */
+    size_t mem_esize;
+    colldiag_convert_fn conv;
+    void *conv_ctx;
+    colldiag_transform_fn xform;
+    void *xform_ctx;
+    size_t bufsize;
+    /* results of the last call */
+    int chunk_opt_done, io_mode_done;
+    uint32_t local_cause, global_cause;
+    colldiag_chunk_info *chunks;          /* materialised on demand from pcs (about 300 bytes a chunk) */
+    uint64_t nchunks, chunks_cap, chunks_ready;
+    void *pcs;                            /* the last call's cd_piece array (56 bytes a chunk), kept */
+    uint64_t data_buf_bytes;              /* most bytes of data copies (packing, aggregation) alive at once in
+                                             the last call: what bench subtracts to see the per-chunk cost */
+    uint64_t pcs_cap;
+    colldiag_counters cnt;
+    char reason[256];                     /* read through xfer_reason: AUTO's may not be formatted yet */
+    /* AUTO's reason (four estimates as %.3g, ~3 us a call: a twentieth of a small read) is formatted
+       when something asks for it (xfer_reason), from auto_est and these; rz_auto 0: reason is final */
+    int rz_auto, rz_P, rz_opt;
+    uint64_t rz_runs, rz_chunks;
+    size_t rz_nsub;                       /* 0: one dataset; else AUTO over rz_nsub datasets */
+    char errmsg[1024];
+    int grid_rank;                        /* chunk grid of the last call, for the report's map */
+    uint64_t grid[COLLDIAG_MAX_RANK];
+    unsigned thr;                         /* per-chunk threshold of the last multi/at-once call (0: none) */
+    int ratio0;                           /* ratio 0: every chunk collective */
+    double auto_est[4];                   /* AUTO's estimates (link, multi, aggregation, all-independent), -1 when not AUTO */
+    double model_est[4];                  /* the same model for every collective chunked call, whatever ran; -1 otherwise */
+    int planned;                          /* the last call was a plan: the counters are what it would move */
+    /* HDF5 bridge (colldiag_h5_write/read), consumed by the next transfer: a rank that found its call
+       ineligible (or waits for the chunk index) fails with pre_code in the first reduction, like a bad
+       argument, so that every rank leaves before any byte moves; bridge_global is the BOR of AG_BRIDGE.
+       A rank waiting for the index also sends the bytes its call moves (pre_bytes, into AG_MAX_BYTES:
+       bridge_max_bytes), how many calls HDF5 already ran rather than flush (pre_defers, capped at 15,
+       in AG_BRIDGE's bits 4-7) and whether flushing its file may write anything (pre_flush_writes: the
+       file is open for writing; AG_BRIDGE's bit 8), so that deciding whether to read the index costs
+       no reduction of its own */
+    int pre_code, pre_need_index, pre_flush_writes, strict_alloc;
+    char pre_msg[512];
+    uint64_t bridge_global, pre_bytes, pre_defers, bridge_max_bytes;
+    /* What the environment decides for every rank together is rank 0's, carried in the first reduction
+       (agree_env): a variable set on some ranks only (mpirun passes a shell's variables to the ranks on
+       its own node, not to the others, unless told with -x) must not make some ranks gather a report or
+       flush a file while the others do not. env_fetch_*: this rank's thresholds (the bridge sets them
+       before its transfer); fetch_* and report_kind: rank 0's, after a collective call's reduction. */
+    uint64_t env_fetch_bytes, env_fetch_calls, fetch_bytes, fetch_calls;
+    int report_kind;                      /* rank 0's COLLDIAG_REPORT: 0 none (and before any agreement), 1 text, 2 json:, 3 html: */
+    /* multi-dataset calls: each dataset's results (NULL after a single call, whose results are the call's) */
+    struct cd_dsres *dsr;
+    size_t nds, dsr_cap;
+    int peer_code;                        /* a multi-dataset call failed with ERR_PEER: the failing rank's code */
+};
+
+/* One dataset's results in a multi-dataset call: what a single call of that dataset reports. */
+typedef struct cd_dsres {
+    int chunk_opt, io_mode;
+    uint32_t local_cause, global_cause;
+    int grid_rank;                          /* its chunk grid, for the chunk info's coordinates */
+    uint64_t grid[COLLDIAG_MAX_RANK];
+    uint64_t nchunks;                       /* pieces this rank has in it */
+} cd_dsres;
+
+/* A transfer's defaults (HDF5's DXPL defaults), on storage the caller owns: colldiag_xfer_create's, and
+   the preload's one transfer per intercepted call, which must not depend on an allocation that could
+   fail on one rank (that rank would run HDF5's collective call while the others wait in colldiag's). */
+static void xfer_init(colldiag_xfer *x)
+{
+    memset(x, 0, sizeof *x);
+    x->set.mode = COLLDIAG_MPIO_INDEPENDENT;
+    x->set.chunk_opt = COLLDIAG_MPIO_CHUNK_DEFAULT;
+    x->set.num = 0;      /* HDF5's H5D_ONE_LINK_CHUNK_IO_THRESHOLD default */
+    x->set.ratio = 60;   /* HDF5's H5D_MULTI_CHUNK_IO_COL_THRESHOLD default */
+    x->set.coll_opt = COLLDIAG_MPIO_COLLECTIVE_IO;
+    x->bufsize = CD_DEFAULT_BUFFER;
+    x->set.coll_buf = COLLDIAG_COLL_BUFFER_BYTES;
+    x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
+    x->model_est[0] = x->model_est[1] = x->model_est[2] = x->model_est[3] = -1.0;
+}
+
+/* What a transfer holds from its last call (chunk info, pieces, per-dataset results). */
+static void xfer_release(colldiag_xfer *x)
+{
+    cd_free(x->chunks);
+    cd_free(x->pcs);
+    cd_free(x->dsr);
+    x->chunks = NULL;
+    x->pcs = NULL;
+    x->dsr = NULL;
+}
+
+int colldiag_xfer_create(colldiag_xfer **out)
+{
+    static const char fn[] = "colldiag_xfer_create";
+    if (!out) return cd_fail(COLLDIAG_ERR_ARG, fn, "out is NULL");
+    colldiag_xfer *x = cd_malloc(sizeof *x);
+    if (!x) return cd_fail(COLLDIAG_ERR_NOMEM, fn, "allocating the transfer properties");
+    xfer_init(x);
+    *out = x;
+    return 0;
+}
+
+void colldiag_xfer_free(colldiag_xfer *x)
+{
+    if (!x) return;
+    xfer_release(x);
+    cd_free(x);
+}
+
+int colldiag_set_dxpl_mpio(colldiag_xfer *x, colldiag_xfer_mode_t mode)
+{
+    static const char fn[] = "colldiag_set_dxpl_mpio";
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    if (mode != COLLDIAG_MPIO_INDEPENDENT && mode != COLLDIAG_MPIO_COLLECTIVE)
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "mode = %d is not INDEPENDENT (0) or COLLECTIVE (1)", (int)mode);
+    x->set.mode = mode;
+    return 0;
+}
+
+int colldiag_set_dxpl_mpio_collective_opt(colldiag_xfer *x, colldiag_collective_opt_t opt)
+{
+    static const char fn[] = "colldiag_set_dxpl_mpio_collective_opt";
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    if (opt != COLLDIAG_MPIO_COLLECTIVE_IO && opt != COLLDIAG_MPIO_INDIVIDUAL_IO)
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "opt = %d is not COLLECTIVE_IO (0) or INDIVIDUAL_IO (1)", (int)opt);
+    x->set.coll_opt = opt;
+    return 0;
+}
+
+int colldiag_set_dxpl_mpio_chunk_opt(colldiag_xfer *x, colldiag_chunk_opt_t opt)
+{
+    static const char fn[] = "colldiag_set_dxpl_mpio_chunk_opt";
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    if ((int)opt < COLLDIAG_MPIO_CHUNK_DEFAULT || (int)opt > COLLDIAG_MPIO_CHUNK_AUTO)
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "opt = %d is not a colldiag_chunk_opt_t (0..7)", (int)opt);
+    x->set.chunk_opt = opt;
+    return 0;
+}
+
+int colldiag_set_dxpl_mpio_chunk_opt_num(colldiag_xfer *x, unsigned num)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_set_dxpl_mpio_chunk_opt_num", "x is NULL");
+    x->set.num = num;
+    return 0;
+}
+
+int colldiag_set_dxpl_mpio_chunk_opt_ratio(colldiag_xfer *x, unsigned percent)
+{
+    static const char fn[] = "colldiag_set_dxpl_mpio_chunk_opt_ratio";
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    if (percent > 100) return cd_fail(COLLDIAG_ERR_ARG, fn, "percent = %u is above 100", percent);
+    x->set.ratio = percent;
+    return 0;
+}
+
+int colldiag_set_type_conversion(colldiag_xfer *x, size_t mem_elem_size, colldiag_convert_fn fn_, void *ctx)
+{
+    static const char fn[] = "colldiag_set_type_conversion";
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    if (fn_ && mem_elem_size == 0) return cd_fail(COLLDIAG_ERR_ARG, fn, "mem_elem_size is 0");
+    x->conv = fn_;
+    x->conv_ctx = ctx;
+    x->mem_esize = fn_ ? mem_elem_size : 0;
+    return 0;
+}
+
+int colldiag_set_data_transform(colldiag_xfer *x, colldiag_transform_fn fn_, void *ctx)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_set_data_transform", "x is NULL");
+    x->xform = fn_;
+    x->xform_ctx = ctx;
+    return 0;
+}
+
+int colldiag_set_buffer(colldiag_xfer *x, size_t bytes)
+{
+    static const char fn[] = "colldiag_set_buffer";
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    if (bytes < 64) return cd_fail(COLLDIAG_ERR_ARG, fn, "bytes = %zu is below the minimum of 64", bytes);
+    x->bufsize = bytes;
+    return 0;
+}
+
+int colldiag_set_coll_buffer(colldiag_xfer *x, size_t bytes)
+{
+    static const char fn[] = "colldiag_set_coll_buffer";
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    if (bytes == 0) return cd_fail(COLLDIAG_ERR_ARG, fn, "bytes = 0: the collective buffer needs at least one byte");
+    x->set.coll_buf = bytes;
+    return 0;
+}
+
+/* "16777216", "16m", "64K", "1G": a byte count >= 1 with an optional binary suffix. */
+static int cd_parse_bytes(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (*s < '0' || *s > '9') return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno) return -1;
+    unsigned sh = 0;
+    switch (*end) {
+    case 'k': case 'K': sh = 10; end++; break;
+    case 'm': case 'M': sh = 20; end++; break;
+    case 'g': case 'G': sh = 30; end++; break;
+    default: break;
+    }
+    if (*end || v == 0 || v > (UINT64_MAX >> sh)) return -1;
+    *out = (uint64_t)v << sh;
+    return 0;
+}
+
+/* Parses a whole unsigned decimal; -1 if it is not one. */
+static int cd_parse_uint(const char *s, unsigned *out)
+{
+    if (!s || !*s) return -1;
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || *end || v > UINT_MAX || *s == '-') return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+/* The settings of one call: the code's, overridden by the environment (read at each call). */
+static int settings_effective(const char *fn, const colldiag_xfer *x, cd_settings *s)
+{
+    *s = x->set;
+    s->chunk_opt_src = "setting";
+    const char *e = cd_getenv("COLLDIAG_CHUNK_OPT");
+    if (e && *e) {
+        int found = -1;
+        for (int i = 0; i < (int)(sizeof cd_chunk_opt_env / sizeof *cd_chunk_opt_env); i++)
+            if (!strcmp(e, cd_chunk_opt_env[i])) found = i;
+        if (found < 0)
+            return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_CHUNK_OPT=\"%.40s\" is not one of "
+                           "default|link|multi|atonce|ind|multi_no_opt|aggregate|auto", e);
+        s->chunk_opt = found;
+        snprintf(s->env_text, sizeof s->env_text, "env COLLDIAG_CHUNK_OPT=%s", e);
+        s->chunk_opt_src = s->env_text;
+    }
+    e = cd_getenv("COLLDIAG_CHUNK_OPT_NUM");
+    if (e && *e && cd_parse_uint(e, &s->num))
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_CHUNK_OPT_NUM=\"%.40s\" is not an unsigned number", e);
+    e = cd_getenv("COLLDIAG_CHUNK_OPT_RATIO");
+    if (e && *e && (cd_parse_uint(e, &s->ratio) || s->ratio > 100))
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_CHUNK_OPT_RATIO=\"%.40s\" is not a percentage 0..100", e);
+    e = cd_getenv("COLLDIAG_MPI_OPT_TYPES");
+    if (!e) e = cd_getenv("HDF5_MPI_OPT_TYPES");
+    s->opt_types_disabled = e && e[0] == '0';
+    s->pack_run = COLLDIAG_PACK_RUN_BYTES;
+    e = cd_getenv("COLLDIAG_PACK_RUN_BYTES");
+    if (e && *e && cd_parse_uint(e, &s->pack_run))
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_PACK_RUN_BYTES=\"%.40s\" is not an unsigned number", e);
+    e = cd_getenv("COLLDIAG_COLL_BUFFER");
+    if (e && *e && cd_parse_bytes(e, &s->coll_buf))
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_COLL_BUFFER=\"%.40s\" is not a byte count >= 1 (suffix k, m or g allowed)", e);
+    static const char *const kname[CD_K_N] = {
+#define CD_AUTO_NAME(n) "COLLDIAG_AUTO_" #n,
+        CD_AUTO_CONSTANTS(CD_AUTO_NAME)
+#undef CD_AUTO_NAME
+    };
+    static const double kdef[CD_K_N] = {
+#define CD_AUTO_DEF(n) COLLDIAG_AUTO_##n,
+        CD_AUTO_CONSTANTS(CD_AUTO_DEF)
+#undef CD_AUTO_DEF
+    };
+    for (int i = 0; i < CD_K_N; i++) {
+        s->k[i] = kdef[i];
+        e = cd_getenv(kname[i]);
+        if (!e || !*e) continue;
+        char *end;
+        errno = 0;
+        double v = strtod(e, &end);
+        if (errno || *end || !(v > 0) || v > 1e30)
+            return cd_fail(COLLDIAG_ERR_ARG, fn, "env %s=\"%.40s\" is not a positive number", kname[i], e);
+        s->k[i] = v;
+    }
+    return 0;
+}
+
+static uint64_t settings_digest(const cd_settings *s)
+{
+    uint64_t h = cd_hash_u64(0x5e77u, (uint64_t)s->chunk_opt);
+    h = cd_hash_u64(h, s->num);
+    h = cd_hash_u64(h, s->ratio);
+    h = cd_hash_u64(h, s->coll_buf);
+    for (int i = 0; i < CD_K_N; i++) {
+        uint64_t bits;
+        memcpy(&bits, &s->k[i], sizeof bits);
+        h = cd_hash_u64(h, bits);
+    }
+    return cd_hash_u64(h, (uint64_t)s->coll_opt);
+}
