@@ -21,6 +21,7 @@
  *   multi.c         many datasets in one call (write_multi / read_multi / plan_multi)
  *   report.c        cause strings, getters and the collective report (text, JSON)
  *   html.c          the HTML report page
+ *   h5_version.c    HDF5: what differs between HDF5 versions (object identity, chunk addresses, rules)
  *   h5_index.c      HDF5: a dataset's chunk index read from the file (every index type)
  *   h5_plan.c       HDF5: planning what H5Dwrite / H5Dread will do
  *   h5_bridge.c     HDF5: running H5Dwrite / H5Dread through colldiag's engine
@@ -6725,6 +6726,71 @@ static void html_append(colldiag_file *f, const colldiag_xfer *x, const char *pa
     if (out) fclose(out);
 }
 
+/* ---- src/h5_version.c ---- */
+#ifdef COLLDIAG_WITH_HDF5
+
+/* ====================================================================================================
+ * What differs between HDF5 versions (1.10.8 and 1.14 are tested; 1.12 follows 1.14's API).
+ *
+ * The one place that knows: every other HDF5 part asks these functions. Two kinds of difference:
+ * - the API, decided when colldiag.c is compiled (the headers say which functions exist):
+ *   an object's identity. 1.10 names an object by its header's address (H5Oget_info2, H5O_info_t.addr);
+ *   1.12 and later by a token (H5Oget_info3, H5O_info2_t.token), which the native VOL connector turns
+ *   into the same address (H5VLnative_token_to_addr). Only the current API is used on 1.12+, so a
+ *   HDF5 built without deprecated symbols works.
+ * - behaviour, decided by the library the program runs with (H5get_libversion), since the preload
+ *   meets whatever HDF5 the program loads:
+ *   - H5Dget_chunk_info and H5Dget_chunk_info_by_coord give chunk addresses relative to the userblock
+ *     up to 1.14.3 and absolute from 1.14.4 on (HDF5 pull request 4236, for its issue 3003);
+ *     H5Dget_offset and the chunk index in the file itself are the same in every version. The tests
+ *     check the addresses against the bytes in the file, with and without a userblock.
+ *   - the rules HDF5's collective I/O follows (h5_rules_of_lib): see src/decision.c's HDF5 rules.
+ * ==================================================================================================== */
+
+/* An object's identity: its file (unique per open file for the library's lifetime) and the address of
+   its object header (relative to the file's base address, as the file format writes addresses). */
+typedef struct {
+    unsigned long fileno;
+    haddr_t addr;
+} h5_oid;
+
+/* 0, or -1 if obj is not an open object. Local. */
+static int h5_object_id(hid_t obj, h5_oid *id)
+{
+#if H5_VERSION_GE(1, 12, 0)
+    H5O_info2_t oi;
+    if (H5Oget_info3(obj, &oi, H5O_INFO_BASIC) < 0) return -1;
+    id->fileno = oi.fileno;
+    return H5VLnative_token_to_addr(obj, oi.token, &id->addr) < 0 ? -1 : 0;
+#else
+    H5O_info_t oi;
+    if (H5Oget_info2(obj, &oi, H5O_INFO_BASIC) < 0) return -1;
+    id->fileno = oi.fileno;
+    id->addr = oi.addr;
+    return 0;
+#endif
+}
+
+/* 1 if the HDF5 library in use (not the headers colldiag.c was compiled with) is at least maj.min.rel. */
+static int h5_lib_at_least(unsigned maj, unsigned min, unsigned rel)
+{
+    static unsigned v[3], known;
+    if (!known) {
+        if (H5get_libversion(&v[0], &v[1], &v[2]) < 0) v[0] = v[1] = v[2] = 0;
+        known = 1;
+    }
+    return v[0] != maj ? v[0] > maj : v[1] != min ? v[1] > min : v[2] >= rel;
+}
+
+/* What to add to an address from H5Dget_chunk_info / H5Dget_chunk_info_by_coord to get the byte offset
+   in the file, given the file's userblock size. */
+static hsize_t h5_chunk_info_base(hsize_t userblock)
+{
+    return h5_lib_at_least(1, 14, 4) ? 0 : userblock;
+}
+
+#endif /* COLLDIAG_WITH_HDF5 */
+
 /* ---- src/h5_index.c ---- */
 /* ====================================================================================================
  * 11. HDF5 bridge (only with -DCOLLDIAG_WITH_HDF5; needs parallel HDF5 1.10.8 or later)
@@ -7397,10 +7463,10 @@ static int ix_file_facts(hid_t obj, ix_facts *fx)
 static int ix_facts_read(hid_t dset, ix_facts *fx)
 {
     memset(fx, 0, sizeof *fx);
-    H5O_info_t oi;
+    h5_oid oi;
     hid_t space = H5Dget_space(dset), dcpl = H5Dget_create_plist(dset), type = H5Dget_type(dset);
     fx->rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
-    int rc = ix_file_facts(dset, fx) || space < 0 || dcpl < 0 || type < 0 || H5Oget_info2(dset, &oi, H5O_INFO_BASIC) < 0 || fx->rank < 1 ||
+    int rc = ix_file_facts(dset, fx) || space < 0 || dcpl < 0 || type < 0 || h5_object_id(dset, &oi) < 0 || fx->rank < 1 ||
                      fx->rank > COLLDIAG_MAX_RANK || H5Sget_simple_extent_dims(space, fx->dims, fx->maxd) < 0 ||
                      H5Pget_chunk(dcpl, fx->rank, fx->cd) != fx->rank
                  ? -1
@@ -7615,7 +7681,8 @@ int colldiag_h5_layout(hid_t dset, colldiag_layout **out)
         for (uint64_t i = 0; i < l->nchunks; i++) t[i] = -1;
         {
             hid_t file = H5Iget_file_id(dset), fcpl = file >= 0 ? H5Fget_create_plist(file) : -1;
-            if (fcpl < 0 || H5Pget_userblock(fcpl, &ub) < 0) ub = 0; /* H5Dget_chunk_info's addresses are relative to it */
+            if (fcpl < 0 || H5Pget_userblock(fcpl, &ub) < 0) ub = 0;
+            ub = h5_chunk_info_base(ub); /* H5Dget_chunk_info's addresses are relative to the userblock before 1.14.4 */
             if (fcpl >= 0) H5Pclose(fcpl);
             if (file >= 0) H5Fclose(file);
         }
@@ -8458,7 +8525,7 @@ static void h5_learn(hid_t dset, h5_dentry *e)
 }
 
 /* The dataset's cache entry (made on its first call: its identity and type; h5_learn reads the rest). */
-static h5_dentry *h5_dataset(hid_t dset, const H5O_info_t *oi)
+static h5_dentry *h5_dataset(hid_t dset, const h5_oid *oi)
 {
     h5_dentry *e = h5_hash_cap ? h5_hash_addr[h5_slot_addr(oi->fileno, oi->addr)] : NULL;
     while (e && !(e->fileno == oi->fileno && e->addr == oi->addr)) e = e->next_addr;
@@ -8502,7 +8569,7 @@ static h5_dentry *h5_dataset(hid_t dset, const H5O_info_t *oi)
    it was cached. (H5Oget_info2 reads the object header through the metadata cache: 2-3 us a call in
    place, an eighth of a small call's whole overhead.) Across H5close, ids start again: the cache must be
    forgotten before (colldiag_h5_forget of every file, which closing the files needs anyway). */
-static int h5_identify(hid_t dset, H5O_info_t *oi)
+static int h5_identify(hid_t dset, h5_oid *oi)
 {
     for (const h5_dentry *e = h5_hash_cap ? h5_hash_id[h5_slot_id(dset)] : NULL; e; e = e->next_id)
         if (e->id == dset) {
@@ -8511,7 +8578,7 @@ static int h5_identify(hid_t dset, H5O_info_t *oi)
             oi->addr = e->addr;
             return 0;
         }
-    return H5Oget_info2(dset, oi, H5O_INFO_BASIC) < 0 ? -1 : 0;
+    return h5_object_id(dset, oi) < 0 ? -1 : 0;
 }
 
 /* The dataset's current extent and maximum dims (a scalar is one element of a 1-D extent); -1 if unreadable. */
@@ -8802,7 +8869,7 @@ typedef struct {
     hid_t dset;                          /* the current call's id of the dataset (set by every call) */
     int rank;
     uint64_t cdims[COLLDIAG_MAX_RANK], grid[COLLDIAG_MAX_RANK];
-    uint64_t ub;                         /* the userblock: HDF5's addresses are relative to it */
+    uint64_t ub;                         /* added to HDF5's addresses: the userblock before 1.14.4 (h5_chunk_info_base) */
 } h5_coord_ctx;
 
 static int h5_coord_resolve(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, char *why, size_t wl)
@@ -8849,7 +8916,7 @@ static int h5_lookup_affordable(const h5_dentry *e, int rank, const hsize_t *dim
 }
 
 /* A lazy layout for the current extent answered by HDF5's lookup. 0, or -1 with e->why. */
-static int h5_build_coord_layout(hid_t dset, const H5O_info_t *oi, h5_dentry *e, int rank, const hsize_t *dims)
+static int h5_build_coord_layout(hid_t dset, const h5_oid *oi, h5_dentry *e, int rank, const hsize_t *dims)
 {
     uint64_t d64[COLLDIAG_MAX_RANK], c64[COLLDIAG_MAX_RANK];
     for (int d = 0; d < rank; d++) { d64[d] = dims[d]; c64[d] = e->cdims[d]; }
@@ -8863,7 +8930,7 @@ static int h5_build_coord_layout(hid_t dset, const H5O_info_t *oi, h5_dentry *e,
     if (!rc) {
         c->dset = dset;
         c->rank = rank;
-        c->ub = ub;
+        c->ub = h5_chunk_info_base(ub);
         for (int d = 0; d < rank; d++) { c->cdims[d] = e->l->cdims[d]; c->grid[d] = e->l->grid[d]; }
         rc = layout_set_resolver(e->l, h5_coord_resolve, c, cd_free, h5_chunks_ident(oi->addr, ub, e->l));
     }
@@ -8938,7 +9005,7 @@ typedef struct {
     hsize_t dims[COLLDIAG_MAX_RANK], maxd[COLLDIAG_MAX_RANK];
 } h5_located;
 
-static void h5_locate(hid_t dset, const H5O_info_t *oi, h5_fentry *fe, h5_located *lo)
+static void h5_locate(hid_t dset, const h5_oid *oi, h5_fentry *fe, h5_located *lo)
 {
     h5_dentry *e = lo->e = h5_dataset(dset, oi);
     const int rank = lo->rank = h5_extent(dset, lo->dims, lo->maxd);
@@ -8994,7 +9061,7 @@ static void h5_read_call_sels(hid_t dset, hid_t mem_space, hid_t file_space, col
    calls are small ones HDF5 then runs (h5_defer_fetch): reading the selections cost a quarter of the
    bridge's part of such a call (perf, one rank). When the index is read after all, the caller reads
    them (h5_read_call_sels); a selection HDF5 rejects is then found there, or by HDF5 itself. */
-static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t mem_space, hid_t file_space, const colldiag_xfer *x,
+static void h5_prepare(hid_t dset, const h5_oid *oi, hid_t mem_type, hid_t mem_space, hid_t file_space, const colldiag_xfer *x,
                        int dir, int collective, h5_fentry *fe, const h5_located *lo, colldiag_sel **fsp_out, colldiag_sel **msp_out,
                        hsize_t *dims, int *needp, char *why, size_t wl, int may_skip, uint64_t *need_bytes)
 {
@@ -9084,7 +9151,7 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
     int rc = h5_dxpl_mode(dxpl, &mode, fn);
     if (rc) { snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf); return rc; }
     const int collective = mode == H5FD_MPIO_COLLECTIVE;
-    H5O_info_t oi;
+    h5_oid oi;
     h5_fentry *fe = NULL;
     if (h5_identify(dset, &oi)) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
     if (!rc) rc = h5_bridge_file(dset, oi.fileno, collective, &fe, fn); /* collective calls meet here first */
@@ -9206,7 +9273,7 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
     if (rc) { snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf); return rc; }
     x->set.chunk_opt = asked == COLLDIAG_MPIO_CHUNK_DEFAULT ? COLLDIAG_MPIO_CHUNK_AUTO : asked;
     const int collective = x->set.mode == COLLDIAG_MPIO_COLLECTIVE;
-    H5O_info_t oi0;
+    h5_oid oi0;
     h5_fentry *fe = NULL;
     if (count == 0 || h5_identify(dsets[0], &oi0))
         rc = cd_fail(COLLDIAG_ERR_ARG, fn, count ? "dset_ids[0] is not an open dataset" : "count is 0: nothing names the file");
@@ -9231,7 +9298,7 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
     }
     if (!why[0] && (!e || !fs || !ms || !ls || !rk || !need || !dims)) snprintf(why, sizeof why, "no memory for %zu datasets' entries", count);
     for (size_t i = 0; !why[0] && i < count; i++) {
-        H5O_info_t oi;
+        h5_oid oi;
         const int ie = h5_identify(dsets[i], &oi);
         char w[448] = "";
         if (ie < 0) snprintf(w, sizeof w, "not an open dataset");
@@ -9362,9 +9429,9 @@ static void h5_forget_dsets(const unsigned long *fileno, const haddr_t *addr)
 
 void colldiag_h5_forget_datasets(hid_t obj)
 {
-    H5O_info_t oi;
+    h5_oid oi;
     herr_t oe;
-    H5E_BEGIN_TRY { oe = H5Oget_info2(obj, &oi, H5O_INFO_BASIC); } H5E_END_TRY;
+    H5E_BEGIN_TRY { oe = h5_object_id(obj, &oi); } H5E_END_TRY;
     if (oe >= 0) h5_forget_dsets(&oi.fileno, NULL);
 }
 
@@ -9390,9 +9457,9 @@ static void h5_forget_files(const unsigned long *fileno)
 
 void colldiag_h5_forget(hid_t obj)
 {
-    H5O_info_t oi;
+    h5_oid oi;
     herr_t oe;
-    H5E_BEGIN_TRY { oe = H5Oget_info2(obj, &oi, H5O_INFO_BASIC); } H5E_END_TRY;
+    H5E_BEGIN_TRY { oe = h5_object_id(obj, &oi); } H5E_END_TRY;
     if (oe < 0) return;
     if (H5Iget_type(obj) == H5I_FILE) h5_forget_files(&oi.fileno);
     else h5_forget_dsets(&oi.fileno, &oi.addr);
@@ -9404,10 +9471,10 @@ int colldiag_h5_created(hid_t dset, hid_t dcpl)
     int rc = 0;
     cd_env_enter();
     H5E_BEGIN_TRY {
-        H5O_info_t oi;
+        h5_oid oi;
         h5_fentry *fe = NULL;
         h5_dentry *e = NULL;
-        if (H5Iget_type(dset) != H5I_DATASET || H5Oget_info2(dset, &oi, H5O_INFO_BASIC) < 0) {
+        if (H5Iget_type(dset) != H5I_DATASET || h5_object_id(dset, &oi) < 0) {
             rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
         } else {
             /* whatever was cached at this address belonged to an object since deleted (an anonymous

@@ -156,7 +156,7 @@ static void h5_open(h5pat *h, const pattern *p, int i, const char *dir)
    the bridge holds no layout for the dataset or some address is not cached. Local. */
 static double warm_addr_ns(h5pat *h, const pattern *p)
 {
-    H5O_info_t oi;
+    h5_oid oi;
     if (h5_identify(h->dset, &oi)) return -1;
     h5_dentry *e = h5_dataset(h->dset, &oi);
     if (!e || !e->l || !e->l->resolve) return -1;

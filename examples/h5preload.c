@@ -321,8 +321,8 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
 /* The bridge's file of dset's file (made by the accelerated call that just ran), or NULL. */
 static colldiag_file *accel_file(hid_t dset)
 {
-    H5O_info_t oi;
-    if (H5Oget_info2(dset, &oi, H5O_INFO_BASIC) < 0) return NULL;
+    h5_oid oi;
+    if (h5_object_id(dset, &oi) < 0) return NULL;
     for (h5_fentry *e = h5_files; e; e = e->next)
         if (e->fileno == oi.fileno) return e->f;
     return NULL;
@@ -683,10 +683,10 @@ herr_t H5Pset(hid_t p, const char *name, const void *value)
    yet. Local. */
 static void note_shrink(hid_t dset)
 {
-    H5O_info_t oi;
+    h5_oid oi;
     h5_fentry *fe = NULL;
     H5E_BEGIN_TRY {
-        if (H5Oget_info2(dset, &oi, H5O_INFO_BASIC) >= 0) h5_bridge_file(dset, oi.fileno, 0, &fe, "H5Dset_extent");
+        if (h5_object_id(dset, &oi) >= 0) h5_bridge_file(dset, oi.fileno, 0, &fe, "H5Dset_extent");
     } H5E_END_TRY;
     if (fe) fe->shrunk = 1;
 }
@@ -780,9 +780,9 @@ herr_t H5Fflush(hid_t obj, H5F_scope_t scope)
     static herr_t (*real)(hid_t, H5F_scope_t);
     if (!real) real = (herr_t(*)(hid_t, H5F_scope_t))dlsym(RTLD_NEXT, "H5Fflush");
     herr_t ret = real(obj, scope);
-    H5O_info_t oi;
+    h5_oid oi;
     herr_t oe = -1;
-    if (ret >= 0 && h5_files) H5E_BEGIN_TRY { oe = H5Oget_info2(obj, &oi, H5O_INFO_BASIC); } H5E_END_TRY;
+    if (ret >= 0 && h5_files) H5E_BEGIN_TRY { oe = h5_object_id(obj, &oi); } H5E_END_TRY;
     for (h5_fentry *fe = oe >= 0 ? h5_files : NULL; fe; fe = fe->next)
         if (fe->fileno == oi.fileno) fe->shrunk = 0;
     return ret;

@@ -361,7 +361,7 @@ static void h5_learn(hid_t dset, h5_dentry *e)
 }
 
 /* The dataset's cache entry (made on its first call: its identity and type; h5_learn reads the rest). */
-static h5_dentry *h5_dataset(hid_t dset, const H5O_info_t *oi)
+static h5_dentry *h5_dataset(hid_t dset, const h5_oid *oi)
 {
     h5_dentry *e = h5_hash_cap ? h5_hash_addr[h5_slot_addr(oi->fileno, oi->addr)] : NULL;
     while (e && !(e->fileno == oi->fileno && e->addr == oi->addr)) e = e->next_addr;
@@ -405,7 +405,7 @@ static h5_dentry *h5_dataset(hid_t dset, const H5O_info_t *oi)
    it was cached. (H5Oget_info2 reads the object header through the metadata cache: 2-3 us a call in
    place, an eighth of a small call's whole overhead.) Across H5close, ids start again: the cache must be
    forgotten before (colldiag_h5_forget of every file, which closing the files needs anyway). */
-static int h5_identify(hid_t dset, H5O_info_t *oi)
+static int h5_identify(hid_t dset, h5_oid *oi)
 {
     for (const h5_dentry *e = h5_hash_cap ? h5_hash_id[h5_slot_id(dset)] : NULL; e; e = e->next_id)
         if (e->id == dset) {
@@ -414,7 +414,7 @@ static int h5_identify(hid_t dset, H5O_info_t *oi)
             oi->addr = e->addr;
             return 0;
         }
-    return H5Oget_info2(dset, oi, H5O_INFO_BASIC) < 0 ? -1 : 0;
+    return h5_object_id(dset, oi) < 0 ? -1 : 0;
 }
 
 /* The dataset's current extent and maximum dims (a scalar is one element of a 1-D extent); -1 if unreadable. */

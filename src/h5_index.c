@@ -669,10 +669,10 @@ static int ix_file_facts(hid_t obj, ix_facts *fx)
 static int ix_facts_read(hid_t dset, ix_facts *fx)
 {
     memset(fx, 0, sizeof *fx);
-    H5O_info_t oi;
+    h5_oid oi;
     hid_t space = H5Dget_space(dset), dcpl = H5Dget_create_plist(dset), type = H5Dget_type(dset);
     fx->rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
-    int rc = ix_file_facts(dset, fx) || space < 0 || dcpl < 0 || type < 0 || H5Oget_info2(dset, &oi, H5O_INFO_BASIC) < 0 || fx->rank < 1 ||
+    int rc = ix_file_facts(dset, fx) || space < 0 || dcpl < 0 || type < 0 || h5_object_id(dset, &oi) < 0 || fx->rank < 1 ||
                      fx->rank > COLLDIAG_MAX_RANK || H5Sget_simple_extent_dims(space, fx->dims, fx->maxd) < 0 ||
                      H5Pget_chunk(dcpl, fx->rank, fx->cd) != fx->rank
                  ? -1
@@ -887,7 +887,8 @@ int colldiag_h5_layout(hid_t dset, colldiag_layout **out)
         for (uint64_t i = 0; i < l->nchunks; i++) t[i] = -1;
         {
             hid_t file = H5Iget_file_id(dset), fcpl = file >= 0 ? H5Fget_create_plist(file) : -1;
-            if (fcpl < 0 || H5Pget_userblock(fcpl, &ub) < 0) ub = 0; /* H5Dget_chunk_info's addresses are relative to it */
+            if (fcpl < 0 || H5Pget_userblock(fcpl, &ub) < 0) ub = 0;
+            ub = h5_chunk_info_base(ub); /* H5Dget_chunk_info's addresses are relative to the userblock before 1.14.4 */
             if (fcpl >= 0) H5Pclose(fcpl);
             if (file >= 0) H5Fclose(file);
         }

@@ -18,7 +18,7 @@ typedef struct {
     hid_t dset;                          /* the current call's id of the dataset (set by every call) */
     int rank;
     uint64_t cdims[COLLDIAG_MAX_RANK], grid[COLLDIAG_MAX_RANK];
-    uint64_t ub;                         /* the userblock: HDF5's addresses are relative to it */
+    uint64_t ub;                         /* added to HDF5's addresses: the userblock before 1.14.4 (h5_chunk_info_base) */
 } h5_coord_ctx;
 
 static int h5_coord_resolve(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, char *why, size_t wl)
@@ -65,7 +65,7 @@ static int h5_lookup_affordable(const h5_dentry *e, int rank, const hsize_t *dim
 }
 
 /* A lazy layout for the current extent answered by HDF5's lookup. 0, or -1 with e->why. */
-static int h5_build_coord_layout(hid_t dset, const H5O_info_t *oi, h5_dentry *e, int rank, const hsize_t *dims)
+static int h5_build_coord_layout(hid_t dset, const h5_oid *oi, h5_dentry *e, int rank, const hsize_t *dims)
 {
     uint64_t d64[COLLDIAG_MAX_RANK], c64[COLLDIAG_MAX_RANK];
     for (int d = 0; d < rank; d++) { d64[d] = dims[d]; c64[d] = e->cdims[d]; }
@@ -79,7 +79,7 @@ static int h5_build_coord_layout(hid_t dset, const H5O_info_t *oi, h5_dentry *e,
     if (!rc) {
         c->dset = dset;
         c->rank = rank;
-        c->ub = ub;
+        c->ub = h5_chunk_info_base(ub);
         for (int d = 0; d < rank; d++) { c->cdims[d] = e->l->cdims[d]; c->grid[d] = e->l->grid[d]; }
         rc = layout_set_resolver(e->l, h5_coord_resolve, c, cd_free, h5_chunks_ident(oi->addr, ub, e->l));
     }
@@ -154,7 +154,7 @@ typedef struct {
     hsize_t dims[COLLDIAG_MAX_RANK], maxd[COLLDIAG_MAX_RANK];
 } h5_located;
 
-static void h5_locate(hid_t dset, const H5O_info_t *oi, h5_fentry *fe, h5_located *lo)
+static void h5_locate(hid_t dset, const h5_oid *oi, h5_fentry *fe, h5_located *lo)
 {
     h5_dentry *e = lo->e = h5_dataset(dset, oi);
     const int rank = lo->rank = h5_extent(dset, lo->dims, lo->maxd);
@@ -210,7 +210,7 @@ static void h5_read_call_sels(hid_t dset, hid_t mem_space, hid_t file_space, col
    calls are small ones HDF5 then runs (h5_defer_fetch): reading the selections cost a quarter of the
    bridge's part of such a call (perf, one rank). When the index is read after all, the caller reads
    them (h5_read_call_sels); a selection HDF5 rejects is then found there, or by HDF5 itself. */
-static void h5_prepare(hid_t dset, const H5O_info_t *oi, hid_t mem_type, hid_t mem_space, hid_t file_space, const colldiag_xfer *x,
+static void h5_prepare(hid_t dset, const h5_oid *oi, hid_t mem_type, hid_t mem_space, hid_t file_space, const colldiag_xfer *x,
                        int dir, int collective, h5_fentry *fe, const h5_located *lo, colldiag_sel **fsp_out, colldiag_sel **msp_out,
                        hsize_t *dims, int *needp, char *why, size_t wl, int may_skip, uint64_t *need_bytes)
 {
@@ -300,7 +300,7 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
     int rc = h5_dxpl_mode(dxpl, &mode, fn);
     if (rc) { snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf); return rc; }
     const int collective = mode == H5FD_MPIO_COLLECTIVE;
-    H5O_info_t oi;
+    h5_oid oi;
     h5_fentry *fe = NULL;
     if (h5_identify(dset, &oi)) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
     if (!rc) rc = h5_bridge_file(dset, oi.fileno, collective, &fe, fn); /* collective calls meet here first */
@@ -422,7 +422,7 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
     if (rc) { snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf); return rc; }
     x->set.chunk_opt = asked == COLLDIAG_MPIO_CHUNK_DEFAULT ? COLLDIAG_MPIO_CHUNK_AUTO : asked;
     const int collective = x->set.mode == COLLDIAG_MPIO_COLLECTIVE;
-    H5O_info_t oi0;
+    h5_oid oi0;
     h5_fentry *fe = NULL;
     if (count == 0 || h5_identify(dsets[0], &oi0))
         rc = cd_fail(COLLDIAG_ERR_ARG, fn, count ? "dset_ids[0] is not an open dataset" : "count is 0: nothing names the file");
@@ -447,7 +447,7 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
     }
     if (!why[0] && (!e || !fs || !ms || !ls || !rk || !need || !dims)) snprintf(why, sizeof why, "no memory for %zu datasets' entries", count);
     for (size_t i = 0; !why[0] && i < count; i++) {
-        H5O_info_t oi;
+        h5_oid oi;
         const int ie = h5_identify(dsets[i], &oi);
         char w[448] = "";
         if (ie < 0) snprintf(w, sizeof w, "not an open dataset");
@@ -578,9 +578,9 @@ static void h5_forget_dsets(const unsigned long *fileno, const haddr_t *addr)
 
 void colldiag_h5_forget_datasets(hid_t obj)
 {
-    H5O_info_t oi;
+    h5_oid oi;
     herr_t oe;
-    H5E_BEGIN_TRY { oe = H5Oget_info2(obj, &oi, H5O_INFO_BASIC); } H5E_END_TRY;
+    H5E_BEGIN_TRY { oe = h5_object_id(obj, &oi); } H5E_END_TRY;
     if (oe >= 0) h5_forget_dsets(&oi.fileno, NULL);
 }
 
@@ -606,9 +606,9 @@ static void h5_forget_files(const unsigned long *fileno)
 
 void colldiag_h5_forget(hid_t obj)
 {
-    H5O_info_t oi;
+    h5_oid oi;
     herr_t oe;
-    H5E_BEGIN_TRY { oe = H5Oget_info2(obj, &oi, H5O_INFO_BASIC); } H5E_END_TRY;
+    H5E_BEGIN_TRY { oe = h5_object_id(obj, &oi); } H5E_END_TRY;
     if (oe < 0) return;
     if (H5Iget_type(obj) == H5I_FILE) h5_forget_files(&oi.fileno);
     else h5_forget_dsets(&oi.fileno, &oi.addr);
@@ -620,10 +620,10 @@ int colldiag_h5_created(hid_t dset, hid_t dcpl)
     int rc = 0;
     cd_env_enter();
     H5E_BEGIN_TRY {
-        H5O_info_t oi;
+        h5_oid oi;
         h5_fentry *fe = NULL;
         h5_dentry *e = NULL;
-        if (H5Iget_type(dset) != H5I_DATASET || H5Oget_info2(dset, &oi, H5O_INFO_BASIC) < 0) {
+        if (H5Iget_type(dset) != H5I_DATASET || h5_object_id(dset, &oi) < 0) {
             rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
         } else {
             /* whatever was cached at this address belonged to an object since deleted (an anonymous

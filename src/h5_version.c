@@ -1,0 +1,63 @@
+#ifdef COLLDIAG_WITH_HDF5
+
+/* ====================================================================================================
+ * What differs between HDF5 versions (1.10.8 and 1.14 are tested; 1.12 follows 1.14's API).
+ *
+ * The one place that knows: every other HDF5 part asks these functions. Two kinds of difference:
+ * - the API, decided when colldiag.c is compiled (the headers say which functions exist):
+ *   an object's identity. 1.10 names an object by its header's address (H5Oget_info2, H5O_info_t.addr);
+ *   1.12 and later by a token (H5Oget_info3, H5O_info2_t.token), which the native VOL connector turns
+ *   into the same address (H5VLnative_token_to_addr). Only the current API is used on 1.12+, so a
+ *   HDF5 built without deprecated symbols works.
+ * - behaviour, decided by the library the program runs with (H5get_libversion), since the preload
+ *   meets whatever HDF5 the program loads:
+ *   - H5Dget_chunk_info and H5Dget_chunk_info_by_coord give chunk addresses relative to the userblock
+ *     up to 1.14.3 and absolute from 1.14.4 on (HDF5 pull request 4236, for its issue 3003);
+ *     H5Dget_offset and the chunk index in the file itself are the same in every version. The tests
+ *     check the addresses against the bytes in the file, with and without a userblock.
+ *   - the rules HDF5's collective I/O follows (h5_rules_of_lib): see src/decision.c's HDF5 rules.
+ * ==================================================================================================== */
+
+/* An object's identity: its file (unique per open file for the library's lifetime) and the address of
+   its object header (relative to the file's base address, as the file format writes addresses). */
+typedef struct {
+    unsigned long fileno;
+    haddr_t addr;
+} h5_oid;
+
+/* 0, or -1 if obj is not an open object. Local. */
+static int h5_object_id(hid_t obj, h5_oid *id)
+{
+#if H5_VERSION_GE(1, 12, 0)
+    H5O_info2_t oi;
+    if (H5Oget_info3(obj, &oi, H5O_INFO_BASIC) < 0) return -1;
+    id->fileno = oi.fileno;
+    return H5VLnative_token_to_addr(obj, oi.token, &id->addr) < 0 ? -1 : 0;
+#else
+    H5O_info_t oi;
+    if (H5Oget_info2(obj, &oi, H5O_INFO_BASIC) < 0) return -1;
+    id->fileno = oi.fileno;
+    id->addr = oi.addr;
+    return 0;
+#endif
+}
+
+/* 1 if the HDF5 library in use (not the headers colldiag.c was compiled with) is at least maj.min.rel. */
+static int h5_lib_at_least(unsigned maj, unsigned min, unsigned rel)
+{
+    static unsigned v[3], known;
+    if (!known) {
+        if (H5get_libversion(&v[0], &v[1], &v[2]) < 0) v[0] = v[1] = v[2] = 0;
+        known = 1;
+    }
+    return v[0] != maj ? v[0] > maj : v[1] != min ? v[1] > min : v[2] >= rel;
+}
+
+/* What to add to an address from H5Dget_chunk_info / H5Dget_chunk_info_by_coord to get the byte offset
+   in the file, given the file's userblock size. */
+static hsize_t h5_chunk_info_base(hsize_t userblock)
+{
+    return h5_lib_at_least(1, 14, 4) ? 0 : userblock;
+}
+
+#endif /* COLLDIAG_WITH_HDF5 */
