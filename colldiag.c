@@ -46,6 +46,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* An internal chunk optimisation, never set by a user: HDF5 1.14's selection I/O (decision.c), which runs
+   as link-chunk. */
+#define COLLDIAG_MPIO_CHUNK_SELECTION_IO 100
+/* An internal bit of the agreed cause word, never reported (decision.c): some rank converts under HDF5
+   1.14's selection I/O. */
+#define CD_CAUSE_CONVERTS_114 ((uint64_t)1 << 40)
+
 #ifndef COLLDIAG_MALLOC
 #define COLLDIAG_MALLOC(n) malloc(n)
 #define COLLDIAG_CALLOC(n, s) calloc((n), (s))
@@ -1201,6 +1208,7 @@ struct colldiag_file {
     int plan_read;       /* HDF5 bridge: the planned call is H5Dread (HDF5 treats filtered reads apart) */
     int bridge;          /* HDF5 bridge: HDF5's own MPI_File (never closed here); the bridge reports, not the core */
     uint64_t size_seen;  /* the largest size this rank has seen the file have (write_extent) */
+    int read_only;       /* opened (or wrapped) MPI_MODE_RDONLY: under HDF5 1.14's rules, its small chunks are cached */
 };
 
 static int cd_mpi_fail(const char *fn, int mpirc, const char *what)
@@ -1301,6 +1309,7 @@ int colldiag_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info
         }
         MPI_File_set_errhandler(f->fh, MPI_ERRORS_RETURN);
         f->own_fh = 1;
+        f->read_only = (amode & MPI_MODE_RDONLY) != 0;
     } else {
         int flags = (amode & MPI_MODE_RDONLY) ? O_RDONLY : (amode & MPI_MODE_WRONLY) ? O_WRONLY : O_RDWR;
         int err = 0;
@@ -1338,6 +1347,8 @@ int colldiag_file_wrap(MPI_Comm comm, MPI_File fh, colldiag_file **out)
     if (rc) return rc;
     f->fh = fh;
     f->driver = COLLDIAG_DRIVER_MPIO;
+    int amode = 0;
+    if (MPI_File_get_amode(fh, &amode) == MPI_SUCCESS) f->read_only = (amode & MPI_MODE_RDONLY) != 0;
     int mrc = MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
     if (mrc != MPI_SUCCESS) {
         rc = cd_mpi_fail(fn, mrc, "MPI_File_set_view");
@@ -1387,6 +1398,8 @@ typedef struct {
     unsigned pack_run;          /* env COLLDIAG_PACK_RUN_BYTES (0: never pack); a local choice, not agreed */
     uint64_t coll_buf;          /* collective buffer, bytes >= 1 (env COLLDIAG_COLL_BUFFER); agreed */
     double k[CD_K_N];           /* AUTO's constants (env COLLDIAG_AUTO_*); agreed */
+    int rules;                  /* colldiag_hdf5_rules_t: whose decisions DEFAULT reproduces (env COLLDIAG_HDF5_RULES); agreed */
+    int sel_io;                 /* colldiag_selection_io_t, under 1.14's rules; agreed */
     const char *chunk_opt_src;  /* "setting", "default" or the env text */
     char env_text[96];
 } cd_settings;
@@ -1402,6 +1415,10 @@ struct colldiag_xfer {
     /* results of the last call */
     int chunk_opt_done, io_mode_done;
     uint32_t local_cause, global_cause;
+    uint32_t sel_io_cause;                /* this rank's reasons for no selection I/O (1.14's rules), H5D_SEL_IO_* */
+    uint32_t pre_sel_io_cause;            /* the HDF5 bridge's: what only HDF5 knows (a DXPL's selection I/O off, the
+                                             dataset's chunk cache), consumed by the next transfer like pre_code */
+    int64_t chunk_cache;                  /* HDF5's chunk cache for the dataset, bytes (-1: HDF5's default, 1 MiB) */
     colldiag_chunk_info *chunks;          /* materialised on demand from pcs (about 300 bytes a chunk) */
     uint64_t nchunks, chunks_cap, chunks_ready;
     void *pcs;                            /* the last call's cd_piece array (56 bytes a chunk), kept */
@@ -1469,6 +1486,9 @@ static void xfer_init(colldiag_xfer *x)
     x->set.coll_opt = COLLDIAG_MPIO_COLLECTIVE_IO;
     x->bufsize = CD_DEFAULT_BUFFER;
     x->set.coll_buf = COLLDIAG_COLL_BUFFER_BYTES;
+    x->set.rules = COLLDIAG_HDF5_RULES_1_10; /* SPEC.md's contract; the bridge follows the HDF5 it runs with */
+    x->set.sel_io = COLLDIAG_SELECTION_IO_DEFAULT;
+    x->chunk_cache = -1;
     x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
     x->model_est[0] = x->model_est[1] = x->model_est[2] = x->model_est[3] = -1.0;
 }
@@ -1567,6 +1587,26 @@ int colldiag_set_data_transform(colldiag_xfer *x, colldiag_transform_fn fn_, voi
     return 0;
 }
 
+int colldiag_set_hdf5_rules(colldiag_xfer *x, colldiag_hdf5_rules_t rules)
+{
+    static const char fn[] = "colldiag_set_hdf5_rules";
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    if (rules != COLLDIAG_HDF5_RULES_1_10 && rules != COLLDIAG_HDF5_RULES_1_14)
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "rules = %d is not 110 (HDF5 1.10) or 114 (HDF5 1.14)", (int)rules);
+    x->set.rules = rules;
+    return 0;
+}
+
+int colldiag_set_selection_io(colldiag_xfer *x, colldiag_selection_io_t mode)
+{
+    static const char fn[] = "colldiag_set_selection_io";
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    if (mode != COLLDIAG_SELECTION_IO_DEFAULT && mode != COLLDIAG_SELECTION_IO_OFF && mode != COLLDIAG_SELECTION_IO_ON)
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "mode = %d is not DEFAULT (0), OFF (1) or ON (2)", (int)mode);
+    x->set.sel_io = mode;
+    return 0;
+}
+
 int colldiag_set_buffer(colldiag_xfer *x, size_t bytes)
 {
     static const char fn[] = "colldiag_set_buffer";
@@ -1647,6 +1687,12 @@ static int settings_effective(const char *fn, const colldiag_xfer *x, cd_setting
     e = cd_getenv("COLLDIAG_PACK_RUN_BYTES");
     if (e && *e && cd_parse_uint(e, &s->pack_run))
         return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_PACK_RUN_BYTES=\"%.40s\" is not an unsigned number", e);
+    e = cd_getenv("COLLDIAG_HDF5_RULES");
+    if (e && *e) {
+        if (!strcmp(e, "1.10") || !strcmp(e, "110")) s->rules = COLLDIAG_HDF5_RULES_1_10;
+        else if (!strcmp(e, "1.14") || !strcmp(e, "114")) s->rules = COLLDIAG_HDF5_RULES_1_14;
+        else return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_HDF5_RULES=\"%.40s\" is not 1.10 or 1.14", e);
+    }
     e = cd_getenv("COLLDIAG_COLL_BUFFER");
     if (e && *e && cd_parse_bytes(e, &s->coll_buf))
         return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_COLL_BUFFER=\"%.40s\" is not a byte count >= 1 (suffix k, m or g allowed)", e);
@@ -1685,6 +1731,7 @@ static uint64_t settings_digest(const cd_settings *s)
         memcpy(&bits, &s->k[i], sizeof bits);
         h = cd_hash_u64(h, bits);
     }
+    h = cd_hash_u64(h, (uint64_t)s->rules * 4u + (uint64_t)s->sel_io);
     return cd_hash_u64(h, (uint64_t)s->coll_opt);
 }
 
@@ -4677,6 +4724,9 @@ static void exec_chunked(cd_io *io)
         opt = model_best;
         memcpy(x->auto_est, x->model_est, sizeof x->auto_est);
         set_reason_auto(io, io->g[AG_SUM_RUNS], io->g[AG_SUM_CHUNKS], P, opt, 0);
+    } else if (opt == COLLDIAG_MPIO_CHUNK_SELECTION_IO) {
+        set_reason(io, "HDF5 1.14's rules: selection I/O moves every chunk in one collective call (reported as LINK_CHUNK)");
+        opt = COLLDIAG_MPIO_CHUNK_ONE_IO;
     } else if (opt == COLLDIAG_MPIO_CHUNK_DEFAULT) {
         uint64_t avg = io->g[AG_SUM_CHUNKS] / (uint64_t)P;
         int link = avg >= io->set.num;
@@ -5051,6 +5101,60 @@ static uint32_t local_causes(const cd_io *io)
     return c;
 }
 
+/* ---- HDF5 1.14's rules (colldiag_set_hdf5_rules; HDF5 1.14.5's H5Dio.c, H5Dmpio.c, H5Dchunk.c,
+   H5Dcontig.c) ----
+   A collective call on the MPI-IO driver goes through selection I/O (the driver's vector call, one
+   collective MPI-IO call for every piece) unless something turns it off on this rank, each with its
+   H5D_SEL_IO_* bit (what H5Pget_no_selection_io_cause reports):
+   - the DXPL says OFF (H5Pset_selection_io): DISABLE_BY_API;
+   - a filtered dataset: DATASET_FILTER;
+   - a chunked dataset in a file not open for writing whose chunk fits the chunk cache (1 MiB unless
+     the dataset access says otherwise): CHUNK_CACHE (HDF5 caches such chunks, and selection I/O would
+     bypass its cache);
+   - a type conversion whose buffer for the whole call would exceed the conversion buffer
+     (H5Pset_buffer, 1 MiB): TCONV_BUF_TOO_SMALL. The buffer holds every piece's elements at the larger
+     of the two element sizes, except pieces converted in place (reads only, memory elements at least
+     as large as the file's, the piece's memory one contiguous block). colldiag counts a piece in place
+     only when it is the rank's one piece and memory is its whole extent: the difference matters only
+     for reads over 1 MiB a rank with conversion, and errs toward HDF5's independent path.
+   With selection I/O on, type conversion and data transforms are no cause; with it off, a call kept
+   independent by them alone also raises NO_SELECTION_IO (0x100). A collective call with no global cause
+   then moves every piece in one collective call, which HDF5 reports as LINK_CHUNK with CHUNK_COLLECTIVE
+   (CONTIGUOUS_COLLECTIVE for a contiguous dataset) on every rank, whatever the chunk optimisation
+   asks. Decided on this rank's own facts; the global cause agrees them (a rank that converts without
+   selection I/O makes every rank independent, as in HDF5). */
+static uint32_t sel_io_causes(const cd_io *io)
+{
+    uint32_t c = 0;
+    if (io->set.sel_io == COLLDIAG_SELECTION_IO_OFF) c |= COLLDIAG_SEL_IO_DISABLE_BY_API;
+    c |= io->x->pre_sel_io_cause; /* the HDF5 bridge's: a DXPL's mode, the dataset's chunk cache */
+    if (!io->l) return c;
+    if (io->l->storage == STORE_COMPACT) c |= COLLDIAG_SEL_IO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET;
+    if (io->l->filtered) c |= COLLDIAG_SEL_IO_DATASET_FILTER;
+    const uint64_t cache = io->x->chunk_cache < 0 ? (uint64_t)1 << 20 : (uint64_t)io->x->chunk_cache;
+    if (io->l->storage == STORE_CHUNKED && io->f->read_only && io->l->chunk_bytes <= cache) c |= COLLDIAG_SEL_IO_CHUNK_CACHE;
+    if (io->x->conv && !c) {
+        const uint64_t big = io->mes > io->fes ? io->mes : io->fes;
+        const int in_place = io->dir != DIR_WRITE && io->mes >= io->fes && io->map.n <= 1 && io->ms && io->ms->type == SEL_ALL;
+        uint64_t bytes = 0;
+        for (uint64_t i = 0; !in_place && i < io->map.n; i++) bytes += io->map.pc[i].nelem * big;
+        if (io->l->storage != STORE_CHUNKED && !in_place && io->fs) bytes = colldiag_sel_npoints(io->fs) * big;
+        if (bytes > io->x->bufsize) c |= COLLDIAG_SEL_IO_TCONV_BUF_TOO_SMALL;
+    }
+    return c;
+}
+
+/* This rank's causes under 1.14's rules, from 1.10's (local_causes) and its selection I/O (*sel_on). */
+static uint32_t causes_114(const cd_io *io, uint32_t cause, int *sel_on)
+{
+    const uint32_t conv_xform = COLLDIAG_MPIO_DATATYPE_CONVERSION | COLLDIAG_MPIO_DATA_TRANSFORMS;
+    io->x->sel_io_cause = sel_io_causes(io);
+    *sel_on = io->x->sel_io_cause == 0;
+    if (*sel_on) return cause & ~conv_xform;
+    if (cause && !(cause & ~conv_xform)) cause |= COLLDIAG_MPIO_NO_SELECTION_IO;
+    return cause;
+}
+
 static int view_is_default(const colldiag_file *f)
 {
     if (f->driver != COLLDIAG_DRIVER_MPIO || f->plan_only) return 1;
@@ -5218,6 +5322,10 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     x->pre_code = x->pre_need_index = 0; /* pre_bytes, pre_defers and pre_flush_writes are read by the reduction below */
     uint32_t cause = local_causes(&io);
     map_selection(&io, cause);
+    x->sel_io_cause = 0;
+    int sel_on = 0; /* 1.14's rules: this rank's call goes through selection I/O */
+    if (io.set.rules == COLLDIAG_HDF5_RULES_1_14 && !io.code) cause = causes_114(&io, cause, &sel_on);
+    x->pre_sel_io_cause = 0;
     x->cnt.t_map = cd_now() - t0;
     if (io.code) cause |= COLLDIAG_MPIO_ERROR_WHILE_CHECKING;
     x->local_cause = cause;
@@ -5240,6 +5348,11 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     if (io.code) agree_neutral(&io, cause, v);
     else agree_local(&io, cause, v);
     agree_env(&io, v);
+    /* 1.14's rules: a rank that converts or transforms under selection I/O, which HDF5 runs collectively;
+       colldiag's collective paths do not convert, so then every rank moves its data with independent
+       calls and reports HDF5's modes (as INDIVIDUAL_IO does). An internal bit of the cause word, never
+       reported: every rank must take the same path. */
+    if (sel_on && (x->conv || x->xform)) v[AG_CAUSE] |= CD_CAUSE_CONVERTS_114;
     rc = MPI_Allreduce(v, io.g, AG_N, MPI_UINT64_T, f->op, f->comm);
     if (rc != MPI_SUCCESS) return finish(&io, cd_mpi_err(&io, rc, "MPI_Allreduce (cause agreement)"));
     agreed_env(&io);
@@ -5250,7 +5363,8 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     uint64_t touched_bits = 0;
     for (int w = 0; w < CD_TOUCH_WORDS; w++) touched_bits += popcount64(io.g[AG_TOUCH + w]);
     io.disjoint = l && l->storage == STORE_CHUNKED && touched_bits == io.g[AG_SUM_TOUCH];
-    uint32_t global = (uint32_t)io.g[AG_CAUSE];
+    const int converts_114 = (io.g[AG_CAUSE] & CD_CAUSE_CONVERTS_114) != 0;
+    uint32_t global = (uint32_t)(io.g[AG_CAUSE] & ~(uint64_t)CD_CAUSE_CONVERTS_114);
     x->global_cause = global;
     if (global & COLLDIAG_MPIO_ERROR_WHILE_CHECKING) {
         if (io.code && io.prefail == 2 && io.g[AG_FAIL] != UINT64_MAX) { /* waited, but another rank failed: name it */
@@ -5280,12 +5394,26 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
         set_reason(&io, "no collective I/O: %s", cs);
         for (uint64_t i = 0; i < io.map.n; i++) io.map.pc[i].flags |= PF_IND;
         ind_pieces(&io, NULL, io.map.n, 1);
+    } else if (converts_114) {
+        set_reason(&io, "HDF5 1.14's rules: selection I/O converts collectively (reported as HDF5 reports it); colldiag converts "
+                        "through independent calls");
+        for (uint64_t i = 0; i < io.map.n; i++) io.map.pc[i].flags |= PF_COLL; /* collective as HDF5 reports it */
+        ind_pieces(&io, NULL, io.map.n, 1);
+        x->chunk_opt_done = COLLDIAG_MPIO_LINK_CHUNK;
+        x->io_mode_done = l->storage == STORE_CHUNKED ? COLLDIAG_MPIO_CHUNK_COLLECTIVE : COLLDIAG_MPIO_CONTIGUOUS_COLLECTIVE;
     } else if (l->storage != STORE_CHUNKED) {
-        set_reason(&io, "contiguous dataset: one collective call");
+        set_reason(&io, sel_on ? "HDF5 1.14's rules: contiguous dataset, selection I/O: one collective call (reported as LINK_CHUNK)"
+                               : "contiguous dataset: one collective call");
         coll_call(&io, NULL, io.map.n);
         if (dir != DIR_PLAN && io.set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO) view_reset(&io);
         x->io_mode_done = COLLDIAG_MPIO_CONTIGUOUS_COLLECTIVE;
+        if (sel_on) x->chunk_opt_done = COLLDIAG_MPIO_LINK_CHUNK;
     } else {
+        /* 1.14's selection I/O moves every piece in one collective call whatever HDF5's own chunk
+           optimisation asks: link-chunk (colldiag's own schemes stay what they are) */
+        const int hdf5_opt = io.set.chunk_opt == COLLDIAG_MPIO_CHUNK_DEFAULT || io.set.chunk_opt == COLLDIAG_MPIO_CHUNK_ONE_IO ||
+                             io.set.chunk_opt == COLLDIAG_MPIO_CHUNK_MULTI_IO;
+        if (sel_on && hdf5_opt) io.set.chunk_opt = COLLDIAG_MPIO_CHUNK_SELECTION_IO;
         exec_chunked(&io);
     }
     fill_chunk_info(&io);
@@ -5950,6 +6078,28 @@ int colldiag_get_mpio_no_collective_cause(const colldiag_xfer *x, uint32_t *loca
     return 0;
 }
 
+/* The selection-I/O cause bits' phrases (HDF5 1.14's H5Pget_no_selection_io_cause), "; "-joined. */
+static void sel_io_cause_string(uint32_t c, char *buf, size_t len)
+{
+    static const struct { uint32_t bit; const char *phrase; } t[] = {
+        {COLLDIAG_SEL_IO_DISABLE_BY_API, "selection I/O was switched off (H5Pset_selection_io)"},
+        {COLLDIAG_SEL_IO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET, "the dataset is neither contiguous nor chunked"},
+        {COLLDIAG_SEL_IO_DATASET_FILTER, "the dataset has filters"},
+        {COLLDIAG_SEL_IO_CHUNK_CACHE, "the file is read-only and a chunk fits the chunk cache"},
+        {COLLDIAG_SEL_IO_TCONV_BUF_TOO_SMALL, "the type conversion buffer is smaller than the call's conversion"}};
+    size_t at = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < sizeof t / sizeof *t && at < len; i++)
+        if (c & t[i].bit) at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "; " : "", t[i].phrase);
+}
+
+int colldiag_get_no_selection_io_cause(const colldiag_xfer *x, uint32_t *cause)
+{
+    if (!x || !cause) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_no_selection_io_cause", "%s is NULL", x ? "cause" : "x");
+    *cause = x->sel_io_cause;
+    return 0;
+}
+
 int colldiag_get_ndatasets(const colldiag_xfer *x, size_t *n)
 {
     if (!x || !n) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_ndatasets", "x or n is NULL");
@@ -6022,6 +6172,7 @@ const char *colldiag_scheme_reason(const colldiag_xfer *x) { return x ? xfer_rea
 typedef struct {
     int32_t bad, chunk_opt, io_mode, grid_rank;
     uint32_t local, global, thr, ratio0;
+    uint32_t sel_io;             /* no-selection-I/O cause (HDF5 1.14's rules), 0 when none */
     uint64_t nchunks, sent;
     colldiag_counters cnt;
     uint64_t grid[COLLDIAG_MAX_RANK];
@@ -6044,6 +6195,21 @@ typedef struct {
     cd_rep_ds *ds;
 } cd_rep;
 
+/* The report's line for the ranks that did not use selection I/O (HDF5 1.14's rules), or nothing. */
+static void report_sel_io(const cd_rep *r, FILE *out, int html)
+{
+    uint32_t seen = 0;
+    for (int p = 0; p < r->P; p++) seen |= r->h[p].sel_io;
+    if (!seen) return;
+    char cs[512];
+    sel_io_cause_string(seen, cs, sizeof cs);
+    fprintf(out, html ? "Selection I/O (HDF5 1.14) off on rank" : "   selection I/O (HDF5 1.14) off on rank");
+    int k = 0;
+    for (int p = 0; p < r->P && k < 16; p++)
+        if (r->h[p].sel_io) fprintf(out, "%s%d", k++ ? "," : "s ", p);
+    fprintf(out, "%s: 0x%x, %s%s", k >= 16 ? ",..." : "", seen, cs, html ? ".<br>" : "\n");
+}
+
 /* Gathers every rank's results on rank 0. Collective: every rank returns 0, or an error on every rank
    (ERR_ARG on a rank that passed x = NULL, ERR_PEER naming it on the others; ERR_NOMEM everywhere when
    rank 0 cannot hold the report). Rank 0 first says whether it can receive the headers, so that no
@@ -6062,6 +6228,7 @@ static int report_gather(colldiag_file *f, const colldiag_xfer *x, const char *f
         memcpy(me.grid, x->grid, sizeof me.grid);
         me.local = x->local_cause;
         me.global = x->global_cause;
+        me.sel_io = x->sel_io_cause;
         me.thr = x->thr;
         me.ratio0 = (uint32_t)x->ratio0;
         me.nchunks = x->nchunks;
@@ -6264,6 +6431,7 @@ int colldiag_report_print(colldiag_file *f, const colldiag_xfer *x, FILE *out)
     } else {
         fprintf(out, "   causes: none, collective I/O was possible\n");
     }
+    report_sel_io(&r, out, 0);
     report_print_datasets(&r, out);
     /* per-chunk truth, capped so a huge run stays readable */
     uint64_t shown = 0, total = 0;
@@ -6355,6 +6523,7 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
         fprintf(out, "%s{\"rank\":%d,\"chunk_opt\":\"%s\",\"io_mode\":\"%s\",\"local_cause\":%u,\"global_cause\":%u,", p ? "," : "", p,
                 colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)h->chunk_opt), colldiag_io_mode_name((colldiag_actual_io_mode_t)h->io_mode),
                 h->local, h->global);
+        if (h->sel_io) fprintf(out, "\"no_selection_io_cause\":%u,", h->sel_io);
         fprintf(out, "\"bytes_collective\":%" PRIu64 ",\"bytes_independent\":%" PRIu64 ",\"calls_collective\":%" PRIu64
                      ",\"calls_independent\":%" PRIu64 ",\"t_map\":%.9f,\"t_decide\":%.9f,\"t_io\":%.9f,\"chunks_omitted\":%" PRIu64 ",\"chunks\":[",
                 h->cnt.bytes_collective, h->cnt.bytes_independent, h->cnt.calls_collective, h->cnt.calls_independent, h->cnt.t_map,
@@ -6653,6 +6822,7 @@ static void report_html_section(FILE *o, const cd_rep *r, const colldiag_xfer *x
             if (r->h[p].local & bit) fprintf(o, "%s%d", k++ ? "," : "s ", p);
         fprintf(o, "%s.<br>", k >= 32 ? ",..." : "");
     }
+    report_sel_io(r, o, 1);
     fprintf(o, "</p>\n");
     if (r->nds && x && x->nds == r->nds) { /* a multi-dataset call: the datasets, then one grid per chunked dataset */
         fprintf(o, "<h3>%" PRIu64 " datasets in this call</h3><table class=\"datasets\"><tr><th>dataset</th><th>rank</th><th>chunk_opt</th>"
@@ -6787,6 +6957,31 @@ static int h5_lib_at_least(unsigned maj, unsigned min, unsigned rel)
 static hsize_t h5_chunk_info_base(hsize_t userblock)
 {
     return h5_lib_at_least(1, 14, 4) ? 0 : userblock;
+}
+
+/* The facts of HDF5 1.14's selection-I/O decision (src/decision.c) that only HDF5 knows, into x: the
+   rules of the HDF5 in use, the DXPL's selection I/O mode (H5Pset_selection_io), and, in a file not open
+   for writing (f->read_only), the dataset's chunk cache size (H5Pset_chunk_cache), which chunks that fit
+   it go through. Local. */
+static void h5_selection_facts(hid_t dset, hid_t dxpl, colldiag_xfer *x, const colldiag_file *f)
+{
+    x->set.rules = h5_lib_at_least(1, 14, 0) ? COLLDIAG_HDF5_RULES_1_14 : COLLDIAG_HDF5_RULES_1_10;
+    x->set.sel_io = COLLDIAG_SELECTION_IO_DEFAULT;
+    x->chunk_cache = -1;
+    if (x->set.rules != COLLDIAG_HDF5_RULES_1_14) return;
+#if H5_VERSION_GE(1, 14, 0)
+    H5D_selection_io_mode_t m = H5D_SELECTION_IO_MODE_DEFAULT;
+    if (dxpl != H5P_DEFAULT && H5Pget_selection_io(dxpl, &m) >= 0) x->set.sel_io = (int)m;
+#else
+    (void)dxpl;
+#endif
+    if (f && f->read_only) {
+        hid_t dapl = H5Dget_access_plist(dset);
+        size_t slots = 0, nbytes = 0;
+        double w0 = 0;
+        if (dapl >= 0 && H5Pget_chunk_cache(dapl, &slots, &nbytes, &w0) >= 0) x->chunk_cache = (int64_t)nbytes;
+        if (dapl >= 0) H5Pclose(dapl);
+    }
 }
 
 #endif /* COLLDIAG_WITH_HDF5 */
@@ -7931,6 +8126,13 @@ static int h5_plan_file(hid_t dset, int collective, colldiag_file **out, const c
     f->fh = MPI_FILE_NULL;
     f->fd = -1;
     f->plan_only = 1;
+    {
+        hid_t file = H5Iget_file_id(dset);
+        unsigned intent = H5F_ACC_RDWR;
+        if (file >= 0 && H5Fget_intent(file, &intent) < 0) intent = H5F_ACC_RDWR;
+        if (file >= 0) H5Fclose(file);
+        f->read_only = !(intent & H5F_ACC_RDWR); /* HDF5 1.14 caches a read-only file's small chunks */
+    }
     if (collective) {
         hid_t file = H5Iget_file_id(dset), fapl = H5Fget_access_plist(file);
         MPI_Info info = MPI_INFO_NULL;
@@ -7965,6 +8167,7 @@ static int h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space
     /* the transfer mode decides whether this call may communicate: read it before anything that might */
     if (!rc) rc = h5_plan_file(dset, x->set.mode == COLLDIAG_MPIO_COLLECTIVE, &f, fn);
     if (!rc) rc = h5_plan_layout(dset, &l, fn);
+    if (!rc) h5_selection_facts(dset, dxpl, x, f);
     if (!rc) {
         hid_t dtype = H5Dget_type(dset);
         htri_t same = -1;
@@ -8236,6 +8439,8 @@ typedef struct h5_dentry {
        its file and a program may create a million datasets: the entry is ~200 bytes plus its dims (it was
        1,400 with two 256-byte texts and three arrays of COLLDIAG_MAX_RANK dims inside) */
     char *never;                         /* set once: why this dataset never runs through colldiag */
+    int never_fact;                      /* never is a fact of the dataset (storage, filters, type), alike on every
+                                            rank: not a query that failed here (h5_never_fact) */
     char *why;                           /* why l could not be built for this extent */
     struct h5_dentry *next, *prev;       /* every entry (h5_dsets), both ways: one goes in O(1) (h5_drop_dentry) */
     struct h5_dentry *next_addr, *next_id; /* the hash chains of (fileno, addr) and of id */
@@ -8498,6 +8703,7 @@ static void h5_facts_of(hid_t dset, hid_t dcpl, h5_dentry *e)
     else if (h5_type_variable(e->type)) no = "variable-length elements (their bytes in the file point into HDF5's heap)";
     else if (H5Tdetect_class(e->type, H5T_REFERENCE) > 0) no = "references (HDF5 encodes them)";
     if (no) h5_text_set(&e->never, "%s", no);
+    e->never_fact = no && dcpl >= 0 && space >= 0 && e->type >= 0;
     e->chunked = lay == H5D_CHUNKED;
     const int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
     if (e->chunked && !no && (rank < 1 || rank > e->cap || H5Pget_chunk(dcpl, rank, e->cdims) != rank))
@@ -8997,6 +9203,20 @@ static int h5_small_first_call(hid_t dset, h5_dentry *e, const h5_fentry *fe, in
     return 1;
 }
 
+/* Why HDF5 runs every call on dset, when that is a fact of the dataset and so alike on every rank (its
+   storage, filters or type: h5_facts_of), or NULL. A collective call is then refused on every rank
+   without the agreement, whose collective cost as much as a small call (under the preload, a deflated
+   dataset's reads ran at 0.92x HDF5's rate with it). Learns the dataset if it must, as the call would. Local. */
+static const char *h5_never_fact(hid_t dset)
+{
+    h5_oid oi;
+    if (h5_identify(dset, &oi)) return NULL;
+    h5_dentry *e = h5_dataset(dset, &oi);
+    if (!e) return NULL;
+    if (!e->learned) h5_learn(dset, e);
+    return e->learned && e->never_fact && h5_has_text(e->never) ? e->never : NULL;
+}
+
 /* The dataset's entry (NULL: no memory) and current extent (rank < 1: unreadable), for h5_prepare;
    notes a shrink across a chunk in the file's entry (h5_shrunk_why). Local. */
 typedef struct {
@@ -9158,7 +9378,9 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
     colldiag_file *f = fe ? fe->f : NULL;
     h5_located lo;
     if (!rc) h5_locate(dset, &oi, fe, &lo);
-    if (!rc && collective && h5_small_first_call(dset, lo.e, fe, lo.rank, lo.dims)) {
+    const char *never = !rc && collective ? h5_never_fact(dset) : NULL;
+    if (never) rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", never); /* alike on every rank: no agreement needed */
+    else if (!rc && collective && h5_small_first_call(dset, lo.e, fe, lo.rank, lo.dims)) {
         /* HDF5 runs it, decided alike on every rank without an agreement, before the rest of the DXPL is
            read (its data transform costs an HDF5 error pushed and cleared: ~3.6 us, a tenth of such a
            call). The reason as far as this rank knows the dataset (the decision is alike everywhere, the
@@ -9184,6 +9406,10 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
         h5_copy(why, sizeof why, cd_errbuf);
     }
     x->set.chunk_opt = asked == COLLDIAG_MPIO_CHUNK_DEFAULT ? COLLDIAG_MPIO_CHUNK_AUTO : asked; /* the scheme is colldiag's */
+    if (f) {
+        f->read_only = fe->writable == 0; /* known once a call has asked (h5_file_writable); else as writable */
+        h5_selection_facts(dset, dxpl, x, f); /* the causes and modes the HDF5 in use would report */
+    }
     colldiag_sel *fs = NULL, *ms = NULL;
     hsize_t dims[COLLDIAG_MAX_RANK];
     h5_dentry *e = lo.e;

@@ -104,6 +104,7 @@ typedef enum {
     X(NOT_CONTIGUOUS_OR_CHUNKED_DATASET, 0x20u, "the dataset is neither contiguous nor chunked (compact)")        \
     X(FILTERS, 0x40u, "the dataset has filters, which colldiag cannot write")                                     \
     X(ERROR_WHILE_CHECKING, 0x80u, "a rank found an error in its arguments while checking")                       \
+    X(NO_SELECTION_IO, 0x100u, "selection I/O, under which HDF5 1.14 converts and transforms collectively, is off (see the selection-I/O cause)") \
     X(SET_MPIPOSIX, 0x10000u, "the file uses the POSIX driver, which is never collective")                        \
     X(POINT_SELECTIONS, 0x20000u, "point selections (reserved, never set)")
 
@@ -117,6 +118,7 @@ typedef enum {
 #define COLLDIAG_MPIO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET  0x20u
 #define COLLDIAG_MPIO_FILTERS                            0x40u
 #define COLLDIAG_MPIO_ERROR_WHILE_CHECKING               0x80u
+#define COLLDIAG_MPIO_NO_SELECTION_IO                    0x100u    /* HDF5 1.14's rules only */
 #define COLLDIAG_MPIO_SET_MPIPOSIX                       0x10000u
 #define COLLDIAG_MPIO_POINT_SELECTIONS                   0x20000u  /* reserved, never set */
 
@@ -223,6 +225,33 @@ int colldiag_set_buffer(colldiag_xfer *x, size_t bytes);      /* conversion buff
    aggregation, exchanges chunk pieces) through buffers that together hold at most this size. Every rank of a call must set the same value (a difference
    is reported like any other settings disagreement). env COLLDIAG_COLL_BUFFER overrides it. */
 int colldiag_set_coll_buffer(colldiag_xfer *x, size_t bytes);
+
+/* Which HDF5's decisions colldiag reproduces (what DEFAULT does, which causes break collective I/O, what
+   is reported). 110: HDF5 1.10 (the kit's default: SPEC.md's rules). 114: HDF5 1.14, where a collective
+   call goes through selection I/O unless something turns it off (see colldiag_set_selection_io): type
+   conversions and data transforms then stay collective, every chunk moves in one collective call
+   whatever the chunk optimisation asks (reported LINK_CHUNK, CHUNK_COLLECTIVE on every rank; a
+   contiguous dataset LINK_CHUNK, CONTIGUOUS_COLLECTIVE), and where selection I/O is off a call that
+   only a conversion or transform keeps independent reports cause NO_SELECTION_IO too. env
+   COLLDIAG_HDF5_RULES=1.10|1.14 overrides the setting; the report's "why" line names the rules. The
+   HDF5 bridge and the preload follow the HDF5 they run with (H5get_libversion) on their own. Every rank
+   of a call must use the same rules. 0, or COLLDIAG_ERR_ARG for another value. */
+typedef enum { COLLDIAG_HDF5_RULES_1_10 = 110, COLLDIAG_HDF5_RULES_1_14 = 114 } colldiag_hdf5_rules_t;
+int colldiag_set_hdf5_rules(colldiag_xfer *x, colldiag_hdf5_rules_t rules);
+/* Selection I/O under HDF5 1.14's rules, as H5Pset_selection_io (values as H5D_selection_io_mode_t):
+   DEFAULT (on, unless the dataset is filtered, the file is read-only and a chunk fits HDF5's 1 MiB
+   chunk cache, or a conversion's buffer would exceed the conversion buffer: colldiag_set_buffer), OFF,
+   ON. Ignored under 1.10's rules. */
+typedef enum { COLLDIAG_SELECTION_IO_DEFAULT = 0, COLLDIAG_SELECTION_IO_OFF = 1, COLLDIAG_SELECTION_IO_ON = 2 } colldiag_selection_io_t;
+int colldiag_set_selection_io(colldiag_xfer *x, colldiag_selection_io_t mode);
+/* Why this rank's last call did not use selection I/O under HDF5 1.14's rules, as
+   H5Pget_no_selection_io_cause (0: it did, or 1.10's rules). Bits: */
+#define COLLDIAG_SEL_IO_DISABLE_BY_API                  0x0001u
+#define COLLDIAG_SEL_IO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET 0x0002u
+#define COLLDIAG_SEL_IO_DATASET_FILTER                  0x0020u
+#define COLLDIAG_SEL_IO_CHUNK_CACHE                     0x0040u
+#define COLLDIAG_SEL_IO_TCONV_BUF_TOO_SMALL             0x0080u
+int colldiag_get_no_selection_io_cause(const colldiag_xfer *x, uint32_t *cause);
 
 /* Results of the last write/read/plan with this xfer (reset at the start of every call; causes are set
    even if the I/O then fails; modes only when it succeeded). */

@@ -129,6 +129,9 @@ static void exec_chunked(cd_io *io)
         opt = model_best;
         memcpy(x->auto_est, x->model_est, sizeof x->auto_est);
         set_reason_auto(io, io->g[AG_SUM_RUNS], io->g[AG_SUM_CHUNKS], P, opt, 0);
+    } else if (opt == COLLDIAG_MPIO_CHUNK_SELECTION_IO) {
+        set_reason(io, "HDF5 1.14's rules: selection I/O moves every chunk in one collective call (reported as LINK_CHUNK)");
+        opt = COLLDIAG_MPIO_CHUNK_ONE_IO;
     } else if (opt == COLLDIAG_MPIO_CHUNK_DEFAULT) {
         uint64_t avg = io->g[AG_SUM_CHUNKS] / (uint64_t)P;
         int link = avg >= io->set.num;
@@ -503,6 +506,60 @@ static uint32_t local_causes(const cd_io *io)
     return c;
 }
 
+/* ---- HDF5 1.14's rules (colldiag_set_hdf5_rules; HDF5 1.14.5's H5Dio.c, H5Dmpio.c, H5Dchunk.c,
+   H5Dcontig.c) ----
+   A collective call on the MPI-IO driver goes through selection I/O (the driver's vector call, one
+   collective MPI-IO call for every piece) unless something turns it off on this rank, each with its
+   H5D_SEL_IO_* bit (what H5Pget_no_selection_io_cause reports):
+   - the DXPL says OFF (H5Pset_selection_io): DISABLE_BY_API;
+   - a filtered dataset: DATASET_FILTER;
+   - a chunked dataset in a file not open for writing whose chunk fits the chunk cache (1 MiB unless
+     the dataset access says otherwise): CHUNK_CACHE (HDF5 caches such chunks, and selection I/O would
+     bypass its cache);
+   - a type conversion whose buffer for the whole call would exceed the conversion buffer
+     (H5Pset_buffer, 1 MiB): TCONV_BUF_TOO_SMALL. The buffer holds every piece's elements at the larger
+     of the two element sizes, except pieces converted in place (reads only, memory elements at least
+     as large as the file's, the piece's memory one contiguous block). colldiag counts a piece in place
+     only when it is the rank's one piece and memory is its whole extent: the difference matters only
+     for reads over 1 MiB a rank with conversion, and errs toward HDF5's independent path.
+   With selection I/O on, type conversion and data transforms are no cause; with it off, a call kept
+   independent by them alone also raises NO_SELECTION_IO (0x100). A collective call with no global cause
+   then moves every piece in one collective call, which HDF5 reports as LINK_CHUNK with CHUNK_COLLECTIVE
+   (CONTIGUOUS_COLLECTIVE for a contiguous dataset) on every rank, whatever the chunk optimisation
+   asks. Decided on this rank's own facts; the global cause agrees them (a rank that converts without
+   selection I/O makes every rank independent, as in HDF5). */
+static uint32_t sel_io_causes(const cd_io *io)
+{
+    uint32_t c = 0;
+    if (io->set.sel_io == COLLDIAG_SELECTION_IO_OFF) c |= COLLDIAG_SEL_IO_DISABLE_BY_API;
+    c |= io->x->pre_sel_io_cause; /* the HDF5 bridge's: a DXPL's mode, the dataset's chunk cache */
+    if (!io->l) return c;
+    if (io->l->storage == STORE_COMPACT) c |= COLLDIAG_SEL_IO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET;
+    if (io->l->filtered) c |= COLLDIAG_SEL_IO_DATASET_FILTER;
+    const uint64_t cache = io->x->chunk_cache < 0 ? (uint64_t)1 << 20 : (uint64_t)io->x->chunk_cache;
+    if (io->l->storage == STORE_CHUNKED && io->f->read_only && io->l->chunk_bytes <= cache) c |= COLLDIAG_SEL_IO_CHUNK_CACHE;
+    if (io->x->conv && !c) {
+        const uint64_t big = io->mes > io->fes ? io->mes : io->fes;
+        const int in_place = io->dir != DIR_WRITE && io->mes >= io->fes && io->map.n <= 1 && io->ms && io->ms->type == SEL_ALL;
+        uint64_t bytes = 0;
+        for (uint64_t i = 0; !in_place && i < io->map.n; i++) bytes += io->map.pc[i].nelem * big;
+        if (io->l->storage != STORE_CHUNKED && !in_place && io->fs) bytes = colldiag_sel_npoints(io->fs) * big;
+        if (bytes > io->x->bufsize) c |= COLLDIAG_SEL_IO_TCONV_BUF_TOO_SMALL;
+    }
+    return c;
+}
+
+/* This rank's causes under 1.14's rules, from 1.10's (local_causes) and its selection I/O (*sel_on). */
+static uint32_t causes_114(const cd_io *io, uint32_t cause, int *sel_on)
+{
+    const uint32_t conv_xform = COLLDIAG_MPIO_DATATYPE_CONVERSION | COLLDIAG_MPIO_DATA_TRANSFORMS;
+    io->x->sel_io_cause = sel_io_causes(io);
+    *sel_on = io->x->sel_io_cause == 0;
+    if (*sel_on) return cause & ~conv_xform;
+    if (cause && !(cause & ~conv_xform)) cause |= COLLDIAG_MPIO_NO_SELECTION_IO;
+    return cause;
+}
+
 static int view_is_default(const colldiag_file *f)
 {
     if (f->driver != COLLDIAG_DRIVER_MPIO || f->plan_only) return 1;
@@ -670,6 +727,10 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     x->pre_code = x->pre_need_index = 0; /* pre_bytes, pre_defers and pre_flush_writes are read by the reduction below */
     uint32_t cause = local_causes(&io);
     map_selection(&io, cause);
+    x->sel_io_cause = 0;
+    int sel_on = 0; /* 1.14's rules: this rank's call goes through selection I/O */
+    if (io.set.rules == COLLDIAG_HDF5_RULES_1_14 && !io.code) cause = causes_114(&io, cause, &sel_on);
+    x->pre_sel_io_cause = 0;
     x->cnt.t_map = cd_now() - t0;
     if (io.code) cause |= COLLDIAG_MPIO_ERROR_WHILE_CHECKING;
     x->local_cause = cause;
@@ -692,6 +753,11 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     if (io.code) agree_neutral(&io, cause, v);
     else agree_local(&io, cause, v);
     agree_env(&io, v);
+    /* 1.14's rules: a rank that converts or transforms under selection I/O, which HDF5 runs collectively;
+       colldiag's collective paths do not convert, so then every rank moves its data with independent
+       calls and reports HDF5's modes (as INDIVIDUAL_IO does). An internal bit of the cause word, never
+       reported: every rank must take the same path. */
+    if (sel_on && (x->conv || x->xform)) v[AG_CAUSE] |= CD_CAUSE_CONVERTS_114;
     rc = MPI_Allreduce(v, io.g, AG_N, MPI_UINT64_T, f->op, f->comm);
     if (rc != MPI_SUCCESS) return finish(&io, cd_mpi_err(&io, rc, "MPI_Allreduce (cause agreement)"));
     agreed_env(&io);
@@ -702,7 +768,8 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     uint64_t touched_bits = 0;
     for (int w = 0; w < CD_TOUCH_WORDS; w++) touched_bits += popcount64(io.g[AG_TOUCH + w]);
     io.disjoint = l && l->storage == STORE_CHUNKED && touched_bits == io.g[AG_SUM_TOUCH];
-    uint32_t global = (uint32_t)io.g[AG_CAUSE];
+    const int converts_114 = (io.g[AG_CAUSE] & CD_CAUSE_CONVERTS_114) != 0;
+    uint32_t global = (uint32_t)(io.g[AG_CAUSE] & ~(uint64_t)CD_CAUSE_CONVERTS_114);
     x->global_cause = global;
     if (global & COLLDIAG_MPIO_ERROR_WHILE_CHECKING) {
         if (io.code && io.prefail == 2 && io.g[AG_FAIL] != UINT64_MAX) { /* waited, but another rank failed: name it */
@@ -732,12 +799,26 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
         set_reason(&io, "no collective I/O: %s", cs);
         for (uint64_t i = 0; i < io.map.n; i++) io.map.pc[i].flags |= PF_IND;
         ind_pieces(&io, NULL, io.map.n, 1);
+    } else if (converts_114) {
+        set_reason(&io, "HDF5 1.14's rules: selection I/O converts collectively (reported as HDF5 reports it); colldiag converts "
+                        "through independent calls");
+        for (uint64_t i = 0; i < io.map.n; i++) io.map.pc[i].flags |= PF_COLL; /* collective as HDF5 reports it */
+        ind_pieces(&io, NULL, io.map.n, 1);
+        x->chunk_opt_done = COLLDIAG_MPIO_LINK_CHUNK;
+        x->io_mode_done = l->storage == STORE_CHUNKED ? COLLDIAG_MPIO_CHUNK_COLLECTIVE : COLLDIAG_MPIO_CONTIGUOUS_COLLECTIVE;
     } else if (l->storage != STORE_CHUNKED) {
-        set_reason(&io, "contiguous dataset: one collective call");
+        set_reason(&io, sel_on ? "HDF5 1.14's rules: contiguous dataset, selection I/O: one collective call (reported as LINK_CHUNK)"
+                               : "contiguous dataset: one collective call");
         coll_call(&io, NULL, io.map.n);
         if (dir != DIR_PLAN && io.set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO) view_reset(&io);
         x->io_mode_done = COLLDIAG_MPIO_CONTIGUOUS_COLLECTIVE;
+        if (sel_on) x->chunk_opt_done = COLLDIAG_MPIO_LINK_CHUNK;
     } else {
+        /* 1.14's selection I/O moves every piece in one collective call whatever HDF5's own chunk
+           optimisation asks: link-chunk (colldiag's own schemes stay what they are) */
+        const int hdf5_opt = io.set.chunk_opt == COLLDIAG_MPIO_CHUNK_DEFAULT || io.set.chunk_opt == COLLDIAG_MPIO_CHUNK_ONE_IO ||
+                             io.set.chunk_opt == COLLDIAG_MPIO_CHUNK_MULTI_IO;
+        if (sel_on && hdf5_opt) io.set.chunk_opt = COLLDIAG_MPIO_CHUNK_SELECTION_IO;
         exec_chunked(&io);
     }
     fill_chunk_info(&io);

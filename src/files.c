@@ -70,6 +70,7 @@ struct colldiag_file {
     int plan_read;       /* HDF5 bridge: the planned call is H5Dread (HDF5 treats filtered reads apart) */
     int bridge;          /* HDF5 bridge: HDF5's own MPI_File (never closed here); the bridge reports, not the core */
     uint64_t size_seen;  /* the largest size this rank has seen the file have (write_extent) */
+    int read_only;       /* opened (or wrapped) MPI_MODE_RDONLY: under HDF5 1.14's rules, its small chunks are cached */
 };
 
 static int cd_mpi_fail(const char *fn, int mpirc, const char *what)
@@ -170,6 +171,7 @@ int colldiag_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info
         }
         MPI_File_set_errhandler(f->fh, MPI_ERRORS_RETURN);
         f->own_fh = 1;
+        f->read_only = (amode & MPI_MODE_RDONLY) != 0;
     } else {
         int flags = (amode & MPI_MODE_RDONLY) ? O_RDONLY : (amode & MPI_MODE_WRONLY) ? O_WRONLY : O_RDWR;
         int err = 0;
@@ -207,6 +209,8 @@ int colldiag_file_wrap(MPI_Comm comm, MPI_File fh, colldiag_file **out)
     if (rc) return rc;
     f->fh = fh;
     f->driver = COLLDIAG_DRIVER_MPIO;
+    int amode = 0;
+    if (MPI_File_get_amode(fh, &amode) == MPI_SUCCESS) f->read_only = (amode & MPI_MODE_RDONLY) != 0;
     int mrc = MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
     if (mrc != MPI_SUCCESS) {
         rc = cd_mpi_fail(fn, mrc, "MPI_File_set_view");

@@ -72,6 +72,8 @@ typedef struct h5_dentry {
        its file and a program may create a million datasets: the entry is ~200 bytes plus its dims (it was
        1,400 with two 256-byte texts and three arrays of COLLDIAG_MAX_RANK dims inside) */
     char *never;                         /* set once: why this dataset never runs through colldiag */
+    int never_fact;                      /* never is a fact of the dataset (storage, filters, type), alike on every
+                                            rank: not a query that failed here (h5_never_fact) */
     char *why;                           /* why l could not be built for this extent */
     struct h5_dentry *next, *prev;       /* every entry (h5_dsets), both ways: one goes in O(1) (h5_drop_dentry) */
     struct h5_dentry *next_addr, *next_id; /* the hash chains of (fileno, addr) and of id */
@@ -334,6 +336,7 @@ static void h5_facts_of(hid_t dset, hid_t dcpl, h5_dentry *e)
     else if (h5_type_variable(e->type)) no = "variable-length elements (their bytes in the file point into HDF5's heap)";
     else if (H5Tdetect_class(e->type, H5T_REFERENCE) > 0) no = "references (HDF5 encodes them)";
     if (no) h5_text_set(&e->never, "%s", no);
+    e->never_fact = no && dcpl >= 0 && space >= 0 && e->type >= 0;
     e->chunked = lay == H5D_CHUNKED;
     const int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
     if (e->chunked && !no && (rank < 1 || rank > e->cap || H5Pget_chunk(dcpl, rank, e->cdims) != rank))

@@ -201,6 +201,13 @@ static int h5_plan_file(hid_t dset, int collective, colldiag_file **out, const c
     f->fh = MPI_FILE_NULL;
     f->fd = -1;
     f->plan_only = 1;
+    {
+        hid_t file = H5Iget_file_id(dset);
+        unsigned intent = H5F_ACC_RDWR;
+        if (file >= 0 && H5Fget_intent(file, &intent) < 0) intent = H5F_ACC_RDWR;
+        if (file >= 0) H5Fclose(file);
+        f->read_only = !(intent & H5F_ACC_RDWR); /* HDF5 1.14 caches a read-only file's small chunks */
+    }
     if (collective) {
         hid_t file = H5Iget_file_id(dset), fapl = H5Fget_access_plist(file);
         MPI_Info info = MPI_INFO_NULL;
@@ -235,6 +242,7 @@ static int h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space
     /* the transfer mode decides whether this call may communicate: read it before anything that might */
     if (!rc) rc = h5_plan_file(dset, x->set.mode == COLLDIAG_MPIO_COLLECTIVE, &f, fn);
     if (!rc) rc = h5_plan_layout(dset, &l, fn);
+    if (!rc) h5_selection_facts(dset, dxpl, x, f);
     if (!rc) {
         hid_t dtype = H5Dget_type(dset);
         htri_t same = -1;

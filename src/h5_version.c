@@ -60,4 +60,29 @@ static hsize_t h5_chunk_info_base(hsize_t userblock)
     return h5_lib_at_least(1, 14, 4) ? 0 : userblock;
 }
 
+/* The facts of HDF5 1.14's selection-I/O decision (src/decision.c) that only HDF5 knows, into x: the
+   rules of the HDF5 in use, the DXPL's selection I/O mode (H5Pset_selection_io), and, in a file not open
+   for writing (f->read_only), the dataset's chunk cache size (H5Pset_chunk_cache), which chunks that fit
+   it go through. Local. */
+static void h5_selection_facts(hid_t dset, hid_t dxpl, colldiag_xfer *x, const colldiag_file *f)
+{
+    x->set.rules = h5_lib_at_least(1, 14, 0) ? COLLDIAG_HDF5_RULES_1_14 : COLLDIAG_HDF5_RULES_1_10;
+    x->set.sel_io = COLLDIAG_SELECTION_IO_DEFAULT;
+    x->chunk_cache = -1;
+    if (x->set.rules != COLLDIAG_HDF5_RULES_1_14) return;
+#if H5_VERSION_GE(1, 14, 0)
+    H5D_selection_io_mode_t m = H5D_SELECTION_IO_MODE_DEFAULT;
+    if (dxpl != H5P_DEFAULT && H5Pget_selection_io(dxpl, &m) >= 0) x->set.sel_io = (int)m;
+#else
+    (void)dxpl;
+#endif
+    if (f && f->read_only) {
+        hid_t dapl = H5Dget_access_plist(dset);
+        size_t slots = 0, nbytes = 0;
+        double w0 = 0;
+        if (dapl >= 0 && H5Pget_chunk_cache(dapl, &slots, &nbytes, &w0) >= 0) x->chunk_cache = (int64_t)nbytes;
+        if (dapl >= 0) H5Pclose(dapl);
+    }
+}
+
 #endif /* COLLDIAG_WITH_HDF5 */

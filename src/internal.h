@@ -11,6 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* An internal chunk optimisation, never set by a user: HDF5 1.14's selection I/O (decision.c), which runs
+   as link-chunk. */
+#define COLLDIAG_MPIO_CHUNK_SELECTION_IO 100
+/* An internal bit of the agreed cause word, never reported (decision.c): some rank converts under HDF5
+   1.14's selection I/O. */
+#define CD_CAUSE_CONVERTS_114 ((uint64_t)1 << 40)
+
 #ifndef COLLDIAG_MALLOC
 #define COLLDIAG_MALLOC(n) malloc(n)
 #define COLLDIAG_CALLOC(n, s) calloc((n), (s))

@@ -15,6 +15,8 @@ typedef struct {
     unsigned pack_run;          /* env COLLDIAG_PACK_RUN_BYTES (0: never pack); a local choice, not agreed */
     uint64_t coll_buf;          /* collective buffer, bytes >= 1 (env COLLDIAG_COLL_BUFFER); agreed */
     double k[CD_K_N];           /* AUTO's constants (env COLLDIAG_AUTO_*); agreed */
+    int rules;                  /* colldiag_hdf5_rules_t: whose decisions DEFAULT reproduces (env COLLDIAG_HDF5_RULES); agreed */
+    int sel_io;                 /* colldiag_selection_io_t, under 1.14's rules; agreed */
     const char *chunk_opt_src;  /* "setting", "default" or the env text */
     char env_text[96];
 } cd_settings;
@@ -30,6 +32,10 @@ struct colldiag_xfer {
     /* results of the last call */
     int chunk_opt_done, io_mode_done;
     uint32_t local_cause, global_cause;
+    uint32_t sel_io_cause;                /* this rank's reasons for no selection I/O (1.14's rules), H5D_SEL_IO_* */
+    uint32_t pre_sel_io_cause;            /* the HDF5 bridge's: what only HDF5 knows (a DXPL's selection I/O off, the
+                                             dataset's chunk cache), consumed by the next transfer like pre_code */
+    int64_t chunk_cache;                  /* HDF5's chunk cache for the dataset, bytes (-1: HDF5's default, 1 MiB) */
     colldiag_chunk_info *chunks;          /* materialised on demand from pcs (about 300 bytes a chunk) */
     uint64_t nchunks, chunks_cap, chunks_ready;
     void *pcs;                            /* the last call's cd_piece array (56 bytes a chunk), kept */
@@ -97,6 +103,9 @@ static void xfer_init(colldiag_xfer *x)
     x->set.coll_opt = COLLDIAG_MPIO_COLLECTIVE_IO;
     x->bufsize = CD_DEFAULT_BUFFER;
     x->set.coll_buf = COLLDIAG_COLL_BUFFER_BYTES;
+    x->set.rules = COLLDIAG_HDF5_RULES_1_10; /* SPEC.md's contract; the bridge follows the HDF5 it runs with */
+    x->set.sel_io = COLLDIAG_SELECTION_IO_DEFAULT;
+    x->chunk_cache = -1;
     x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
     x->model_est[0] = x->model_est[1] = x->model_est[2] = x->model_est[3] = -1.0;
 }
@@ -195,6 +204,26 @@ int colldiag_set_data_transform(colldiag_xfer *x, colldiag_transform_fn fn_, voi
     return 0;
 }
 
+int colldiag_set_hdf5_rules(colldiag_xfer *x, colldiag_hdf5_rules_t rules)
+{
+    static const char fn[] = "colldiag_set_hdf5_rules";
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    if (rules != COLLDIAG_HDF5_RULES_1_10 && rules != COLLDIAG_HDF5_RULES_1_14)
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "rules = %d is not 110 (HDF5 1.10) or 114 (HDF5 1.14)", (int)rules);
+    x->set.rules = rules;
+    return 0;
+}
+
+int colldiag_set_selection_io(colldiag_xfer *x, colldiag_selection_io_t mode)
+{
+    static const char fn[] = "colldiag_set_selection_io";
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL");
+    if (mode != COLLDIAG_SELECTION_IO_DEFAULT && mode != COLLDIAG_SELECTION_IO_OFF && mode != COLLDIAG_SELECTION_IO_ON)
+        return cd_fail(COLLDIAG_ERR_ARG, fn, "mode = %d is not DEFAULT (0), OFF (1) or ON (2)", (int)mode);
+    x->set.sel_io = mode;
+    return 0;
+}
+
 int colldiag_set_buffer(colldiag_xfer *x, size_t bytes)
 {
     static const char fn[] = "colldiag_set_buffer";
@@ -275,6 +304,12 @@ static int settings_effective(const char *fn, const colldiag_xfer *x, cd_setting
     e = cd_getenv("COLLDIAG_PACK_RUN_BYTES");
     if (e && *e && cd_parse_uint(e, &s->pack_run))
         return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_PACK_RUN_BYTES=\"%.40s\" is not an unsigned number", e);
+    e = cd_getenv("COLLDIAG_HDF5_RULES");
+    if (e && *e) {
+        if (!strcmp(e, "1.10") || !strcmp(e, "110")) s->rules = COLLDIAG_HDF5_RULES_1_10;
+        else if (!strcmp(e, "1.14") || !strcmp(e, "114")) s->rules = COLLDIAG_HDF5_RULES_1_14;
+        else return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_HDF5_RULES=\"%.40s\" is not 1.10 or 1.14", e);
+    }
     e = cd_getenv("COLLDIAG_COLL_BUFFER");
     if (e && *e && cd_parse_bytes(e, &s->coll_buf))
         return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_COLL_BUFFER=\"%.40s\" is not a byte count >= 1 (suffix k, m or g allowed)", e);
@@ -313,5 +348,6 @@ static uint64_t settings_digest(const cd_settings *s)
         memcpy(&bits, &s->k[i], sizeof bits);
         h = cd_hash_u64(h, bits);
     }
+    h = cd_hash_u64(h, (uint64_t)s->rules * 4u + (uint64_t)s->sel_io);
     return cd_hash_u64(h, (uint64_t)s->coll_opt);
 }

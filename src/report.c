@@ -91,6 +91,28 @@ int colldiag_get_mpio_no_collective_cause(const colldiag_xfer *x, uint32_t *loca
     return 0;
 }
 
+/* The selection-I/O cause bits' phrases (HDF5 1.14's H5Pget_no_selection_io_cause), "; "-joined. */
+static void sel_io_cause_string(uint32_t c, char *buf, size_t len)
+{
+    static const struct { uint32_t bit; const char *phrase; } t[] = {
+        {COLLDIAG_SEL_IO_DISABLE_BY_API, "selection I/O was switched off (H5Pset_selection_io)"},
+        {COLLDIAG_SEL_IO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET, "the dataset is neither contiguous nor chunked"},
+        {COLLDIAG_SEL_IO_DATASET_FILTER, "the dataset has filters"},
+        {COLLDIAG_SEL_IO_CHUNK_CACHE, "the file is read-only and a chunk fits the chunk cache"},
+        {COLLDIAG_SEL_IO_TCONV_BUF_TOO_SMALL, "the type conversion buffer is smaller than the call's conversion"}};
+    size_t at = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < sizeof t / sizeof *t && at < len; i++)
+        if (c & t[i].bit) at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "; " : "", t[i].phrase);
+}
+
+int colldiag_get_no_selection_io_cause(const colldiag_xfer *x, uint32_t *cause)
+{
+    if (!x || !cause) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_no_selection_io_cause", "%s is NULL", x ? "cause" : "x");
+    *cause = x->sel_io_cause;
+    return 0;
+}
+
 int colldiag_get_ndatasets(const colldiag_xfer *x, size_t *n)
 {
     if (!x || !n) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_ndatasets", "x or n is NULL");
@@ -163,6 +185,7 @@ const char *colldiag_scheme_reason(const colldiag_xfer *x) { return x ? xfer_rea
 typedef struct {
     int32_t bad, chunk_opt, io_mode, grid_rank;
     uint32_t local, global, thr, ratio0;
+    uint32_t sel_io;             /* no-selection-I/O cause (HDF5 1.14's rules), 0 when none */
     uint64_t nchunks, sent;
     colldiag_counters cnt;
     uint64_t grid[COLLDIAG_MAX_RANK];
@@ -185,6 +208,21 @@ typedef struct {
     cd_rep_ds *ds;
 } cd_rep;
 
+/* The report's line for the ranks that did not use selection I/O (HDF5 1.14's rules), or nothing. */
+static void report_sel_io(const cd_rep *r, FILE *out, int html)
+{
+    uint32_t seen = 0;
+    for (int p = 0; p < r->P; p++) seen |= r->h[p].sel_io;
+    if (!seen) return;
+    char cs[512];
+    sel_io_cause_string(seen, cs, sizeof cs);
+    fprintf(out, html ? "Selection I/O (HDF5 1.14) off on rank" : "   selection I/O (HDF5 1.14) off on rank");
+    int k = 0;
+    for (int p = 0; p < r->P && k < 16; p++)
+        if (r->h[p].sel_io) fprintf(out, "%s%d", k++ ? "," : "s ", p);
+    fprintf(out, "%s: 0x%x, %s%s", k >= 16 ? ",..." : "", seen, cs, html ? ".<br>" : "\n");
+}
+
 /* Gathers every rank's results on rank 0. Collective: every rank returns 0, or an error on every rank
    (ERR_ARG on a rank that passed x = NULL, ERR_PEER naming it on the others; ERR_NOMEM everywhere when
    rank 0 cannot hold the report). Rank 0 first says whether it can receive the headers, so that no
@@ -203,6 +241,7 @@ static int report_gather(colldiag_file *f, const colldiag_xfer *x, const char *f
         memcpy(me.grid, x->grid, sizeof me.grid);
         me.local = x->local_cause;
         me.global = x->global_cause;
+        me.sel_io = x->sel_io_cause;
         me.thr = x->thr;
         me.ratio0 = (uint32_t)x->ratio0;
         me.nchunks = x->nchunks;
@@ -405,6 +444,7 @@ int colldiag_report_print(colldiag_file *f, const colldiag_xfer *x, FILE *out)
     } else {
         fprintf(out, "   causes: none, collective I/O was possible\n");
     }
+    report_sel_io(&r, out, 0);
     report_print_datasets(&r, out);
     /* per-chunk truth, capped so a huge run stays readable */
     uint64_t shown = 0, total = 0;
@@ -496,6 +536,7 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
         fprintf(out, "%s{\"rank\":%d,\"chunk_opt\":\"%s\",\"io_mode\":\"%s\",\"local_cause\":%u,\"global_cause\":%u,", p ? "," : "", p,
                 colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)h->chunk_opt), colldiag_io_mode_name((colldiag_actual_io_mode_t)h->io_mode),
                 h->local, h->global);
+        if (h->sel_io) fprintf(out, "\"no_selection_io_cause\":%u,", h->sel_io);
         fprintf(out, "\"bytes_collective\":%" PRIu64 ",\"bytes_independent\":%" PRIu64 ",\"calls_collective\":%" PRIu64
                      ",\"calls_independent\":%" PRIu64 ",\"t_map\":%.9f,\"t_decide\":%.9f,\"t_io\":%.9f,\"chunks_omitted\":%" PRIu64 ",\"chunks\":[",
                 h->cnt.bytes_collective, h->cnt.bytes_independent, h->cnt.calls_collective, h->cnt.calls_independent, h->cnt.t_map,
