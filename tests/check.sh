@@ -142,6 +142,19 @@ if command -v chromium >/dev/null 2>&1; then
 else
     echo "skip  html report in chromium (chromium is not installed: make deps)"
 fi
+# real jobs run hundreds of ranks: the engine's suites at 8 and 16 ranks (oversubscribed, small sizes);
+# every check derives from the geometry, never from 3
+for p in 8 16; do
+    suite "openmpi/ompio test_io quick -n $p" 600 $OMPI -n $p build/openmpi/test_io quick
+    suite "openmpi/ompio test_multi --fuzz, 64 calls -n $p, seed $FUZZ_SEED" 600 $OMPI -n $p build/openmpi/test_multi --fuzz "$FUZZ_SEED" 64 "$MT"
+    suite "openmpi/ompio test_errors quick -n $p" 600 $OMPI -n $p build/openmpi/test_errors quick
+    fuzz_suite "openmpi/ompio -n $p" 200 $OMPI -n $p build/openmpi/fuzz_io
+done
+# fuzz_io's generator once made cases it then called invalid (a NULL buffer on a rank moving nothing):
+# seed 2026112703's four, replayed
+for c in 1058 54767 63982 137356; do
+    suite "openmpi/ompio fuzz_io seed 2026112703 case $c (a generator bug, fixed)" 120 $OMPI -n 4 build/openmpi/fuzz_io --seed 2026112703 --case $c --out build/fuzz-io
+done
 # Open MPI with ROMIO: the other MPI-IO implementation shipped with Open MPI
 export OMPI_MCA_io=romio321
 for p in 3 4; do suite "openmpi/romio test_io -n $p" 600 $OMPI -n $p build/openmpi/test_io; done

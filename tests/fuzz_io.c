@@ -26,7 +26,7 @@
 
 #include <time.h>
 
-#define MAX_FUZZ_RANKS 8 /* cases use 1..min(world size, this) ranks */
+#define MAX_FUZZ_RANKS 16 /* cases use 1..min(world size, this) ranks */
 
 /* ---- deterministic randomness (splitmix64) ---- */
 
@@ -465,7 +465,9 @@ static void gen_case(uint64_t seed, uint64_t idx, int maxranks, scenario *s)
         s->expect_error = b;
         if (kind >= 3) { /* a NULL layout, file selection or buffer (a buffer only where the rank has elements) */
             s->null_rank = b;
-            s->null_what = kind == 5 && n == 0 ? NULL_LAYOUT : (int)kind - 3;
+            /* a NULL buffer is bad only where the rank moves elements: not with none selected, nor with a null
+               memory space (which moves nothing; seed 2026112703's cases 1058, 54767, 63982, 137356) */
+            s->null_what = kind == 5 && (n == 0 || s->mrank[b] == -1 || s->space_null) ? NULL_LAYOUT : (int)kind - 3;
             return;
         }
         if (kind == 0) { /* a memory selection of one element more, or one less */

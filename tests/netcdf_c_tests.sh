@@ -14,7 +14,8 @@ set -u
 B=$1 RUN=$2
 TOP=$PWD
 LIB=$TOP/$B/libcolldiag_preload.so
-W=$TOP/build/netcdf-c
+W=${NETCDF_C_WORK:-build/netcdf-c}   # the source and programs, per system (tests/check_hdf5.sh gives its own)
+case "$W" in /*) ;; *) W=$TOP/$W ;; esac
 mkdir -p "$W"
 NCI=/usr/lib/x86_64-linux-gnu/netcdf/mpi/include
 [ -f "$NCI/netcdf_par.h" ] || { echo "no libnetcdf-mpi-dev headers in $NCI (make deps)"; exit 1; }

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The HDF5-facing suites against the HDF5 this system has (make check runs it inside Debian 13, HDF5
+# 1.14.5, through tests/debian13.sh; it runs as well on Debian 12's 1.10.8): builds for Open MPI and
+# MPICH into their own directories, then every suite under `timeout`, a line each, and the plain
+# closing line "N passed, N failed".
+# Usage: tests/check_hdf5.sh TAG     (builds into build/TAG-openmpi and build/TAG-mpich)
+set -u
+cd "$(dirname "$0")/.."
+TAG=${1:-d13}
+BO=build/$TAG-openmpi BM=build/$TAG-mpich
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+OMPI="mpirun.openmpi --oversubscribe"
+MPICH="mpirun.mpich"
+ROMIO=$(ompi_info 2>/dev/null | awk '/MCA io: romio/ {sub(":", "", $3); print $3; exit}')
+passed=0; failed=0; failed_names=""
+suite() { # name, timeout seconds, command...
+    local name=$1 t=$2; shift 2
+    local log; log=$(mktemp)
+    local t0=$SECONDS
+    if timeout "$t" "$@" >"$log" 2>&1; then
+        passed=$((passed + 1)); echo "ok    $name ($((SECONDS - t0)) s)"
+    else
+        failed=$((failed + 1)); failed_names="$failed_names\n  $name"
+        echo "FAIL  $name (exit $?, $((SECONDS - t0)) s)"; grep -v '^\s*$' "$log" | head -40 | sed 's/^/      /'
+    fi
+    rm -f "$log"
+}
+H5V=$(pkg-config --modversion hdf5-openmpi 2>/dev/null || echo '?')
+echo "== HDF5 $H5V, $(mpirun.openmpi --version 2>/dev/null | head -1), MPICH $(mpichversion 2>/dev/null | awk '/Version:/ {print $3}'), $(gcc --version | head -1)"
+JOBS=$(nproc 2>/dev/null || echo 1)
+build() { # MPI, build dir: make succeeds and prints no warning
+    local out rc
+    out=$(make -j"$JOBS" MPI="$1" B="$2" all 2>&1); rc=$?
+    echo "$out" | grep -i -B2 -A3 'warning\|error' | head -40
+    [ $rc = 0 ] && ! echo "$out" | grep -qi 'warning'
+}
+export -f build
+export JOBS
+suite "build (Open MPI, -Wall -Wextra: no warning)" 900 bash -c 'build "$@"' _ openmpi "$BO"
+suite "build (MPICH, -Wall -Wextra: no warning)" 900 bash -c 'build "$@"' _ mpich "$BM"
+
+# every scenario's modes and causes against this HDF5 (the oracle) and the rules' reference, rank by rank
+scn() { # label, launcher...
+    local label=$1; shift
+    for f in tests/scenarios/public/*.scn tests/scenarios/*.scn; do
+        local n; n=$(awk '$1=="ranks"{print $2}' "$f")
+        suite "$label scenario $(basename "$f")" 120 "$@" -n "$n" "$BO/scenario_run" --hdf5 --rules "$f"
+    done
+}
+scn "openmpi/ompio" $OMPI
+FUZZ_SEED=${FUZZ_SEED:-$(( $(date +%s) / 86400 ))}
+mkdir -p build/fuzz-h5 build/h5accel-$TAG
+# colldiag_h5_write/read: the index reader on every index type against the file's bytes, userblocks, faults
+suite "openmpi/ompio test_h5accel -n 3" 300 $OMPI -n 3 "$BO/test_h5accel" "build/h5accel-$TAG"
+[ -n "$ROMIO" ] && suite "openmpi/$ROMIO test_h5accel -n 3" 300 env OMPI_MCA_io=$ROMIO $OMPI -x OMPI_MCA_io -n 3 "$BO/test_h5accel" "build/h5accel-$TAG"
+suite "mpich test_h5accel -n 3" 300 $MPICH -n 3 "$BM/test_h5accel" "build/h5accel-$TAG"
+# every byte against HDF5's own writes and the tester's image
+h5fuzz() { local label=$1 n=$2; shift 2; suite "$label fuzz_h5 $n cases, seed $FUZZ_SEED" 400 "$@" --seed "$FUZZ_SEED" --cases "$n" --out build/fuzz-h5; }
+h5fuzz "openmpi/ompio -n 3" 200 $OMPI -n 3 "$BO/fuzz_h5"
+[ -n "$ROMIO" ] && h5fuzz "openmpi/$ROMIO -n 3" 100 env OMPI_MCA_io=$ROMIO $OMPI -x OMPI_MCA_io -n 3 "$BO/fuzz_h5"
+h5fuzz "mpich -n 2" 30 $MPICH -n 2 "$BM/fuzz_h5"
+# the preload on unmodified C and h5py programs: explanations equal HDF5's answers call by call, and
+# accelerated files equal plain ones
+if OMPI_COMM_WORLD_SIZE=1 /usr/bin/python3 -c 'import h5py, mpi4py; assert h5py.get_config().mpi' 2>/dev/null; then
+    suite "openmpi preload: HDF5 C + h5py clients" 600 tests/test_preload.sh "$BO" "$OMPI" h5py
+else
+    suite "openmpi preload: h5py with MPI is installed" 10 false
+fi
+suite "mpich preload: HDF5 C client" 300 tests/test_preload.sh "$BM" "$MPICH"
+suite "openmpi preload: contiguous calls make no more MPI-IO calls than HDF5's" 300 tests/test_contig_calls.sh "$BO" "$OMPI"
+suite "openmpi hdf5 interop + h5dump" 120 tests/test_h5dump.sh "$BO" "$OMPI"
+suite "openmpi/ompio test_fortran -n 3" 120 $OMPI -n 3 "$BO/test_fortran" "build/h5accel-$TAG/fortran.bin"
+# netCDF-C's own parallel tests (this release's source package), plain and accelerated
+suite "openmpi preload: netCDF-C's own parallel tests, plain and accelerated" 900 env NETCDF_C_WORK=build/netcdf-c-$TAG tests/netcdf_c_tests.sh "$BO" "$OMPI"
+echo
+echo "HDF5 $H5V: $passed passed, $failed failed"
+if [ "$failed" -gt 0 ]; then printf "failed:%b\n" "$failed_names"; exit 1; fi
