@@ -41,7 +41,7 @@ EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_
 DEB_PKGS = make gcc gfortran libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
            clang libclang-rt-14-dev valgrind python3-h5py-mpi python3-mpi4py libnetcdf-mpi-dev chromium
 
-.PHONY: bench-patterns preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
+.PHONY: bench-patterns bench-readme deps-hdf5-1.14 check-hdf5-1.14 preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
 
 .DEFAULT_GOAL := all
 
@@ -129,6 +129,10 @@ $(B)/patterns: bench/patterns.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
 $(B)/libpmpi_file_calls.so: tests/pmpi_file_calls.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -fPIC -shared $< -o $@
+# HDF5 1.14's H5Dwrite_multi / _async and their reads, called by a plain program (tests/test_multi_entry.sh);
+# built where the HDF5 is 1.14 or later (tests/check_hdf5.sh builds it)
+$(B)/h5_multi_client: tests/h5_multi_client.c | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
 # colldiag_h5_plan's collective safety and answers against HDF5 (tests/test_preload.sh runs it)
 $(B)/test_h5plan: tests/test_h5plan.c $(B)/colldiag_h5.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. -Itests $< $(B)/colldiag_h5.o $(H5LIBS) -o $@
@@ -215,6 +219,14 @@ bench-hdf5: $(B)/bench-hdf5
 # medians (bench/patterns.sh): make bench-patterns [PATTERNS_REPS=5] [PATTERNS_MIB=8] [BENCH_DIR=/tmp]
 bench-patterns: $(B)/patterns $(B)/libcolldiag_preload.so
 	bench/patterns.sh $(B) "$(RUN)" $(BENCH_RANKS) $(or $(PATTERNS_REPS),5) $(or $(PATTERNS_MIB),8) $(or $(BENCH_DIR),/tmp)
+# The README's table, in one dated run: bench-hdf5 (B1-B4, 5 samples) then bench-patterns, into
+# bench/results/DATE-TIME-COMMIT.txt (about 12 minutes)
+bench-readme: $(B)/bench-hdf5 $(B)/patterns $(B)/libcolldiag_preload.so
+	@f=bench/results/$$(date -u +%Y-%m-%d-%H%M)-$$(git rev-parse --short HEAD).txt; \
+	{ echo "# make bench-readme, $$(date -u '+%Y-%m-%d %H:%M UTC'), $$(git rev-parse --short HEAD), $(BENCH_RANKS) ranks"; \
+	  $(RUN) -n $(BENCH_RANKS) $(B)/bench-hdf5 full 5 && \
+	  bench/patterns.sh $(B) "$(RUN)" $(BENCH_RANKS) $(or $(PATTERNS_REPS),5) $(or $(PATTERNS_MIB),8) $(or $(BENCH_DIR),/tmp); } 2>&1 | tee $$f; \
+	echo "written: $$f"
 # What the HDF5 bridge adds to a small call: colldiag_h5_write/read against AUTO on the same file,
 # MPI_File and chunk addresses, interleaved (bench/bridge.c).
 $(B)/bench-bridge: bench/bridge.c colldiag.c colldiag.h | $(B)
@@ -249,10 +261,20 @@ demo:
 	$(MAKE) -j$(JOBS) $(EXAMPLES)
 	$(MAKE) demo-run
 
-check:
+check: deps-hdf5-1.14
 	$(MAKE) -j$(JOBS) MPI=openmpi all
 	$(MAKE) -j$(JOBS) MPI=mpich all
 	JOBS=$(JOBS) tests/check.sh
+	$(MAKE) check-hdf5-1.14
+
+# HDF5 1.14 beside this system's 1.10: a Debian 13 chroot made from Debian's packages (HDF5 1.14.5, Open
+# MPI 5.0.7, MPICH 4.2, netCDF 4.9.3, h5py), kept in /var/cache/colldiag/debian13 (COLLDIAG_DEBIAN13)
+# so that a second run downloads nothing (tests/debian13.sh; as root, about 10 minutes the first time).
+# check-hdf5-1.14 runs the HDF5-facing suites inside it (tests/check_hdf5.sh), built into build/d13-*.
+deps-hdf5-1.14:
+	tests/debian13.sh setup
+check-hdf5-1.14:
+	tests/debian13.sh run tests/check_hdf5.sh d13
 
 # $(call scn_groups,GLOBS,COMMAND): COMMAND once for each group of the scenarios GLOBS match that one
 # launch can run (tests/scn_groups.sh), with $$n the group's rank count and $$fs its files.

@@ -4743,7 +4743,8 @@ static void exec_chunked(cd_io *io)
        link-chunk read and every multi-chunk transfer take HDF5's filtered multi-chunk path, which moves
        every chunk collectively (H5Dmpio.c: "Multi-chunk IO must be forced for parallel filtered read") */
     if (io->f->plan_only && io->l->filtered &&
-        (opt == COLLDIAG_MPIO_CHUNK_MULTI_IO || (opt == COLLDIAG_MPIO_CHUNK_ONE_IO && io->f->plan_read))) {
+        (opt == COLLDIAG_MPIO_CHUNK_MULTI_IO || (opt == COLLDIAG_MPIO_CHUNK_ONE_IO && io->f->plan_read && io->set.rules != COLLDIAG_HDF5_RULES_1_14))) {
+        /* (HDF5 1.14 reads filtered chunks by link-chunk when asked to: only multi-chunk is forced there) */
         char was[sizeof x->reason];
         snprintf(was, sizeof was, "%s", xfer_reason(x));
         set_reason(io, "%s; filtered chunks: HDF5's filtered multi-chunk path, every chunk collective", was);

@@ -65,6 +65,10 @@ int main(int argc, char **argv)
     colldiag_xfer_create(&x);
     colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
     colldiag_set_dxpl_mpio_chunk_opt(x, COLLDIAG_MPIO_CHUNK_MULTI_IO);
+    /* explain the HDF5 this program runs with: 1.14 sends the call through selection I/O (link-chunk) */
+    unsigned maj = 1, min = 10, rel = 0;
+    H5get_libversion(&maj, &min, &rel);
+    if (maj > 1 || min >= 14) colldiag_set_hdf5_rules(x, COLLDIAG_HDF5_RULES_1_14);
     check(colldiag_write(f, l, s, NULL, buf, x), "colldiag_write");
 
     /* HDF5 with the same settings */

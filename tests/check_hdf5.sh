@@ -68,6 +68,10 @@ else
 fi
 suite "mpich preload: HDF5 C client" 300 tests/test_preload.sh "$BM" "$MPICH"
 suite "openmpi preload: contiguous calls make no more MPI-IO calls than HDF5's" 300 tests/test_contig_calls.sh "$BO" "$OMPI"
+if pkg-config --atleast-version=1.14 hdf5-openmpi 2>/dev/null; then
+    suite "openmpi preload: H5Dwrite_multi, H5Dread_multi and the async calls, never missed" 120 bash -c \
+        "make -s MPI=openmpi B=$BO $BO/h5_multi_client && tests/test_multi_entry.sh $BO '$OMPI'"
+fi
 suite "openmpi hdf5 interop + h5dump" 120 tests/test_h5dump.sh "$BO" "$OMPI"
 suite "openmpi/ompio test_fortran -n 3" 120 $OMPI -n 3 "$BO/test_fortran" "build/h5accel-$TAG/fortran.bin"
 # netCDF-C's own parallel tests (this release's source package), plain and accelerated

@@ -13,7 +13,7 @@ set -u
 ROOT=${COLLDIAG_DEBIAN13:-/var/cache/colldiag/debian13}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 PKGS="make gcc gfortran pkg-config libc6-dev libhdf5-openmpi-dev openmpi-bin libopenmpi-dev libhdf5-mpich-dev libmpich-dev mpich
-      hdf5-tools python3-h5py-mpi python3-mpi4py libnetcdf-mpi-dev jq"
+      hdf5-tools python3-h5py python3-h5py-mpi python3-mpi4py libnetcdf-mpi-dev jq"
 
 die() { echo "debian13: $*" >&2; exit 1; }
 
@@ -42,7 +42,21 @@ unmounts() {
 
 setup() {
     [ "$(id -u)" = 0 ] || die "making the chroot needs root (debootstrap, mount)"
-    if [ -f "$ROOT/.colldiag-ready" ]; then echo "debian13: $ROOT is ready"; return 0; fi
+    if [ -f "$ROOT/.colldiag-ready" ]; then # kept: install only what a newer list added
+        local missing="" p
+        for p in $PKGS; do chroot "$ROOT" dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"; done
+        if [ -n "$missing" ]; then
+            echo "debian13: installing$missing"
+            local m
+            for m in proc dev dev/shm sys; do mountpoint -q "$ROOT/$m" || mount --bind "/$m" "$ROOT/$m"; done
+            chroot "$ROOT" bash -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends$missing" >/dev/null 2>&1
+            local rc=$?
+            unmounts
+            [ $rc = 0 ] || die "installing$missing failed"
+        fi
+        echo "debian13: $ROOT is ready"
+        return 0
+    fi
     if ! command -v debootstrap >/dev/null 2>&1; then
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null || die "cannot install debootstrap"
     fi
