@@ -75,7 +75,12 @@ fi
 suite "openmpi hdf5 interop + h5dump" 120 tests/test_h5dump.sh "$BO" "$OMPI"
 suite "openmpi/ompio test_fortran -n 3" 120 $OMPI -n 3 "$BO/test_fortran" "build/h5accel-$TAG/fortran.bin"
 # netCDF-C's own parallel tests (this release's source package), plain and accelerated
-suite "openmpi preload: netCDF-C's own parallel tests, plain and accelerated" 900 env NETCDF_C_WORK=build/netcdf-c-$TAG tests/netcdf_c_tests.sh "$BO" "$OMPI"
+# (netCDF-C 4.9.3's tst_parallel5 fails plain on Debian 13, at its cache-settings check (line 347): left out)
+NC_RUNS="tst_mode:1 tst_mpi_parallel:4 tst_parallel:4 tst_parallel3:4 tst_parallel3:8 tst_parallel4:1 tst_parallel4:2 tst_parallel4:4
+         tst_nc4perf:4 tst_simplerw_coll_r:1 tst_simplerw_coll_r:2 tst_simplerw_coll_r:4 tst_parallel_zlib:4 tst_parallel_compress:1
+         tst_parallel_compress:4 tst_quantize_par:4 tst_parallel6:4"
+suite "openmpi preload: netCDF-C's own parallel tests, plain and accelerated" 900 env NETCDF_C_WORK=build/netcdf-c-$TAG NETCDF_C_RUNS="$NC_RUNS" \
+    tests/netcdf_c_tests.sh "$BO" "$OMPI"
 echo
 echo "HDF5 $H5V: $passed passed, $failed failed"
 if [ "$failed" -gt 0 ]; then printf "failed:%b\n" "$failed_names"; exit 1; fi

@@ -11,6 +11,7 @@ for H5Pget_mpio_actual_*), including multi-chunk on column bands that leave some
 Writes OWN.jsonl in the format tests/h5_explain_check.py reads.
 """
 import ctypes
+import re
 import json
 import sys
 
@@ -26,7 +27,14 @@ for name in ("H5Pget_mpio_actual_chunk_opt_mode", "H5Pget_mpio_actual_io_mode", 
     try:
         getattr(lib, name)
     except AttributeError:
-        lib = ctypes.CDLL("libhdf5_openmpi.so.103")
+        # h5py loads its HDF5 privately: open the same file (Debian 12's is .so.103, Debian 13's .so.310)
+        path = None
+        for line in open("/proc/self/maps"):
+            m = re.search(r"(/\S*/libhdf5(_openmpi|_mpich)?\.so[.0-9]*)$", line.strip())
+            if m:
+                path = m.group(1)
+                break
+        lib = ctypes.CDLL(path or "libhdf5_openmpi.so.103")
         break
 hid_t = ctypes.c_int64
 lib.H5Pget_mpio_no_collective_cause.argtypes = [hid_t, ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint32)]

@@ -71,9 +71,9 @@ cat > "$W/bin/config.h" <<'EOF'
 #define CHUNK_CACHE_PREEMPTION 0.75
 EOF
 # nc_test4/run_par_test.sh's programs and rank counts (tst_parallel3 at 4 and 8, not 16; tst_parallel4 to 4)
-RUNS="tst_mode:1 tst_mpi_parallel:4 tst_parallel:4 tst_parallel3:4 tst_parallel3:8 tst_parallel4:1 tst_parallel4:2
+RUNS=${NETCDF_C_RUNS:-"tst_mode:1 tst_mpi_parallel:4 tst_parallel:4 tst_parallel3:4 tst_parallel3:8 tst_parallel4:1 tst_parallel4:2
       tst_parallel4:4 tst_parallel5:4 tst_nc4perf:4 tst_simplerw_coll_r:1 tst_simplerw_coll_r:2 tst_simplerw_coll_r:4
-      tst_parallel_zlib:4 tst_parallel_compress:1 tst_parallel_compress:4 tst_quantize_par:4 tst_parallel6:4"
+      tst_parallel_zlib:4 tst_parallel_compress:1 tst_parallel_compress:4 tst_quantize_par:4 tst_parallel6:4"}
 fail=0
 for t in $(for r in $RUNS; do echo "${r%:*}"; done | sort -u); do
     [ -x "$W/bin/$t" ] && [ "$W/bin/$t" -nt "$SRC/nc_test4/$t.c" ] && continue

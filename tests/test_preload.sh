@@ -90,7 +90,9 @@ same_datasets() { # what, plain file, other file: every dataset but the compact 
     local ds
     for ds in $(h5ls "$2" 2>/dev/null | awk '{print $1}'); do
         [ "$ds" = compact ] && continue
-        if ! cmp -s <(h5dump -d "/$ds" "$2" | tail -n +2) <(h5dump -d "/$ds" "$3" | tail -n +2); then
+        # (h5dump 1.14 prints a reference attribute's target as a number that differs run to run: masked)
+        if ! cmp -s <(h5dump -d "/$ds" "$2" | tail -n +2 | sed -E 's/DATASET [0-9]+ /DATASET N /g') \
+                    <(h5dump -d "/$ds" "$3" | tail -n +2 | sed -E 's/DATASET [0-9]+ /DATASET N /g'); then
             echo "FAIL $1: dataset /$ds differs (h5dump)"; fail=1
         fi
     done
