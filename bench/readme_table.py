@@ -39,13 +39,21 @@ def main(path):
     # bench-patterns
     for line in text.splitlines():
         m = re.match(r"(ior-\S+|vpic-\S+)\s+(\d+) MB/s\s+(\d+) MB/s\s+([0-9.]+)x\s+(\d+) MB/s\s+(\d+) MB/s\s+([0-9.]+)x", line)
-        if m and any(k in m.group(1) for k in ("ior-seg-1m", "ior-str-64k", "vpic-1d", "vpic-3d")):
+        if m and any(k in m.group(1) for k in ("ior-seg-1m", "vpic-3d")):
             rows.append((m.group(1) + " write", m.group(2) + " MB/s", "%s MB/s (%sx)" % (m.group(3), m.group(4)), "—"))
             rows.append((m.group(1) + " read", m.group(5) + " MB/s", "%s MB/s (%sx)" % (m.group(6), m.group(7)), "—"))
+    lows = []
+    for line in text.splitlines():
+        m = re.match(r"(ior-\S+|vpic-\S+)\s.*?([0-9.]+)x\s.*?([0-9.]+)x\s*$", line)
+        if m:
+            lows += [(float(m.group(2)), m.group(1) + " write"), (float(m.group(3)), m.group(1) + " read")]
     print("| pattern | HDF5 1.10 | accelerated (× HDF5's speed) | colldiag AUTO |")
     print("|---|---|---|---|")
     for r in rows:
         print("| %s | %s | %s | %s |" % r)
+    if lows:
+        lows.sort()
+        print("\nlowest of the %d pattern ratios: %s" % (len(lows), ", ".join("%.2fx %s" % l for l in lows[:4])))
 
 
 if __name__ == "__main__":
