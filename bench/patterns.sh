@@ -6,6 +6,7 @@
 # The timed runs make no report (explaining a call costs a plan and a gather: that is not the
 # accelerator's cost); one more accelerated run, untimed, reports which engine ran each call and why.
 # Usage: bench/patterns.sh BUILD_DIR "LAUNCHER" RANKS REPS MIB DIR   (make bench-patterns)
+#        PATTERNS_FILTER=ior-str-8m runs only the patterns whose names contain it
 set -eu
 B=$1 RUN=$2 NP=$3 REPS=$4 MIB=$5 DIR=$6
 T=$(mktemp -d "$DIR/colldiag_patterns.XXXXXX")
@@ -13,10 +14,10 @@ trap 'rm -rf "$T"' EXIT
 LIB=$PWD/$B/libcolldiag_preload.so
 case "$RUN" in *openmpi*) X="-x LD_PRELOAD -x COLLDIAG_ACCELERATE ${OMPI_MCA_io:+-x OMPI_MCA_io}" ;; *) X="" ;; esac
 for i in $(seq "$REPS"); do
-    $RUN -n "$NP" "$B/patterns" "$T" "" "$MIB" >"$T/plain.$i"
-    COLLDIAG_ACCELERATE=1 LD_PRELOAD=$LIB $RUN -n "$NP" $X "$B/patterns" "$T" "" "$MIB" >"$T/accel.$i"
+    $RUN -n "$NP" "$B/patterns" "$T" "${PATTERNS_FILTER:-}" "$MIB" >"$T/plain.$i"
+    COLLDIAG_ACCELERATE=1 LD_PRELOAD=$LIB $RUN -n "$NP" $X "$B/patterns" "$T" "${PATTERNS_FILTER:-}" "$MIB" >"$T/accel.$i"
 done
-COLLDIAG_ACCELERATE=1 COLLDIAG_REPORT=json:$T/calls.jsonl LD_PRELOAD=$LIB $RUN -n "$NP" $X ${X:+-x COLLDIAG_REPORT} "$B/patterns" "$T" "" "$MIB" >/dev/null
+COLLDIAG_ACCELERATE=1 COLLDIAG_REPORT=json:$T/calls.jsonl LD_PRELOAD=$LIB $RUN -n "$NP" $X ${X:+-x COLLDIAG_REPORT} "$B/patterns" "$T" "${PATTERNS_FILTER:-}" "$MIB" >/dev/null
 echo "# bench-patterns: $(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $NP ranks, $MIB MiB a rank a pattern, median of $REPS interleaved runs, ${OMPI_MCA_io:-default MPI-IO layer}"
 python3 - "$T" "$REPS" <<'PY'
 import json, statistics, sys
