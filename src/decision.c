@@ -759,6 +759,9 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
        calls and reports HDF5's modes (as INDIVIDUAL_IO does). An internal bit of the cause word, never
        reported: every rank must take the same path. */
     if (sel_on && (x->conv || x->xform)) v[AG_CAUSE] |= CD_CAUSE_CONVERTS_114;
+    /* ranks whose facts differ (a chunk cache set on some ranks only) must not take different schemes:
+       one rank without selection I/O makes every rank follow 1.10's path */
+    if (io.set.rules == COLLDIAG_HDF5_RULES_1_14 && !sel_on) v[AG_CAUSE] |= CD_CAUSE_SEL_OFF_114;
     rc = MPI_Allreduce(v, io.g, AG_N, MPI_UINT64_T, f->op, f->comm);
     if (rc != MPI_SUCCESS) return finish(&io, cd_mpi_err(&io, rc, "MPI_Allreduce (cause agreement)"));
     agreed_env(&io);
@@ -769,8 +772,9 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     uint64_t touched_bits = 0;
     for (int w = 0; w < CD_TOUCH_WORDS; w++) touched_bits += popcount64(io.g[AG_TOUCH + w]);
     io.disjoint = l && l->storage == STORE_CHUNKED && touched_bits == io.g[AG_SUM_TOUCH];
-    const int converts_114 = (io.g[AG_CAUSE] & CD_CAUSE_CONVERTS_114) != 0;
-    uint32_t global = (uint32_t)(io.g[AG_CAUSE] & ~(uint64_t)CD_CAUSE_CONVERTS_114);
+    if (io.g[AG_CAUSE] & CD_CAUSE_SEL_OFF_114) sel_on = 0;
+    const int converts_114 = sel_on && (io.g[AG_CAUSE] & CD_CAUSE_CONVERTS_114) != 0;
+    uint32_t global = (uint32_t)(io.g[AG_CAUSE] & ~(uint64_t)(CD_CAUSE_CONVERTS_114 | CD_CAUSE_SEL_OFF_114));
     x->global_cause = global;
     if (global & COLLDIAG_MPIO_ERROR_WHILE_CHECKING) {
         if (io.code && io.prefail == 2 && io.g[AG_FAIL] != UINT64_MAX) { /* waited, but another rank failed: name it */

@@ -17,6 +17,8 @@
 /* An internal bit of the agreed cause word, never reported (decision.c): some rank converts under HDF5
    1.14's selection I/O. */
 #define CD_CAUSE_CONVERTS_114 ((uint64_t)1 << 40)
+/* ... and: some rank has no selection I/O (then no rank uses it: every rank takes the same scheme). */
+#define CD_CAUSE_SEL_OFF_114 ((uint64_t)1 << 41)
 
 #ifndef COLLDIAG_MALLOC
 #define COLLDIAG_MALLOC(n) malloc(n)
