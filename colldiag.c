@@ -1418,8 +1418,6 @@ struct colldiag_xfer {
     int chunk_opt_done, io_mode_done;
     uint32_t local_cause, global_cause;
     uint32_t sel_io_cause;                /* this rank's reasons for no selection I/O (1.14's rules), H5D_SEL_IO_* */
-    uint32_t pre_sel_io_cause;            /* the HDF5 bridge's: what only HDF5 knows (a DXPL's selection I/O off, the
-                                             dataset's chunk cache), consumed by the next transfer like pre_code */
     int64_t chunk_cache;                  /* HDF5's chunk cache for the dataset, bytes (-1: HDF5's default, 1 MiB) */
     colldiag_chunk_info *chunks;          /* materialised on demand from pcs (about 300 bytes a chunk) */
     uint64_t nchunks, chunks_cap, chunks_ready;
@@ -5130,7 +5128,6 @@ static uint32_t sel_io_causes(const cd_io *io)
 {
     uint32_t c = 0;
     if (io->set.sel_io == COLLDIAG_SELECTION_IO_OFF) c |= COLLDIAG_SEL_IO_DISABLE_BY_API;
-    c |= io->x->pre_sel_io_cause; /* the HDF5 bridge's: a DXPL's mode, the dataset's chunk cache */
     if (!io->l) return c;
     if (io->l->storage == STORE_COMPACT) c |= COLLDIAG_SEL_IO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET;
     if (io->l->filtered) c |= COLLDIAG_SEL_IO_DATASET_FILTER;
@@ -5328,7 +5325,6 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     x->sel_io_cause = 0;
     int sel_on = 0; /* 1.14's rules: this rank's call goes through selection I/O */
     if (io.set.rules == COLLDIAG_HDF5_RULES_1_14 && !io.code) cause = causes_114(&io, cause, &sel_on);
-    x->pre_sel_io_cause = 0;
     x->cnt.t_map = cd_now() - t0;
     if (io.code) cause |= COLLDIAG_MPIO_ERROR_WHILE_CHECKING;
     x->local_cause = cause;

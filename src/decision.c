@@ -533,7 +533,6 @@ static uint32_t sel_io_causes(const cd_io *io)
 {
     uint32_t c = 0;
     if (io->set.sel_io == COLLDIAG_SELECTION_IO_OFF) c |= COLLDIAG_SEL_IO_DISABLE_BY_API;
-    c |= io->x->pre_sel_io_cause; /* the HDF5 bridge's: a DXPL's mode, the dataset's chunk cache */
     if (!io->l) return c;
     if (io->l->storage == STORE_COMPACT) c |= COLLDIAG_SEL_IO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET;
     if (io->l->filtered) c |= COLLDIAG_SEL_IO_DATASET_FILTER;
@@ -731,7 +730,6 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     x->sel_io_cause = 0;
     int sel_on = 0; /* 1.14's rules: this rank's call goes through selection I/O */
     if (io.set.rules == COLLDIAG_HDF5_RULES_1_14 && !io.code) cause = causes_114(&io, cause, &sel_on);
-    x->pre_sel_io_cause = 0;
     x->cnt.t_map = cd_now() - t0;
     if (io.code) cause |= COLLDIAG_MPIO_ERROR_WHILE_CHECKING;
     x->local_cause = cause;

@@ -33,8 +33,6 @@ struct colldiag_xfer {
     int chunk_opt_done, io_mode_done;
     uint32_t local_cause, global_cause;
     uint32_t sel_io_cause;                /* this rank's reasons for no selection I/O (1.14's rules), H5D_SEL_IO_* */
-    uint32_t pre_sel_io_cause;            /* the HDF5 bridge's: what only HDF5 knows (a DXPL's selection I/O off, the
-                                             dataset's chunk cache), consumed by the next transfer like pre_code */
     int64_t chunk_cache;                  /* HDF5's chunk cache for the dataset, bytes (-1: HDF5's default, 1 MiB) */
     colldiag_chunk_info *chunks;          /* materialised on demand from pcs (about 300 bytes a chunk) */
     uint64_t nchunks, chunks_cap, chunks_ready;
