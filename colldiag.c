@@ -1167,7 +1167,7 @@ enum {
     AG_MAX_FSIZE,      /* MAX: the file's size as each rank sees it before a collective write */
     AG_SUM_TOUCH,      /* SUM: bits each rank sets in the touched-chunk map (touch_map) */
     AG_BRIDGE,         /* BOR: HDF5 bridge: 1 = a rank waits only for the dataset's chunk index, 2 = a rank failed otherwise
-                          (bits 4-8: see colldiag_xfer's pre_defers and pre_flush_writes) */
+                          (bits 4-9: see colldiag_xfer's pre_defers and pre_flush_writes) */
     AG_RANK0,          /* BOR, rank 0's alone (agree_env): its COLLDIAG_REPORT kind (bits 0-1), its fetch-call count (bits 2-9) */
     AG_RANK0_BYTES,    /* BOR, rank 0's alone: its fetch byte threshold (COLLDIAG_H5_FETCH_BYTES) */
     AG_ENV,            /* BOR of every rank's digests of those variables (21 bits each) ... */
@@ -1445,9 +1445,10 @@ struct colldiag_xfer {
        argument, so that every rank leaves before any byte moves; bridge_global is the BOR of AG_BRIDGE.
        A rank waiting for the index also sends the bytes its call moves (pre_bytes, into AG_MAX_BYTES:
        bridge_max_bytes), how many calls HDF5 already ran rather than flush (pre_defers, capped at 15,
-       in AG_BRIDGE's bits 4-7) and whether flushing its file may write anything (pre_flush_writes: the
-       file is open for writing; AG_BRIDGE's bit 8), so that deciding whether to read the index costs
-       no reduction of its own */
+       in AG_BRIDGE's bits 4-7) and whether flushing its file may write anything (pre_flush_writes bit 0:
+       the file is open for writing; AG_BRIDGE's bit 8) or may leave HDF5's own later calls hanging (bit 1:
+       h5_flush_unsafe; AG_BRIDGE's bit 9), so that deciding whether to read the index costs no
+       reduction of its own */
     int pre_code, pre_need_index, pre_flush_writes, strict_alloc;
     char pre_msg[512];
     uint64_t bridge_global, pre_bytes, pre_defers, bridge_max_bytes;
@@ -4902,7 +4903,7 @@ static void agree_neutral(const cd_io *io, uint32_t cause, uint64_t v[AG_N])
     v[AG_FAIL] = io->code && io->prefail != 2 ? (uint64_t)io->f->rank * 16u + (uint64_t)(-io->code) : UINT64_MAX;
     v[AG_MIN_CHUNKS] = UINT64_MAX;
     if (io->code)
-        v[AG_BRIDGE] = io->prefail == 2 ? 1 | (io->x->pre_defers < 15 ? io->x->pre_defers : 15) << 4 | (uint64_t)(io->x->pre_flush_writes != 0) << 8 : 2;
+        v[AG_BRIDGE] = io->prefail == 2 ? 1 | (io->x->pre_defers < 15 ? io->x->pre_defers : 15) << 4 | (uint64_t)(io->x->pre_flush_writes & 3) << 8 : 2;
     if (io->code && io->prefail == 2) v[AG_MAX_BYTES] = io->x->pre_bytes;
 }
 
@@ -6953,6 +6954,23 @@ static int h5_lib_at_least(unsigned maj, unsigned min, unsigned rel)
         known = 1;
     }
     return v[0] != maj ? v[0] > maj : v[1] != min ? v[1] > min : v[2] >= rel;
+}
+
+/* 1 if flushing a writable file whose metadata reads are collective (H5Pset_all_coll_metadata_ops,
+   netCDF-4's files) may leave it where a later H5Dwrite/H5Dread of HDF5's own on fewer than all ranks
+   hangs. From HDF5 1.12 (1.14.5 read: H5D__chunk_io_init), every H5Dwrite/H5Dread on such a file
+   protects the dataset's chunk index metadata (a fixed array's data block) with a collective read,
+   even in an independent call; an entry the cache holds dirty passes without communication, but a
+   flush is a sync point that makes the entries it writes clean and no longer "collectively read"
+   (H5C_apply_candidate_list), and protecting such an entry collectively makes rank 0 broadcast it
+   (H5C_protect): the one rank of an independent call then waits in MPI_Bcast for ranks that never
+   come. A program that never flushes between its collective and its independent calls runs in HDF5;
+   the same program with colldiag's index flush in between hung (fuzz_h5 seed 20261127 case 3023:
+   rank 2's converting independent write after colldiag's collective one). HDF5 1.10's chunk lookup
+   reads independently (campaigns with such files ran clean), so only 1.12 and later. */
+static int h5_flush_unsafe(int md_local, int writable)
+{
+    return h5_lib_at_least(1, 12, 0) && md_local != 1 && writable != 0;
 }
 
 /* What to add to an address from H5Dget_chunk_info / H5Dget_chunk_info_by_coord to get the byte offset
@@ -9157,6 +9175,10 @@ static int h5_build_coord_layout(hid_t dset, const h5_oid *oi, h5_dentry *e, int
 /* One dataset's part of a bridge call, local: its cache entry, extent, selections, and either why
    colldiag cannot move it (why[0] set: HDF5 runs the call) or need = 1 when its chunk index must be
    read from the file first (in a collective call). fe: the file's entry. */
+/* Why HDF5 runs a call whose chunk index colldiag may not flush to read (h5_flush_unsafe). */
+static const char h5_coll_md_why[] = "reading the chunk index needs a file flush, and in a writable file whose metadata reads are collective "
+                                     "(H5Pset_all_coll_metadata_ops) a flush could leave HDF5 1.12+'s own later independent calls waiting for "
+                                     "ranks that never come: HDF5 runs it";
 /* Why HDF5 runs a small call whose chunk index would have to be read first (h5_defer_fetch). */
 static const char h5_small_call_why[] = "reading the chunk index needs a file flush, which a call this small does not pay for: HDF5 runs "
                                         "it (see COLLDIAG_H5_FETCH_BYTES and COLLDIAG_H5_FETCH_CALLS)";
@@ -9353,15 +9375,18 @@ static void h5_prepare(hid_t dset, const h5_oid *oi, hid_t mem_type, hid_t mem_s
    A file open read-only on every waiting rank has nothing to flush (H5Fflush returns at once: 0.2 us
    against ~0.1 ms for a clean writable file here, 1.5 ms for a dirty one), so its index is read at
    once: a small first read of an existing file (an analysis job's) then runs through colldiag
-   (bench-bridge's call: 0.44 ms, HDF5's 1.5 ms). 1: let HDF5 run the call. */
-static int h5_defer_fetch(h5_dentry *e, const colldiag_xfer *x)
+   (bench-bridge's call: 0.44 ms, HDF5's 1.5 ms). A writable file with collective metadata reads under
+   HDF5 1.12+ is never flushed (h5_flush_unsafe), whatever the call moves. The reason HDF5 runs the
+   call, or NULL: read the index. */
+static const char *h5_defer_fetch(h5_dentry *e, const colldiag_xfer *x)
 {
-    if (!(x->bridge_global >> 8 & 1)) return 0; /* no waiting rank's flush writes anything */
+    if (x->bridge_global >> 9 & 1) return h5_coll_md_why; /* some waiting rank's flush is h5_flush_unsafe */
+    if (!(x->bridge_global >> 8 & 1)) return NULL;        /* no waiting rank's flush writes anything */
     /* rank 0's thresholds (agree_env): a rank that flushes while another lets HDF5 run the call would hang */
     const uint64_t defers = x->bridge_global >> 4 & 15; /* waiting ranks' counts, ORed: never below any of them */
-    if (x->bridge_max_bytes >= x->fetch_bytes || defers >= x->fetch_calls) return 0;
+    if (x->bridge_max_bytes >= x->fetch_bytes || defers >= x->fetch_calls) return NULL;
     e->defers = defers + 1;
-    return 1;
+    return h5_small_call_why;
 }
 
 
@@ -9427,7 +9452,8 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
             x->pre_need_index = !why[0];
             x->pre_bytes = need ? need_bytes : 0;
             x->pre_defers = need ? e->defers : 0;
-            x->pre_flush_writes = need && h5_file_writable(dset, fe) != 0; /* unknown: as if writable */
+            const int w = h5_file_writable(dset, fe); /* unknown: as if writable */
+            x->pre_flush_writes = need ? (w != 0) | h5_flush_unsafe(fe->md_local, w) << 1 : 0;
             snprintf(x->pre_msg, sizeof x->pre_msg, "%s", why[0] ? why : "waiting for the dataset's chunk index");
         }
         x->strict_alloc = 1;
@@ -9439,8 +9465,9 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
         if (!rc || !collective || (x->bridge_global & 3) != 1 || attempt > 0) break;
         /* every rank is healthy but some wait for the chunk index: fetch it together, then once more (or
            let HDF5 run a small call rather than flush) */
-        if (h5_defer_fetch(e, x)) {
-            rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", h5_small_call_why);
+        const char *defer = h5_defer_fetch(e, x);
+        if (defer) {
+            rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", defer);
             snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
             break;
         }
@@ -9555,8 +9582,13 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
             argcode = COLLDIAG_ERR_ARG;
             snprintf(why, sizeof why, "the ranks pass different counts (%" PRIu64 " to %" PRIu64 " datasets)", agreed[1], UINT64_MAX - agreed[2]);
         }
-        if (need) need[0] = why[0] != 0;
+        if (need) { /* 1: ineligible here; 2: an index to read, in a file this rank must not flush (h5_flush_unsafe) */
+            int want = 0;
+            for (size_t i = 0; i < count; i++) want |= need[i + 1];
+            need[0] = why[0] ? 1 : want && h5_flush_unsafe(fe->md_local, h5_file_writable(dsets[0], fe)) ? 2 : 0;
+        }
         if (all) MPI_Allreduce(need, g, (int)count + 1, MPI_INT, MPI_MAX, f->comm);
+        if (all && g[0] == 2 && !why[0]) snprintf(why, sizeof why, "%s", h5_coll_md_why);
         for (size_t i = 0; all && !g[0] && i < count; i++)
             if (g[i + 1]) {
                 h5_fetch_index(dsets[i], e[i], fe, rk[i], dims[i]);

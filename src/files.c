@@ -27,7 +27,7 @@ enum {
     AG_MAX_FSIZE,      /* MAX: the file's size as each rank sees it before a collective write */
     AG_SUM_TOUCH,      /* SUM: bits each rank sets in the touched-chunk map (touch_map) */
     AG_BRIDGE,         /* BOR: HDF5 bridge: 1 = a rank waits only for the dataset's chunk index, 2 = a rank failed otherwise
-                          (bits 4-8: see colldiag_xfer's pre_defers and pre_flush_writes) */
+                          (bits 4-9: see colldiag_xfer's pre_defers and pre_flush_writes) */
     AG_RANK0,          /* BOR, rank 0's alone (agree_env): its COLLDIAG_REPORT kind (bits 0-1), its fetch-call count (bits 2-9) */
     AG_RANK0_BYTES,    /* BOR, rank 0's alone: its fetch byte threshold (COLLDIAG_H5_FETCH_BYTES) */
     AG_ENV,            /* BOR of every rank's digests of those variables (21 bits each) ... */

@@ -97,6 +97,10 @@ static int h5_build_coord_layout(hid_t dset, const h5_oid *oi, h5_dentry *e, int
 /* One dataset's part of a bridge call, local: its cache entry, extent, selections, and either why
    colldiag cannot move it (why[0] set: HDF5 runs the call) or need = 1 when its chunk index must be
    read from the file first (in a collective call). fe: the file's entry. */
+/* Why HDF5 runs a call whose chunk index colldiag may not flush to read (h5_flush_unsafe). */
+static const char h5_coll_md_why[] = "reading the chunk index needs a file flush, and in a writable file whose metadata reads are collective "
+                                     "(H5Pset_all_coll_metadata_ops) a flush could leave HDF5 1.12+'s own later independent calls waiting for "
+                                     "ranks that never come: HDF5 runs it";
 /* Why HDF5 runs a small call whose chunk index would have to be read first (h5_defer_fetch). */
 static const char h5_small_call_why[] = "reading the chunk index needs a file flush, which a call this small does not pay for: HDF5 runs "
                                         "it (see COLLDIAG_H5_FETCH_BYTES and COLLDIAG_H5_FETCH_CALLS)";
@@ -293,15 +297,18 @@ static void h5_prepare(hid_t dset, const h5_oid *oi, hid_t mem_type, hid_t mem_s
    A file open read-only on every waiting rank has nothing to flush (H5Fflush returns at once: 0.2 us
    against ~0.1 ms for a clean writable file here, 1.5 ms for a dirty one), so its index is read at
    once: a small first read of an existing file (an analysis job's) then runs through colldiag
-   (bench-bridge's call: 0.44 ms, HDF5's 1.5 ms). 1: let HDF5 run the call. */
-static int h5_defer_fetch(h5_dentry *e, const colldiag_xfer *x)
+   (bench-bridge's call: 0.44 ms, HDF5's 1.5 ms). A writable file with collective metadata reads under
+   HDF5 1.12+ is never flushed (h5_flush_unsafe), whatever the call moves. The reason HDF5 runs the
+   call, or NULL: read the index. */
+static const char *h5_defer_fetch(h5_dentry *e, const colldiag_xfer *x)
 {
-    if (!(x->bridge_global >> 8 & 1)) return 0; /* no waiting rank's flush writes anything */
+    if (x->bridge_global >> 9 & 1) return h5_coll_md_why; /* some waiting rank's flush is h5_flush_unsafe */
+    if (!(x->bridge_global >> 8 & 1)) return NULL;        /* no waiting rank's flush writes anything */
     /* rank 0's thresholds (agree_env): a rank that flushes while another lets HDF5 run the call would hang */
     const uint64_t defers = x->bridge_global >> 4 & 15; /* waiting ranks' counts, ORed: never below any of them */
-    if (x->bridge_max_bytes >= x->fetch_bytes || defers >= x->fetch_calls) return 0;
+    if (x->bridge_max_bytes >= x->fetch_bytes || defers >= x->fetch_calls) return NULL;
     e->defers = defers + 1;
-    return 1;
+    return h5_small_call_why;
 }
 
 
@@ -367,7 +374,8 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
             x->pre_need_index = !why[0];
             x->pre_bytes = need ? need_bytes : 0;
             x->pre_defers = need ? e->defers : 0;
-            x->pre_flush_writes = need && h5_file_writable(dset, fe) != 0; /* unknown: as if writable */
+            const int w = h5_file_writable(dset, fe); /* unknown: as if writable */
+            x->pre_flush_writes = need ? (w != 0) | h5_flush_unsafe(fe->md_local, w) << 1 : 0;
             snprintf(x->pre_msg, sizeof x->pre_msg, "%s", why[0] ? why : "waiting for the dataset's chunk index");
         }
         x->strict_alloc = 1;
@@ -379,8 +387,9 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
         if (!rc || !collective || (x->bridge_global & 3) != 1 || attempt > 0) break;
         /* every rank is healthy but some wait for the chunk index: fetch it together, then once more (or
            let HDF5 run a small call rather than flush) */
-        if (h5_defer_fetch(e, x)) {
-            rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", h5_small_call_why);
+        const char *defer = h5_defer_fetch(e, x);
+        if (defer) {
+            rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", defer);
             snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
             break;
         }
@@ -495,8 +504,13 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
             argcode = COLLDIAG_ERR_ARG;
             snprintf(why, sizeof why, "the ranks pass different counts (%" PRIu64 " to %" PRIu64 " datasets)", agreed[1], UINT64_MAX - agreed[2]);
         }
-        if (need) need[0] = why[0] != 0;
+        if (need) { /* 1: ineligible here; 2: an index to read, in a file this rank must not flush (h5_flush_unsafe) */
+            int want = 0;
+            for (size_t i = 0; i < count; i++) want |= need[i + 1];
+            need[0] = why[0] ? 1 : want && h5_flush_unsafe(fe->md_local, h5_file_writable(dsets[0], fe)) ? 2 : 0;
+        }
         if (all) MPI_Allreduce(need, g, (int)count + 1, MPI_INT, MPI_MAX, f->comm);
+        if (all && g[0] == 2 && !why[0]) snprintf(why, sizeof why, "%s", h5_coll_md_why);
         for (size_t i = 0; all && !g[0] && i < count; i++)
             if (g[i + 1]) {
                 h5_fetch_index(dsets[i], e[i], fe, rk[i], dims[i]);

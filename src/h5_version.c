@@ -53,6 +53,23 @@ static int h5_lib_at_least(unsigned maj, unsigned min, unsigned rel)
     return v[0] != maj ? v[0] > maj : v[1] != min ? v[1] > min : v[2] >= rel;
 }
 
+/* 1 if flushing a writable file whose metadata reads are collective (H5Pset_all_coll_metadata_ops,
+   netCDF-4's files) may leave it where a later H5Dwrite/H5Dread of HDF5's own on fewer than all ranks
+   hangs. From HDF5 1.12 (1.14.5 read: H5D__chunk_io_init), every H5Dwrite/H5Dread on such a file
+   protects the dataset's chunk index metadata (a fixed array's data block) with a collective read,
+   even in an independent call; an entry the cache holds dirty passes without communication, but a
+   flush is a sync point that makes the entries it writes clean and no longer "collectively read"
+   (H5C_apply_candidate_list), and protecting such an entry collectively makes rank 0 broadcast it
+   (H5C_protect): the one rank of an independent call then waits in MPI_Bcast for ranks that never
+   come. A program that never flushes between its collective and its independent calls runs in HDF5;
+   the same program with colldiag's index flush in between hung (fuzz_h5 seed 20261127 case 3023:
+   rank 2's converting independent write after colldiag's collective one). HDF5 1.10's chunk lookup
+   reads independently (campaigns with such files ran clean), so only 1.12 and later. */
+static int h5_flush_unsafe(int md_local, int writable)
+{
+    return h5_lib_at_least(1, 12, 0) && md_local != 1 && writable != 0;
+}
+
 /* What to add to an address from H5Dget_chunk_info / H5Dget_chunk_info_by_coord to get the byte offset
    in the file, given the file's userblock size. */
 static hsize_t h5_chunk_info_base(hsize_t userblock)

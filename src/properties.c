@@ -60,9 +60,10 @@ struct colldiag_xfer {
        argument, so that every rank leaves before any byte moves; bridge_global is the BOR of AG_BRIDGE.
        A rank waiting for the index also sends the bytes its call moves (pre_bytes, into AG_MAX_BYTES:
        bridge_max_bytes), how many calls HDF5 already ran rather than flush (pre_defers, capped at 15,
-       in AG_BRIDGE's bits 4-7) and whether flushing its file may write anything (pre_flush_writes: the
-       file is open for writing; AG_BRIDGE's bit 8), so that deciding whether to read the index costs
-       no reduction of its own */
+       in AG_BRIDGE's bits 4-7) and whether flushing its file may write anything (pre_flush_writes bit 0:
+       the file is open for writing; AG_BRIDGE's bit 8) or may leave HDF5's own later calls hanging (bit 1:
+       h5_flush_unsafe; AG_BRIDGE's bit 9), so that deciding whether to read the index costs no
+       reduction of its own */
     int pre_code, pre_need_index, pre_flush_writes, strict_alloc;
     char pre_msg[512];
     uint64_t bridge_global, pre_bytes, pre_defers, bridge_max_bytes;

@@ -63,6 +63,9 @@ suite "mpich test_h5accel -n 3" 300 $MPICH -n 3 "$BM/test_h5accel" "build/h5acce
 # every byte against HDF5's own writes and the tester's image
 h5fuzz() { local label=$1 n=$2; shift 2; suite "$label fuzz_h5 $n cases, seed $FUZZ_SEED" 400 "$@" --seed "$FUZZ_SEED" --cases "$n" --out build/fuzz-h5; }
 h5fuzz "openmpi/ompio -n 3" 200 $OMPI -n 3 "$BO/fuzz_h5"
+# a file with collective metadata reads: colldiag's index flush left HDF5 1.14's own later independent
+# write on one rank waiting in MPI_Bcast (h5_flush_unsafe); hung within seconds before the fix
+suite "openmpi/ompio fuzz_h5 replay: seed 20261127 case 3023 (coll. metadata, flush)" 90 $OMPI -n 3 "$BO/fuzz_h5" --seed 20261127 --first 3023 --cases 3024 --out build/fuzz-h5
 [ -n "$ROMIO" ] && h5fuzz "openmpi/$ROMIO -n 3" 100 env OMPI_MCA_io=$ROMIO $OMPI -x OMPI_MCA_io -n 3 "$BO/fuzz_h5"
 h5fuzz "mpich -n 2" 30 $MPICH -n 2 "$BM/fuzz_h5"
 # the preload on unmodified C and h5py programs: explanations equal HDF5's answers call by call, and
