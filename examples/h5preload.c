@@ -497,14 +497,25 @@ herr_t H5Dread(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hi
 }
 
 /* ---- HDF5 1.14's other raw-data calls ----
-   H5Dwrite_multi / H5Dread_multi (several datasets in one call) and the asynchronous H5Dwrite_async,
-   H5Dread_async, H5Dwrite_multi_async, H5Dread_multi_async move raw data too. colldiag does not plan
-   them yet (HDF5 1.14 decides a multi-dataset call as a whole, link-piece I/O over every dataset): HDF5
-   runs each unchanged, also under COLLDIAG_ACCELERATE, and with COLLDIAG_REPORT the report names every
-   dataset of the call and says so, so that no raw-data call goes unseen. Reported by rank 0 of
-   MPI_COMM_WORLD (the call's communicator is not known without asking HDF5 collectively). */
+   H5Dwrite_multi / H5Dread_multi move several datasets of one file in one call. Under
+   COLLDIAG_ACCELERATE colldiag runs such a call whole (colldiag_h5_write_multi / _read_multi: one
+   collective data call, link-chunk, with colldiag_h5_write's rules for each dataset), all or nothing:
+   where any dataset is one HDF5 runs as fast (a contiguous one under =1, as_fast_why) or colldiag
+   cannot move (any rank's reason), HDF5 runs the whole call unchanged. Without acceleration HDF5 runs
+   it: colldiag does not plan a multi-dataset call the way HDF5 1.14 decides it (as a whole, link-piece
+   I/O over every dataset), so the report says so rather than guess. The asynchronous H5Dwrite_async,
+   H5Dread_async, H5Dwrite_multi_async and H5Dread_multi_async always run in HDF5 (their event sets are
+   HDF5's). Either way, with COLLDIAG_REPORT the report has one entry per dataset of every such call, so
+   that no raw-data call goes unseen. Reported by rank 0 of MPI_COMM_WORLD (the call's communicator is
+   not known without asking HDF5 collectively). */
 #if H5_VERSION_GE(1, 14, 0)
-static void declined(const char *op, size_t count, const hid_t *dsets)
+static const char not_planned_why[] = "colldiag does not plan HDF5 1.14's multi-dataset calls (HDF5 decides them as a whole): HDF5 runs it "
+                                      "(COLLDIAG_ACCELERATE=1 lets colldiag run it)";
+static const char async_why[] = "an asynchronous call (its event set is HDF5's): HDF5 runs it";
+
+/* The report's entries for one such call: by_colldiag, its scheme (chunk_opt) and time; else why HDF5
+   ran it. */
+static void report_multi(const char *op, size_t count, const hid_t *dsets, int by_colldiag, const char *why, const char *scheme, double t)
 {
     const char *mode = cd_getenv("COLLDIAG_REPORT");
     int init = 0, me = 0;
@@ -518,15 +529,20 @@ static void declined(const char *op, size_t count, const hid_t *dsets)
         names_of(dsets[i], file, sizeof file, name, sizeof name);
         FILE *o = open_memstream(&text, &tlen);
         if (!o) continue;
-        static const char why[] = "colldiag does not plan HDF5 1.14's multi-dataset or asynchronous calls yet: HDF5 runs it";
         if (json) {
             fprintf(o, "{\"op\":\"%s\",\"dataset_index\":%zu,\"file\":", op, i);
             json_str(o, file);
             fprintf(o, ",\"dataset\":");
             json_str(o, name);
-            fprintf(o, ",\"planned\":false,\"engine\":\"hdf5\",\"why\":");
-            json_str(o, why);
-            fprintf(o, "}\n");
+            if (by_colldiag) fprintf(o, ",\"planned\":true,\"engine\":\"colldiag\",\"chunk_opt\":\"%s\",\"time\":%.9f}\n", scheme, t);
+            else {
+                fprintf(o, ",\"planned\":false,\"engine\":\"hdf5\",\"why\":");
+                json_str(o, why);
+                fprintf(o, "}\n");
+            }
+        } else if (by_colldiag) {
+            fprintf(o, "colldiag: %s %s:%s (dataset %zu of %zu), accelerated: colldiag moved the bytes (%s, %.6f s)\n", op, file, name, i, count,
+                    scheme, t);
         } else {
             fprintf(o, "colldiag: %s %s:%s (dataset %zu of %zu), not planned: %s\n", op, file, name, i, count, why);
         }
@@ -536,6 +552,53 @@ static void declined(const char *op, size_t count, const hid_t *dsets)
         free(text);
     }
 }
+static void declined(const char *op, size_t count, const hid_t *dsets) { report_multi(op, count, dsets, 0, async_why, NULL, 0); }
+
+/* 1 if colldiag ran the whole multi-dataset call (see above); else why HDF5 runs it. Every rank of a
+   collective call decides alike: the environment is rank 0's, a dataset's storage the same on every
+   rank, and colldiag_h5_*_multi fails everywhere or nowhere. */
+static int accelerate_multi(int wr, size_t count, const hid_t *dsets, const hid_t *mts, const hid_t *mss, const hid_t *fss, hid_t dxpl,
+                            const void **wbufs, void **rbufs, const char *acc, char *why, size_t wl)
+{
+    for (size_t i = 0; i < count; i++) {
+        char w[768];
+        if (hdf5_runs_it(dsets[i], acc, w, sizeof w)) {
+            snprintf(why, wl, "dataset %zu of the call: %s", i, w);
+            return 0;
+        }
+    }
+    colldiag_xfer *x = call_xfer();
+    h5_bridge_quiet = 1; /* the reports are this library's */
+    const double t0 = MPI_Wtime();
+    cd_internal++;
+    const int rc = wr ? colldiag_h5_write_multi(count, dsets, mts, mss, fss, dxpl, wbufs, x)
+                      : colldiag_h5_read_multi(count, dsets, mts, mss, fss, dxpl, rbufs, x);
+    const double t = MPI_Wtime() - t0;
+    cd_internal--;
+    if (rc == 0) report_multi(wr ? "H5Dwrite_multi" : "H5Dread_multi", count, dsets, 1, NULL, colldiag_chunk_opt_name(x->chunk_opt_done), t);
+    else h5_copy(why, wl, colldiag_xfer_errmsg(x)[0] ? colldiag_xfer_errmsg(x) : cd_errbuf);
+    xfer_release(x);
+    return rc == 0;
+}
+
+/* H5Dwrite_multi and H5Dread_multi's one wrapper: colldiag runs the call (accelerate_multi) or HDF5 does. */
+static herr_t multi_call(int wr, size_t count, hid_t *dsets, hid_t *mts, hid_t *mss, hid_t *fss, hid_t dxpl, const void **wbufs, void **rbufs,
+                         herr_t (*real_w)(size_t, hid_t *, hid_t *, hid_t *, hid_t *, hid_t, const void **),
+                         herr_t (*real_r)(size_t, hid_t *, hid_t *, hid_t *, hid_t *, hid_t, void **))
+{
+    cd_env_enter();
+    const char *acc = cd_getenv("COLLDIAG_ACCELERATE");
+    char why[1024] = "";
+    herr_t ret = 0;
+    if (!(count > 0 && dsets && acc && *acc && strcmp(acc, "0") && !cd_internal &&
+          accelerate_multi(wr, count, dsets, mts, mss, fss, dxpl, wbufs, rbufs, acc, why, sizeof why))) {
+        if (dsets) report_multi(wr ? "H5Dwrite_multi" : "H5Dread_multi", count, dsets, 0, why[0] ? why : not_planned_why, NULL, 0);
+        h5_plist_gen++; /* HDF5 runs the call: it sets the DXPL's actual-mode properties */
+        ret = wr ? real_w(count, dsets, mts, mss, fss, dxpl, wbufs) : real_r(count, dsets, mts, mss, fss, dxpl, rbufs);
+    }
+    cd_env_leave();
+    return ret;
+}
 
 #define CD_REAL(fn, type) static type real; if (!real) real = (type)dlsym(RTLD_NEXT, fn)
 typedef herr_t (*h5wm_fn)(size_t, hid_t *, hid_t *, hid_t *, hid_t *, hid_t, const void **);
@@ -544,15 +607,13 @@ herr_t H5Dwrite_multi(size_t count, hid_t dset_id[], hid_t mem_type_id[], hid_t 
                       const void *buf[])
 {
     CD_REAL("H5Dwrite_multi", h5wm_fn);
-    declined("H5Dwrite_multi", count, dset_id);
-    return real(count, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf);
+    return multi_call(1, count, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf, NULL, real, NULL);
 }
 herr_t H5Dread_multi(size_t count, hid_t dset_id[], hid_t mem_type_id[], hid_t mem_space_id[], hid_t file_space_id[], hid_t dxpl_id,
                      void *buf[])
 {
     CD_REAL("H5Dread_multi", h5rm_fn);
-    declined("H5Dread_multi", count, dset_id);
-    return real(count, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf);
+    return multi_call(0, count, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, NULL, buf, NULL, real);
 }
 #undef H5Dwrite_async
 #undef H5Dread_async

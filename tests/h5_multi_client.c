@@ -1,6 +1,7 @@
 /* A plain HDF5 1.14 program (no colldiag) calling the raw-data entry points HDF5 1.14 added beside
- * H5Dwrite/H5Dread: H5Dwrite_multi and H5Dread_multi over two datasets, and H5Dwrite_async /
- * H5Dread_async with an event set. Each rank writes its band of rows, reads every value back and checks
+ * H5Dwrite/H5Dread: H5Dwrite_multi over a chunked and a contiguous dataset (/a, /b), then over two
+ * chunked ones (/a again, /d), H5Dread_multi over all three, and H5Dwrite_async / H5Dread_async (/c)
+ * with an event set. Each rank writes its band of rows, reads every value back and checks
  * it against the value it computes itself; exit 1 on any difference. tests/test_multi_entry.sh runs it
  * plain and under the preload. Built only against HDF5 1.14 or later.
  *   mpirun -n P h5_multi_client FILE.h5 */
@@ -27,33 +28,36 @@ int main(int argc, char **argv)
     const hsize_t dims[2] = {(hsize_t)ROWS * (hsize_t)P, COLS}, cdims[2] = {ROWS, COLS / 2}, st[2] = {(hsize_t)me * ROWS, 0}, ct[2] = {ROWS, COLS};
     hid_t sp = H5Screate_simple(2, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_chunk(dcpl, 2, cdims);
-    hid_t ds[3] = {H5Dcreate2(f, "a", H5T_NATIVE_INT, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT),
+    hid_t ds[4] = {H5Dcreate2(f, "a", H5T_NATIVE_INT, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT),
                    H5Dcreate2(f, "b", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                   H5Dcreate2(f, "c", H5T_NATIVE_INT, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)};
+                   H5Dcreate2(f, "c", H5T_NATIVE_INT, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT),
+                   H5Dcreate2(f, "d", H5T_NATIVE_INT, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT)};
     H5Sselect_hyperslab(sp, H5S_SELECT_SET, st, NULL, ct, NULL);
     hid_t ms = H5Screate_simple(2, ct, NULL), x = H5Pcreate(H5P_DATASET_XFER);
     H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE);
-    int w[3][ROWS * COLS], r[3][ROWS * COLS];
-    for (int d = 0; d < 3; d++)
+    int w[4][ROWS * COLS], r[4][ROWS * COLS];
+    for (int d = 0; d < 4; d++)
         for (int i = 0; i < ROWS * COLS; i++) w[d][i] = value(d, me * ROWS + i / COLS, i % COLS), r[d][i] = -1;
-    hid_t types[2] = {H5T_NATIVE_INT, H5T_NATIVE_INT}, mss[2] = {ms, ms}, fss[2] = {sp, sp};
-    const void *wb[2] = {w[0], w[1]};
-    void *rb[2] = {r[0], r[1]};
+    hid_t types[3] = {H5T_NATIVE_INT, H5T_NATIVE_INT, H5T_NATIVE_INT}, mss[3] = {ms, ms, ms}, fss[3] = {sp, sp, sp};
+    hid_t ad[2] = {ds[0], ds[3]}, abd[3] = {ds[0], ds[1], ds[3]};
+    const void *wb[2] = {w[0], w[1]}, *wd[2] = {w[0], w[3]};
+    void *rb[3] = {r[0], r[1], r[3]};
     bad |= H5Dwrite_multi(2, ds, types, mss, fss, x, wb) < 0;
+    bad |= H5Dwrite_multi(2, ad, types, mss, fss, x, wd) < 0;
     hid_t es = H5EScreate();
     size_t pending = 0;
     hbool_t failed = 0;
     bad |= H5Dwrite_async(ds[2], H5T_NATIVE_INT, ms, sp, x, w[2], es) < 0;
     bad |= H5ESwait(es, H5ES_WAIT_FOREVER, &pending, &failed) < 0 || failed;
-    bad |= H5Dread_multi(2, ds, types, mss, fss, x, rb) < 0;
+    bad |= H5Dread_multi(3, abd, types, mss, fss, x, rb) < 0;
     bad |= H5Dread_async(ds[2], H5T_NATIVE_INT, ms, sp, x, r[2], es) < 0;
     bad |= H5ESwait(es, H5ES_WAIT_FOREVER, &pending, &failed) < 0 || failed;
     H5ESclose(es);
     int wrong = 0;
-    for (int d = 0; d < 3; d++)
+    for (int d = 0; d < 4; d++)
         for (int i = 0; i < ROWS * COLS; i++) wrong += r[d][i] != w[d][i];
     if (bad || wrong) printf("h5_multi_client rank %d: %d calls failed, %d values wrong\n", me, bad, wrong);
-    for (int d = 0; d < 3; d++) H5Dclose(ds[d]);
+    for (int d = 0; d < 4; d++) H5Dclose(ds[d]);
     H5Pclose(x);
     H5Pclose(dcpl);
     H5Sclose(ms);
