@@ -91,7 +91,7 @@ suite "openmpi/ompio -n 3 fuzz_h5 seed 1795596782 case 3060 (HDF5's chunk mappin
 # the bridge's named cases: the index reader on every index type against the file's bytes, and faults
 mkdir -p build/h5accel
 suite "openmpi/ompio test_h5accel -n 3" 300 $OMPI -n 3 build/openmpi/test_h5accel build/h5accel
-for p in 1 2 4; do suite "openmpi/ompio test_h5accel -n $p" 300 $OMPI -n $p build/openmpi/test_h5accel build/h5accel; done
+for p in 1 2 4 8 16; do suite "openmpi/ompio test_h5accel -n $p" 300 $OMPI -n $p build/openmpi/test_h5accel build/h5accel; done
 suite "openmpi/romio test_h5accel -n 3" 300 env OMPI_MCA_io=romio321 $OMPI -x OMPI_MCA_io -n 3 build/openmpi/test_h5accel build/h5accel
 suite "mpich test_h5accel -n 3" 300 $MPICH -n 3 build/mpich/test_h5accel build/h5accel
 # the Fortran module (colldiag.f90): every scheme's bytes, modes and chunk info, 0-based Fortran-order

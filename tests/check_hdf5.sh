@@ -60,6 +60,7 @@ mkdir -p build/fuzz-h5 build/h5accel-$TAG
 suite "openmpi/ompio test_h5accel -n 3" 300 $OMPI -n 3 "$BO/test_h5accel" "build/h5accel-$TAG"
 [ -n "$ROMIO" ] && suite "openmpi/$ROMIO test_h5accel -n 3" 300 env OMPI_MCA_io=$ROMIO $OMPI -x OMPI_MCA_io -n 3 "$BO/test_h5accel" "build/h5accel-$TAG"
 suite "mpich test_h5accel -n 3" 300 $MPICH -n 3 "$BM/test_h5accel" "build/h5accel-$TAG"
+suite "openmpi/ompio test_h5accel -n 8" 300 $OMPI -n 8 "$BO/test_h5accel" "build/h5accel-$TAG"
 # every byte against HDF5's own writes and the tester's image
 h5fuzz() { local label=$1 n=$2; shift 2; suite "$label fuzz_h5 $n cases, seed $FUZZ_SEED" 400 "$@" --seed "$FUZZ_SEED" --cases "$n" --out build/fuzz-h5; }
 h5fuzz "openmpi/ompio -n 3" 200 $OMPI -n 3 "$BO/fuzz_h5"

@@ -432,7 +432,7 @@ static void faults(void)
     char path[512];
     snprintf(path, sizeof path, "%s/h5accel_faults.h5", dir);
     hid_t f = file_create(path, 1, 0), dx = coll_dxpl();
-    const hsize_t R = 12, W = 10;
+    const hsize_t R = P > 12 ? (hsize_t)P : 12, W = 10; /* a row for every rank at least */
     colldiag_xfer *x = NULL;
     colldiag_xfer_create(&x);
 
@@ -473,7 +473,7 @@ static void faults(void)
        the extent): refused on every rank, no hang */
     for (int odd = 0; odd < P; odd++) {
         snprintf(g_case, sizeof g_case, "rank %d's selection is one HDF5 rejects", odd);
-        hsize_t d[3] = {2, 14, 5};
+        hsize_t d[3] = {2, P > 14 ? (hsize_t)P : 14, 5}; /* a row of plane 0 for every other rank */
         hid_t sp = H5Screate_simple(3, d, NULL);
         char name[16];
         snprintf(name, sizeof name, "sel%d", odd);
@@ -506,12 +506,12 @@ static void faults(void)
        every rank with HDF5's reason, no hang */
     for (int odd = 0; odd < P; odd++) {
         snprintf(g_case, sizeof g_case, "rank %d's regular hyperslab reaches past the extent", odd);
-        hsize_t d[3] = {2, 14, 5};
+        hsize_t d[3] = {2, P > 14 ? (hsize_t)P : 14, 5}; /* a row of plane 1 for every rank */
         hid_t sp = H5Screate_simple(3, d, NULL);
         char name[16];
         snprintf(name, sizeof name, "past%d", odd);
         hid_t ds = H5Dcreate2(f, name, H5T_NATIVE_UINT32, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        hsize_t st[3] = {1, me == odd ? 12 : (hsize_t)me, 0}, ct[3] = {1, me == odd ? 4 : 1, 5};
+        hsize_t st[3] = {1, me == odd ? d[1] - 2 : (hsize_t)me, 0}, ct[3] = {1, me == odd ? 4 : 1, 5};
         H5Sselect_hyperslab(sp, H5S_SELECT_SET, st, NULL, ct, NULL);
         uint32_t buf[20] = {0};
         hsize_t mn = (hsize_t)H5Sget_select_npoints(sp);
@@ -678,8 +678,9 @@ static void faults(void)
     setenv("COLLDIAG_H5_LOOKUP_BUDGET", "0", 1);
     {
         snprintf(g_case, sizeof g_case, "only rank 0's first call is large enough to read the index");
-        hid_t ds = chunked_2d(f, "uneven", R, W, 5, 4, 0);
-        const hsize_t r0 = me == 0 ? 0 : R - (hsize_t)P + (hsize_t)me, r1 = me == 0 ? R - (hsize_t)P + 1 : r0 + 1;
+        const hsize_t Ru = R > (hsize_t)P + 1 ? R : (hsize_t)P + 1; /* rank 0 two rows or more, the others one */
+        hid_t ds = chunked_2d(f, "uneven", Ru, W, 5, 4, 0);
+        const hsize_t r0 = me == 0 ? 0 : Ru - (hsize_t)P + (hsize_t)me, r1 = me == 0 ? Ru - (hsize_t)P + 1 : r0 + 1;
         hid_t fs = rows(ds, r0, r1);
         hsize_t mn = (r1 - r0) * W;
         hid_t ms = H5Screate_simple(1, &mn, NULL);
@@ -1147,8 +1148,9 @@ static void scale(void)
     hid_t ds = H5Dcreate2(f, "d", H5T_NATIVE_UINT32, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     H5Pclose(dcpl);
     H5Sclose(sp);
-    /* rank r: the 4 x 4 block at rows 60 r + 7, columns 250 - 70 r (apart on every rank) */
-    const hsize_t st[2] = {60 * (hsize_t)me + 7, 250 - 70 * (hsize_t)(me % 4)}, ct[2] = {4, 4}, mn = 16;
+    /* rank r: the 4 x 4 block at rows 7 + 5 (r / 4), columns 250 - 70 (r % 4): apart on every rank and
+       inside the extent up to 196 ranks (60 r + 7 left it from rank 5 on) */
+    const hsize_t st[2] = {7 + 5 * (hsize_t)(me / 4) % (n - 11), 250 - 70 * (hsize_t)(me % 4)}, ct[2] = {4, 4}, mn = 16;
     hid_t fs = H5Dget_space(ds), ms = H5Screate_simple(1, &mn, NULL);
     H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, ct, NULL);
     uint32_t v[16], back[16];
@@ -1277,7 +1279,7 @@ static void rank0_env(void)
     colldiag_xfer_create(&x);
     setenv("COLLDIAG_H5_LOOKUP_BUDGET", "0", 1);
     static const char *const names[2] = {"COLLDIAG_H5_FETCH_CALLS", "COLLDIAG_H5_FETCH_BYTES"}, *const values[2] = {"0", "1"};
-    const hsize_t R = 12, W = 10, r0 = (hsize_t)me * R / (hsize_t)P, r1 = (hsize_t)(me + 1) * R / (hsize_t)P, mn = (r1 - r0) * W + 1;
+    const hsize_t R = P > 12 ? (hsize_t)P : 12, W = 10, r0 = (hsize_t)me * R / (hsize_t)P, r1 = (hsize_t)(me + 1) * R / (hsize_t)P, mn = (r1 - r0) * W + 1;
     int k = 40;
     for (int what = 0; what < 3; what++)
         for (int bad = 0; bad < P; bad++)
@@ -1343,7 +1345,7 @@ static void bad_arguments(void)
     char path[512];
     snprintf(path, sizeof path, "%s/h5accel_badargs.h5", dir);
     hid_t f = file_create(path, 0, 0), dx = coll_dxpl();
-    const hsize_t R = 12, W = 10, r0 = (hsize_t)me * R / (hsize_t)P, r1 = (hsize_t)(me + 1) * R / (hsize_t)P, mn = (r1 - r0) * W + 1;
+    const hsize_t R = P > 12 ? (hsize_t)P : 12, W = 10, r0 = (hsize_t)me * R / (hsize_t)P, r1 = (hsize_t)(me + 1) * R / (hsize_t)P, mn = (r1 - r0) * W + 1;
     hid_t ds[2] = {chunked_2d(f, "a", R, W, 5, 4, 0), chunked_2d(f, "b", R, W, 5, 4, 0)};
     hid_t fs = rows(ds[0], r0, r1), ms = H5Screate_simple(1, &mn, NULL);
     hsize_t z = 0, cnt = mn - 1;
@@ -1478,17 +1480,18 @@ static void small_first_calls(void)
     h5_env_uniform = 1;
     const hsize_t W = 10;
     int k = 60;
-    /* ways: 0 the small dataset (calls 1-3 at 12 rows, then 4-6 at 18), 1 FETCH_BYTES=100 (runs at once),
+    /* ways: 0 the small dataset (calls 1-3 at 12 rows, then 4-6 at 18), 1 FETCH_BYTES=40 (runs at once: the
+       largest rank has a row of 10 values or more at any rank count),
        2 without h5_env_uniform (agreed, then refused) */
     for (int way = 0; way < 3; way++) {
         char name[16];
         snprintf(name, sizeof name, "small%d", way);
         hid_t ds = chunked_2d(f, name, 12, W, 5, 4, 1);
-        if (way == 1) setenv("COLLDIAG_H5_FETCH_BYTES", "100", 1);
+        if (way == 1) setenv("COLLDIAG_H5_FETCH_BYTES", "40", 1);
         if (way == 2) h5_env_uniform = 0;
         const int ncalls = way == 0 ? 6 : 1;
         for (int call = 1; call <= ncalls; call++, k++) {
-            snprintf(g_case, sizeof g_case, "small first calls: %s, call %d", way == 0 ? "the small dataset" : way == 1 ? "FETCH_BYTES=100" :
+            snprintf(g_case, sizeof g_case, "small first calls: %s, call %d", way == 0 ? "the small dataset" : way == 1 ? "FETCH_BYTES=40" :
                      "without h5_env_uniform", call);
             if (call == 4) {
                 hsize_t nd[2] = {18, W};
@@ -2099,7 +2102,8 @@ static void mixed_ways(void)
     char path[512];
     snprintf(path, sizeof path, "%s/h5accel_ways.h5", dir);
     hid_t f = file_create(path, 0, 0);
-    hid_t ds = chunked_2d(f, "ways", 512, 128, 4, 4, 0); /* 4,096 chunks: one chunk is within HDF5's lookup budget, 64 are not */
+    const hsize_t rows_all = 64 * (hsize_t)(P > 8 ? P : 8); /* 64 rows a rank */
+    hid_t ds = chunked_2d(f, "ways", rows_all, 128, 4, 4, 0); /* 4,096 chunks or more: one chunk is within HDF5's lookup budget, 64 are not */
     fill_with_hdf5(ds, 131);
     H5Dclose(ds);
     file_close(f);
