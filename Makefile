@@ -34,7 +34,7 @@ H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
 TESTS = $(B)/test_multi $(B)/bench-timestep $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/bench-bridge $(B)/bench-manyvars $(B)/calibrate $(B)/ranks
-EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/fuzz_h5 \
+EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/h5_collmd_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/fuzz_h5 \
            $(B)/patterns $(B)/libpmpi_file_calls.so
 
 # Debian 12 packages the build, the tests and the demo need.
@@ -132,6 +132,9 @@ $(B)/libpmpi_file_calls.so: tests/pmpi_file_calls.c | $(B)
 # HDF5 1.14's H5Dwrite_multi / _async and their reads, called by a plain program (tests/test_multi_entry.sh);
 # built where the HDF5 is 1.14 or later (tests/check_hdf5.sh builds it)
 $(B)/h5_multi_client: tests/h5_multi_client.c | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
+# a netCDF-4-like file (collective metadata reads) with one rank calling alone (tests/test_collmd_explain.sh)
+$(B)/h5_collmd_client: tests/h5_collmd_client.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
 # colldiag_h5_plan's collective safety and answers against HDF5 (tests/test_preload.sh runs it)
 $(B)/test_h5plan: tests/test_h5plan.c $(B)/colldiag_h5.o colldiag.h

@@ -6973,6 +6973,72 @@ static int h5_flush_unsafe(int md_local, int writable)
     return h5_lib_at_least(1, 12, 0) && md_local != 1 && writable != 0;
 }
 
+/* Files whose metadata reads are collective (H5Pset_all_coll_metadata_ops, netCDF-4's files), by HDF5's
+   file number, as told where the program's access list is at hand (h5_note_file: the preload's
+   H5Fcreate/H5Fopen; the bridge's first collective call on a file). Asking HDF5 later would not do:
+   H5Fget_access_plist copies an MPI-IO list, which duplicates its communicator (collective). Grows with
+   the files open (an entry goes at H5Fclose, h5_forget_file_md). */
+static struct h5_md_file { unsigned long fileno; int coll; } *h5_md_files;
+static size_t h5_n_md_files;
+static uint64_t h5_cap_md_files;
+
+static unsigned long h5_fileno_of(hid_t obj)
+{
+    unsigned long n = 0;
+#if H5_VERSION_GE(1, 12, 0)
+    hid_t file = H5Iget_file_id(obj);
+    if (file >= 0 && H5Fget_fileno(file, &n) < 0) n = 0;
+    if (file >= 0) H5Fclose(file);
+#else
+    (void)obj;
+#endif
+    return n;
+}
+
+static void h5_note_file_md(unsigned long fileno, int coll)
+{
+    if (!fileno) return;
+    for (size_t i = 0; i < h5_n_md_files; i++)
+        if (h5_md_files[i].fileno == fileno) { h5_md_files[i].coll = coll; return; }
+    if (cd_grow((void **)&h5_md_files, &h5_cap_md_files, h5_n_md_files + 1, sizeof *h5_md_files)) return;
+    h5_md_files[h5_n_md_files].fileno = fileno;
+    h5_md_files[h5_n_md_files++].coll = coll;
+}
+
+/* The program's access list fapl opened file (a local question of the program's own list). */
+static void h5_note_file(hid_t file, hid_t fapl)
+{
+    hbool_t coll = 0;
+    if (file < 0 || !h5_lib_at_least(1, 12, 0)) return;
+    if (fapl == H5P_DEFAULT || H5Pget_all_coll_metadata_ops(fapl, &coll) < 0) coll = 0;
+    h5_note_file_md(h5_fileno_of(file), coll != 0);
+}
+
+static void h5_forget_file_md(hid_t file)
+{
+    const unsigned long n = h5_n_md_files ? h5_fileno_of(file) : 0;
+    for (size_t i = 0; n && i < h5_n_md_files; i++)
+        if (h5_md_files[i].fileno == n) { h5_md_files[i] = h5_md_files[--h5_n_md_files]; return; }
+}
+
+/* 1 if HDF5 1.12 or later reads obj's file's metadata collectively, as far as colldiag was told
+   (h5_note_file). Then H5Dget_create_plist and H5Oget_info3 read the object header through a
+   collective protect (H5O_get_create_plist in 1.14), and one made by one rank alone (an independent
+   call's) is matched by the others' next collective metadata read, elsewhere: the file's metadata goes
+   wrong or the job hangs (netCDF-C's tst_parallel5 under the preload's explain mode: nc_close failed
+   on two ranks, then hung). On such a file colldiag learns a dataset only where every rank does
+   (colldiag_h5_opened, colldiag_h5_created, a collective call) and an independent call uses what was
+   learned. HDF5 1.10's H5Dget_create_plist copies the dataset's list without reading the header.
+   Local: asks HDF5 nothing that reads the file or communicates. */
+static int h5_reads_need_all_ranks(hid_t obj)
+{
+    if (!h5_n_md_files || !h5_lib_at_least(1, 12, 0)) return 0;
+    const unsigned long n = h5_fileno_of(obj);
+    for (size_t i = 0; n && i < h5_n_md_files; i++)
+        if (h5_md_files[i].fileno == n) return h5_md_files[i].coll;
+    return 0;
+}
+
 /* What to add to an address from H5Dget_chunk_info / H5Dget_chunk_info_by_coord to get the byte offset
    in the file, given the file's userblock size. */
 static hsize_t h5_chunk_info_base(hsize_t userblock)
@@ -7951,6 +8017,7 @@ done:
    HDF5 1.10's decisions do not depend on them, and reading them costs a walk of the whole chunk index
    per chunk (H5Dget_chunk_info) or per call (by coordinate). So a chunked dataset is planned on dense
    addresses (chunk k at k x chunk bytes), and the plan's chunk list shows those, not HDF5's. */
+static int h5_plan_layout_learned(hid_t dset, int collective, colldiag_layout **out, const char *fn); /* h5_bridge.c */
 static int h5_plan_layout(hid_t dset, colldiag_layout **out, const char *fn)
 {
     *out = NULL;
@@ -8187,7 +8254,9 @@ static int h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space
     int rc = h5_dxpl_settings(dxpl, x, fn);
     /* the transfer mode decides whether this call may communicate: read it before anything that might */
     if (!rc) rc = h5_plan_file(dset, x->set.mode == COLLDIAG_MPIO_COLLECTIVE, &f, fn);
-    if (!rc) rc = h5_plan_layout(dset, &l, fn);
+    /* a file whose metadata reads need every rank: never H5Dget_create_plist in an independent call */
+    if (!rc) rc = h5_reads_need_all_ranks(dset) ? h5_plan_layout_learned(dset, x->set.mode == COLLDIAG_MPIO_COLLECTIVE, &l, fn)
+                                                : h5_plan_layout(dset, &l, fn);
     if (!rc) h5_selection_facts(dset, dxpl, x, f);
     if (!rc) {
         hid_t dtype = H5Dget_type(dset);
@@ -8442,6 +8511,7 @@ typedef struct h5_dentry {
     int type_shared;
     int learned;                         /* chunked, cdims and never are read (h5_learn) */
     int chunked;
+    int layout, filtered, external;      /* H5Pget_layout, filters, external files (h5_learn): what a plan needs */
     int rank;
     int cap;                             /* the dataset's rank (a scalar's 1), which never changes: the length of
                                             dims, u_dims and cdims, which point into the entry's own tail */
@@ -8660,6 +8730,7 @@ static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_f
     }
     if (collective && e->f->comm == MPI_COMM_NULL) {
         e->f->comm = h5_file_comm(dset, &e->md_local);
+        h5_note_file_md(h5_fileno_of(dset), e->md_local == 0); /* a collective call: every rank learns it here */
         if (e->f->comm == MPI_COMM_NULL) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot get the file's communicator");
         MPI_Op_create(cd_agree_fn, 1, &e->f->op);
         /* whether the file is read-only everywhere, agreed once (every rank makes comm in the same call):
@@ -8726,9 +8797,13 @@ static void h5_facts_of(hid_t dset, hid_t dcpl, h5_dentry *e)
     if (no) h5_text_set(&e->never, "%s", no);
     e->never_fact = no && dcpl >= 0 && space >= 0 && e->type >= 0;
     e->chunked = lay == H5D_CHUNKED;
+    e->layout = (int)lay;
+    e->filtered = lay == H5D_CHUNKED && H5Pget_nfilters(dcpl) > 0;
+    e->external = lay == H5D_CONTIGUOUS && H5Pget_external_count(dcpl) > 0;
     const int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
-    if (e->chunked && !no && (rank < 1 || rank > e->cap || H5Pget_chunk(dcpl, rank, e->cdims) != rank))
-        h5_text_set(&e->never, "cannot read the chunk dims");
+    /* the chunk dims of a dataset colldiag never moves too: a plan needs them (h5_plan_layout_learned) */
+    const int cd_ok = e->chunked && rank >= 1 && rank <= e->cap && H5Pget_chunk(dcpl, rank, e->cdims) == rank;
+    if (e->chunked && !no && !cd_ok) h5_text_set(&e->never, "cannot read the chunk dims");
     if (space >= 0) H5Sclose(space);
     e->learned = 1;
 }
@@ -8825,6 +8900,59 @@ static int h5_extent_is(const h5_dentry *e, int rank, const hsize_t *dims)
     for (int d = 0; d < rank; d++)
         if (e->dims[d] != dims[d]) return 0;
     return 1;
+}
+
+/* The cache entry of dset's id, asking HDF5 nothing that reads the file; NULL if none. */
+static h5_dentry *h5_cached_entry(hid_t dset)
+{
+    for (h5_dentry *e = h5_hash_cap ? h5_hash_id[h5_slot_id(dset)] : NULL; e; e = e->next_id)
+        if (e->id == dset) return H5Iget_type(dset) == H5I_DATASET ? e : NULL;
+    return NULL;
+}
+
+/* The plan's layout on a file whose metadata reads need every rank (h5_reads_need_all_ranks), from what
+   the bridge learned of the dataset (learning it here in a collective call, where every rank does the
+   same), never from H5Dget_create_plist in an independent call. 0, or a COLLDIAG_ERR_* with the reason. */
+static int h5_plan_layout_learned(hid_t dset, int collective, colldiag_layout **out, const char *fn)
+{
+    *out = NULL;
+    h5_dentry *e = h5_cached_entry(dset);
+    if (!e || !e->learned) {
+        if (!collective)
+            return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "an independent call on a dataset colldiag has not learned, in a file whose metadata "
+                                                         "reads are collective: HDF5 1.12+ would read its object header collectively, with "
+                                                         "this rank alone (colldiag_h5_opened after H5Dopen2 learns it; the preload does)");
+        h5_oid oi;
+        if (h5_identify(dset, &oi) < 0 || !(e = h5_dataset(dset, &oi))) return cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
+        h5_learn(dset, e);
+    }
+    hsize_t hd[COLLDIAG_MAX_RANK], mx[COLLDIAG_MAX_RANK];
+    uint64_t dims[COLLDIAG_MAX_RANK], cdims[COLLDIAG_MAX_RANK];
+    hid_t space = H5Dget_space(dset);
+    const int null = space >= 0 && H5Sget_simple_extent_type(space) == H5S_NULL;
+    if (space >= 0) H5Sclose(space);
+    if (null) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataset has a null dataspace");
+    const int rank = h5_extent(dset, hd, mx);
+    const size_t esize = e->type >= 0 ? H5Tget_size(e->type) : 0;
+    if (rank < 1 || rank > COLLDIAG_MAX_RANK || esize == 0) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataset's dataspace cannot be read");
+    for (int d = 0; d < rank; d++) dims[d] = hd[d];
+    if (e->layout == H5D_CONTIGUOUS && e->external)
+        return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataset is stored in external files (H5Pset_external): colldiag plans "
+                                                     "only storage inside the HDF5 file");
+    if (e->layout == H5D_CONTIGUOUS) {
+        const haddr_t a = H5Dget_offset(dset);
+        return colldiag_layout_contiguous(rank, dims, esize, a == HADDR_UNDEF ? 0 : (MPI_Offset)a, out);
+    }
+    if (e->layout == H5D_COMPACT) return colldiag_layout_compact(rank, dims, esize, 0, out);
+    if (e->layout == H5D_CHUNKED) {
+        if (rank > e->cap) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot read the chunk dims");
+        for (int d = 0; d < rank; d++) cdims[d] = e->cdims[d];
+        int rc = colldiag_layout_chunked(rank, dims, cdims, esize, 0, out);
+        if (!rc && e->filtered) colldiag_layout_set_filtered(*out, 1);
+        return rc;
+    }
+    return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataset is virtual (or of an unknown layout): colldiag plans only "
+                                                 "contiguous, chunked and compact datasets");
 }
 
 /* New storage may lie past the end of the file (HDF5 allocates it at its end of allocation and extends
@@ -9716,8 +9844,14 @@ static void h5_forget_files(const unsigned long *fileno)
     }
 }
 
+void colldiag_h5_file_opened(hid_t file, hid_t fapl)
+{
+    if (H5Iget_type(file) == H5I_FILE) h5_note_file(file, fapl);
+}
+
 void colldiag_h5_forget(hid_t obj)
 {
+    if (H5Iget_type(obj) == H5I_FILE) h5_forget_file_md(obj);
     h5_oid oi;
     herr_t oe;
     H5E_BEGIN_TRY { oe = h5_object_id(obj, &oi); } H5E_END_TRY;
@@ -9752,6 +9886,24 @@ int colldiag_h5_created(hid_t dset, hid_t dcpl)
             else
                 h5_facts_of(dset, p, e);
         }
+    } H5E_END_TRY;
+    cd_env_leave();
+    return rc;
+}
+
+int colldiag_h5_opened(hid_t dset)
+{
+    static const char fn[] = "colldiag_h5_opened";
+    int rc = 0;
+    cd_env_enter();
+    H5E_BEGIN_TRY {
+        h5_oid oi;
+        h5_dentry *e = NULL;
+        if (H5Iget_type(dset) != H5I_DATASET) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
+        else if (!h5_reads_need_all_ranks(dset)) rc = 0; /* learned at its first call, as ever */
+        else if (h5_identify(dset, &oi) < 0) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
+        else if (!(e = h5_dataset(dset, &oi))) rc = cd_fail(COLLDIAG_ERR_NOMEM, fn, "no memory for the dataset's cache entry");
+        else h5_learn(dset, e);
     } H5E_END_TRY;
     cd_env_leave();
     return rc;

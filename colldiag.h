@@ -508,6 +508,24 @@ void colldiag_h5_forget_datasets(hid_t obj);
    not cached (COLLDIAG_ERR_UNSUPPORTED). 0, or COLLDIAG_ERR_ARG when dset is not an open dataset or
    dcpl not a dataset creation list (the dataset is then learned at its first call, as without this). */
 int colldiag_h5_created(hid_t dset, hid_t dcpl);
+/* Optional, for the code that opens datasets (the preload calls it after every H5Dopen2 and
+   H5Dopen1), on every rank that opened dset. HDF5 1.12 and later read a dataset's object header
+   collectively for its creation properties when the file's metadata reads are collective
+   (H5Pset_all_coll_metadata_ops, netCDF-4's files); one rank doing so alone, in an independent call,
+   meets the other ranks' next collective read elsewhere and the file's metadata goes wrong, or the job
+   hangs. So on such a file the bridge learns a dataset only where every rank does: here (right after
+   the open, which such a file requires of every rank), in colldiag_h5_created, or in a collective
+   call; an independent call or plan on a dataset not learned yet is COLLDIAG_ERR_UNSUPPORTED (HDF5
+   runs it, and the reason says so). On any other file, or with HDF5 1.10, this does nothing. No
+   communication of its own. 0, or COLLDIAG_ERR_ARG when dset is not an open dataset. */
+int colldiag_h5_opened(hid_t dset);
+/* Optional, for the code that opens files (the preload calls it after every H5Fcreate and H5Fopen):
+   tells the bridge the access list fapl the program opened file with (H5P_DEFAULT: the default), so
+   that it knows, without asking HDF5 later (copying an MPI-IO access list duplicates its communicator:
+   collective), whether the file's metadata reads are collective (see colldiag_h5_opened). Without it
+   the bridge learns that at the file's first collective colldiag_h5_write/read. Local; nothing with
+   HDF5 1.10. colldiag_h5_forget(file) drops it. */
+void colldiag_h5_file_opened(hid_t file, hid_t fapl);
 #endif
 
 /* ---- Fortran support: what colldiag.f90 (module colldiag) binds besides the functions above ----

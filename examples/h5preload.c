@@ -781,8 +781,28 @@ herr_t H5Fclose(hid_t file)
     static herr_t (*real_close)(hid_t);
     if (!real_close) real_close = (herr_t(*)(hid_t))dlsym(RTLD_NEXT, "H5Fclose");
     /* not colldiag's own closes of the ids it asks HDF5 for, and only the application's last reference */
-    if (!cd_internal && (h5_files || h5_dsets) && H5Iget_ref(file) == 1) colldiag_h5_forget(file);
+    if (!cd_internal && (h5_files || h5_dsets || h5_n_md_files) && H5Iget_ref(file) == 1) colldiag_h5_forget(file);
     return real_close(file);
+}
+
+/* Whether a file's metadata reads are collective is read from the program's own access list when it
+   opens the file (h5_note_file: asking HDF5 later copies the list, which duplicates its communicator). */
+hid_t H5Fcreate(const char *name, unsigned flags, hid_t fcpl, hid_t fapl)
+{
+    static hid_t (*real)(const char *, unsigned, hid_t, hid_t);
+    if (!real) real = (hid_t(*)(const char *, unsigned, hid_t, hid_t))dlsym(RTLD_NEXT, "H5Fcreate");
+    const hid_t f = real(name, flags, fcpl, fapl);
+    if (!cd_internal) colldiag_h5_file_opened(f, fapl);
+    return f;
+}
+
+hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl)
+{
+    static hid_t (*real)(const char *, unsigned, hid_t);
+    if (!real) real = (hid_t(*)(const char *, unsigned, hid_t))dlsym(RTLD_NEXT, "H5Fopen");
+    const hid_t f = real(name, flags, fapl);
+    if (!cd_internal) colldiag_h5_file_opened(f, fapl);
+    return f;
 }
 
 /* H5close closes every open file without H5Fclose, and HDF5 numbers ids and files from the start again
@@ -899,10 +919,52 @@ static void note_created(hid_t dset, hid_t dcpl)
     if (dset < 0 || cd_internal) return;
     const char *acc = cd_getenv("COLLDIAG_ACCELERATE");
     cd_internal++;
-    if (acc && *acc && strcmp(acc, "0")) colldiag_h5_created(dset, dcpl);
+    /* explaining alone, a file whose metadata reads need every rank still needs the bridge's facts (its
+       independent calls are planned from them: colldiag_h5_opened) */
+    if ((acc && *acc && strcmp(acc, "0")) || h5_reads_need_all_ranks(dset)) colldiag_h5_created(dset, dcpl);
     else if (h5_dsets) h5_forget_dsets(NULL, NULL);
     cd_internal--;
 }
+
+/* Every rank opens a dataset of a file whose metadata reads are collective: the one moment its object
+   header can be read by every rank together (colldiag_h5_opened; nothing on other files). */
+static void note_opened(hid_t dset)
+{
+    if (dset < 0 || cd_internal) return;
+    cd_internal++;
+    colldiag_h5_opened(dset);
+    cd_internal--;
+}
+
+hid_t H5Dopen2(hid_t loc, const char *name, hid_t dapl)
+{
+    static hid_t (*real)(hid_t, const char *, hid_t);
+    if (!real) real = (hid_t(*)(hid_t, const char *, hid_t))dlsym(RTLD_NEXT, "H5Dopen2");
+    const hid_t d = real(loc, name, dapl);
+    note_opened(d);
+    return d;
+}
+
+/* netCDF-4 opens a file's variables with H5Oopen as it walks the file at nc_open (every rank) */
+hid_t H5Oopen(hid_t loc, const char *name, hid_t lapl)
+{
+    static hid_t (*real)(hid_t, const char *, hid_t);
+    if (!real) real = (hid_t(*)(hid_t, const char *, hid_t))dlsym(RTLD_NEXT, "H5Oopen");
+    const hid_t o = real(loc, name, lapl);
+    if (o >= 0 && H5Iget_type(o) == H5I_DATASET) note_opened(o);
+    return o;
+}
+
+#ifndef H5_NO_DEPRECATED_SYMBOLS
+hid_t H5Dopen1(hid_t loc, const char *name)
+{
+    static hid_t (*real)(hid_t, const char *);
+    if (!real) real = (hid_t(*)(hid_t, const char *))dlsym(RTLD_NEXT, "H5Dopen1");
+    const hid_t d = real(loc, name);
+    note_opened(d);
+    return d;
+}
+#endif
 
 hid_t H5Dcreate2(hid_t loc, const char *name, hid_t type, hid_t space, hid_t lcpl, hid_t dcpl, hid_t dapl)
 {

@@ -54,6 +54,7 @@ typedef struct h5_dentry {
     int type_shared;
     int learned;                         /* chunked, cdims and never are read (h5_learn) */
     int chunked;
+    int layout, filtered, external;      /* H5Pget_layout, filters, external files (h5_learn): what a plan needs */
     int rank;
     int cap;                             /* the dataset's rank (a scalar's 1), which never changes: the length of
                                             dims, u_dims and cdims, which point into the entry's own tail */
@@ -272,6 +273,7 @@ static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_f
     }
     if (collective && e->f->comm == MPI_COMM_NULL) {
         e->f->comm = h5_file_comm(dset, &e->md_local);
+        h5_note_file_md(h5_fileno_of(dset), e->md_local == 0); /* a collective call: every rank learns it here */
         if (e->f->comm == MPI_COMM_NULL) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot get the file's communicator");
         MPI_Op_create(cd_agree_fn, 1, &e->f->op);
         /* whether the file is read-only everywhere, agreed once (every rank makes comm in the same call):
@@ -338,9 +340,13 @@ static void h5_facts_of(hid_t dset, hid_t dcpl, h5_dentry *e)
     if (no) h5_text_set(&e->never, "%s", no);
     e->never_fact = no && dcpl >= 0 && space >= 0 && e->type >= 0;
     e->chunked = lay == H5D_CHUNKED;
+    e->layout = (int)lay;
+    e->filtered = lay == H5D_CHUNKED && H5Pget_nfilters(dcpl) > 0;
+    e->external = lay == H5D_CONTIGUOUS && H5Pget_external_count(dcpl) > 0;
     const int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
-    if (e->chunked && !no && (rank < 1 || rank > e->cap || H5Pget_chunk(dcpl, rank, e->cdims) != rank))
-        h5_text_set(&e->never, "cannot read the chunk dims");
+    /* the chunk dims of a dataset colldiag never moves too: a plan needs them (h5_plan_layout_learned) */
+    const int cd_ok = e->chunked && rank >= 1 && rank <= e->cap && H5Pget_chunk(dcpl, rank, e->cdims) == rank;
+    if (e->chunked && !no && !cd_ok) h5_text_set(&e->never, "cannot read the chunk dims");
     if (space >= 0) H5Sclose(space);
     e->learned = 1;
 }
@@ -437,6 +443,59 @@ static int h5_extent_is(const h5_dentry *e, int rank, const hsize_t *dims)
     for (int d = 0; d < rank; d++)
         if (e->dims[d] != dims[d]) return 0;
     return 1;
+}
+
+/* The cache entry of dset's id, asking HDF5 nothing that reads the file; NULL if none. */
+static h5_dentry *h5_cached_entry(hid_t dset)
+{
+    for (h5_dentry *e = h5_hash_cap ? h5_hash_id[h5_slot_id(dset)] : NULL; e; e = e->next_id)
+        if (e->id == dset) return H5Iget_type(dset) == H5I_DATASET ? e : NULL;
+    return NULL;
+}
+
+/* The plan's layout on a file whose metadata reads need every rank (h5_reads_need_all_ranks), from what
+   the bridge learned of the dataset (learning it here in a collective call, where every rank does the
+   same), never from H5Dget_create_plist in an independent call. 0, or a COLLDIAG_ERR_* with the reason. */
+static int h5_plan_layout_learned(hid_t dset, int collective, colldiag_layout **out, const char *fn)
+{
+    *out = NULL;
+    h5_dentry *e = h5_cached_entry(dset);
+    if (!e || !e->learned) {
+        if (!collective)
+            return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "an independent call on a dataset colldiag has not learned, in a file whose metadata "
+                                                         "reads are collective: HDF5 1.12+ would read its object header collectively, with "
+                                                         "this rank alone (colldiag_h5_opened after H5Dopen2 learns it; the preload does)");
+        h5_oid oi;
+        if (h5_identify(dset, &oi) < 0 || !(e = h5_dataset(dset, &oi))) return cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
+        h5_learn(dset, e);
+    }
+    hsize_t hd[COLLDIAG_MAX_RANK], mx[COLLDIAG_MAX_RANK];
+    uint64_t dims[COLLDIAG_MAX_RANK], cdims[COLLDIAG_MAX_RANK];
+    hid_t space = H5Dget_space(dset);
+    const int null = space >= 0 && H5Sget_simple_extent_type(space) == H5S_NULL;
+    if (space >= 0) H5Sclose(space);
+    if (null) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataset has a null dataspace");
+    const int rank = h5_extent(dset, hd, mx);
+    const size_t esize = e->type >= 0 ? H5Tget_size(e->type) : 0;
+    if (rank < 1 || rank > COLLDIAG_MAX_RANK || esize == 0) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataset's dataspace cannot be read");
+    for (int d = 0; d < rank; d++) dims[d] = hd[d];
+    if (e->layout == H5D_CONTIGUOUS && e->external)
+        return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataset is stored in external files (H5Pset_external): colldiag plans "
+                                                     "only storage inside the HDF5 file");
+    if (e->layout == H5D_CONTIGUOUS) {
+        const haddr_t a = H5Dget_offset(dset);
+        return colldiag_layout_contiguous(rank, dims, esize, a == HADDR_UNDEF ? 0 : (MPI_Offset)a, out);
+    }
+    if (e->layout == H5D_COMPACT) return colldiag_layout_compact(rank, dims, esize, 0, out);
+    if (e->layout == H5D_CHUNKED) {
+        if (rank > e->cap) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot read the chunk dims");
+        for (int d = 0; d < rank; d++) cdims[d] = e->cdims[d];
+        int rc = colldiag_layout_chunked(rank, dims, cdims, esize, 0, out);
+        if (!rc && e->filtered) colldiag_layout_set_filtered(*out, 1);
+        return rc;
+    }
+    return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataset is virtual (or of an unknown layout): colldiag plans only "
+                                                 "contiguous, chunked and compact datasets");
 }
 
 /* New storage may lie past the end of the file (HDF5 allocates it at its end of allocation and extends

@@ -638,8 +638,14 @@ static void h5_forget_files(const unsigned long *fileno)
     }
 }
 
+void colldiag_h5_file_opened(hid_t file, hid_t fapl)
+{
+    if (H5Iget_type(file) == H5I_FILE) h5_note_file(file, fapl);
+}
+
 void colldiag_h5_forget(hid_t obj)
 {
+    if (H5Iget_type(obj) == H5I_FILE) h5_forget_file_md(obj);
     h5_oid oi;
     herr_t oe;
     H5E_BEGIN_TRY { oe = h5_object_id(obj, &oi); } H5E_END_TRY;
@@ -674,6 +680,24 @@ int colldiag_h5_created(hid_t dset, hid_t dcpl)
             else
                 h5_facts_of(dset, p, e);
         }
+    } H5E_END_TRY;
+    cd_env_leave();
+    return rc;
+}
+
+int colldiag_h5_opened(hid_t dset)
+{
+    static const char fn[] = "colldiag_h5_opened";
+    int rc = 0;
+    cd_env_enter();
+    H5E_BEGIN_TRY {
+        h5_oid oi;
+        h5_dentry *e = NULL;
+        if (H5Iget_type(dset) != H5I_DATASET) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
+        else if (!h5_reads_need_all_ranks(dset)) rc = 0; /* learned at its first call, as ever */
+        else if (h5_identify(dset, &oi) < 0) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
+        else if (!(e = h5_dataset(dset, &oi))) rc = cd_fail(COLLDIAG_ERR_NOMEM, fn, "no memory for the dataset's cache entry");
+        else h5_learn(dset, e);
     } H5E_END_TRY;
     cd_env_leave();
     return rc;

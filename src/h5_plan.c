@@ -5,6 +5,7 @@
    HDF5 1.10's decisions do not depend on them, and reading them costs a walk of the whole chunk index
    per chunk (H5Dget_chunk_info) or per call (by coordinate). So a chunked dataset is planned on dense
    addresses (chunk k at k x chunk bytes), and the plan's chunk list shows those, not HDF5's. */
+static int h5_plan_layout_learned(hid_t dset, int collective, colldiag_layout **out, const char *fn); /* h5_bridge.c */
 static int h5_plan_layout(hid_t dset, colldiag_layout **out, const char *fn)
 {
     *out = NULL;
@@ -241,7 +242,9 @@ static int h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space
     int rc = h5_dxpl_settings(dxpl, x, fn);
     /* the transfer mode decides whether this call may communicate: read it before anything that might */
     if (!rc) rc = h5_plan_file(dset, x->set.mode == COLLDIAG_MPIO_COLLECTIVE, &f, fn);
-    if (!rc) rc = h5_plan_layout(dset, &l, fn);
+    /* a file whose metadata reads need every rank: never H5Dget_create_plist in an independent call */
+    if (!rc) rc = h5_reads_need_all_ranks(dset) ? h5_plan_layout_learned(dset, x->set.mode == COLLDIAG_MPIO_COLLECTIVE, &l, fn)
+                                                : h5_plan_layout(dset, &l, fn);
     if (!rc) h5_selection_facts(dset, dxpl, x, f);
     if (!rc) {
         hid_t dtype = H5Dget_type(dset);

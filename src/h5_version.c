@@ -70,6 +70,72 @@ static int h5_flush_unsafe(int md_local, int writable)
     return h5_lib_at_least(1, 12, 0) && md_local != 1 && writable != 0;
 }
 
+/* Files whose metadata reads are collective (H5Pset_all_coll_metadata_ops, netCDF-4's files), by HDF5's
+   file number, as told where the program's access list is at hand (h5_note_file: the preload's
+   H5Fcreate/H5Fopen; the bridge's first collective call on a file). Asking HDF5 later would not do:
+   H5Fget_access_plist copies an MPI-IO list, which duplicates its communicator (collective). Grows with
+   the files open (an entry goes at H5Fclose, h5_forget_file_md). */
+static struct h5_md_file { unsigned long fileno; int coll; } *h5_md_files;
+static size_t h5_n_md_files;
+static uint64_t h5_cap_md_files;
+
+static unsigned long h5_fileno_of(hid_t obj)
+{
+    unsigned long n = 0;
+#if H5_VERSION_GE(1, 12, 0)
+    hid_t file = H5Iget_file_id(obj);
+    if (file >= 0 && H5Fget_fileno(file, &n) < 0) n = 0;
+    if (file >= 0) H5Fclose(file);
+#else
+    (void)obj;
+#endif
+    return n;
+}
+
+static void h5_note_file_md(unsigned long fileno, int coll)
+{
+    if (!fileno) return;
+    for (size_t i = 0; i < h5_n_md_files; i++)
+        if (h5_md_files[i].fileno == fileno) { h5_md_files[i].coll = coll; return; }
+    if (cd_grow((void **)&h5_md_files, &h5_cap_md_files, h5_n_md_files + 1, sizeof *h5_md_files)) return;
+    h5_md_files[h5_n_md_files].fileno = fileno;
+    h5_md_files[h5_n_md_files++].coll = coll;
+}
+
+/* The program's access list fapl opened file (a local question of the program's own list). */
+static void h5_note_file(hid_t file, hid_t fapl)
+{
+    hbool_t coll = 0;
+    if (file < 0 || !h5_lib_at_least(1, 12, 0)) return;
+    if (fapl == H5P_DEFAULT || H5Pget_all_coll_metadata_ops(fapl, &coll) < 0) coll = 0;
+    h5_note_file_md(h5_fileno_of(file), coll != 0);
+}
+
+static void h5_forget_file_md(hid_t file)
+{
+    const unsigned long n = h5_n_md_files ? h5_fileno_of(file) : 0;
+    for (size_t i = 0; n && i < h5_n_md_files; i++)
+        if (h5_md_files[i].fileno == n) { h5_md_files[i] = h5_md_files[--h5_n_md_files]; return; }
+}
+
+/* 1 if HDF5 1.12 or later reads obj's file's metadata collectively, as far as colldiag was told
+   (h5_note_file). Then H5Dget_create_plist and H5Oget_info3 read the object header through a
+   collective protect (H5O_get_create_plist in 1.14), and one made by one rank alone (an independent
+   call's) is matched by the others' next collective metadata read, elsewhere: the file's metadata goes
+   wrong or the job hangs (netCDF-C's tst_parallel5 under the preload's explain mode: nc_close failed
+   on two ranks, then hung). On such a file colldiag learns a dataset only where every rank does
+   (colldiag_h5_opened, colldiag_h5_created, a collective call) and an independent call uses what was
+   learned. HDF5 1.10's H5Dget_create_plist copies the dataset's list without reading the header.
+   Local: asks HDF5 nothing that reads the file or communicates. */
+static int h5_reads_need_all_ranks(hid_t obj)
+{
+    if (!h5_n_md_files || !h5_lib_at_least(1, 12, 0)) return 0;
+    const unsigned long n = h5_fileno_of(obj);
+    for (size_t i = 0; n && i < h5_n_md_files; i++)
+        if (h5_md_files[i].fileno == n) return h5_md_files[i].coll;
+    return 0;
+}
+
 /* What to add to an address from H5Dget_chunk_info / H5Dget_chunk_info_by_coord to get the byte offset
    in the file, given the file's userblock size. */
 static hsize_t h5_chunk_info_base(hsize_t userblock)

@@ -131,6 +131,7 @@ else
     suite "openmpi preload: HDF5 C client" 300 tests/test_preload.sh build/openmpi "$OMPI"
 fi
 suite "mpich preload: HDF5 C client" 300 tests/test_preload.sh build/mpich "$MPICH"
+suite "openmpi preload: collective-metadata file, one rank calling alone" 200 tests/test_collmd_explain.sh build/openmpi "$OMPI"
 # never slower than HDF5 on contiguous datasets: an accelerated program makes no more MPI-IO calls than plain HDF5
 suite "openmpi/ompio preload: contiguous calls make no more MPI-IO calls than HDF5's" 300 tests/test_contig_calls.sh build/openmpi "$OMPI"
 suite "openmpi/romio preload: contiguous calls make no more MPI-IO calls than HDF5's" 300 env OMPI_MCA_io=romio321 tests/test_contig_calls.sh build/openmpi "$OMPI"

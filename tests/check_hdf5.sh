@@ -78,6 +78,9 @@ else
 fi
 suite "mpich preload: HDF5 C client" 300 tests/test_preload.sh "$BM" "$MPICH"
 suite "openmpi preload: contiguous calls make no more MPI-IO calls than HDF5's" 300 tests/test_contig_calls.sh "$BO" "$OMPI"
+# failed before colldiag learned such files' datasets only where every rank does (colldiag_h5_opened)
+suite "openmpi preload: collective-metadata file, one rank calling alone" 200 tests/test_collmd_explain.sh "$BO" "$OMPI"
+suite "mpich preload: collective-metadata file, one rank calling alone" 200 tests/test_collmd_explain.sh "$BM" "$MPICH"
 if pkg-config --atleast-version=1.14 hdf5-openmpi 2>/dev/null; then
     suite "openmpi preload: H5Dwrite_multi, H5Dread_multi and the async calls, never missed" 120 bash -c \
         "make -s MPI=openmpi B=$BO $BO/h5_multi_client && tests/test_multi_entry.sh $BO '$OMPI'"
