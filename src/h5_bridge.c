@@ -407,6 +407,14 @@ static h5_dentry *h5_dataset(hid_t dset, const h5_oid *oi)
     return e;
 }
 
+/* The cache entry of dset's id, asking HDF5 nothing that reads the file; NULL if none. */
+static h5_dentry *h5_cached_entry(hid_t dset)
+{
+    for (h5_dentry *e = h5_hash_cap ? h5_hash_id[h5_slot_id(dset)] : NULL; e; e = e->next_id)
+        if (e->id == dset) return H5Iget_type(dset) == H5I_DATASET ? e : NULL;
+    return NULL;
+}
+
 /* The dataset's identity in oi (fileno and addr; nothing else is set), or -1 if dset is not an open
    object. Without asking HDF5 when dset is the id of the cached dataset's last call: HDF5 1.10 never
    gives an id value to a second object while the library is open (H5I's counter only grows), and an
@@ -416,13 +424,12 @@ static h5_dentry *h5_dataset(hid_t dset, const h5_oid *oi)
    forgotten before (colldiag_h5_forget of every file, which closing the files needs anyway). */
 static int h5_identify(hid_t dset, h5_oid *oi)
 {
-    for (const h5_dentry *e = h5_hash_cap ? h5_hash_id[h5_slot_id(dset)] : NULL; e; e = e->next_id)
-        if (e->id == dset) {
-            if (H5Iget_type(dset) != H5I_DATASET) break;
-            oi->fileno = e->fileno;
-            oi->addr = e->addr;
-            return 0;
-        }
+    const h5_dentry *e = h5_cached_entry(dset);
+    if (e) {
+        oi->fileno = e->fileno;
+        oi->addr = e->addr;
+        return 0;
+    }
     return h5_object_id(dset, oi) < 0 ? -1 : 0;
 }
 
@@ -443,14 +450,6 @@ static int h5_extent_is(const h5_dentry *e, int rank, const hsize_t *dims)
     for (int d = 0; d < rank; d++)
         if (e->dims[d] != dims[d]) return 0;
     return 1;
-}
-
-/* The cache entry of dset's id, asking HDF5 nothing that reads the file; NULL if none. */
-static h5_dentry *h5_cached_entry(hid_t dset)
-{
-    for (h5_dentry *e = h5_hash_cap ? h5_hash_id[h5_slot_id(dset)] : NULL; e; e = e->next_id)
-        if (e->id == dset) return H5Iget_type(dset) == H5I_DATASET ? e : NULL;
-    return NULL;
 }
 
 /* The plan's layout on a file whose metadata reads need every rank (h5_reads_need_all_ranks), from what
