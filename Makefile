@@ -219,7 +219,7 @@ $(B)/bench-hdf5: bench/bench.c tests/count_alloc.h colldiag.c colldiag.h | $(B)
 bench-hdf5: $(B)/bench-hdf5
 	$(RUN) -n $(BENCH_RANKS) $(B)/bench-hdf5 $(BENCH_ARGS)
 # The field's patterns, plain HDF5 against the preload with COLLDIAG_ACCELERATE=1, interleaved runs,
-# medians (bench/patterns.sh): make bench-patterns [PATTERNS_REPS=5] [PATTERNS_MIB=8] [BENCH_DIR=/tmp]
+# medians (bench/patterns.sh): make bench-patterns [PATTERNS_REPS=5] [PATTERNS_INNER=3] [PATTERNS_MIB=8] [BENCH_DIR=/tmp]
 bench-patterns: $(B)/patterns $(B)/libcolldiag_preload.so
 	bench/patterns.sh $(B) "$(RUN)" $(BENCH_RANKS) $(or $(PATTERNS_REPS),5) $(or $(PATTERNS_MIB),8) $(or $(BENCH_DIR),/tmp)
 # The README's table, in one dated run: bench-hdf5 (B1-B4, 5 samples) then bench-patterns, into

@@ -11,9 +11,12 @@
  *                 rows of 64; 3-D: N/256 planes of 16 x 16), then read back whole by every rank's band
  *                 (h5bench's BD-CATS-IO read); L = contig, chunk, or deflate (the same chunks, deflated)
  *
- *   mpirun -n 3 build/openmpi/patterns DIR [FILTER] [MIB]   one line per pattern:
+ *   mpirun -n 3 build/openmpi/patterns DIR [FILTER] [MIB] [INNER]   one line per pattern and repetition:
  *   pattern write_s read_s bytes        max over ranks; write = create .. close, read = open .. close
- * FILTER is a substring of the pattern names; MIB the megabytes a rank writes per pattern (default 8).
+ * FILTER is a substring of the pattern names; MIB the megabytes a rank writes per pattern (default 8);
+ * INNER how many times each pattern runs back to back in this process (default 1), each its own line:
+ * a pattern of one or a few calls lasts tens of milliseconds, less than this machine's noise, so one
+ * sample a process decides nothing (bench/patterns.sh takes the median of all of them).
  * Every value read back is checked against the value written (exit 1 on any difference), so an
  * accelerated run that moved the wrong bytes cannot pass as fast. */
 #include <hdf5.h>
@@ -198,6 +201,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     const char *dir = argc > 1 ? argv[1] : "/tmp", *filter = argc > 2 ? argv[2] : "";
     const uint64_t mib = argc > 3 ? strtoull(argv[3], NULL, 10) : 8, block = mib << 20;
+    const int inner = argc > 4 && atoi(argv[4]) > 0 ? atoi(argv[4]) : 1;
     char path[4096];
     snprintf(path, sizeof path, "%s/colldiag_patterns_%d.h5", dir, (int)getpid_of_rank0());
     static const char *lay[3] = {"contig", "chunk", "deflate"};
@@ -210,10 +214,12 @@ int main(int argc, char **argv)
                 char name[64];
                 snprintf(name, sizeof name, "ior-%s-%s-%s", s ? "str" : "seg", xn[k], lay[l]);
                 if (!strstr(name, filter) || xf[k] > block) continue;
-                double tw, tr;
-                ior(path, block / xf[k] * xf[k], xf[k], s, l, &tw, &tr);
-                if (me == 0) printf("%s %.6f %.6f %" PRIu64 "\n", name, tw, tr, block / xf[k] * xf[k] * (uint64_t)P);
-                fflush(stdout);
+                for (int r = 0; r < inner; r++) {
+                    double tw, tr;
+                    ior(path, block / xf[k] * xf[k], xf[k], s, l, &tw, &tr);
+                    if (me == 0) printf("%s %.6f %.6f %" PRIu64 "\n", name, tw, tr, block / xf[k] * xf[k] * (uint64_t)P);
+                    fflush(stdout);
+                }
             }
     for (int D = 1; D <= 3; D++)
         for (int l = 0; l < 3; l++) {
@@ -221,10 +227,12 @@ int main(int argc, char **argv)
             snprintf(name, sizeof name, "vpic-%dd-%s", D, lay[l]);
             if (!strstr(name, filter)) continue;
             const uint64_t n = (block / 32) / 65536 * 65536; /* particles a rank: 8 variables of 4 bytes */
-            double tw, tr;
-            vpic(path, D, n ? n : 65536, 2, l, &tw, &tr);
-            if (me == 0) printf("%s %.6f %.6f %" PRIu64 "\n", name, tw, tr, (n ? n : 65536) * 32 * 2 * (uint64_t)P);
-            fflush(stdout);
+            for (int r = 0; r < inner; r++) {
+                double tw, tr;
+                vpic(path, D, n ? n : 65536, 2, l, &tw, &tr);
+                if (me == 0) printf("%s %.6f %.6f %" PRIu64 "\n", name, tw, tr, (n ? n : 65536) * 32 * 2 * (uint64_t)P);
+                fflush(stdout);
+            }
         }
     long all = 0;
     MPI_Allreduce(&bad, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);

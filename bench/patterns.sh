@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
 # The field's patterns (bench/patterns.c: IOR- and VPIC-IO-like, unmodified-style HDF5), plain HDF5
 # against the same program under the preload with COLLDIAG_ACCELERATE=1: REPS runs of each, interleaved
-# (plain, accelerated, plain, ...) so that the machine's noise hits both alike; each pattern's median
-# time, write and read, and the ratio (HDF5's time / accelerated time: above 1, colldiag is faster).
+# (plain, accelerated, plain, ...) so that the machine's noise hits both alike, each run repeating every
+# pattern INNER times back to back (PATTERNS_INNER, default 3); each pattern's median over all REPS x
+# INNER samples, write and read, and the ratio (HDF5's time / accelerated time: above 1, colldiag is
+# faster). Why INNER: a pattern of one call (8 MiB transfers, contiguous) takes 30-100 ms here, and one
+# sample a process swung 0.8x-1.9x between two columns that both ran HDF5 (the 1.14 run of 20:17);
+# more samples, not longer ones, is what narrows that.
 # The timed runs make no report (explaining a call costs a plan and a gather: that is not the
 # accelerator's cost); one more accelerated run, untimed, reports which engine ran each call and why.
 # Usage: bench/patterns.sh BUILD_DIR "LAUNCHER" RANKS REPS MIB DIR   (make bench-patterns)
 #        PATTERNS_FILTER=ior-str-8m runs only the patterns whose names contain it
 set -eu
-B=$1 RUN=$2 NP=$3 REPS=$4 MIB=$5 DIR=$6
+B=$1 RUN=$2 NP=$3 REPS=$4 MIB=$5 DIR=$6 INNER=${PATTERNS_INNER:-3}
 T=$(mktemp -d "$DIR/colldiag_patterns.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 LIB=$PWD/$B/libcolldiag_preload.so
 case "$RUN" in *openmpi*) X="-x LD_PRELOAD -x COLLDIAG_ACCELERATE ${OMPI_MCA_io:+-x OMPI_MCA_io}" ;; *) X="" ;; esac
 for i in $(seq "$REPS"); do
-    $RUN -n "$NP" "$B/patterns" "$T" "${PATTERNS_FILTER:-}" "$MIB" >"$T/plain.$i"
-    COLLDIAG_ACCELERATE=1 LD_PRELOAD=$LIB $RUN -n "$NP" $X "$B/patterns" "$T" "${PATTERNS_FILTER:-}" "$MIB" >"$T/accel.$i"
+    $RUN -n "$NP" "$B/patterns" "$T" "${PATTERNS_FILTER:-}" "$MIB" "$INNER" >"$T/plain.$i"
+    COLLDIAG_ACCELERATE=1 LD_PRELOAD=$LIB $RUN -n "$NP" $X "$B/patterns" "$T" "${PATTERNS_FILTER:-}" "$MIB" "$INNER" >"$T/accel.$i"
 done
 COLLDIAG_ACCELERATE=1 COLLDIAG_REPORT=json:$T/calls.jsonl LD_PRELOAD=$LIB $RUN -n "$NP" $X ${X:+-x COLLDIAG_REPORT} "$B/patterns" "$T" "${PATTERNS_FILTER:-}" "$MIB" >/dev/null
-echo "# bench-patterns: $(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $NP ranks, $MIB MiB a rank a pattern, median of $REPS interleaved runs, ${OMPI_MCA_io:-default MPI-IO layer}"
+echo "# bench-patterns: $(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $NP ranks, $MIB MiB a rank a pattern, median of $REPS interleaved runs x $INNER repetitions, ${OMPI_MCA_io:-default MPI-IO layer}"
 python3 - "$T" "$REPS" <<'PY'
 import json, statistics, sys
 T, reps = sys.argv[1], int(sys.argv[2])
