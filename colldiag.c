@@ -5495,6 +5495,18 @@ int colldiag_plan(colldiag_file *f, const colldiag_layout *l, const colldiag_sel
  * aggregation and multi-no-opt run per chunked dataset, in dataset order, with that dataset's agreed
  * vector: they make calls per chunk (or an exchange per dataset) anyway. A dataset whose causes rule
  * collective I/O out moves independently, the others collectively.
+ *
+ * Under HDF5 1.14's rules (the bridge under HDF5 1.12+, or colldiag_set_hdf5_rules) the call is decided
+ * as HDF5 1.14.5 decides H5Dwrite_multi / H5Dread_multi, as a whole (H5D__mpio_opt_possible ORs every
+ * dataset's causes into one word, reduced once): any cause on any rank makes every dataset
+ * independent, and reports the call's causes for each. Each dataset's causes are its single call's
+ * under 1.14 (causes_114: selection I/O, which one dataset or rank without it turns off for the call).
+ * With selection I/O and no cause, HDF5's default, forced link- and multi-chunk settings all move every
+ * dataset's pieces in one collective call, reported as LINK_CHUNK, each dataset CHUNK_COLLECTIVE or
+ * CONTIGUOUS_COLLECTIVE and the call their OR (CHUNK_CONTIGUOUS_COLLECTIVE when both kinds are in it):
+ * checked against HDF5 1.14.5's own answers by tests/test_multi_entry.sh. Without selection I/O HDF5
+ * takes H5D__piece_io's multi-dataset path, whose threshold over all datasets (link) or per-dataset
+ * multi-chunk the scheme below follows.
  * --------------------------------------------------------------------------------------------------- */
 
 /* AG_FAIL of a multi-dataset call: the lowest failing rank, then the lowest dataset, with its code. */
@@ -5562,6 +5574,9 @@ static int multi_merge(cd_io *io)
     qsort(t, (size_t)n, sizeof *t, cmp_addr_idx);
     for (uint64_t i = 0; i < n; i++) io->order[i] = t[i].i;
     cd_free(t);
+    /* a plan of HDF5 calls (colldiag_h5_plan_multi) gives chunks dense addresses (index x chunk bytes,
+       nothing is read from the file), which overlap between datasets; a plan moves nothing */
+    if (io->f->plan_only) return 0;
     const cd_piece *prev = NULL;
     MPI_Offset prev_end = 0;
     for (uint64_t i = 0; i < n; i++) {
@@ -5613,6 +5628,11 @@ static int multi_scheme(cd_io *io)
         set_reason_auto(io, 0, 0, P, best, io->nsub);
         return best;
     }
+    if (opt == COLLDIAG_MPIO_CHUNK_SELECTION_IO) {
+        set_reason(io, "HDF5 1.14's rules: selection I/O moves every piece of the %zu datasets in one collective call (reported as LINK_CHUNK)",
+                   io->nsub);
+        return COLLDIAG_MPIO_CHUNK_ONE_IO;
+    }
     if (opt == COLLDIAG_MPIO_CHUNK_DEFAULT) {
         const uint64_t avg = io->g[AG_SUM_CHUNKS] / (uint64_t)P;
         const int link = avg >= io->set.num;
@@ -5656,7 +5676,11 @@ static void multi_results(cd_io *io, const int *ds_opt, const int *ds_mode, cons
             memcpy(r->grid, l->grid, (size_t)l->rank * sizeof *l->grid);
         }
         if (ds_opt[d] != COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION) opt = ds_opt[d];
-        mode = mode < 0 || mode == ds_mode[d] ? ds_mode[d] : COLLDIAG_MPIO_CHUNK_MIXED;
+        if (io->set.rules == COLLDIAG_HDF5_RULES_1_14 && mode > COLLDIAG_MPIO_CHUNK_INDEPENDENT && ds_mode[d] > COLLDIAG_MPIO_CHUNK_INDEPENDENT &&
+            ds_mode[d] != COLLDIAG_MPIO_CHUNK_MIXED && mode != COLLDIAG_MPIO_CHUNK_MIXED)
+            mode |= ds_mode[d]; /* HDF5 1.14 ORs the kinds of one collective call: CHUNK_CONTIGUOUS_COLLECTIVE */
+        else
+            mode = mode < 0 || mode == ds_mode[d] ? ds_mode[d] : COLLDIAG_MPIO_CHUNK_MIXED;
         lc |= ds_local[d];
         gc |= ds_global[d];
     }
@@ -5737,7 +5761,9 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
     if (io.nsub && !ds_local) io_fail(&io, COLLDIAG_ERR_NOMEM, "allocating the results of %zu datasets", n);
     uint32_t *ds_global = ds_local ? ds_local + io.nsub : NULL;
     int *ds_opt = ds_local ? (int *)(ds_local + 2 * io.nsub) : NULL, *ds_mode = ds_opt ? ds_opt + io.nsub : NULL;
-    uint32_t cause = 0;
+    uint32_t cause = 0, sel_cause = 0;
+    const int rules_114 = io.set.rules == COLLDIAG_HDF5_RULES_1_14;
+    int sel_on = rules_114; /* 1.14's rules: every dataset of the call goes through selection I/O on this rank */
     io.fes_max = 0;
     io.fes_min = SIZE_MAX;
     for (size_t d = 0; d < io.nsub && !io.code; d++) {
@@ -5762,6 +5788,12 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
         check_args(s);
         ds_local[d] = local_causes(s);
         map_selection(s, ds_local[d]);
+        if (rules_114 && !s->code) {
+            int on = 0;
+            ds_local[d] = causes_114(s, ds_local[d], &on);
+            sel_on &= on;
+            sel_cause |= x->sel_io_cause;
+        }
         if (s->code) ds_local[d] |= COLLDIAG_MPIO_ERROR_WHILE_CHECKING;
         cause |= ds_local[d];
         if (s->fes > io.fes_max) io.fes_max = s->fes;
@@ -5773,6 +5805,7 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
     io.fes = io.mes = io.fes_max;
     if (io.code) cause |= COLLDIAG_MPIO_ERROR_WHILE_CHECKING | local_causes(&io);
     x->local_cause = cause;
+    x->sel_io_cause = sel_cause;
     x->cnt.t_map = cd_now() - t0;
     t0 = cd_now();
     int rc = 0;
@@ -5805,6 +5838,9 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
         multi_combine(&io, vs, v);
     }
     agree_env(&io, v);
+    /* 1.14's rules: one rank without selection I/O (a dataset it turns off on) takes the call off it for
+       every rank (as in single calls: the ranks must take one path); an internal bit, never reported */
+    if (rules_114 && !sel_on) v[AG_CAUSE] |= CD_CAUSE_SEL_OFF_114;
     rc = MPI_Allreduce(v, io.g, AG_N, MPI_UINT64_T, f->op, f->comm);
     if (rc != MPI_SUCCESS) {
         cd_mpi_err(&io, rc, "MPI_Allreduce (cause agreement)");
@@ -5812,7 +5848,8 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
         goto done;
     }
     agreed_env(&io);
-    x->global_cause = (uint32_t)io.g[AG_CAUSE];
+    if (io.g[AG_CAUSE] & CD_CAUSE_SEL_OFF_114) sel_on = 0;
+    x->global_cause = (uint32_t)(io.g[AG_CAUSE] & ~(uint64_t)(CD_CAUSE_SEL_OFF_114 | CD_CAUSE_CONVERTS_114));
     if (io.g[AG_CAUSE] & COLLDIAG_MPIO_ERROR_WHILE_CHECKING) {
         const uint64_t w = io.g[AG_FAIL] / 16u, mask = ((uint64_t)1 << CD_MULTI_FAIL_SHIFT) - 1, bad = w & mask;
         char where[48] = "";
@@ -5862,6 +5899,9 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
             goto done;
         }
     }
+    /* HDF5 1.14 decides the call as a whole: the call's causes are every dataset's */
+    if (rules_114 && x->global_cause)
+        for (size_t d = 0; d < io.nsub; d++) ds_global[d] = x->global_cause;
     /* datasets whose causes rule collective I/O out move independently (as their single calls would) */
     int nchunked = 0, nmerged = 0;
     for (size_t d = 0; d < io.nsub; d++) {
@@ -5879,8 +5919,25 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
             ds_mode[d] = COLLDIAG_MPIO_CONTIGUOUS_COLLECTIVE;
         }
     }
+    /* 1.14's selection I/O moves every piece in one collective call whatever HDF5's own chunk
+       optimisation asks (colldiag's own schemes stay what they are) */
+    const int hdf5_opt = io.set.chunk_opt == COLLDIAG_MPIO_CHUNK_DEFAULT || io.set.chunk_opt == COLLDIAG_MPIO_CHUNK_ONE_IO ||
+                         io.set.chunk_opt == COLLDIAG_MPIO_CHUNK_MULTI_IO;
+    const int sel_link = sel_on && !x->global_cause && hdf5_opt;
+    if (sel_link) io.set.chunk_opt = COLLDIAG_MPIO_CHUNK_SELECTION_IO;
     const int opt = nchunked ? multi_scheme(&io) : COLLDIAG_MPIO_CHUNK_ONE_IO;
-    if (!nchunked) set_reason(&io, "%d contiguous datasets: one collective call", nmerged);
+    if (!nchunked && nmerged)
+        set_reason(&io, sel_link ? "HDF5 1.14's rules: %d contiguous datasets, selection I/O: one collective call (reported as LINK_CHUNK)"
+                                 : "%d contiguous datasets: one collective call", nmerged);
+    else if (!nchunked && rules_114 && x->global_cause) {
+        char cs[256];
+        colldiag_cause_string(x->global_cause, cs, sizeof cs);
+        set_reason(&io, "HDF5 1.14 decides a multi-dataset call as a whole: no collective I/O for any of its %zu datasets: %s", io.nsub, cs);
+    }
+    /* 1.14 links contiguous datasets' pieces with the chunks (H5D__link_piece_collective_io) */
+    if (sel_link || (rules_114 && nchunked && opt == COLLDIAG_MPIO_CHUNK_ONE_IO))
+        for (size_t d = 0; d < io.nsub; d++)
+            if (!ds_global[d] && io.sub[d].l->storage != STORE_CHUNKED) ds_opt[d] = COLLDIAG_MPIO_LINK_CHUNK;
     if (opt == COLLDIAG_MPIO_CHUNK_ONE_IO)
         for (size_t d = 0; d < io.nsub; d++)
             if (!ds_global[d] && io.sub[d].l->storage == STORE_CHUNKED) {
@@ -6042,7 +6099,7 @@ size_t colldiag_cause_string(uint32_t cause, char *buf, size_t len)
 /* Enum names, generated once so the report, the JSON and the scenario runner print the same words. */
 #define CD_CHUNK_OPT_NAMES(X) X(NO_CHUNK_OPTIMIZATION) X(LINK_CHUNK) X(MULTI_CHUNK) X(COLL_CHUNK_ATONCE) \
     X(ALL_CHUNK_IND) X(MULTI_CHUNK_NO_OPT) X(CHUNK_AGGREGATE)
-#define CD_IO_MODE_NAMES(X) X(NO_COLLECTIVE) X(CHUNK_INDEPENDENT) X(CHUNK_COLLECTIVE) X(CHUNK_MIXED) X(CONTIGUOUS_COLLECTIVE)
+#define CD_IO_MODE_NAMES(X) X(NO_COLLECTIVE) X(CHUNK_INDEPENDENT) X(CHUNK_COLLECTIVE) X(CHUNK_MIXED) X(CONTIGUOUS_COLLECTIVE) X(CHUNK_CONTIGUOUS_COLLECTIVE)
 #define CD_NAME_ROW(N) [COLLDIAG_MPIO_##N] = #N,
 static const char *const cd_chunk_opt_names[] = {CD_CHUNK_OPT_NAMES(CD_NAME_ROW)};
 static const char *const cd_io_mode_names[] = {CD_IO_MODE_NAMES(CD_NAME_ROW)};
@@ -6054,7 +6111,7 @@ const char *colldiag_chunk_opt_name(colldiag_actual_chunk_opt_mode_t v)
 }
 const char *colldiag_io_mode_name(colldiag_actual_io_mode_t v)
 {
-    return (unsigned)v < sizeof cd_io_mode_names / sizeof *cd_io_mode_names ? cd_io_mode_names[v] : "?";
+    return (unsigned)v < sizeof cd_io_mode_names / sizeof *cd_io_mode_names && cd_io_mode_names[v] ? cd_io_mode_names[v] : "?"; /* 5: none */
 }
 
 int colldiag_get_mpio_actual_chunk_opt_mode(const colldiag_xfer *x, colldiag_actual_chunk_opt_mode_t *out)
@@ -8308,6 +8365,104 @@ int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
     int rc;
     cd_env_enter();
     H5E_BEGIN_TRY { rc = h5_plan(dset, mem_type, mem_space, file_space, dxpl, dir, x, file_out); } H5E_END_TRY;
+    cd_env_leave();
+    return rc;
+}
+
+/* H5Dwrite_multi / H5Dread_multi planned (colldiag_h5_plan_multi): every dataset's layout and
+   selections as h5_plan finds them, then one colldiag multi-dataset plan under the linked HDF5's rules.
+   Nothing is read from the file (dense chunk addresses, as h5_plan). A dataset the plan cannot carry
+   on some rank (another file, a memory type that differs: colldiag's multi-dataset plans do not
+   convert; a bad argument) fails the plan on every rank, naming it: dsets[0] and the DXPL name the
+   communicator, so a rank with a bad one returns at once (as colldiag_h5_write_multi). The selection
+   facts (chunk cache, conversion buffer) are dataset 0's. */
+static int h5_plan_multi(size_t count, const hid_t dsets[], const hid_t mem_types[], const hid_t mem_spaces[], const hid_t file_spaces[],
+                         hid_t dxpl, colldiag_direction_t dir, colldiag_xfer *x, colldiag_file **file_out)
+{
+    static const char fn[] = "colldiag_h5_plan_multi";
+    if (file_out) *file_out = NULL;
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL (this rank cannot take part: its results have nowhere to go)");
+    if (!file_out) return cd_fail(COLLDIAG_ERR_ARG, fn, "file_out is NULL");
+    if (count == 0 || !dsets) return cd_fail(COLLDIAG_ERR_ARG, fn, count ? "dset_ids is NULL" : "count is 0: nothing names the file");
+    colldiag_file *f = NULL;
+    int rc = h5_dxpl_settings(dxpl, x, fn);
+    const int collective = x->set.mode == COLLDIAG_MPIO_COLLECTIVE;
+    h5_oid oi0 = {0, 0};
+    if (!rc && h5_object_id(dsets[0], &oi0) < 0) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset_ids[0] is not an open dataset");
+    if (!rc) rc = h5_plan_file(dsets[0], collective, &f, fn);
+    if (rc) {
+        snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
+        return rc;
+    }
+    /* from here on a collective plan reaches colldiag's agreement on every rank, whatever it finds */
+    colldiag_layout **ls = cd_calloc(count, sizeof *ls);
+    colldiag_sel **fs = cd_calloc(count, sizeof *fs), **ms = cd_calloc(count, sizeof *ms);
+    char why[512] = "";
+    int code = COLLDIAG_ERR_UNSUPPORTED;
+    if (!ls || !fs || !ms) snprintf(why, sizeof why, "no memory for %zu datasets' plans", count);
+    else if (dir != COLLDIAG_TO_FILE && dir != COLLDIAG_TO_MEMORY) {
+        code = COLLDIAG_ERR_ARG;
+        snprintf(why, sizeof why, "dir = %d is not TO_FILE or TO_MEMORY", (int)dir);
+    } else if (!mem_types || !mem_spaces || !file_spaces) {
+        code = COLLDIAG_ERR_ARG;
+        snprintf(why, sizeof why, "%s is NULL with count = %zu", !mem_types ? "mem_type_ids" : !mem_spaces ? "mem_space_ids" : "file_space_ids", count);
+    }
+    for (size_t i = 0; !why[0] && i < count; i++) {
+        h5_oid oi;
+        if (h5_object_id(dsets[i], &oi) < 0) {
+            code = COLLDIAG_ERR_ARG;
+            snprintf(why, sizeof why, "dataset %zu: not an open dataset", i);
+            break;
+        }
+        if (oi.fileno != oi0.fileno) {
+            snprintf(why, sizeof why, "dataset %zu: in another file than dataset 0 (one call moves one file's datasets)", i);
+            break;
+        }
+        int r = h5_reads_need_all_ranks(dsets[i]) ? h5_plan_layout_learned(dsets[i], collective, &ls[i], fn) : h5_plan_layout(dsets[i], &ls[i], fn);
+        if (!r) {
+            hid_t dtype = H5Dget_type(dsets[i]);
+            const htri_t same = dtype >= 0 ? H5Tequal(mem_types[i], dtype) : -1;
+            if (dtype >= 0) H5Tclose(dtype);
+            if (same < 0) r = cd_fail(COLLDIAG_ERR_ARG, fn, "mem_type is not a datatype");
+            else if (!same) r = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the memory type differs from the dataset's (HDF5 converts; colldiag's multi-dataset plans do not)");
+        }
+        hid_t fsp = file_spaces[i] == H5S_ALL ? H5Dget_space(dsets[i]) : file_spaces[i];
+        if (!r) r = colldiag_h5_sel(fsp, &fs[i]);
+        if (!r) r = colldiag_h5_sel(mem_spaces[i] == H5S_ALL ? fsp : mem_spaces[i], &ms[i]);
+        if (file_spaces[i] == H5S_ALL && fsp >= 0) H5Sclose(fsp);
+        if (r) {
+            code = r;
+            snprintf(why, sizeof why, "dataset %zu: %.480s", i, cd_errbuf);
+        }
+    }
+    if (why[0]) {
+        x->pre_code = code;
+        snprintf(x->pre_msg, sizeof x->pre_msg, "%s", why);
+    } else {
+        h5_selection_facts(dsets[0], dxpl, x, f);
+    }
+    f->plan_read = dir == COLLDIAG_TO_MEMORY;
+    rc = cd_transfer_multi(f, why[0] ? 0 : count, (const colldiag_layout *const *)ls, (const colldiag_sel *const *)fs,
+                           (const colldiag_sel *const *)ms, NULL, NULL, x, DIR_PLAN, fn);
+    if (rc == COLLDIAG_ERR_PEER && x->peer_code == COLLDIAG_ERR_UNSUPPORTED) rc = COLLDIAG_ERR_UNSUPPORTED;
+    for (size_t i = 0; i < count; i++) {
+        if (ls) colldiag_layout_free(ls[i]);
+        if (fs) colldiag_sel_free(fs[i]);
+        if (ms) colldiag_sel_free(ms[i]);
+    }
+    cd_free(ls);
+    cd_free(fs);
+    cd_free(ms);
+    *file_out = f;
+    return rc;
+}
+
+int colldiag_h5_plan_multi(size_t count, const hid_t dset_ids[], const hid_t mem_type_ids[], const hid_t mem_space_ids[],
+                           const hid_t file_space_ids[], hid_t dxpl, colldiag_direction_t dir, colldiag_xfer *x, colldiag_file **file_out)
+{
+    int rc;
+    cd_env_enter();
+    H5E_BEGIN_TRY { rc = h5_plan_multi(count, dset_ids, mem_type_ids, mem_space_ids, file_space_ids, dxpl, dir, x, file_out); } H5E_END_TRY;
     cd_env_leave();
     return rc;
 }

@@ -89,7 +89,11 @@ typedef enum {
 } colldiag_actual_chunk_opt_mode_t;
 typedef enum {
     COLLDIAG_MPIO_NO_COLLECTIVE = 0, COLLDIAG_MPIO_CHUNK_INDEPENDENT = 1, COLLDIAG_MPIO_CHUNK_COLLECTIVE = 2,
-    COLLDIAG_MPIO_CHUNK_MIXED = 3, COLLDIAG_MPIO_CONTIGUOUS_COLLECTIVE = 4
+    COLLDIAG_MPIO_CHUNK_MIXED = 3, COLLDIAG_MPIO_CONTIGUOUS_COLLECTIVE = 4,
+    /* HDF5 1.14's rules, a multi-dataset call moving chunked and contiguous datasets in one collective
+       call: HDF5 reports the OR of the two bits (CHUNK_COLLECTIVE | CONTIGUOUS_COLLECTIVE), a value its
+       enum does not name */
+    COLLDIAG_MPIO_CHUNK_CONTIGUOUS_COLLECTIVE = 6
 } colldiag_actual_io_mode_t;
 
 /* Cause bits (values of HDF5 1.10.5+ H5D_mpio_no_collective_cause_t where HDF5 has the cause).
@@ -412,6 +416,19 @@ int colldiag_h5_sel(hid_t space, colldiag_sel **out);
    chunk index for them, per chunk): the plan's chunks carry dense addresses (index x chunk bytes). */
 int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, colldiag_direction_t dir,
                      colldiag_xfer *x, colldiag_file **file_out);
+/* colldiag_h5_plan for HDF5 1.14's H5Dwrite_multi / H5Dread_multi, in its argument order: the plan
+   of count datasets of one file moved in one call, decided as the linked HDF5 would (under 1.12+ as a
+   whole: any cause on any rank makes every dataset independent; with selection I/O, every dataset's
+   pieces in one collective call, LINK_CHUNK; see colldiag_plan_multi). Results as after
+   colldiag_plan_multi: the getters answer for the call (the io mode as HDF5 1.14 reports it, the OR
+   of the datasets' kinds), colldiag_get_dataset_mpio per dataset. Collective exactly when the DXPL is
+   (call it on every rank that calls H5Dwrite_multi). A dataset the plan cannot carry on some rank
+   (another file, a memory type that differs from the dataset's: multi-dataset plans do not convert, a
+   bad id) fails it on every rank, the message naming the dataset; count 0 or an invalid dset_ids[0],
+   dxpl or x return at once. *file_out as in colldiag_h5_plan (set whenever the plan reached its
+   agreement; close it with colldiag_file_close). */
+int colldiag_h5_plan_multi(size_t count, const hid_t dset_ids[], const hid_t mem_type_ids[], const hid_t mem_space_ids[],
+                           const hid_t file_space_ids[], hid_t dxpl, colldiag_direction_t dir, colldiag_xfer *x, colldiag_file **file_out);
 /* H5Dwrite / H5Dread with the same arguments, run through colldiag's engine on the dataset's own
    storage through the file's own MPI_File: the same bytes in the file and in buf as HDF5's call, or
    COLLDIAG_ERR_UNSUPPORTED (x's message says why) before any byte moves, and then the caller runs

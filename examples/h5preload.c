@@ -201,12 +201,21 @@ static void advice_of(const colldiag_xfer *x, int coll, int planned, char *out, 
     snprintf(out, n, "HDF5: %s, est. %.3g s; %s est. %.3g s: %s", scheme[hp], e[hp], scheme[best], e[best], change[best]);
 }
 
+/* While report() writes the entries of one multi-dataset call (explain_multi): the call's name, and
+   which of its n datasets the entry is. The first entry carries the call's whole report (colldiag's
+   plan, every dataset: collective); every entry its dataset's own modes as planned. */
+static struct {
+    const char *op;
+    size_t i, n;
+} rmulti;
+
 static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const colldiag_xfer *x, const unsigned *v)
 {
     const int json = !strncmp(mode, "json:", 5), html = !strncmp(mode, "html:", 5);
     char file[1024], name[1024], diff[2048] = "";
     names_of(dset, file, sizeof file, name, sizeof name);
-    const char *op = wr ? "H5Dwrite" : "H5Dread";
+    const char *op = rmulti.op ? rmulti.op : wr ? "H5Dwrite" : "H5Dread";
+    const int whole = !rmulti.op || rmulti.i == 0; /* this entry carries the call's own report */
     const int coll = f && f->comm != MPI_COMM_NULL;
     unsigned *all = NULL;
     int P = 1, r0 = 0, me = 0, init = 0;
@@ -232,9 +241,10 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
     char adv[512];
     advice_of(x, coll, allplanned, adv, sizeof adv);
     if (html) { /* one page per run, a section per collective call (independent calls cannot gather) */
-        if (coll && allplanned) {
+        if (coll && allplanned && whole) {
             char title[2300], verdict[2200];
-            snprintf(title, sizeof title, "%s %s:%s (collective, %d ranks)", op, file, name, P);
+            if (rmulti.op) snprintf(title, sizeof title, "%s %s, %zu datasets from %s (collective, %d ranks)", op, file, rmulti.n, name, P);
+            else snprintf(title, sizeof title, "%s %s:%s (collective, %d ranks)", op, file, name, P);
             snprintf(verdict, sizeof verdict, "%s%s; advice: %s", agree ? "HDF5 agrees" : "HDF5 DISAGREES:", agree ? "" : diff, adv);
             html_append(f, x, mode + 5, title, verdict);
         }
@@ -248,7 +258,7 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
         char *cd = NULL;
         size_t cl = 0;
         FILE *co = NULL;
-        if (allplanned && coll) { /* colldiag's own report of the plan, every rank (collective) */
+        if (allplanned && coll && whole) { /* colldiag's own report of the plan, every rank (collective) */
             co = me == 0 ? open_memstream(&cd, &cl) : NULL;
             colldiag_report_json(f, x, co);
             if (co) fclose(co);
@@ -272,6 +282,15 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
             fprintf(o, ",\"dataset\":");
             json_str(o, name);
             if (allplanned) fprintf(o, ",\"planned\":true");
+            if (rmulti.op) {
+                colldiag_actual_chunk_opt_mode_t dco = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
+                colldiag_actual_io_mode_t dio = COLLDIAG_MPIO_NO_COLLECTIVE;
+                uint32_t dl = 0, dg = 0;
+                fprintf(o, ",\"dataset_index\":%zu,\"datasets\":%zu", rmulti.i, rmulti.n);
+                if (allplanned && colldiag_get_dataset_mpio(x, rmulti.i, &dco, &dio, &dl, &dg) == 0)
+                    fprintf(o, ",\"dataset_mpio\":{\"chunk_opt\":\"%s\",\"io_mode\":\"%s\",\"local_cause\":%u,\"global_cause\":%u}",
+                            colldiag_chunk_opt_name(dco), colldiag_io_mode_name(dio), dl, dg);
+            }
             fprintf(o, ",");
             if (all) json_hdf5(o, all, P, r0);
             else fprintf(o, "\"hdf5\":{\"ranks\":[]}");
@@ -291,9 +310,18 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
         }
         free(cd);
     } else {
-        if (o) fprintf(o, "colldiag: %s %s:%s, %s, %d rank%s%s\n", op, file, name, coll ? "collective" : "independent", P, P > 1 ? "s" : "",
-                       coll ? "" : " (this one)");
-        if (allplanned && coll) {
+        if (o && rmulti.op) fprintf(o, "colldiag: %s %s:%s (dataset %zu of %zu), %s, %d rank%s%s\n", op, file, name, rmulti.i, rmulti.n,
+                                    coll ? "collective" : "independent", P, P > 1 ? "s" : "", coll ? "" : " (this one)");
+        else if (o) fprintf(o, "colldiag: %s %s:%s, %s, %d rank%s%s\n", op, file, name, coll ? "collective" : "independent", P, P > 1 ? "s" : "",
+                            coll ? "" : " (this one)");
+        if (o && rmulti.op && allplanned) {
+            colldiag_actual_chunk_opt_mode_t dco = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
+            colldiag_actual_io_mode_t dio = COLLDIAG_MPIO_NO_COLLECTIVE;
+            if (colldiag_get_dataset_mpio(x, rmulti.i, &dco, &dio, NULL, NULL) == 0)
+                fprintf(o, "  this dataset: chunk_opt %s, io_mode %s%s\n", colldiag_chunk_opt_name(dco), colldiag_io_mode_name(dio),
+                        whole ? "; the call:" : " (the call: its first entry)");
+        }
+        if (allplanned && coll && whole) {
             if (o) fflush(o);
             colldiag_report_print(f, x, o);
         } else if (o && allplanned) {
@@ -501,16 +529,14 @@ herr_t H5Dread(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hi
    COLLDIAG_ACCELERATE colldiag runs such a call whole (colldiag_h5_write_multi / _read_multi: one
    collective data call, link-chunk, with colldiag_h5_write's rules for each dataset), all or nothing:
    where any dataset is one HDF5 runs as fast (a contiguous one under =1, as_fast_why) or colldiag
-   cannot move (any rank's reason), HDF5 runs the whole call unchanged. Without acceleration HDF5 runs
-   it: colldiag does not plan a multi-dataset call the way HDF5 1.14 decides it (as a whole, link-piece
-   I/O over every dataset), so the report says so rather than guess. The asynchronous H5Dwrite_async,
+   cannot move (any rank's reason), HDF5 runs the whole call unchanged. A call HDF5 runs is explained
+   (explain_multi): planned as HDF5 1.14 decides it, as a whole, and compared with HDF5's answer for
+   the call. The asynchronous H5Dwrite_async,
    H5Dread_async, H5Dwrite_multi_async and H5Dread_multi_async always run in HDF5 (their event sets are
    HDF5's). Either way, with COLLDIAG_REPORT the report has one entry per dataset of every such call, so
    that no raw-data call goes unseen. Reported by rank 0 of MPI_COMM_WORLD (the call's communicator is
    not known without asking HDF5 collectively). */
 #if H5_VERSION_GE(1, 14, 0)
-static const char not_planned_why[] = "colldiag does not plan HDF5 1.14's multi-dataset calls (HDF5 decides them as a whole): HDF5 runs it "
-                                      "(COLLDIAG_ACCELERATE=1 lets colldiag run it)";
 static const char async_why[] = "an asynchronous call (its event set is HDF5's): HDF5 runs it";
 
 /* The report's entries for one such call: by_colldiag, its scheme (chunk_opt) and time; else why HDF5
@@ -581,6 +607,45 @@ static int accelerate_multi(int wr, size_t count, const hid_t *dsets, const hid_
     return rc == 0;
 }
 
+/* A multi-dataset call HDF5 runs, explained as a single call is (explain_call): colldiag's plan of the
+   whole call as the linked HDF5 decides it (colldiag_h5_plan_multi), HDF5's own call, then the report,
+   one entry per dataset, each with HDF5's answer for the call (the DXPL holds one for the whole call)
+   beside colldiag's, and the dataset's own planned modes. why: why COLLDIAG_ACCELERATE left it to
+   HDF5 (NULL: not asked). */
+static herr_t explain_multi(int wr, size_t count, hid_t *dsets, hid_t *mts, hid_t *mss, hid_t *fss, hid_t dxpl, const void **wbufs, void **rbufs,
+                            const char *why, herr_t (*real_w)(size_t, hid_t *, hid_t *, hid_t *, hid_t *, hid_t, const void **),
+                            herr_t (*real_r)(size_t, hid_t *, hid_t *, hid_t *, hid_t *, hid_t, void **))
+{
+    const char *mode = cd_getenv("COLLDIAG_REPORT");
+    h5_plist_gen++; /* HDF5 runs the call: it sets the DXPL's actual-mode properties */
+    if (!mode || !*mode || !strcmp(mode, "0") || cd_internal || count == 0 || !dsets)
+        return wr ? real_w(count, dsets, mts, mss, fss, dxpl, wbufs) : real_r(count, dsets, mts, mss, fss, dxpl, rbufs);
+    /* HDF5 records its actual modes in the DXPL it is given; H5P_DEFAULT cannot be read back */
+    hid_t use = dxpl == H5P_DEFAULT ? H5Pcreate(H5P_DATASET_XFER) : dxpl;
+    if (use < 0) use = dxpl;
+    colldiag_xfer *x = call_xfer();
+    colldiag_file *f = NULL;
+    cd_internal++;
+    const int planned = colldiag_h5_plan_multi(count, dsets, mts, mss, fss, use, wr ? COLLDIAG_TO_FILE : COLLDIAG_TO_MEMORY, x, &f) == 0;
+    const herr_t ret = wr ? real_w(count, dsets, mts, mss, fss, use, wbufs) : real_r(count, dsets, mts, mss, fss, use, rbufs);
+    unsigned v[V_N];
+    values_of(x, planned, use, ret, v);
+    accel_why = why;
+    rmulti.op = wr ? "H5Dwrite_multi" : "H5Dread_multi";
+    rmulti.n = count;
+    for (size_t i = 0; i < count; i++) {
+        rmulti.i = i;
+        report(mode, wr, dsets[i], f, x, v);
+    }
+    rmulti.op = NULL;
+    accel_why = NULL;
+    colldiag_file_close(f);
+    xfer_release(x);
+    cd_internal--;
+    if (use != dxpl) H5Pclose(use);
+    return ret;
+}
+
 /* H5Dwrite_multi and H5Dread_multi's one wrapper: colldiag runs the call (accelerate_multi) or HDF5 does. */
 static herr_t multi_call(int wr, size_t count, hid_t *dsets, hid_t *mts, hid_t *mss, hid_t *fss, hid_t dxpl, const void **wbufs, void **rbufs,
                          herr_t (*real_w)(size_t, hid_t *, hid_t *, hid_t *, hid_t *, hid_t, const void **),
@@ -591,11 +656,8 @@ static herr_t multi_call(int wr, size_t count, hid_t *dsets, hid_t *mts, hid_t *
     char why[1024] = "";
     herr_t ret = 0;
     if (!(count > 0 && dsets && acc && *acc && strcmp(acc, "0") && !cd_internal &&
-          accelerate_multi(wr, count, dsets, mts, mss, fss, dxpl, wbufs, rbufs, acc, why, sizeof why))) {
-        if (dsets) report_multi(wr ? "H5Dwrite_multi" : "H5Dread_multi", count, dsets, 0, why[0] ? why : not_planned_why, NULL, 0);
-        h5_plist_gen++; /* HDF5 runs the call: it sets the DXPL's actual-mode properties */
-        ret = wr ? real_w(count, dsets, mts, mss, fss, dxpl, wbufs) : real_r(count, dsets, mts, mss, fss, dxpl, rbufs);
-    }
+          accelerate_multi(wr, count, dsets, mts, mss, fss, dxpl, wbufs, rbufs, acc, why, sizeof why)))
+        ret = explain_multi(wr, count, dsets, mts, mss, fss, dxpl, wbufs, rbufs, why[0] ? why : NULL, real_w, real_r);
     cd_env_leave();
     return ret;
 }

@@ -300,6 +300,104 @@ int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
     return rc;
 }
 
+/* H5Dwrite_multi / H5Dread_multi planned (colldiag_h5_plan_multi): every dataset's layout and
+   selections as h5_plan finds them, then one colldiag multi-dataset plan under the linked HDF5's rules.
+   Nothing is read from the file (dense chunk addresses, as h5_plan). A dataset the plan cannot carry
+   on some rank (another file, a memory type that differs: colldiag's multi-dataset plans do not
+   convert; a bad argument) fails the plan on every rank, naming it: dsets[0] and the DXPL name the
+   communicator, so a rank with a bad one returns at once (as colldiag_h5_write_multi). The selection
+   facts (chunk cache, conversion buffer) are dataset 0's. */
+static int h5_plan_multi(size_t count, const hid_t dsets[], const hid_t mem_types[], const hid_t mem_spaces[], const hid_t file_spaces[],
+                         hid_t dxpl, colldiag_direction_t dir, colldiag_xfer *x, colldiag_file **file_out)
+{
+    static const char fn[] = "colldiag_h5_plan_multi";
+    if (file_out) *file_out = NULL;
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL (this rank cannot take part: its results have nowhere to go)");
+    if (!file_out) return cd_fail(COLLDIAG_ERR_ARG, fn, "file_out is NULL");
+    if (count == 0 || !dsets) return cd_fail(COLLDIAG_ERR_ARG, fn, count ? "dset_ids is NULL" : "count is 0: nothing names the file");
+    colldiag_file *f = NULL;
+    int rc = h5_dxpl_settings(dxpl, x, fn);
+    const int collective = x->set.mode == COLLDIAG_MPIO_COLLECTIVE;
+    h5_oid oi0 = {0, 0};
+    if (!rc && h5_object_id(dsets[0], &oi0) < 0) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset_ids[0] is not an open dataset");
+    if (!rc) rc = h5_plan_file(dsets[0], collective, &f, fn);
+    if (rc) {
+        snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
+        return rc;
+    }
+    /* from here on a collective plan reaches colldiag's agreement on every rank, whatever it finds */
+    colldiag_layout **ls = cd_calloc(count, sizeof *ls);
+    colldiag_sel **fs = cd_calloc(count, sizeof *fs), **ms = cd_calloc(count, sizeof *ms);
+    char why[512] = "";
+    int code = COLLDIAG_ERR_UNSUPPORTED;
+    if (!ls || !fs || !ms) snprintf(why, sizeof why, "no memory for %zu datasets' plans", count);
+    else if (dir != COLLDIAG_TO_FILE && dir != COLLDIAG_TO_MEMORY) {
+        code = COLLDIAG_ERR_ARG;
+        snprintf(why, sizeof why, "dir = %d is not TO_FILE or TO_MEMORY", (int)dir);
+    } else if (!mem_types || !mem_spaces || !file_spaces) {
+        code = COLLDIAG_ERR_ARG;
+        snprintf(why, sizeof why, "%s is NULL with count = %zu", !mem_types ? "mem_type_ids" : !mem_spaces ? "mem_space_ids" : "file_space_ids", count);
+    }
+    for (size_t i = 0; !why[0] && i < count; i++) {
+        h5_oid oi;
+        if (h5_object_id(dsets[i], &oi) < 0) {
+            code = COLLDIAG_ERR_ARG;
+            snprintf(why, sizeof why, "dataset %zu: not an open dataset", i);
+            break;
+        }
+        if (oi.fileno != oi0.fileno) {
+            snprintf(why, sizeof why, "dataset %zu: in another file than dataset 0 (one call moves one file's datasets)", i);
+            break;
+        }
+        int r = h5_reads_need_all_ranks(dsets[i]) ? h5_plan_layout_learned(dsets[i], collective, &ls[i], fn) : h5_plan_layout(dsets[i], &ls[i], fn);
+        if (!r) {
+            hid_t dtype = H5Dget_type(dsets[i]);
+            const htri_t same = dtype >= 0 ? H5Tequal(mem_types[i], dtype) : -1;
+            if (dtype >= 0) H5Tclose(dtype);
+            if (same < 0) r = cd_fail(COLLDIAG_ERR_ARG, fn, "mem_type is not a datatype");
+            else if (!same) r = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the memory type differs from the dataset's (HDF5 converts; colldiag's multi-dataset plans do not)");
+        }
+        hid_t fsp = file_spaces[i] == H5S_ALL ? H5Dget_space(dsets[i]) : file_spaces[i];
+        if (!r) r = colldiag_h5_sel(fsp, &fs[i]);
+        if (!r) r = colldiag_h5_sel(mem_spaces[i] == H5S_ALL ? fsp : mem_spaces[i], &ms[i]);
+        if (file_spaces[i] == H5S_ALL && fsp >= 0) H5Sclose(fsp);
+        if (r) {
+            code = r;
+            snprintf(why, sizeof why, "dataset %zu: %.480s", i, cd_errbuf);
+        }
+    }
+    if (why[0]) {
+        x->pre_code = code;
+        snprintf(x->pre_msg, sizeof x->pre_msg, "%s", why);
+    } else {
+        h5_selection_facts(dsets[0], dxpl, x, f);
+    }
+    f->plan_read = dir == COLLDIAG_TO_MEMORY;
+    rc = cd_transfer_multi(f, why[0] ? 0 : count, (const colldiag_layout *const *)ls, (const colldiag_sel *const *)fs,
+                           (const colldiag_sel *const *)ms, NULL, NULL, x, DIR_PLAN, fn);
+    if (rc == COLLDIAG_ERR_PEER && x->peer_code == COLLDIAG_ERR_UNSUPPORTED) rc = COLLDIAG_ERR_UNSUPPORTED;
+    for (size_t i = 0; i < count; i++) {
+        if (ls) colldiag_layout_free(ls[i]);
+        if (fs) colldiag_sel_free(fs[i]);
+        if (ms) colldiag_sel_free(ms[i]);
+    }
+    cd_free(ls);
+    cd_free(fs);
+    cd_free(ms);
+    *file_out = f;
+    return rc;
+}
+
+int colldiag_h5_plan_multi(size_t count, const hid_t dset_ids[], const hid_t mem_type_ids[], const hid_t mem_space_ids[],
+                           const hid_t file_space_ids[], hid_t dxpl, colldiag_direction_t dir, colldiag_xfer *x, colldiag_file **file_out)
+{
+    int rc;
+    cd_env_enter();
+    H5E_BEGIN_TRY { rc = h5_plan_multi(count, dset_ids, mem_type_ids, mem_space_ids, file_space_ids, dxpl, dir, x, file_out); } H5E_END_TRY;
+    cd_env_leave();
+    return rc;
+}
+
 /* Whether the selection is shifted by an offset (H5Soffset_simple), which HDF5 1.10 cannot be asked for:
    H5Sget_select_bounds includes it, the block and point lists do not. */
 static int h5_sel_offset(hid_t space, int rank, const hsize_t *const reg[4], const hsize_t *dims, int *inside)

@@ -13,6 +13,18 @@
  * aggregation and multi-no-opt run per chunked dataset, in dataset order, with that dataset's agreed
  * vector: they make calls per chunk (or an exchange per dataset) anyway. A dataset whose causes rule
  * collective I/O out moves independently, the others collectively.
+ *
+ * Under HDF5 1.14's rules (the bridge under HDF5 1.12+, or colldiag_set_hdf5_rules) the call is decided
+ * as HDF5 1.14.5 decides H5Dwrite_multi / H5Dread_multi, as a whole (H5D__mpio_opt_possible ORs every
+ * dataset's causes into one word, reduced once): any cause on any rank makes every dataset
+ * independent, and reports the call's causes for each. Each dataset's causes are its single call's
+ * under 1.14 (causes_114: selection I/O, which one dataset or rank without it turns off for the call).
+ * With selection I/O and no cause, HDF5's default, forced link- and multi-chunk settings all move every
+ * dataset's pieces in one collective call, reported as LINK_CHUNK, each dataset CHUNK_COLLECTIVE or
+ * CONTIGUOUS_COLLECTIVE and the call their OR (CHUNK_CONTIGUOUS_COLLECTIVE when both kinds are in it):
+ * checked against HDF5 1.14.5's own answers by tests/test_multi_entry.sh. Without selection I/O HDF5
+ * takes H5D__piece_io's multi-dataset path, whose threshold over all datasets (link) or per-dataset
+ * multi-chunk the scheme below follows.
  * --------------------------------------------------------------------------------------------------- */
 
 /* AG_FAIL of a multi-dataset call: the lowest failing rank, then the lowest dataset, with its code. */
@@ -80,6 +92,9 @@ static int multi_merge(cd_io *io)
     qsort(t, (size_t)n, sizeof *t, cmp_addr_idx);
     for (uint64_t i = 0; i < n; i++) io->order[i] = t[i].i;
     cd_free(t);
+    /* a plan of HDF5 calls (colldiag_h5_plan_multi) gives chunks dense addresses (index x chunk bytes,
+       nothing is read from the file), which overlap between datasets; a plan moves nothing */
+    if (io->f->plan_only) return 0;
     const cd_piece *prev = NULL;
     MPI_Offset prev_end = 0;
     for (uint64_t i = 0; i < n; i++) {
@@ -131,6 +146,11 @@ static int multi_scheme(cd_io *io)
         set_reason_auto(io, 0, 0, P, best, io->nsub);
         return best;
     }
+    if (opt == COLLDIAG_MPIO_CHUNK_SELECTION_IO) {
+        set_reason(io, "HDF5 1.14's rules: selection I/O moves every piece of the %zu datasets in one collective call (reported as LINK_CHUNK)",
+                   io->nsub);
+        return COLLDIAG_MPIO_CHUNK_ONE_IO;
+    }
     if (opt == COLLDIAG_MPIO_CHUNK_DEFAULT) {
         const uint64_t avg = io->g[AG_SUM_CHUNKS] / (uint64_t)P;
         const int link = avg >= io->set.num;
@@ -174,7 +194,11 @@ static void multi_results(cd_io *io, const int *ds_opt, const int *ds_mode, cons
             memcpy(r->grid, l->grid, (size_t)l->rank * sizeof *l->grid);
         }
         if (ds_opt[d] != COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION) opt = ds_opt[d];
-        mode = mode < 0 || mode == ds_mode[d] ? ds_mode[d] : COLLDIAG_MPIO_CHUNK_MIXED;
+        if (io->set.rules == COLLDIAG_HDF5_RULES_1_14 && mode > COLLDIAG_MPIO_CHUNK_INDEPENDENT && ds_mode[d] > COLLDIAG_MPIO_CHUNK_INDEPENDENT &&
+            ds_mode[d] != COLLDIAG_MPIO_CHUNK_MIXED && mode != COLLDIAG_MPIO_CHUNK_MIXED)
+            mode |= ds_mode[d]; /* HDF5 1.14 ORs the kinds of one collective call: CHUNK_CONTIGUOUS_COLLECTIVE */
+        else
+            mode = mode < 0 || mode == ds_mode[d] ? ds_mode[d] : COLLDIAG_MPIO_CHUNK_MIXED;
         lc |= ds_local[d];
         gc |= ds_global[d];
     }
@@ -255,7 +279,9 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
     if (io.nsub && !ds_local) io_fail(&io, COLLDIAG_ERR_NOMEM, "allocating the results of %zu datasets", n);
     uint32_t *ds_global = ds_local ? ds_local + io.nsub : NULL;
     int *ds_opt = ds_local ? (int *)(ds_local + 2 * io.nsub) : NULL, *ds_mode = ds_opt ? ds_opt + io.nsub : NULL;
-    uint32_t cause = 0;
+    uint32_t cause = 0, sel_cause = 0;
+    const int rules_114 = io.set.rules == COLLDIAG_HDF5_RULES_1_14;
+    int sel_on = rules_114; /* 1.14's rules: every dataset of the call goes through selection I/O on this rank */
     io.fes_max = 0;
     io.fes_min = SIZE_MAX;
     for (size_t d = 0; d < io.nsub && !io.code; d++) {
@@ -280,6 +306,12 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
         check_args(s);
         ds_local[d] = local_causes(s);
         map_selection(s, ds_local[d]);
+        if (rules_114 && !s->code) {
+            int on = 0;
+            ds_local[d] = causes_114(s, ds_local[d], &on);
+            sel_on &= on;
+            sel_cause |= x->sel_io_cause;
+        }
         if (s->code) ds_local[d] |= COLLDIAG_MPIO_ERROR_WHILE_CHECKING;
         cause |= ds_local[d];
         if (s->fes > io.fes_max) io.fes_max = s->fes;
@@ -291,6 +323,7 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
     io.fes = io.mes = io.fes_max;
     if (io.code) cause |= COLLDIAG_MPIO_ERROR_WHILE_CHECKING | local_causes(&io);
     x->local_cause = cause;
+    x->sel_io_cause = sel_cause;
     x->cnt.t_map = cd_now() - t0;
     t0 = cd_now();
     int rc = 0;
@@ -323,6 +356,9 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
         multi_combine(&io, vs, v);
     }
     agree_env(&io, v);
+    /* 1.14's rules: one rank without selection I/O (a dataset it turns off on) takes the call off it for
+       every rank (as in single calls: the ranks must take one path); an internal bit, never reported */
+    if (rules_114 && !sel_on) v[AG_CAUSE] |= CD_CAUSE_SEL_OFF_114;
     rc = MPI_Allreduce(v, io.g, AG_N, MPI_UINT64_T, f->op, f->comm);
     if (rc != MPI_SUCCESS) {
         cd_mpi_err(&io, rc, "MPI_Allreduce (cause agreement)");
@@ -330,7 +366,8 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
         goto done;
     }
     agreed_env(&io);
-    x->global_cause = (uint32_t)io.g[AG_CAUSE];
+    if (io.g[AG_CAUSE] & CD_CAUSE_SEL_OFF_114) sel_on = 0;
+    x->global_cause = (uint32_t)(io.g[AG_CAUSE] & ~(uint64_t)(CD_CAUSE_SEL_OFF_114 | CD_CAUSE_CONVERTS_114));
     if (io.g[AG_CAUSE] & COLLDIAG_MPIO_ERROR_WHILE_CHECKING) {
         const uint64_t w = io.g[AG_FAIL] / 16u, mask = ((uint64_t)1 << CD_MULTI_FAIL_SHIFT) - 1, bad = w & mask;
         char where[48] = "";
@@ -380,6 +417,9 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
             goto done;
         }
     }
+    /* HDF5 1.14 decides the call as a whole: the call's causes are every dataset's */
+    if (rules_114 && x->global_cause)
+        for (size_t d = 0; d < io.nsub; d++) ds_global[d] = x->global_cause;
     /* datasets whose causes rule collective I/O out move independently (as their single calls would) */
     int nchunked = 0, nmerged = 0;
     for (size_t d = 0; d < io.nsub; d++) {
@@ -397,8 +437,25 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
             ds_mode[d] = COLLDIAG_MPIO_CONTIGUOUS_COLLECTIVE;
         }
     }
+    /* 1.14's selection I/O moves every piece in one collective call whatever HDF5's own chunk
+       optimisation asks (colldiag's own schemes stay what they are) */
+    const int hdf5_opt = io.set.chunk_opt == COLLDIAG_MPIO_CHUNK_DEFAULT || io.set.chunk_opt == COLLDIAG_MPIO_CHUNK_ONE_IO ||
+                         io.set.chunk_opt == COLLDIAG_MPIO_CHUNK_MULTI_IO;
+    const int sel_link = sel_on && !x->global_cause && hdf5_opt;
+    if (sel_link) io.set.chunk_opt = COLLDIAG_MPIO_CHUNK_SELECTION_IO;
     const int opt = nchunked ? multi_scheme(&io) : COLLDIAG_MPIO_CHUNK_ONE_IO;
-    if (!nchunked) set_reason(&io, "%d contiguous datasets: one collective call", nmerged);
+    if (!nchunked && nmerged)
+        set_reason(&io, sel_link ? "HDF5 1.14's rules: %d contiguous datasets, selection I/O: one collective call (reported as LINK_CHUNK)"
+                                 : "%d contiguous datasets: one collective call", nmerged);
+    else if (!nchunked && rules_114 && x->global_cause) {
+        char cs[256];
+        colldiag_cause_string(x->global_cause, cs, sizeof cs);
+        set_reason(&io, "HDF5 1.14 decides a multi-dataset call as a whole: no collective I/O for any of its %zu datasets: %s", io.nsub, cs);
+    }
+    /* 1.14 links contiguous datasets' pieces with the chunks (H5D__link_piece_collective_io) */
+    if (sel_link || (rules_114 && nchunked && opt == COLLDIAG_MPIO_CHUNK_ONE_IO))
+        for (size_t d = 0; d < io.nsub; d++)
+            if (!ds_global[d] && io.sub[d].l->storage != STORE_CHUNKED) ds_opt[d] = COLLDIAG_MPIO_LINK_CHUNK;
     if (opt == COLLDIAG_MPIO_CHUNK_ONE_IO)
         for (size_t d = 0; d < io.nsub; d++)
             if (!ds_global[d] && io.sub[d].l->storage == STORE_CHUNKED) {

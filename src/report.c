@@ -51,7 +51,7 @@ size_t colldiag_cause_string(uint32_t cause, char *buf, size_t len)
 /* Enum names, generated once so the report, the JSON and the scenario runner print the same words. */
 #define CD_CHUNK_OPT_NAMES(X) X(NO_CHUNK_OPTIMIZATION) X(LINK_CHUNK) X(MULTI_CHUNK) X(COLL_CHUNK_ATONCE) \
     X(ALL_CHUNK_IND) X(MULTI_CHUNK_NO_OPT) X(CHUNK_AGGREGATE)
-#define CD_IO_MODE_NAMES(X) X(NO_COLLECTIVE) X(CHUNK_INDEPENDENT) X(CHUNK_COLLECTIVE) X(CHUNK_MIXED) X(CONTIGUOUS_COLLECTIVE)
+#define CD_IO_MODE_NAMES(X) X(NO_COLLECTIVE) X(CHUNK_INDEPENDENT) X(CHUNK_COLLECTIVE) X(CHUNK_MIXED) X(CONTIGUOUS_COLLECTIVE) X(CHUNK_CONTIGUOUS_COLLECTIVE)
 #define CD_NAME_ROW(N) [COLLDIAG_MPIO_##N] = #N,
 static const char *const cd_chunk_opt_names[] = {CD_CHUNK_OPT_NAMES(CD_NAME_ROW)};
 static const char *const cd_io_mode_names[] = {CD_IO_MODE_NAMES(CD_NAME_ROW)};
@@ -63,7 +63,7 @@ const char *colldiag_chunk_opt_name(colldiag_actual_chunk_opt_mode_t v)
 }
 const char *colldiag_io_mode_name(colldiag_actual_io_mode_t v)
 {
-    return (unsigned)v < sizeof cd_io_mode_names / sizeof *cd_io_mode_names ? cd_io_mode_names[v] : "?";
+    return (unsigned)v < sizeof cd_io_mode_names / sizeof *cd_io_mode_names && cd_io_mode_names[v] ? cd_io_mode_names[v] : "?"; /* 5: none */
 }
 
 int colldiag_get_mpio_actual_chunk_opt_mode(const colldiag_xfer *x, colldiag_actual_chunk_opt_mode_t *out)

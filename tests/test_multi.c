@@ -625,6 +625,95 @@ static void test_one_call(void)
     call_free(&c);
 }
 
+/* HDF5 1.14's rules (colldiag_set_hdf5_rules 114): a multi-dataset call is decided as a whole, as HDF5
+   1.14.5's H5Dwrite_multi (checked against HDF5 itself by tests/test_multi_entry.sh). With the compact
+   dataset (a cause of its own: NOT_CONTIGUOUS_OR_CHUNKED) every dataset goes independent and reports
+   the call's causes, where 1.10's rules keep the others collective; the bytes are still every
+   dataset's. Without it, selection I/O links every dataset whatever the chunk optimisation asks
+   (LINK_CHUNK; chunked CHUNK_COLLECTIVE, contiguous CONTIGUOUS_COLLECTIVE, the call the OR of both);
+   with selection I/O off, forced multi-chunk is multi-chunk again. */
+static void test_rules_114(void)
+{
+    snprintf(g_case, sizeof g_case, "HDF5 1.14's rules");
+    reset_file();
+    colldiag_file *f = NULL;
+    CHECK(colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f) == 0, "open");
+    call c;
+    call_init(&c, 4);
+    const colldiag_layout *l[ND];
+    const colldiag_sel *fs[ND], *ms[ND];
+    const void *wb[ND];
+    int kind[ND], has_kind[3] = {0, 0, 0};
+    size_t n = 0;
+    for (int d = 0; d < ND; d++) { l[d] = c.l[d]; fs[d] = c.fs[d]; ms[d] = c.ms[d]; wb[d] = c.buf[d]; kind[d] = D[d].kind; }
+    for (int rules = 110; rules <= 114; rules += 4) { /* every dataset, the compact one too */
+        colldiag_xfer *x = NULL;
+        colldiag_xfer_create(&x);
+        colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
+        colldiag_set_hdf5_rules(x, (colldiag_hdf5_rules_t)rules);
+        CHECK(colldiag_plan_multi(f, ND, l, fs, ms, x) == 0, "rules %d plan: %s", rules, colldiag_xfer_errmsg(x));
+        uint32_t lc = 0, gc = 0;
+        colldiag_get_mpio_no_collective_cause(x, &lc, &gc);
+        CHECK(gc == COLLDIAG_MPIO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET, "rules %d: the call's causes 0x%x", rules, gc);
+        for (int d = 0; d < ND; d++) {
+            colldiag_actual_io_mode_t io = COLLDIAG_MPIO_NO_COLLECTIVE;
+            uint32_t g = 0;
+            colldiag_get_dataset_mpio(x, (size_t)d, NULL, &io, NULL, &g);
+            const int indep = rules == 114 || kind[d] == 2; /* 1.14: the whole call; 1.10: the compact one */
+            CHECK(indep ? io == COLLDIAG_MPIO_NO_COLLECTIVE && g == COLLDIAG_MPIO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET : io != COLLDIAG_MPIO_NO_COLLECTIVE && g == 0,
+                  "rules %d dataset %d (kind %d): io mode %s, causes 0x%x", rules, d, kind[d], colldiag_io_mode_name(io), g);
+        }
+        if (rules == 114) { /* and the bytes: every dataset written, independently */
+            CHECK(colldiag_write_multi(f, ND, l, fs, ms, wb, x) == 0, "1.14 write: %s", colldiag_xfer_errmsg(x));
+            colldiag_counters cnt;
+            colldiag_get_counters(x, &cnt);
+            CHECK(cnt.calls_collective == 0, "1.14 write: %" PRIu64 " collective calls", cnt.calls_collective);
+        }
+        colldiag_xfer_free(x);
+    }
+    colldiag_file_close(f);
+    unsigned char *img = expected_image(ND, 4);
+    check_file(img, "1.14's rules, whole call independent");
+    free(img);
+    CHECK(colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f) == 0, "open");
+    for (int d = 0; d < ND; d++)
+        if (kind[d] != 2) { l[n] = c.l[d]; fs[n] = c.fs[d]; ms[n] = c.ms[d]; kind[n] = kind[d]; has_kind[kind[d]] = 1; n++; }
+    static const struct { int opt, sel_off; } v[] = {{COLLDIAG_MPIO_CHUNK_DEFAULT, 0}, {COLLDIAG_MPIO_CHUNK_ONE_IO, 0}, {COLLDIAG_MPIO_CHUNK_MULTI_IO, 0},
+                                                     {COLLDIAG_MPIO_CHUNK_MULTI_IO, 1}};
+    for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
+        colldiag_xfer *x = NULL;
+        colldiag_xfer_create(&x);
+        colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
+        colldiag_set_hdf5_rules(x, COLLDIAG_HDF5_RULES_1_14);
+        colldiag_set_dxpl_mpio_chunk_opt(x, (colldiag_chunk_opt_t)v[k].opt);
+        if (v[k].sel_off) colldiag_set_selection_io(x, COLLDIAG_SELECTION_IO_OFF);
+        CHECK(colldiag_plan_multi(f, n, l, fs, ms, x) == 0, "case %zu plan: %s", k, colldiag_xfer_errmsg(x));
+        colldiag_actual_chunk_opt_mode_t co = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
+        colldiag_actual_io_mode_t io = COLLDIAG_MPIO_NO_COLLECTIVE;
+        colldiag_get_mpio_actual_chunk_opt_mode(x, &co);
+        colldiag_get_mpio_actual_io_mode(x, &io);
+        if (!v[k].sel_off) {
+            const colldiag_actual_io_mode_t want = has_kind[0] && has_kind[1] ? COLLDIAG_MPIO_CHUNK_CONTIGUOUS_COLLECTIVE
+                                                 : has_kind[1] ? COLLDIAG_MPIO_CHUNK_COLLECTIVE : COLLDIAG_MPIO_CONTIGUOUS_COLLECTIVE;
+            CHECK(co == COLLDIAG_MPIO_LINK_CHUNK && io == want, "case %zu: the call %s/%s, want LINK_CHUNK/%s", k, colldiag_chunk_opt_name(co),
+                  colldiag_io_mode_name(io), colldiag_io_mode_name(want));
+        }
+        for (size_t d = 0; d < n; d++) {
+            colldiag_actual_chunk_opt_mode_t dco = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
+            colldiag_actual_io_mode_t dio = COLLDIAG_MPIO_NO_COLLECTIVE;
+            colldiag_get_dataset_mpio(x, d, &dco, &dio, NULL, NULL);
+            if (v[k].sel_off && kind[d] == 1)
+                CHECK(dco == COLLDIAG_MPIO_MULTI_CHUNK, "case %zu dataset %zu: %s, want MULTI_CHUNK", k, d, colldiag_chunk_opt_name(dco));
+            else if (!v[k].sel_off)
+                CHECK(dco == COLLDIAG_MPIO_LINK_CHUNK && dio == (kind[d] ? COLLDIAG_MPIO_CHUNK_COLLECTIVE : COLLDIAG_MPIO_CONTIGUOUS_COLLECTIVE),
+                      "case %zu dataset %zu (kind %d): %s/%s", k, d, kind[d], colldiag_chunk_opt_name(dco), colldiag_io_mode_name(dio));
+        }
+        colldiag_xfer_free(x);
+    }
+    colldiag_file_close(f);
+    call_free(&c);
+}
+
 /* errors: every rank fails, the messages name the rank and the dataset, no byte moves */
 static void test_errors(void)
 {
@@ -729,6 +818,7 @@ int main(int argc, char **argv)
         spec_init();
         test_schemes();
         test_one_call();
+        test_rules_114();
         test_errors();
         spec_free();
     }
