@@ -50,4 +50,12 @@ for name in p:
     worst = min(worst, pw / aw, pr / ar)
     print("%-20s %7.0f MB/s %7.0f MB/s %5.2fx %7.0f MB/s %7.0f MB/s %5.2fx" % (name, mb / pw, mb / aw, pw / aw, mb / pr, mb / ar, pr / ar))
 print("lowest ratio %.2f; accelerated runs' calls by engine: %s" % (worst, ", ".join("%s %d" % kv for kv in sorted(eng.items()))))
+# the noise floor of this run: HDF5 against itself, its odd runs' median over its even runs', per
+# pattern and direction (a row where HDF5 runs in both columns cannot be told from 1 by less)
+if reps >= 2:
+    def half(name, k, odd):
+        per = len(p[name]) // reps
+        return statistics.median(x[k] for i, x in enumerate(p[name]) if (i // per) % 2 == (0 if odd else 1))
+    noise = [half(n, k, 1) / half(n, k, 0) for n in p for k in (0, 1)]
+    print("HDF5 against itself in this run (odd runs' median time / even runs'): %.2f to %.2f" % (min(noise), max(noise)))
 PY
