@@ -8373,7 +8373,8 @@ int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
    selections as h5_plan finds them, then one colldiag multi-dataset plan under the linked HDF5's rules.
    Nothing is read from the file (dense chunk addresses, as h5_plan). A dataset the plan cannot carry
    on some rank (another file, a memory type that differs: colldiag's multi-dataset plans do not
-   convert; a bad argument) fails the plan on every rank, naming it: dsets[0] and the DXPL name the
+   convert; a bad argument; on a file with collective metadata reads, a dataset not learned before)
+   fails the plan on every rank, naming it: dsets[0] and the DXPL name the
    communicator, so a rank with a bad one returns at once (as colldiag_h5_write_multi). The selection
    facts (chunk cache, conversion buffer) are dataset 0's. */
 static int h5_plan_multi(size_t count, const hid_t dsets[], const hid_t mem_types[], const hid_t mem_spaces[], const hid_t file_spaces[],
@@ -8418,7 +8419,11 @@ static int h5_plan_multi(size_t count, const hid_t dsets[], const hid_t mem_type
             snprintf(why, sizeof why, "dataset %zu: in another file than dataset 0 (one call moves one file's datasets)", i);
             break;
         }
-        int r = h5_reads_need_all_ranks(dsets[i]) ? h5_plan_layout_learned(dsets[i], collective, &ls[i], fn) : h5_plan_layout(dsets[i], &ls[i], fn);
+        /* on a file whose metadata reads need every rank, never learn a dataset here, even in a collective
+           plan: a rank whose earlier dataset failed on its own stops this loop, and a lone collective read
+           would hang the others. What was learned (at H5Dopen2 / H5Dcreate, alike on every rank) serves. */
+        const int all_ranks = h5_reads_need_all_ranks(dsets[i]);
+        int r = all_ranks ? h5_plan_layout_learned(dsets[i], -1, &ls[i], fn) : h5_plan_layout(dsets[i], &ls[i], fn);
         if (!r) {
             hid_t dtype = H5Dget_type(dsets[i]);
             const htri_t same = dtype >= 0 ? H5Tequal(mem_types[i], dtype) : -1;
@@ -9066,12 +9071,17 @@ static int h5_extent_is(const h5_dentry *e, int rank, const hsize_t *dims)
 
 /* The plan's layout on a file whose metadata reads need every rank (h5_reads_need_all_ranks), from what
    the bridge learned of the dataset (learning it here in a collective call, where every rank does the
-   same), never from H5Dget_create_plist in an independent call. 0, or a COLLDIAG_ERR_* with the reason. */
+   same), never from H5Dget_create_plist in an independent call; collective < 0: a collective call that
+   must not learn either (a multi-dataset plan, whose ranks may stop at different datasets). 0, or a
+   COLLDIAG_ERR_* with the reason. */
 static int h5_plan_layout_learned(hid_t dset, int collective, colldiag_layout **out, const char *fn)
 {
     *out = NULL;
     h5_dentry *e = h5_cached_entry(dset);
     if (!e || !e->learned) {
+        if (collective < 0)
+            return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "a dataset colldiag has not learned, in a file whose metadata reads are collective "
+                                                         "(colldiag_h5_opened after H5Dopen2 learns it; the preload does)");
         if (!collective)
             return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "an independent call on a dataset colldiag has not learned, in a file whose metadata "
                                                          "reads are collective: HDF5 1.12+ would read its object header collectively, with "

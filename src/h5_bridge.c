@@ -454,12 +454,17 @@ static int h5_extent_is(const h5_dentry *e, int rank, const hsize_t *dims)
 
 /* The plan's layout on a file whose metadata reads need every rank (h5_reads_need_all_ranks), from what
    the bridge learned of the dataset (learning it here in a collective call, where every rank does the
-   same), never from H5Dget_create_plist in an independent call. 0, or a COLLDIAG_ERR_* with the reason. */
+   same), never from H5Dget_create_plist in an independent call; collective < 0: a collective call that
+   must not learn either (a multi-dataset plan, whose ranks may stop at different datasets). 0, or a
+   COLLDIAG_ERR_* with the reason. */
 static int h5_plan_layout_learned(hid_t dset, int collective, colldiag_layout **out, const char *fn)
 {
     *out = NULL;
     h5_dentry *e = h5_cached_entry(dset);
     if (!e || !e->learned) {
+        if (collective < 0)
+            return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "a dataset colldiag has not learned, in a file whose metadata reads are collective "
+                                                         "(colldiag_h5_opened after H5Dopen2 learns it; the preload does)");
         if (!collective)
             return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "an independent call on a dataset colldiag has not learned, in a file whose metadata "
                                                          "reads are collective: HDF5 1.12+ would read its object header collectively, with "

@@ -304,7 +304,8 @@ int colldiag_h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
    selections as h5_plan finds them, then one colldiag multi-dataset plan under the linked HDF5's rules.
    Nothing is read from the file (dense chunk addresses, as h5_plan). A dataset the plan cannot carry
    on some rank (another file, a memory type that differs: colldiag's multi-dataset plans do not
-   convert; a bad argument) fails the plan on every rank, naming it: dsets[0] and the DXPL name the
+   convert; a bad argument; on a file with collective metadata reads, a dataset not learned before)
+   fails the plan on every rank, naming it: dsets[0] and the DXPL name the
    communicator, so a rank with a bad one returns at once (as colldiag_h5_write_multi). The selection
    facts (chunk cache, conversion buffer) are dataset 0's. */
 static int h5_plan_multi(size_t count, const hid_t dsets[], const hid_t mem_types[], const hid_t mem_spaces[], const hid_t file_spaces[],
@@ -349,7 +350,11 @@ static int h5_plan_multi(size_t count, const hid_t dsets[], const hid_t mem_type
             snprintf(why, sizeof why, "dataset %zu: in another file than dataset 0 (one call moves one file's datasets)", i);
             break;
         }
-        int r = h5_reads_need_all_ranks(dsets[i]) ? h5_plan_layout_learned(dsets[i], collective, &ls[i], fn) : h5_plan_layout(dsets[i], &ls[i], fn);
+        /* on a file whose metadata reads need every rank, never learn a dataset here, even in a collective
+           plan: a rank whose earlier dataset failed on its own stops this loop, and a lone collective read
+           would hang the others. What was learned (at H5Dopen2 / H5Dcreate, alike on every rank) serves. */
+        const int all_ranks = h5_reads_need_all_ranks(dsets[i]);
+        int r = all_ranks ? h5_plan_layout_learned(dsets[i], -1, &ls[i], fn) : h5_plan_layout(dsets[i], &ls[i], fn);
         if (!r) {
             hid_t dtype = H5Dget_type(dsets[i]);
             const htri_t same = dtype >= 0 ? H5Tequal(mem_types[i], dtype) : -1;
