@@ -149,6 +149,7 @@ fi
 for p in 8 16; do
     suite "openmpi/ompio test_io quick -n $p" 600 $OMPI -n $p build/openmpi/test_io quick
     suite "openmpi/ompio test_multi --fuzz, 64 calls -n $p, seed $FUZZ_SEED" 600 $OMPI -n $p build/openmpi/test_multi --fuzz "$FUZZ_SEED" 64 "$MT"
+    suite "openmpi/ompio test_multi (fixed cases, errors, 1.14's rules) -n $p" 600 $OMPI -n $p build/openmpi/test_multi "$MT"
     suite "openmpi/ompio test_errors quick -n $p" 600 $OMPI -n $p build/openmpi/test_errors quick
     fuzz_suite "openmpi/ompio -n $p" 200 $OMPI -n $p build/openmpi/fuzz_io
 done
