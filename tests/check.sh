@@ -5,7 +5,7 @@ set -u
 cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 OMPI="mpirun.openmpi --oversubscribe"
-MPICH="tests/mpich_run.sh mpirun.mpich" # its exit status is not enough: see tests/mpich_run.sh
+MPICH="$PWD/tests/mpich_run.sh mpirun.mpich" # its exit status is not enough: see tests/mpich_run.sh
 PUBLIC="${SCN_PUBLIC:-tests/scenarios/public}"
 SCN_DIRS="$PUBLIC tests/scenarios"
 passed=0; failed=0; failed_names=""

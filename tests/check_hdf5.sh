@@ -10,7 +10,7 @@ TAG=${1:-d13}
 BO=build/$TAG-openmpi BM=build/$TAG-mpich
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 OMPI="mpirun.openmpi --oversubscribe"
-MPICH="tests/mpich_run.sh mpirun.mpich" # its exit status is not enough: see tests/mpich_run.sh
+MPICH="$PWD/tests/mpich_run.sh mpirun.mpich" # its exit status is not enough: see tests/mpich_run.sh
 ROMIO=$(ompi_info 2>/dev/null | awk '/MCA io: romio/ {sub(":", "", $3); print $3; exit}')
 passed=0; failed=0; failed_names=""
 suite() { # name, timeout seconds, command...
