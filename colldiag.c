@@ -121,6 +121,20 @@
 #define CD_AUTO_ENUM(n) CD_K_##n,
 enum { CD_AUTO_CONSTANTS(CD_AUTO_ENUM) CD_K_N };
 
+/* The HDF5 preload under COLLDIAG_ACCELERATE=1 leaves to HDF5 a collective write in which every rank
+   writes whole chunks of its own (no chunk shared, none written in part) once the busiest rank moves
+   this many bytes: HDF5's collective path then makes the same stretches in one MPI-IO call per chunk or
+   call, and colldiag's only difference is the kind of call. Measured with bench/patterns.sh, one process
+   a pattern as IOR and h5bench run (Debian 12, HDF5 1.10.8, Open MPI 4.1.4 ompio, 3 ranks on 2 cores):
+   IOR-like 1 MiB chunks, colldiag's independent calls ran at 0.77-0.91x HDF5's rate, not because they
+   are slow (1-3 ms a MiB) but because they leave glibc's heap as MPI-IO's collective calls do not: the
+   next collective call HDF5 makes (the fill of the next H5Dcreate, 8 MiB a rank) then faults its
+   buffers in afresh (about 10 us a page here, 100 ms a call) where HDF5's own run reuses them. Below
+   this size, per-call costs decide and colldiag's are lower: 64 KiB chunks ran 1.1-1.6x. The decision
+   needs the agreement (the bytes and the sharing are every rank's), so it costs one reduction. */
+#ifndef COLLDIAG_ACCEL_WHOLE_BYTES
+#define COLLDIAG_ACCEL_WHOLE_BYTES ((uint64_t)256 << 10)
+#endif
 /* Most bytes one rank moves in one collective data call: larger transfers become several agreed rounds.
    ROMIO 3.2.1 (Open MPI 4.1's romio321) hangs on a collective request above 2 GiB per rank; 1 GiB keeps
    a margin and is still far beyond where a round's fixed cost matters. */
@@ -1463,6 +1477,11 @@ struct colldiag_xfer {
     struct cd_dsres *dsr;
     size_t nds, dsr_cap;
     int peer_code;                        /* a multi-dataset call failed with ERR_PEER: the failing rank's code */
+    /* The HDF5 preload under COLLDIAG_ACCELERATE=1 (0 otherwise, and for every caller of the API): a
+       collective write of whole chunks, each rank's own, whose busiest rank moves at least this many
+       bytes fails on every rank alike with COLLDIAG_ERR_UNSUPPORTED ("HDF5's path is as fast here"),
+       decided on the agreed values before a byte moves, so that HDF5 runs it (COLLDIAG_ACCEL_WHOLE_BYTES) */
+    uint64_t hdf5_as_fast_bytes;
 };
 
 /* One dataset's results in a multi-dataset call: what a single call of that dataset reports. */
@@ -5035,6 +5054,17 @@ static void write_extent(const cd_io *io, uint64_t *end, uint64_t *fsize)
     if (*end && *fsize >= *end) *end = 0; /* nothing to grow on this rank */
 }
 
+/* 1 when the HDF5 preload leaves this write to HDF5 (x->hdf5_as_fast_bytes, COLLDIAG_ACCEL_WHOLE_BYTES'
+   rationale): no global cause, chunked and unfiltered storage, no chunk two ranks touch (the coarse
+   touch map is a sufficient test), no piece that covers only part of its chunk, and the busiest rank
+   moves at least the threshold. Agreed values only: every rank decides alike. Pure. */
+static int hdf5_as_fast(const cd_io *io, uint32_t global)
+{
+    const uint64_t min = io->x->hdf5_as_fast_bytes;
+    return min && io->dir == DIR_WRITE && !global && io->l && io->l->storage == STORE_CHUNKED && !io->l->filtered && io->disjoint &&
+           io->g[AG_SUM_PARTIAL] == 0 && io->g[AG_MAX_BYTES] >= min;
+}
+
 /* Collective; called on agreed values only (every rank or none). A protection, not the operation: if
    the file cannot grow (a size limit, a chunk address beyond it), the call goes on and the data calls
    themselves report what fails, on the rank it fails on. */
@@ -5387,6 +5417,10 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     }
     if (io.g[AG_VIEW] && dir != DIR_PLAN) view_reset(&io);
     if (read_past_eof(&io, io.g[AG_MAX_END], io.g[AG_MAX_FSIZE])) return finish(&io, io.code);
+    if (hdf5_as_fast(&io, global))
+        return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "HDF5's path is as fast here: every rank writes whole chunks of its own, "
+                                   "%" PRIu64 " bytes on the busiest, which HDF5's collective path moves in the same stretches "
+                                   "(COLLDIAG_ACCELERATE=all runs it through colldiag)", io.g[AG_MAX_BYTES]));
     if (!global && dir == DIR_WRITE && io.g[AG_MAX_END] > io.g[AG_MAX_FSIZE]) extend_file(&io, io.g[AG_MAX_END]);
     if (global & COLLDIAG_MPIO_FILTERS)
         return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag cannot write filtered chunks (cause FILTERS)"));

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The field's patterns (bench/patterns.c: IOR- and VPIC-IO-like, unmodified-style HDF5), plain HDF5
-# against the same program under the preload with COLLDIAG_ACCELERATE=1: REPS runs of each, interleaved
-# (plain, accelerated, plain, ...) so that the machine's noise hits both alike, each run repeating every
-# pattern INNER times back to back (PATTERNS_INNER, default 3); each pattern's median over all REPS x
+# against the same program under the preload with COLLDIAG_ACCELERATE=1: REPS runs of each pattern, one
+# process a run, interleaved (plain, accelerated, plain, ...) so that the machine's noise hits both
+# alike, each run repeating its pattern INNER times back to back, as IOR's iterations do
+# (PATTERNS_INNER, default 3); each pattern's median over all REPS x
 # INNER samples, write and read, and the ratio (HDF5's time / accelerated time: above 1, colldiag is
 # faster). Why INNER: a pattern of one call (8 MiB transfers, contiguous) takes 30-100 ms here, and one
 # sample a process swung 0.8x-1.9x between two columns that both ran HDF5 (the 1.14 run of 20:17);
@@ -17,12 +18,24 @@ T=$(mktemp -d "$DIR/colldiag_patterns.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 LIB=$PWD/$B/libcolldiag_preload.so
 case "$RUN" in *openmpi*) X="-x LD_PRELOAD -x COLLDIAG_ACCELERATE ${OMPI_MCA_io:+-x OMPI_MCA_io}" ;; *) X="" ;; esac
+# One process a pattern, as the field's benchmarks run (IOR and h5bench run one workload a program):
+# what a process did before changes what its next calls cost (glibc's heap: a buffer MPI-IO's
+# collective path frees and allocates again costs nothing when the heap kept it, ~10 us a 4 KiB page
+# on this machine when it did not), so patterns run back to back in one process measured their order
+# as much as themselves (see COLLDIAG_ACCEL_WHOLE_BYTES in src/internal.h).
+NAMES=""
+for s in seg str; do for l in contig chunk; do for k in 64k 1m 8m; do NAMES="$NAMES ior-$s-$k-$l"; done; done; done
+for d in 1d 2d 3d; do for l in contig chunk deflate; do NAMES="$NAMES vpic-$d-$l"; done; done
 for i in $(seq "$REPS"); do
-    $RUN -n "$NP" "$B/patterns" "$T" "${PATTERNS_FILTER:-}" "$MIB" "$INNER" >"$T/plain.$i"
-    COLLDIAG_ACCELERATE=1 LD_PRELOAD=$LIB $RUN -n "$NP" $X "$B/patterns" "$T" "${PATTERNS_FILTER:-}" "$MIB" "$INNER" >"$T/accel.$i"
+    : >"$T/plain.$i"; : >"$T/accel.$i"
+    for n in $NAMES; do
+        case "$n" in *"${PATTERNS_FILTER:-}"*) ;; *) continue ;; esac
+        $RUN -n "$NP" "$B/patterns" "$T" "$n" "$MIB" "$INNER" >>"$T/plain.$i"
+        COLLDIAG_ACCELERATE=1 LD_PRELOAD=$LIB $RUN -n "$NP" $X "$B/patterns" "$T" "$n" "$MIB" "$INNER" >>"$T/accel.$i"
+    done
 done
 COLLDIAG_ACCELERATE=1 COLLDIAG_REPORT=json:$T/calls.jsonl LD_PRELOAD=$LIB $RUN -n "$NP" $X ${X:+-x COLLDIAG_REPORT} "$B/patterns" "$T" "${PATTERNS_FILTER:-}" "$MIB" >/dev/null
-echo "# bench-patterns: $(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $NP ranks, $MIB MiB a rank a pattern, median of $REPS interleaved runs x $INNER repetitions, ${OMPI_MCA_io:-default MPI-IO layer}"
+echo "# bench-patterns: $(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $NP ranks, $MIB MiB a rank a pattern, one process a pattern, median of $REPS interleaved runs x $INNER repetitions, ${OMPI_MCA_io:-default MPI-IO layer}"
 python3 - "$T" "$REPS" <<'PY'
 import json, statistics, sys
 T, reps = sys.argv[1], int(sys.argv[2])

@@ -435,7 +435,9 @@ static colldiag_xfer *call_xfer(void)
 
 /* COLLDIAG_ACCELERATE=1 runs a call through colldiag only where colldiag expects to be at least as fast
    as HDF5's own path; =all runs every call colldiag can move (to test the engine, or to measure it).
-   Contiguous storage is the one place where it cannot be faster: HDF5's path is then one MPI-IO call of
+   Two places where it cannot be faster. Large writes of whole chunks, each rank's own, are the second:
+   decided after colldiag's agreement (x->hdf5_as_fast_bytes; COLLDIAG_ACCEL_WHOLE_BYTES says why).
+   Contiguous storage is the first, decided here before anything: HDF5's path is then one MPI-IO call of
    the same bytes with the same view (a collective call: one MPI_File_write_at_all / read_at_all, as
    colldiag's), so colldiag could only add its own agreement to it. Measured with IOR -a HDF5 -c and
    h5bench's VPIC-IO (bench/patterns.sh), that agreement was not free: with ranks sharing cores, each
@@ -460,6 +462,9 @@ static int accelerate(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dx
 {
     if (hdf5_runs_it(dset, acc, why, wl)) return 0;
     colldiag_xfer *x = call_xfer();
+    /* =1: a write HDF5's collective path moves in the same stretches is left to it, decided alike on
+       every rank after colldiag's agreement (COLLDIAG_ACCEL_WHOLE_BYTES says why and where) */
+    if (strcmp(acc, "all")) x->hdf5_as_fast_bytes = COLLDIAG_ACCEL_WHOLE_BYTES;
     h5_bridge_quiet = 1; /* the reports are this library's */
     const double t0 = MPI_Wtime();
     cd_internal++;

@@ -439,6 +439,17 @@ static void write_extent(const cd_io *io, uint64_t *end, uint64_t *fsize)
     if (*end && *fsize >= *end) *end = 0; /* nothing to grow on this rank */
 }
 
+/* 1 when the HDF5 preload leaves this write to HDF5 (x->hdf5_as_fast_bytes, COLLDIAG_ACCEL_WHOLE_BYTES'
+   rationale): no global cause, chunked and unfiltered storage, no chunk two ranks touch (the coarse
+   touch map is a sufficient test), no piece that covers only part of its chunk, and the busiest rank
+   moves at least the threshold. Agreed values only: every rank decides alike. Pure. */
+static int hdf5_as_fast(const cd_io *io, uint32_t global)
+{
+    const uint64_t min = io->x->hdf5_as_fast_bytes;
+    return min && io->dir == DIR_WRITE && !global && io->l && io->l->storage == STORE_CHUNKED && !io->l->filtered && io->disjoint &&
+           io->g[AG_SUM_PARTIAL] == 0 && io->g[AG_MAX_BYTES] >= min;
+}
+
 /* Collective; called on agreed values only (every rank or none). A protection, not the operation: if
    the file cannot grow (a size limit, a chunk address beyond it), the call goes on and the data calls
    themselves report what fails, on the rank it fails on. */
@@ -791,6 +802,10 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     }
     if (io.g[AG_VIEW] && dir != DIR_PLAN) view_reset(&io);
     if (read_past_eof(&io, io.g[AG_MAX_END], io.g[AG_MAX_FSIZE])) return finish(&io, io.code);
+    if (hdf5_as_fast(&io, global))
+        return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "HDF5's path is as fast here: every rank writes whole chunks of its own, "
+                                   "%" PRIu64 " bytes on the busiest, which HDF5's collective path moves in the same stretches "
+                                   "(COLLDIAG_ACCELERATE=all runs it through colldiag)", io.g[AG_MAX_BYTES]));
     if (!global && dir == DIR_WRITE && io.g[AG_MAX_END] > io.g[AG_MAX_FSIZE]) extend_file(&io, io.g[AG_MAX_END]);
     if (global & COLLDIAG_MPIO_FILTERS)
         return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag cannot write filtered chunks (cause FILTERS)"));

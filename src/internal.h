@@ -86,6 +86,20 @@
 #define CD_AUTO_ENUM(n) CD_K_##n,
 enum { CD_AUTO_CONSTANTS(CD_AUTO_ENUM) CD_K_N };
 
+/* The HDF5 preload under COLLDIAG_ACCELERATE=1 leaves to HDF5 a collective write in which every rank
+   writes whole chunks of its own (no chunk shared, none written in part) once the busiest rank moves
+   this many bytes: HDF5's collective path then makes the same stretches in one MPI-IO call per chunk or
+   call, and colldiag's only difference is the kind of call. Measured with bench/patterns.sh, one process
+   a pattern as IOR and h5bench run (Debian 12, HDF5 1.10.8, Open MPI 4.1.4 ompio, 3 ranks on 2 cores):
+   IOR-like 1 MiB chunks, colldiag's independent calls ran at 0.77-0.91x HDF5's rate, not because they
+   are slow (1-3 ms a MiB) but because they leave glibc's heap as MPI-IO's collective calls do not: the
+   next collective call HDF5 makes (the fill of the next H5Dcreate, 8 MiB a rank) then faults its
+   buffers in afresh (about 10 us a page here, 100 ms a call) where HDF5's own run reuses them. Below
+   this size, per-call costs decide and colldiag's are lower: 64 KiB chunks ran 1.1-1.6x. The decision
+   needs the agreement (the bytes and the sharing are every rank's), so it costs one reduction. */
+#ifndef COLLDIAG_ACCEL_WHOLE_BYTES
+#define COLLDIAG_ACCEL_WHOLE_BYTES ((uint64_t)256 << 10)
+#endif
 /* Most bytes one rank moves in one collective data call: larger transfers become several agreed rounds.
    ROMIO 3.2.1 (Open MPI 4.1's romio321) hangs on a collective request above 2 GiB per rank; 1 GiB keeps
    a margin and is still far beyond where a round's fixed cost matters. */

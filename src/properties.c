@@ -78,6 +78,11 @@ struct colldiag_xfer {
     struct cd_dsres *dsr;
     size_t nds, dsr_cap;
     int peer_code;                        /* a multi-dataset call failed with ERR_PEER: the failing rank's code */
+    /* The HDF5 preload under COLLDIAG_ACCELERATE=1 (0 otherwise, and for every caller of the API): a
+       collective write of whole chunks, each rank's own, whose busiest rank moves at least this many
+       bytes fails on every rank alike with COLLDIAG_ERR_UNSUPPORTED ("HDF5's path is as fast here"),
+       decided on the agreed values before a byte moves, so that HDF5 runs it (COLLDIAG_ACCEL_WHOLE_BYTES) */
+    uint64_t hdf5_as_fast_bytes;
 };
 
 /* One dataset's results in a multi-dataset call: what a single call of that dataset reports. */

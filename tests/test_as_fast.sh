@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Which chunked calls the preload leaves to HDF5 under COLLDIAG_ACCELERATE=1 (not a timed test): a
+# collective write in which every rank writes whole chunks of its own, at least 256 KiB on the busiest
+# rank (COLLDIAG_ACCEL_WHOLE_BYTES), is HDF5's, on every rank alike; smaller ones, and every read, are
+# colldiag's; under COLLDIAG_ACCELERATE=all none is left. The expectation comes from the patterns'
+# shapes (bench/patterns.c), not from colldiag: ior-*-X-chunk writes one chunk of X bytes a rank a call,
+# vpic-*-chunk 4 chunks of 256 KiB a rank a call. patterns checks every value it reads back (exit 1
+# otherwise), so the bytes HDF5 wrote in the declined calls are checked too.
+# Usage: tests/test_as_fast.sh BUILD_DIR "LAUNCHER" [RANKS]
+set -u
+B=$1 RUN=$2 NP=${3:-3}
+T=$(mktemp -d "${TMPDIR:-/tmp}/colldiag_as_fast.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+LIB=$PWD/$B/libcolldiag_preload.so
+case "$RUN" in *openmpi*) X="-x LD_PRELOAD -x COLLDIAG_ACCELERATE -x COLLDIAG_REPORT ${OMPI_MCA_io:+-x OMPI_MCA_io}" ;; *) X="" ;; esac
+fail=0
+for acc in 1 all; do
+    for p in ior-seg-64k-chunk ior-str-1m-chunk ior-seg-8m-chunk vpic-1d-chunk vpic-3d-chunk; do
+        rm -f "$T/r.jsonl"
+        if ! COLLDIAG_ACCELERATE=$acc COLLDIAG_REPORT=json:$T/r.jsonl LD_PRELOAD=$LIB $RUN -n "$NP" $X "$B/patterns" "$T" "$p" 8 >"$T/out" 2>&1; then
+            echo "FAIL $p (COLLDIAG_ACCELERATE=$acc): exit $?"; head -20 "$T/out"; fail=1; continue
+        fi
+        python3 - "$T/r.jsonl" "$p" "$acc" <<'PY' || fail=1
+import json, sys
+path, p, acc = sys.argv[1:]
+# the busiest rank's bytes in one write call, from the pattern's shape
+per_call = {"64k": 64 << 10, "1m": 1 << 20, "8m": 8 << 20}[p.split("-")[2]] if p.startswith("ior") else 1 << 20
+want_hdf5 = acc == "1" and per_call >= 256 << 10
+n = {"write": [0, 0], "read": [0, 0]}  # [colldiag, hdf5]
+bad = 0
+for line in open(path):
+    j = json.loads(line)
+    kind = "write" if j["op"] == "H5Dwrite" else "read"
+    by_hdf5 = j.get("engine") != "colldiag"
+    n[kind][by_hdf5] += 1
+    said = "HDF5's path is as fast here" in j.get("why", "")
+    expect = kind == "write" and want_hdf5
+    if by_hdf5 != expect or said != expect:
+        bad += 1
+        if bad < 4: print("FAIL %s (COLLDIAG_ACCELERATE=%s): %s %s by %s, why %r" % (p, acc, j["op"], j.get("dataset"), j.get("engine"), j.get("why", "")))
+if not n["write"][0] + n["write"][1] or not n["read"][0]:
+    print("FAIL %s (COLLDIAG_ACCELERATE=%s): calls seen %s" % (p, acc, n)); bad += 1
+print("%s, COLLDIAG_ACCELERATE=%s: writes %d colldiag, %d HDF5 (as fast); reads %d colldiag" % (p, acc, n["write"][0], n["write"][1], n["read"][0]))
+sys.exit(1 if bad else 0)
+PY
+    done
+done
+exit $fail
