@@ -130,8 +130,11 @@ enum { CD_AUTO_CONSTANTS(CD_AUTO_ENUM) CD_K_N };
    are slow (1-3 ms a MiB) but because they leave glibc's heap as MPI-IO's collective calls do not: the
    next collective call HDF5 makes (the fill of the next H5Dcreate, 8 MiB a rank) then faults its
    buffers in afresh (about 10 us a page here, 100 ms a call) where HDF5's own run reuses them. Below
-   this size, per-call costs decide and colldiag's are lower: 64 KiB chunks ran 1.1-1.6x. The decision
-   needs the agreement (the bytes and the sharing are every rank's), so it costs one reduction. */
+   this size, per-call costs decide and colldiag's are lower: 64 KiB chunks ran 1.1-1.6x. A call that
+   writes every chunk of the dataset stays colldiag's: the field's one-call-a-variable writes (VPIC-IO,
+   1 MiB a rank in 256 KiB chunks, each dataset created, filled and written once) ran 0.89-0.97x left to
+   HDF5 (the agreement before it is a cost of its own there) and 1.0-1.19x through colldiag. The
+   decision needs the agreement (the bytes and the sharing are every rank's): one reduction. */
 #ifndef COLLDIAG_ACCEL_WHOLE_BYTES
 #define COLLDIAG_ACCEL_WHOLE_BYTES ((uint64_t)256 << 10)
 #endif
@@ -5056,13 +5059,15 @@ static void write_extent(const cd_io *io, uint64_t *end, uint64_t *fsize)
 
 /* 1 when the HDF5 preload leaves this write to HDF5 (x->hdf5_as_fast_bytes, COLLDIAG_ACCEL_WHOLE_BYTES'
    rationale): no global cause, chunked and unfiltered storage, no chunk two ranks touch (the coarse
-   touch map is a sufficient test), no piece that covers only part of its chunk, and the busiest rank
-   moves at least the threshold. Agreed values only: every rank decides alike. Pure. */
+   touch map is a sufficient test), no piece that covers only part of its chunk, the busiest rank
+   moves at least the threshold, and the call leaves some of the dataset's chunks to other calls (one
+   call that writes the whole dataset, as VPIC-IO's per variable, stays colldiag's). Agreed values
+   only: every rank decides alike. Pure. */
 static int hdf5_as_fast(const cd_io *io, uint32_t global)
 {
     const uint64_t min = io->x->hdf5_as_fast_bytes;
     return min && io->dir == DIR_WRITE && !global && io->l && io->l->storage == STORE_CHUNKED && !io->l->filtered && io->disjoint &&
-           io->g[AG_SUM_PARTIAL] == 0 && io->g[AG_MAX_BYTES] >= min;
+           io->g[AG_SUM_PARTIAL] == 0 && io->g[AG_MAX_BYTES] >= min && io->g[AG_SUM_CHUNKS] < io->l->nchunks;
 }
 
 /* Collective; called on agreed values only (every rank or none). A protection, not the operation: if
@@ -9879,7 +9884,11 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
         snprintf(why, sizeof why, "%s is NULL with count = %zu", !mem_types ? "mem_type_ids" : !mem_spaces ? "mem_space_ids" : "file_space_ids", count);
     }
     if (!why[0] && (!e || !fs || !ms || !ls || !rk || !need || !dims)) snprintf(why, sizeof why, "no memory for %zu datasets' entries", count);
-    for (size_t i = 0; !why[0] && i < count; i++) {
+    /* every dataset prepared (and learned) on every rank, even after one this rank cannot move: ranks
+       that stopped at different datasets would learn different ones, and on a file whose metadata reads
+       are collective a dataset learned on some ranks only is a collective read the others never join */
+    const int prepare = !why[0];
+    for (size_t i = 0; prepare && i < count; i++) {
         h5_oid oi;
         const int ie = h5_identify(dsets[i], &oi);
         char w[448] = "";
@@ -9893,7 +9902,7 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
             h5_prepare(dsets[i], &oi, mem_types[i], mem_spaces[i], file_spaces[i], x, dir, collective, fe, &lo, &fs[i], &ms[i], dims[i],
                        &need[i + 1], w, sizeof w, 0, NULL);
         }
-        if (w[0]) snprintf(why, sizeof why, "dataset %zu: %s", i, w);
+        if (w[0] && !why[0]) snprintf(why, sizeof why, "dataset %zu: %s", i, w);
     }
     /* the chunk indexes some rank lacks, read together (collective: flush and read), unless a dataset
        is ineligible somewhere and HDF5 runs the call anyway */

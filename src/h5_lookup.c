@@ -475,7 +475,11 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
         snprintf(why, sizeof why, "%s is NULL with count = %zu", !mem_types ? "mem_type_ids" : !mem_spaces ? "mem_space_ids" : "file_space_ids", count);
     }
     if (!why[0] && (!e || !fs || !ms || !ls || !rk || !need || !dims)) snprintf(why, sizeof why, "no memory for %zu datasets' entries", count);
-    for (size_t i = 0; !why[0] && i < count; i++) {
+    /* every dataset prepared (and learned) on every rank, even after one this rank cannot move: ranks
+       that stopped at different datasets would learn different ones, and on a file whose metadata reads
+       are collective a dataset learned on some ranks only is a collective read the others never join */
+    const int prepare = !why[0];
+    for (size_t i = 0; prepare && i < count; i++) {
         h5_oid oi;
         const int ie = h5_identify(dsets[i], &oi);
         char w[448] = "";
@@ -489,7 +493,7 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
             h5_prepare(dsets[i], &oi, mem_types[i], mem_spaces[i], file_spaces[i], x, dir, collective, fe, &lo, &fs[i], &ms[i], dims[i],
                        &need[i + 1], w, sizeof w, 0, NULL);
         }
-        if (w[0]) snprintf(why, sizeof why, "dataset %zu: %s", i, w);
+        if (w[0] && !why[0]) snprintf(why, sizeof why, "dataset %zu: %s", i, w);
     }
     /* the chunk indexes some rank lacks, read together (collective: flush and read), unless a dataset
        is ineligible somewhere and HDF5 runs the call anyway */

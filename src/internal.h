@@ -95,8 +95,11 @@ enum { CD_AUTO_CONSTANTS(CD_AUTO_ENUM) CD_K_N };
    are slow (1-3 ms a MiB) but because they leave glibc's heap as MPI-IO's collective calls do not: the
    next collective call HDF5 makes (the fill of the next H5Dcreate, 8 MiB a rank) then faults its
    buffers in afresh (about 10 us a page here, 100 ms a call) where HDF5's own run reuses them. Below
-   this size, per-call costs decide and colldiag's are lower: 64 KiB chunks ran 1.1-1.6x. The decision
-   needs the agreement (the bytes and the sharing are every rank's), so it costs one reduction. */
+   this size, per-call costs decide and colldiag's are lower: 64 KiB chunks ran 1.1-1.6x. A call that
+   writes every chunk of the dataset stays colldiag's: the field's one-call-a-variable writes (VPIC-IO,
+   1 MiB a rank in 256 KiB chunks, each dataset created, filled and written once) ran 0.89-0.97x left to
+   HDF5 (the agreement before it is a cost of its own there) and 1.0-1.19x through colldiag. The
+   decision needs the agreement (the bytes and the sharing are every rank's): one reduction. */
 #ifndef COLLDIAG_ACCEL_WHOLE_BYTES
 #define COLLDIAG_ACCEL_WHOLE_BYTES ((uint64_t)256 << 10)
 #endif

@@ -86,6 +86,34 @@ int main(int argc, char **argv)
             colldiag_xfer_free(x);
             H5Sclose(fs);
         }
+    /* colldiag_h5_plan_multi over d and a second dataset, one rank passing a memory type that differs
+       from the second's (multi-dataset plans do not convert): every rank returns, that rank naming
+       the dataset, the others naming that rank; then the same plan with every rank alike succeeds */
+    {
+        hsize_t dims[2] = {12, 12};
+        hid_t sp = H5Screate_simple(2, dims, NULL);
+        hid_t e2 = H5Dcreate2(file, "e", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT); /* contiguous */
+        H5Sclose(sp);
+        for (int bad = -1; bad < P; bad++) {
+            snprintf(g_case, sizeof g_case, bad < 0 ? "multi plan, every rank alike" : "multi plan, other mem_type on rank %d", bad);
+            hid_t fs = band(ds, 0), fs2 = band(e2, 0);
+            const hid_t dsets[2] = {ds, e2}, mts[2] = {H5T_NATIVE_INT, me == bad ? H5T_NATIVE_FLOAT : H5T_NATIVE_INT};
+            const hid_t mss[2] = {fs, fs2}, fss[2] = {fs, fs2};
+            colldiag_xfer *x;
+            colldiag_file *f = NULL;
+            colldiag_xfer_create(&x);
+            const int rc = colldiag_h5_plan_multi(2, dsets, mts, mss, fss, coll, COLLDIAG_TO_FILE, x, &f);
+            char want[32];
+            snprintf(want, sizeof want, me == bad ? "dataset 1" : "rank %d", bad);
+            if (bad < 0) CHECK(rc == 0, "rc %d (%s), expected success", rc, colldiag_xfer_errmsg(x));
+            else CHECK(rc != 0 && strstr(colldiag_xfer_errmsg(x), want), "rc %d (%s), expected a failure naming %s", rc, colldiag_xfer_errmsg(x), want);
+            colldiag_file_close(f);
+            colldiag_xfer_free(x);
+            H5Sclose(fs);
+            H5Sclose(fs2);
+        }
+        H5Dclose(e2);
+    }
     /* an independent plan on rank 1 alone: it must not wait for anyone */
     snprintf(g_case, sizeof g_case, "independent plan on one rank");
     if (me == 1) {
