@@ -133,8 +133,12 @@ enum { CD_AUTO_CONSTANTS(CD_AUTO_ENUM) CD_K_N };
    this size, per-call costs decide and colldiag's are lower: 64 KiB chunks ran 1.1-1.6x. A call that
    writes every chunk of the dataset stays colldiag's: the field's one-call-a-variable writes (VPIC-IO,
    1 MiB a rank in 256 KiB chunks, each dataset created, filled and written once) ran 0.89-0.97x left to
-   HDF5 (the agreement before it is a cost of its own there) and 1.0-1.19x through colldiag. The
-   decision needs the agreement (the bytes and the sharing are every rank's): one reduction. */
+   HDF5 (the agreement before it is a cost of its own there) and 1.0-1.19x through colldiag. Not under
+   HDF5 1.12 and later (1.14's rules), whose selection I/O writes such a call, a whole dataset too, in
+   one collective call: measured in Debian 13 (HDF5 1.14.5, Open MPI 5.0.7, 3 ranks on 2 cores), the
+   same VPIC-IO writes ran 0.19-0.23x through colldiag (its ranks stall each other there, busy-polling
+   two cores: the cause is not pinned down) and 0.96-1.69x left to HDF5. The decision needs the
+   agreement (the bytes and the sharing are every rank's): one reduction. */
 #ifndef COLLDIAG_ACCEL_WHOLE_BYTES
 #define COLLDIAG_ACCEL_WHOLE_BYTES ((uint64_t)256 << 10)
 #endif
@@ -5060,14 +5064,16 @@ static void write_extent(const cd_io *io, uint64_t *end, uint64_t *fsize)
 /* 1 when the HDF5 preload leaves this write to HDF5 (x->hdf5_as_fast_bytes, COLLDIAG_ACCEL_WHOLE_BYTES'
    rationale): no global cause, chunked and unfiltered storage, no chunk two ranks touch (the coarse
    touch map is a sufficient test), no piece that covers only part of its chunk, the busiest rank
-   moves at least the threshold, and the call leaves some of the dataset's chunks to other calls (one
-   call that writes the whole dataset, as VPIC-IO's per variable, stays colldiag's). Agreed values
-   only: every rank decides alike. Pure. */
+   moves at least the threshold, and, under HDF5 1.10's rules, the call leaves some of the dataset's
+   chunks to other calls (one call that writes the whole dataset, as VPIC-IO's per variable, stays
+   colldiag's there; under 1.14's, HDF5 writes it too in one collective call through selection I/O).
+   Agreed values only: every rank decides alike. Pure. */
 static int hdf5_as_fast(const cd_io *io, uint32_t global)
 {
     const uint64_t min = io->x->hdf5_as_fast_bytes;
     return min && io->dir == DIR_WRITE && !global && io->l && io->l->storage == STORE_CHUNKED && !io->l->filtered && io->disjoint &&
-           io->g[AG_SUM_PARTIAL] == 0 && io->g[AG_MAX_BYTES] >= min && io->g[AG_SUM_CHUNKS] < io->l->nchunks;
+           io->g[AG_SUM_PARTIAL] == 0 && io->g[AG_MAX_BYTES] >= min &&
+           (io->g[AG_SUM_CHUNKS] < io->l->nchunks || io->set.rules == COLLDIAG_HDF5_RULES_1_14);
 }
 
 /* Collective; called on agreed values only (every rank or none). A protection, not the operation: if

@@ -442,14 +442,16 @@ static void write_extent(const cd_io *io, uint64_t *end, uint64_t *fsize)
 /* 1 when the HDF5 preload leaves this write to HDF5 (x->hdf5_as_fast_bytes, COLLDIAG_ACCEL_WHOLE_BYTES'
    rationale): no global cause, chunked and unfiltered storage, no chunk two ranks touch (the coarse
    touch map is a sufficient test), no piece that covers only part of its chunk, the busiest rank
-   moves at least the threshold, and the call leaves some of the dataset's chunks to other calls (one
-   call that writes the whole dataset, as VPIC-IO's per variable, stays colldiag's). Agreed values
-   only: every rank decides alike. Pure. */
+   moves at least the threshold, and, under HDF5 1.10's rules, the call leaves some of the dataset's
+   chunks to other calls (one call that writes the whole dataset, as VPIC-IO's per variable, stays
+   colldiag's there; under 1.14's, HDF5 writes it too in one collective call through selection I/O).
+   Agreed values only: every rank decides alike. Pure. */
 static int hdf5_as_fast(const cd_io *io, uint32_t global)
 {
     const uint64_t min = io->x->hdf5_as_fast_bytes;
     return min && io->dir == DIR_WRITE && !global && io->l && io->l->storage == STORE_CHUNKED && !io->l->filtered && io->disjoint &&
-           io->g[AG_SUM_PARTIAL] == 0 && io->g[AG_MAX_BYTES] >= min && io->g[AG_SUM_CHUNKS] < io->l->nchunks;
+           io->g[AG_SUM_PARTIAL] == 0 && io->g[AG_MAX_BYTES] >= min &&
+           (io->g[AG_SUM_CHUNKS] < io->l->nchunks || io->set.rules == COLLDIAG_HDF5_RULES_1_14);
 }
 
 /* Collective; called on agreed values only (every rank or none). A protection, not the operation: if

@@ -98,8 +98,12 @@ enum { CD_AUTO_CONSTANTS(CD_AUTO_ENUM) CD_K_N };
    this size, per-call costs decide and colldiag's are lower: 64 KiB chunks ran 1.1-1.6x. A call that
    writes every chunk of the dataset stays colldiag's: the field's one-call-a-variable writes (VPIC-IO,
    1 MiB a rank in 256 KiB chunks, each dataset created, filled and written once) ran 0.89-0.97x left to
-   HDF5 (the agreement before it is a cost of its own there) and 1.0-1.19x through colldiag. The
-   decision needs the agreement (the bytes and the sharing are every rank's): one reduction. */
+   HDF5 (the agreement before it is a cost of its own there) and 1.0-1.19x through colldiag. Not under
+   HDF5 1.12 and later (1.14's rules), whose selection I/O writes such a call, a whole dataset too, in
+   one collective call: measured in Debian 13 (HDF5 1.14.5, Open MPI 5.0.7, 3 ranks on 2 cores), the
+   same VPIC-IO writes ran 0.19-0.23x through colldiag (its ranks stall each other there, busy-polling
+   two cores: the cause is not pinned down) and 0.96-1.69x left to HDF5. The decision needs the
+   agreement (the bytes and the sharing are every rank's): one reduction. */
 #ifndef COLLDIAG_ACCEL_WHOLE_BYTES
 #define COLLDIAG_ACCEL_WHOLE_BYTES ((uint64_t)256 << 10)
 #endif
