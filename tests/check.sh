@@ -140,6 +140,7 @@ suite "mpich preload: contiguous calls make no more MPI-IO calls than HDF5's" 30
 suite "openmpi/ompio preload: large whole-chunk writes left to HDF5, alike on every rank, 3 ranks" 300 tests/test_as_fast.sh build/openmpi "$OMPI" 3
 suite "openmpi/romio preload: large whole-chunk writes left to HDF5, 4 ranks" 300 env OMPI_MCA_io=romio321 tests/test_as_fast.sh build/openmpi "$OMPI" 4
 suite "mpich preload: large whole-chunk writes left to HDF5, 2 ranks" 300 tests/test_as_fast.sh build/mpich "$MPICH" 2
+suite "openmpi/ompio preload: large whole-chunk writes left to HDF5, 8 and 16 ranks" 300 bash -c "tests/test_as_fast.sh build/openmpi '$OMPI' 8 && tests/test_as_fast.sh build/openmpi '$OMPI' 16"
 # netCDF-C's own parallel test programs (Debian's source of the installed release), plain and accelerated
 suite "openmpi preload: netCDF-C's own parallel tests, plain and accelerated" 600 tests/netcdf_c_tests.sh build/openmpi "$OMPI"
 # the HTML report, rendered by chromium: the RFC example's page and a 262,144-chunk 3-D call
