@@ -10,6 +10,7 @@
  *                 id_2 float) of N particles a rank, each rank writing its band (1-D: N elements; 2-D: N/64
  *                 rows of 64; 3-D: N/256 planes of 16 x 16), then read back whole by every rank's band
  *                 (h5bench's BD-CATS-IO read); L = contig, chunk, or deflate (the same chunks, deflated)
+ *   bdcats-strided vpic-1d-contig read strided (h5bench READ_OPTION=STRIDED): every other 1024 particles
  *
  *   mpirun -n 3 build/openmpi/patterns DIR [FILTER] [MIB] [INNER]   one line per pattern and repetition:
  *   pattern write_s read_s bytes        max over ranks; write = create .. close, read = open .. close
@@ -138,11 +139,22 @@ static void vpic_space(int D, uint64_t n, hid_t *fs, hid_t *ms, hsize_t *chunk)
     if (D == 3) chunk[2] = fd[2];
 }
 
-static void vpic(const char *path, int D, uint64_t n, int steps, int layout, double *tw, double *tr)
+/* strided: the read takes every other block of 1024 particles of the rank's band (1-D only), as
+   h5bench's BD-CATS-IO read with READ_OPTION=STRIDED: many stretches a rank */
+static void vpic(const char *path, int D, uint64_t n, int steps, int layout, int strided, double *tw, double *tr)
 {
     hid_t fs, ms;
     hsize_t chunk[3];
     vpic_space(D, n, &fs, &ms, chunk);
+    hid_t rfs = fs, rms = ms;
+    const uint64_t sb = 1024;
+    if (strided) {
+        hsize_t f0 = (hsize_t)me * n, m0 = 0, stride = 2 * sb, count = n / (2 * sb), blk = sb;
+        rfs = H5Scopy(fs);
+        rms = H5Scopy(ms);
+        H5Sselect_hyperslab(rfs, H5S_SELECT_SET, &f0, &stride, &count, &blk);
+        H5Sselect_hyperslab(rms, H5S_SELECT_SET, &m0, &stride, &count, &blk);
+    }
     float *buf = malloc(n * sizeof *buf);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE), x = coll_dxpl();
     if (layout) H5Pset_chunk(dcpl, D, chunk);
@@ -178,15 +190,19 @@ static void vpic(const char *path, int D, uint64_t n, int steps, int layout, dou
             hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
             const hid_t type = v == 6 ? H5T_NATIVE_INT : H5T_NATIVE_FLOAT;
             memset(buf, 0, n * sizeof *buf);
-            H5Dread(d, type, ms, fs, x, buf);
+            H5Dread(d, type, rms, rfs, x, buf);
             for (uint64_t i = 0; i < n; i++) {
-                const float val = vpic_value(t, v, (uint64_t)me * n + i);
+                const float val = strided && (i / sb) % 2 ? 0.0f : vpic_value(t, v, (uint64_t)me * n + i); /* unread: still 0 */
                 bad += v == 6 ? ((int *)buf)[i] != (int)val : buf[i] != val;
             }
             H5Dclose(d);
         }
     H5Fclose(f);
     *tr = max_time(MPI_Wtime() - t0);
+    if (strided) {
+        H5Sclose(rfs);
+        H5Sclose(rms);
+    }
     H5Sclose(fs);
     H5Sclose(ms);
     H5Pclose(dcpl);
@@ -221,15 +237,18 @@ int main(int argc, char **argv)
                     fflush(stdout);
                 }
             }
-    for (int D = 1; D <= 3; D++)
+    for (int D = 1; D <= 4; D++)
         for (int l = 0; l < 3; l++) {
             char name[64];
-            snprintf(name, sizeof name, "vpic-%dd-%s", D, lay[l]);
+            const int strided = D == 4; /* bdcats-strided: VPIC-IO's 1-D contiguous datasets, read strided */
+            if (strided && l) continue;
+            if (strided) snprintf(name, sizeof name, "bdcats-strided");
+            else snprintf(name, sizeof name, "vpic-%dd-%s", D, lay[l]);
             if (!strstr(name, filter)) continue;
             const uint64_t n = (block / 32) / 65536 * 65536; /* particles a rank: 8 variables of 4 bytes */
             for (int r = 0; r < inner; r++) {
                 double tw, tr;
-                vpic(path, D, n ? n : 65536, 2, l, &tw, &tr);
+                vpic(path, strided ? 1 : D, n ? n : 65536, 2, l, strided, &tw, &tr);
                 if (me == 0) printf("%s %.6f %.6f %" PRIu64 "\n", name, tw, tr, (n ? n : 65536) * 32 * 2 * (uint64_t)P);
                 fflush(stdout);
             }

@@ -450,9 +450,17 @@ static const char as_fast_why[] = "HDF5's path is as fast here: a contiguous dat
 
 /* 1 (why says why) when HDF5's path is as fast here, decided alike on every rank without communication
    (a dataset colldiag never moves is refused by the bridge the same way: h5_never_fact). */
-static int hdf5_runs_it(hid_t dset, const char *acc, char *why, size_t wl)
+static int hdf5_runs_it(int wr, hid_t dset, hid_t dxpl, const char *acc, char *why, size_t wl)
 {
     if (!strcmp(acc, "all") || H5Dget_offset(dset) == HADDR_UNDEF) return 0;
+    /* a collective read is colldiag's to decide (x->read_stretch_bytes); an independent one is one
+       MPI-IO call either way */
+    if (!wr && dxpl != H5P_DEFAULT) {
+        H5FD_mpio_xfer_t m = H5FD_MPIO_INDEPENDENT;
+        herr_t got = -1;
+        H5E_BEGIN_TRY { got = H5Pget_dxpl_mpio(dxpl, &m); } H5E_END_TRY;
+        if (got >= 0 && m == H5FD_MPIO_COLLECTIVE) return 0;
+    }
     h5_copy(why, wl, as_fast_why);
     return 1;
 }
@@ -460,11 +468,14 @@ static int hdf5_runs_it(hid_t dset, const char *acc, char *why, size_t wl)
 static int accelerate(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, void *rbuf, const char *mode, int on,
                       const char *acc, char *why, size_t wl)
 {
-    if (hdf5_runs_it(dset, acc, why, wl)) return 0;
+    if (hdf5_runs_it(wr, dset, dxpl, acc, why, wl)) return 0;
     colldiag_xfer *x = call_xfer();
     /* =1: a write HDF5's collective path moves in the same stretches is left to it, decided alike on
        every rank after colldiag's agreement (COLLDIAG_ACCEL_WHOLE_BYTES says why and where) */
     if (strcmp(acc, "all")) x->hdf5_as_fast_bytes = COLLDIAG_ACCEL_WHOLE_BYTES;
+    /* =1: a contiguous read runs as one independent read a rank where every rank reads one long stretch
+       of its own, and is left to HDF5 otherwise (COLLDIAG_ACCEL_STRETCH_BYTES) */
+    if (strcmp(acc, "all")) x->read_stretch_bytes = COLLDIAG_ACCEL_STRETCH_BYTES;
     h5_bridge_quiet = 1; /* the reports are this library's */
     const double t0 = MPI_Wtime();
     cd_internal++;

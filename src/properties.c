@@ -83,6 +83,12 @@ struct colldiag_xfer {
        bytes fails on every rank alike with COLLDIAG_ERR_UNSUPPORTED ("HDF5's path is as fast here"),
        decided on the agreed values before a byte moves, so that HDF5 runs it (COLLDIAG_ACCEL_WHOLE_BYTES) */
     uint64_t hdf5_as_fast_bytes;
+    /* The HDF5 preload under COLLDIAG_ACCELERATE=1 (0 otherwise): a collective read of a contiguous
+       dataset in which every rank reads one stretch of at least this many bytes, or nothing, runs as
+       one independent read a rank; any other collective contiguous read fails on every rank alike with
+       COLLDIAG_ERR_UNSUPPORTED ("HDF5's path is as fast here"), so that HDF5 runs it
+       (COLLDIAG_ACCEL_STRETCH_BYTES) */
+    uint64_t read_stretch_bytes;
 };
 
 /* One dataset's results in a multi-dataset call: what a single call of that dataset reports. */

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Which chunked calls the preload leaves to HDF5 under COLLDIAG_ACCELERATE=1 (not a timed test): a
+# Which calls the preload leaves to HDF5 under COLLDIAG_ACCELERATE=1 (not a timed test). Chunked: a
 # collective write in which every rank writes whole chunks of its own, at least 256 KiB on the busiest
 # rank (COLLDIAG_ACCEL_WHOLE_BYTES), and which leaves some of the dataset's chunks to other calls, is
 # HDF5's, on every rank alike (under HDF5 1.12 and later, one that writes the whole dataset too);
-# smaller ones, and every read, are colldiag's; under COLLDIAG_ACCELERATE=all none is left. The expectation comes from the patterns'
+# smaller ones, and every read, are colldiag's. Contiguous: every write is HDF5's; a collective read in
+# which every rank reads one stretch of its own is colldiag's (COLLDIAG_ACCEL_STRETCH_BYTES), any other
+# HDF5's. Under COLLDIAG_ACCELERATE=all none is left. The expectation comes from the patterns'
 # shapes (bench/patterns.c), not from colldiag: ior-*-X-chunk writes one chunk of X bytes a rank a call,
 # vpic-*-chunk 4 chunks of 256 KiB a rank a call. patterns checks every value it reads back (exit 1
 # otherwise), so the bytes HDF5 wrote in the declined calls are checked too.
@@ -19,7 +21,7 @@ V112=0
 pkg-config --atleast-version=1.12 hdf5-openmpi 2>/dev/null && V112=1
 fail=0
 for acc in 1 all; do
-    for p in ior-seg-64k-chunk ior-str-1m-chunk ior-seg-8m-chunk vpic-1d-chunk vpic-3d-chunk; do
+    for p in ior-seg-64k-chunk ior-str-1m-chunk ior-seg-8m-chunk vpic-1d-chunk vpic-3d-chunk ior-seg-64k-contig ior-str-1m-contig vpic-2d-contig bdcats-strided; do
         rm -f "$T/r.jsonl"
         if ! COLLDIAG_ACCELERATE=$acc COLLDIAG_REPORT=json:$T/r.jsonl LD_PRELOAD=$LIB $RUN -n "$NP" $X "$B/patterns" "$T" "$p" 8 >"$T/out" 2>&1; then
             echo "FAIL $p (COLLDIAG_ACCELERATE=$acc): exit $?"; head -20 "$T/out"; fail=1; continue
@@ -34,6 +36,12 @@ per_call = {"64k": 64 << 10, "1m": 1 << 20, "8m": 8 << 20}[p.split("-")[2]] if p
 whole = not p.startswith("ior") or per_call == 8 << 20
 # under HDF5 1.12+ (1.14's rules) a whole-dataset write is HDF5's too
 want_hdf5 = acc == "1" and per_call >= 256 << 10 and (not whole or v112 == "1")
+# contiguous datasets: every write is HDF5's (one MPI-IO call either way), a read colldiag's where every
+# rank reads one stretch of its own (IOR's transfers, VPIC's bands), HDF5's where a rank reads many
+# (bdcats-strided: every other 1024 particles)
+contig = p.endswith("-contig") or p == "bdcats-strided"
+want_hdf5_read = acc == "1" and p == "bdcats-strided"
+if contig: want_hdf5 = acc == "1"
 n = {"write": [0, 0], "read": [0, 0]}  # [colldiag, hdf5]
 bad = 0
 for line in open(path):
@@ -42,13 +50,13 @@ for line in open(path):
     by_hdf5 = j.get("engine") != "colldiag"
     n[kind][by_hdf5] += 1
     said = "HDF5's path is as fast here" in j.get("why", "")
-    expect = kind == "write" and want_hdf5
+    expect = want_hdf5 if kind == "write" else want_hdf5_read
     if by_hdf5 != expect or said != expect:
         bad += 1
         if bad < 4: print("FAIL %s (COLLDIAG_ACCELERATE=%s): %s %s by %s, why %r" % (p, acc, j["op"], j.get("dataset"), j.get("engine"), j.get("why", "")))
-if not n["write"][0] + n["write"][1] or not n["read"][0]:
+if not n["write"][0] + n["write"][1] or not n["read"][0] + n["read"][1]:
     print("FAIL %s (COLLDIAG_ACCELERATE=%s): calls seen %s" % (p, acc, n)); bad += 1
-print("%s, COLLDIAG_ACCELERATE=%s: writes %d colldiag, %d HDF5 (as fast); reads %d colldiag" % (p, acc, n["write"][0], n["write"][1], n["read"][0]))
+print("%s, COLLDIAG_ACCELERATE=%s: writes %d colldiag, %d HDF5 (as fast); reads %d colldiag, %d HDF5 (as fast)" % (p, acc, n["write"][0], n["write"][1], n["read"][0], n["read"][1]))
 sys.exit(1 if bad else 0)
 PY
     done
