@@ -450,12 +450,12 @@ static const char as_fast_why[] = "HDF5's path is as fast here: a contiguous dat
 
 /* 1 (why says why) when HDF5's path is as fast here, decided alike on every rank without communication
    (a dataset colldiag never moves is refused by the bridge the same way: h5_never_fact). */
-static int hdf5_runs_it(int wr, hid_t dset, hid_t dxpl, const char *acc, char *why, size_t wl)
+static int hdf5_runs_it(int single_read, hid_t dset, hid_t dxpl, const char *acc, char *why, size_t wl)
 {
     if (!strcmp(acc, "all") || H5Dget_offset(dset) == HADDR_UNDEF) return 0;
-    /* a collective read is colldiag's to decide (x->read_stretch_bytes); an independent one is one
-       MPI-IO call either way */
-    if (!wr && dxpl != H5P_DEFAULT) {
+    /* a single collective read is colldiag's to decide (x->read_stretch_bytes); an independent one is
+       one MPI-IO call either way, and a multi-dataset call's reads have no stretch path */
+    if (single_read && dxpl != H5P_DEFAULT) {
         H5FD_mpio_xfer_t m = H5FD_MPIO_INDEPENDENT;
         herr_t got = -1;
         H5E_BEGIN_TRY { got = H5Pget_dxpl_mpio(dxpl, &m); } H5E_END_TRY;
@@ -468,7 +468,7 @@ static int hdf5_runs_it(int wr, hid_t dset, hid_t dxpl, const char *acc, char *w
 static int accelerate(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, void *rbuf, const char *mode, int on,
                       const char *acc, char *why, size_t wl)
 {
-    if (hdf5_runs_it(wr, dset, dxpl, acc, why, wl)) return 0;
+    if (hdf5_runs_it(!wr, dset, dxpl, acc, why, wl)) return 0;
     colldiag_xfer *x = call_xfer();
     /* =1: a write HDF5's collective path moves in the same stretches is left to it, decided alike on
        every rank after colldiag's agreement (COLLDIAG_ACCEL_WHOLE_BYTES says why and where) */
@@ -604,7 +604,7 @@ static int accelerate_multi(int wr, size_t count, const hid_t *dsets, const hid_
 {
     for (size_t i = 0; i < count; i++) {
         char w[768];
-        if (hdf5_runs_it(dsets[i], acc, w, sizeof w)) {
+        if (hdf5_runs_it(0, dsets[i], dxpl, acc, w, sizeof w)) {
             snprintf(why, wl, "dataset %zu of the call: %s", i, w);
             return 0;
         }
