@@ -153,6 +153,8 @@ static void names_of(hid_t dset, char *file, size_t fl, char *name, size_t nl)
 
 static int cd_internal; /* inside colldiag's own HDF5 calls (H5Fclose of the ids it opens) */
 static const char *accel_why; /* why COLLDIAG_ACCELERATE left this call to HDF5 (NULL: not asked) */
+static const char *sync_op;   /* the call's name in the report when it is not H5Dwrite / H5Dread: H5Dwrite_async or
+                                 H5Dread_async without an event set (H5ES_NONE), which HDF5 runs as those */
 
 /* The advice for a call HDF5 runs, from colldiag's plan of it (the same on every rank of a collective
    call): the cost model's estimate of HDF5's path beside the best scheme, and the one change that gets
@@ -214,7 +216,7 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
     const int json = !strncmp(mode, "json:", 5), html = !strncmp(mode, "html:", 5);
     char file[1024], name[1024], diff[2048] = "";
     names_of(dset, file, sizeof file, name, sizeof name);
-    const char *op = rmulti.op ? rmulti.op : wr ? "H5Dwrite" : "H5Dread";
+    const char *op = rmulti.op ? rmulti.op : sync_op ? sync_op : wr ? "H5Dwrite" : "H5Dread";
     const int whole = !rmulti.op || rmulti.i == 0; /* this entry carries the call's own report */
     const int coll = f && f->comm != MPI_COMM_NULL;
     unsigned *all = NULL;
@@ -366,7 +368,7 @@ static void report_accel(const char *mode, int wr, hid_t dset, const colldiag_xf
     const int coll = f && x->set.mode == COLLDIAG_MPIO_COLLECTIVE && f->comm != MPI_COMM_NULL;
     char file[1024], name[1024];
     names_of(dset, file, sizeof file, name, sizeof name);
-    const char *op = wr ? "H5Dwrite" : "H5Dread";
+    const char *op = sync_op ? sync_op : wr ? "H5Dwrite" : "H5Dread";
     double t = secs;
     if (coll) MPI_Reduce(&secs, &t, 1, MPI_DOUBLE, MPI_MAX, 0, f->comm); /* the call took its slowest rank's time */
     const int me = f ? f->rank : 0, P = f ? f->size : 1;
@@ -548,8 +550,9 @@ herr_t H5Dread(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hi
    cannot move (any rank's reason), HDF5 runs the whole call unchanged. A call HDF5 runs is explained
    (explain_multi): planned as HDF5 1.14 decides it, as a whole, and compared with HDF5's answer for
    the call. The asynchronous H5Dwrite_async,
-   H5Dread_async, H5Dwrite_multi_async and H5Dread_multi_async always run in HDF5 (their event sets are
-   HDF5's). Either way, with COLLDIAG_REPORT the report has one entry per dataset of every such call, so
+   H5Dread_async, H5Dwrite_multi_async and H5Dread_multi_async run in HDF5 (their event sets are
+   HDF5's), except with the event set H5ES_NONE: HDF5 then runs them as the synchronous calls, and so
+   does the preload (h5bench's SYNC mode makes every raw-data call that way). Either way, with COLLDIAG_REPORT the report has one entry per dataset of every such call, so
    that no raw-data call goes unseen. Reported by rank 0 of MPI_COMM_WORLD (the call's communicator is
    not known without asking HDF5 collectively). */
 #if H5_VERSION_GE(1, 14, 0)
@@ -705,6 +708,12 @@ herr_t H5Dwrite_async(const char *app_file, const char *app_func, unsigned app_l
                       hid_t file_space_id, hid_t dxpl_id, const void *buf, hid_t es_id)
 {
     CD_REAL("H5Dwrite_async", h5wa_fn);
+    if (es_id == H5ES_NONE) { /* synchronous */
+        sync_op = "H5Dwrite_async";
+        const herr_t ret = explain(1, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf, NULL);
+        sync_op = NULL;
+        return ret;
+    }
     declined("H5Dwrite_async", 1, &dset_id);
     return real(app_file, app_func, app_line, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf, es_id);
 }
@@ -712,6 +721,12 @@ herr_t H5Dread_async(const char *app_file, const char *app_func, unsigned app_li
                      hid_t file_space_id, hid_t dxpl_id, void *buf, hid_t es_id)
 {
     CD_REAL("H5Dread_async", h5ra_fn);
+    if (es_id == H5ES_NONE) { /* synchronous */
+        sync_op = "H5Dread_async";
+        const herr_t ret = explain(0, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, NULL, buf);
+        sync_op = NULL;
+        return ret;
+    }
     declined("H5Dread_async", 1, &dset_id);
     return real(app_file, app_func, app_line, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf, es_id);
 }
@@ -719,6 +734,7 @@ herr_t H5Dwrite_multi_async(const char *app_file, const char *app_func, unsigned
                             hid_t mem_space_id[], hid_t file_space_id[], hid_t dxpl_id, const void *buf[], hid_t es_id)
 {
     CD_REAL("H5Dwrite_multi_async", h5wma_fn);
+    if (es_id == H5ES_NONE) return H5Dwrite_multi(count, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf); /* synchronous */
     declined("H5Dwrite_multi_async", count, dset_id);
     return real(app_file, app_func, app_line, count, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf, es_id);
 }
@@ -726,6 +742,7 @@ herr_t H5Dread_multi_async(const char *app_file, const char *app_func, unsigned 
                            hid_t mem_space_id[], hid_t file_space_id[], hid_t dxpl_id, void *buf[], hid_t es_id)
 {
     CD_REAL("H5Dread_multi_async", h5rma_fn);
+    if (es_id == H5ES_NONE) return H5Dread_multi(count, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf); /* synchronous */
     declined("H5Dread_multi_async", count, dset_id);
     return real(app_file, app_func, app_line, count, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf, es_id);
 }
