@@ -26,6 +26,7 @@ case "$RUN" in *openmpi*) X="-x LD_PRELOAD -x COLLDIAG_ACCELERATE ${OMPI_MCA_io:
 NAMES=""
 for s in seg str; do for l in contig chunk; do for k in 64k 1m 8m; do NAMES="$NAMES ior-$s-$k-$l"; done; done; done
 for d in 1d 2d 3d; do for l in contig chunk deflate; do NAMES="$NAMES vpic-$d-$l"; done; done
+NAMES="$NAMES bdcats-strided"
 for i in $(seq "$REPS"); do
     : >"$T/plain.$i"; : >"$T/accel.$i"
     for n in $NAMES; do

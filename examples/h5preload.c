@@ -437,16 +437,20 @@ static colldiag_xfer *call_xfer(void)
 
 /* COLLDIAG_ACCELERATE=1 runs a call through colldiag only where colldiag expects to be at least as fast
    as HDF5's own path; =all runs every call colldiag can move (to test the engine, or to measure it).
-   Two places where it cannot be faster. Large writes of whole chunks, each rank's own, are the second:
+   Three places where it cannot be faster. Large writes of whole chunks, each rank's own, are the second:
    decided after colldiag's agreement (x->hdf5_as_fast_bytes; COLLDIAG_ACCEL_WHOLE_BYTES says why).
-   Contiguous storage is the first, decided here before anything: HDF5's path is then one MPI-IO call of
-   the same bytes with the same view (a collective call: one MPI_File_write_at_all / read_at_all, as
-   colldiag's), so colldiag could only add its own agreement to it. Measured with IOR -a HDF5 -c and
+   Collective contiguous reads in which some rank reads more than one stretch are the third, decided the
+   same way (x->read_stretch_bytes; COLLDIAG_ACCEL_STRETCH_BYTES): the others, one stretch a rank, run as
+   one independent read a rank, where HDF5's collective read runs ompio's two phases.
+   Contiguous writes, and independent contiguous reads, are the first, decided here before anything:
+   HDF5's path is then one MPI-IO call of the same bytes with the same view (one MPI_File_write_at_all,
+   as colldiag's), so colldiag could only add its own agreement to it. Measured with IOR -a HDF5 -c and
    h5bench's VPIC-IO (bench/patterns.sh), that agreement was not free: with ranks sharing cores, each
    extra collective is a point where a descheduled rank stalls the others, and the contiguous writes ran
    at 0.2-0.8x HDF5's rate. The storage class is the dataset's, the same on every rank, and
    H5Dget_offset tells it without an HDF5 error (HADDR_UNDEF for any other storage, or storage not yet
-   allocated, whose calls the bridge refuses anyway): every rank declines alike, with no communication. */
+   allocated, whose calls the bridge refuses anyway): every rank declines alike, with no communication
+   (the transfer mode is the call's, the same on every rank of a collective call). */
 static const char as_fast_why[] = "HDF5's path is as fast here: a contiguous dataset is one MPI-IO call of the same bytes either way "
                                   "(COLLDIAG_ACCELERATE=all runs it through colldiag)";
 
