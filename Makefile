@@ -35,13 +35,13 @@ H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
 TESTS = $(B)/test_multi $(B)/heap $(B)/bench-timestep $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/bench-bridge $(B)/bench-manyvars $(B)/calibrate $(B)/ranks
 EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/h5_collmd_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/fuzz_h5 \
-           $(B)/patterns $(B)/libpmpi_file_calls.so
+           $(B)/patterns $(B)/libpmpi_file_calls.so $(B)/heap_kept
 
 # Debian 12 packages the build, the tests and the demo need.
 DEB_PKGS = make gcc gfortran libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
            clang libclang-rt-14-dev valgrind python3-h5py-mpi python3-mpi4py libnetcdf-mpi-dev chromium
 
-.PHONY: bench-heap bench-patterns bench-readme deps-hdf5-1.14 check-hdf5-1.14 preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
+.PHONY: bench-heap bench-field bench-patterns bench-readme deps-hdf5-1.14 check-hdf5-1.14 preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
 
 .DEFAULT_GOAL := all
 
@@ -129,6 +129,9 @@ $(B)/patterns: bench/patterns.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
 $(B)/libpmpi_file_calls.so: tests/pmpi_file_calls.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -fPIC -shared $< -o $@
+# whether a block after MPI_Init comes from glibc's heap (tests/test_heap_kept.sh: the preload's warm heap)
+$(B)/heap_kept: tests/heap_kept.c | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) $< -o $@
 # HDF5 1.14's H5Dwrite_multi / _async and their reads, called by a plain program (tests/test_multi_entry.sh);
 # built where the HDF5 is 1.14 or later (tests/check_hdf5.sh builds it)
 $(B)/h5_multi_client: tests/h5_multi_client.c | $(B)
@@ -228,6 +231,11 @@ bench-hdf5: $(B)/bench-hdf5
 # medians (bench/patterns.sh): make bench-patterns [PATTERNS_REPS=5] [PATTERNS_INNER=3] [PATTERNS_MIB=8] [BENCH_DIR=/tmp]
 bench-patterns: $(B)/patterns $(B)/libcolldiag_preload.so
 	bench/patterns.sh $(B) "$(RUN)" $(BENCH_RANKS) $(or $(PATTERNS_REPS),5) $(or $(PATTERNS_MIB),8) $(or $(BENCH_DIR),/tmp)
+# The field's benchmarks themselves (IOR and h5bench's VPIC-IO / BD-CATS-IO, built by you against this
+# HDF5), plain against the preload with COLLDIAG_ACCELERATE=1, alternating (bench/field.sh):
+#   make bench-field IOR=/path/to/ior H5BENCH=/dir/with/h5bench_write_and_read   (either may be -)
+bench-field: $(B)/libcolldiag_preload.so
+	bench/field.sh $(B) "$(RUN)" $(BENCH_RANKS) $(or $(FIELD_REPS),5) $(or $(IOR),-) $(or $(H5BENCH),-)
 # The README's table, in one dated run: bench-hdf5 (B1-B4, 5 samples) then bench-patterns, into
 # bench/results/DATE-TIME-COMMIT.txt (about 12 minutes)
 bench-readme: $(B)/bench-hdf5 $(B)/patterns $(B)/libcolldiag_preload.so

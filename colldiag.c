@@ -778,27 +778,32 @@ uint64_t colldiag_sel_npoints(const colldiag_sel *s)
 /* 1 when the selection's elements lie back to back in the row-major order of its dataspace (one
    stretch of a contiguous dataset: the first and the last selected element are npoints - 1 apart), or
    when it selects at most one element; 0 otherwise (a point list of several points is taken as
-   several stretches). Pure, O(rank): the first element descends the first span of every dimension, the
-   last the last span. */
-static int sel_one_stretch(const colldiag_sel *s)
+   several stretches). *first: the first element's offset in that order (0 when nothing is selected).
+   Pure, O(rank): the first element descends the first span of every dimension, the last the last span. */
+static int sel_stretch(const colldiag_sel *s, uint64_t *first)
 {
     const uint64_t n = colldiag_sel_npoints(s);
-    if (n <= 1) return 1;
-    if (s->type == SEL_ALL) return 1;
+    *first = 0;
+    if (n == 0 || s->type == SEL_ALL) return 1;
+    if (s->type == SEL_POINTS) {
+        *first = s->pts[0];
+        return n == 1;
+    }
     if (s->type != SEL_HYPER || !s->tree) return 0;
-    uint64_t first = 0, last = 0;
+    uint64_t lo = 0, hi = 0;
     const cd_node *a = s->tree, *b = s->tree;
     for (int d = 0; d < s->rank; d++) {
         if (!a || !b || a->n == 0 || b->n == 0) return 0;
         cd_span sa, sb;
         node_span(a, 0, &sa);
         node_span(b, b->n - 1, &sb);
-        first = first * s->dims[d] + sa.lo;
-        last = last * s->dims[d] + sb.hi;
+        lo = lo * s->dims[d] + sa.lo;
+        hi = hi * s->dims[d] + sb.hi;
         a = sa.down;
         b = sb.down;
     }
-    return last >= first && last - first + 1 == n;
+    *first = lo;
+    return hi >= lo && hi - lo + 1 == n;
 }
 
 int colldiag_sel_select_hyperslab(colldiag_sel *s, colldiag_seloper_t op, const uint64_t *start,
@@ -3166,6 +3171,23 @@ static int ind_pieces(cd_io *io, const uint64_t *list, uint64_t n, int all)
     return rc ? io_fail(io, rc, "independent I/O failed") : 0;
 }
 
+/* The HDF5 preload's read of one stretch a rank (decision.c, reads_by_stretch): straight into the
+   caller's buffer where the memory side is one stretch too and nothing converts, one call (no staging
+   buffer: a fresh 1 MiB of it costs ~5 ms on this machine, and ROMIO's own read of the same call goes
+   straight into the buffer); otherwise through the staging buffer, as any independent read. */
+static int read_stretch(cd_io *io)
+{
+    const uint64_t n = colldiag_sel_npoints(io->fs);
+    uint64_t f0 = 0, m0 = 0;
+    if (n == 0 || io->map.n != 1 || (io->map.pc[0].flags & PF_UNALLOC) || io->x->conv || io->x->xform || !sel_stretch(io->fs, &f0) ||
+        (io->ms && !sel_stretch(io->ms, &m0)))
+        return ind_pieces(io, NULL, io->map.n, 1);
+    const double t0 = cd_now();
+    const int rc = io_raw(io, 0, io->map.pc[0].addr + (MPI_Offset)(f0 * io->fes), (unsigned char *)io->rbuf + m0 * io->mes, n * io->fes);
+    io->x->cnt.t_io += cd_now() - t0;
+    return rc;
+}
+
 /* --- collective calls --- */
 
 typedef struct {
@@ -5142,7 +5164,8 @@ static int hdf5_as_fast(const cd_io *io, uint32_t global)
 static int read_too_short(const cd_io *io)
 {
     const uint64_t n = colldiag_sel_npoints(io->fs);
-    return stretch_reads(io) && n && (!sel_one_stretch(io->fs) || n * io->fes < io->x->read_stretch_bytes);
+    uint64_t first;
+    return stretch_reads(io) && n && (!sel_stretch(io->fs, &first) || n * io->fes < io->x->read_stretch_bytes);
 }
 
 /* 1 when the preload's contiguous read runs as one independent read a rank: every rank reads one long
@@ -5541,7 +5564,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
         set_reason(&io, "contiguous dataset, one stretch a rank: independent reads, as ROMIO's collective read when parts "
                         "do not interleave; modes as HDF5 reports them");
         for (uint64_t i = 0; i < io.map.n; i++) io.map.pc[i].flags |= PF_COLL; /* collective as HDF5 reports it */
-        ind_pieces(&io, NULL, io.map.n, 1);
+        read_stretch(&io);
         x->io_mode_done = COLLDIAG_MPIO_CONTIGUOUS_COLLECTIVE;
         if (sel_on) x->chunk_opt_done = COLLDIAG_MPIO_LINK_CHUNK;
     } else if (l->storage != STORE_CHUNKED) {

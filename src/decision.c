@@ -471,7 +471,8 @@ static int hdf5_as_fast(const cd_io *io, uint32_t global)
 static int read_too_short(const cd_io *io)
 {
     const uint64_t n = colldiag_sel_npoints(io->fs);
-    return stretch_reads(io) && n && (!sel_one_stretch(io->fs) || n * io->fes < io->x->read_stretch_bytes);
+    uint64_t first;
+    return stretch_reads(io) && n && (!sel_stretch(io->fs, &first) || n * io->fes < io->x->read_stretch_bytes);
 }
 
 /* 1 when the preload's contiguous read runs as one independent read a rank: every rank reads one long
@@ -870,7 +871,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
         set_reason(&io, "contiguous dataset, one stretch a rank: independent reads, as ROMIO's collective read when parts "
                         "do not interleave; modes as HDF5 reports them");
         for (uint64_t i = 0; i < io.map.n; i++) io.map.pc[i].flags |= PF_COLL; /* collective as HDF5 reports it */
-        ind_pieces(&io, NULL, io.map.n, 1);
+        read_stretch(&io);
         x->io_mode_done = COLLDIAG_MPIO_CONTIGUOUS_COLLECTIVE;
         if (sel_on) x->chunk_opt_done = COLLDIAG_MPIO_LINK_CHUNK;
     } else if (l->storage != STORE_CHUNKED) {

@@ -420,27 +420,32 @@ uint64_t colldiag_sel_npoints(const colldiag_sel *s)
 /* 1 when the selection's elements lie back to back in the row-major order of its dataspace (one
    stretch of a contiguous dataset: the first and the last selected element are npoints - 1 apart), or
    when it selects at most one element; 0 otherwise (a point list of several points is taken as
-   several stretches). Pure, O(rank): the first element descends the first span of every dimension, the
-   last the last span. */
-static int sel_one_stretch(const colldiag_sel *s)
+   several stretches). *first: the first element's offset in that order (0 when nothing is selected).
+   Pure, O(rank): the first element descends the first span of every dimension, the last the last span. */
+static int sel_stretch(const colldiag_sel *s, uint64_t *first)
 {
     const uint64_t n = colldiag_sel_npoints(s);
-    if (n <= 1) return 1;
-    if (s->type == SEL_ALL) return 1;
+    *first = 0;
+    if (n == 0 || s->type == SEL_ALL) return 1;
+    if (s->type == SEL_POINTS) {
+        *first = s->pts[0];
+        return n == 1;
+    }
     if (s->type != SEL_HYPER || !s->tree) return 0;
-    uint64_t first = 0, last = 0;
+    uint64_t lo = 0, hi = 0;
     const cd_node *a = s->tree, *b = s->tree;
     for (int d = 0; d < s->rank; d++) {
         if (!a || !b || a->n == 0 || b->n == 0) return 0;
         cd_span sa, sb;
         node_span(a, 0, &sa);
         node_span(b, b->n - 1, &sb);
-        first = first * s->dims[d] + sa.lo;
-        last = last * s->dims[d] + sb.hi;
+        lo = lo * s->dims[d] + sa.lo;
+        hi = hi * s->dims[d] + sb.hi;
         a = sa.down;
         b = sb.down;
     }
-    return last >= first && last - first + 1 == n;
+    *first = lo;
+    return hi >= lo && hi - lo + 1 == n;
 }
 
 int colldiag_sel_select_hyperslab(colldiag_sel *s, colldiag_seloper_t op, const uint64_t *start,

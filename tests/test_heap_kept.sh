@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The preload keeps the heap warm under COLLDIAG_ACCELERATE (examples/h5preload.c, keep_heap_warm):
+# tests/heap_kept.c asks glibc, on every rank, whether a 4 MiB block after MPI_Init came from the heap
+# or from a mapping of its own. Plain, and under the preload without acceleration: mapped (glibc's
+# default threshold, 128 KiB); with COLLDIAG_ACCELERATE=1: the heap; with it and a malloc setting of
+# the user's own (GLIBC_TUNABLES=glibc.malloc.mmap_threshold=1048576): mapped, the user's setting
+# kept. Every rank must say so.
+# Usage: tests/test_heap_kept.sh BUILD_DIR "LAUNCHER" [RANKS]
+set -u
+B=$1 RUN=$2 NP=${3:-3}
+LIB=$PWD/$B/libcolldiag_preload.so
+case "$RUN" in *openmpi*) X="-x LD_PRELOAD -x COLLDIAG_ACCELERATE -x GLIBC_TUNABLES" ;; *) X="" ;; esac
+fail=0
+check() { # label, expected, env assignments...
+    local label=$1 want=$2; shift 2
+    local out; out=$(env "$@" $RUN -n "$NP" $X "$B/heap_kept" 2>&1)
+    local n; n=$(echo "$out" | grep -c "^rank [0-9]*: $want\$")
+    if [ "$n" != "$NP" ]; then echo "FAIL $label: expected '$want' on $NP ranks:"; echo "$out" | head -10; fail=1
+    else echo "$label: $want on every rank"; fi
+}
+check "plain" mapped LD_PRELOAD= COLLDIAG_ACCELERATE=0 GLIBC_TUNABLES=
+check "preload, COLLDIAG_ACCELERATE=0" mapped LD_PRELOAD="$LIB" COLLDIAG_ACCELERATE=0 GLIBC_TUNABLES=
+check "preload, COLLDIAG_ACCELERATE=1" heap LD_PRELOAD="$LIB" COLLDIAG_ACCELERATE=1 GLIBC_TUNABLES=
+check "preload, COLLDIAG_ACCELERATE=1, the user's GLIBC_TUNABLES" mapped LD_PRELOAD="$LIB" COLLDIAG_ACCELERATE=1 GLIBC_TUNABLES=glibc.malloc.mmap_threshold=1048576
+exit $fail
