@@ -16,6 +16,10 @@
  *     that rank alone, nothing communicated; after a collective call it runs; a dataset extended
  *     between calls -> the new chunks land where HDF5 reads them; a read-only file -> writes refused,
  *     reads run; after a LINK call the DXPL's actual-mode properties read as HDF5 would set them.
+ *  B'. The preload's contiguous reads (x->read_stretch_bytes): one band a rank read with one independent
+ *     call each, every value the test wrote; one rank in turn reading every other row -> every rank
+ *     refused ("HDF5's path is as fast here"), no buffer touched; one rank's read failing (injected) ->
+ *     every rank returns an error, the others naming it, nobody hangs.
  *  C. colldiag_h5_write_multi / read_multi (H5Dwrite_multi's arguments): five datasets of one file
  *     (chunked with edge chunks, contiguous, 1- to 8-byte types, one rank selecting nothing in one)
  *     written in one call on their first use (the chunk indexes fetched together), every element read
@@ -425,6 +429,90 @@ static void all_rows(hid_t f, hid_t ds, int k, hid_t dx, colldiag_xfer *x, const
     free(v);
     H5Sclose(ms);
     H5Sclose(fs);
+}
+
+/* The HDF5 preload's contiguous reads (x->read_stretch_bytes, as the preload sets it under
+   COLLDIAG_ACCELERATE=1) on a contiguous 2-D dataset HDF5 wrote: (a) every rank reads its band of
+   rows, one stretch each: colldiag reads it with one independent call a rank, no collective one, and
+   every value is the one the test wrote; (b) one rank in turn reads every other row (many stretches):
+   every rank is refused alike ("HDF5's path is as fast here"), nothing read; (c) one rank's read fails
+   (injected I/O fault) after the agreement: every rank returns, that rank naming the fault, the others
+   naming it, and nobody hangs. */
+static void contiguous_stretch_reads(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/h5accel_stretch.h5", dir);
+    hid_t f = file_create(path, 1, 0), dx = coll_dxpl();
+    const hsize_t R = P > 12 ? (hsize_t)P * 2 : 24, W = 10;
+    hsize_t d[2] = {R, W};
+    hid_t sp = H5Screate_simple(2, d, NULL);
+    hid_t ds = H5Dcreate2(f, "contig", H5T_NATIVE_UINT32, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    uint32_t *all = row_values(40, 0, R, W, 0);
+    if (me == 0) CHECK(H5Dwrite(ds, H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) >= 0, "HDF5's write failed");
+    H5Fflush(f, H5F_SCOPE_GLOBAL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    colldiag_xfer *x = NULL;
+    colldiag_xfer_create(&x);
+    x->read_stretch_bytes = 1;
+    const hsize_t r0 = (hsize_t)me * R / (hsize_t)P, r1 = (hsize_t)(me + 1) * R / (hsize_t)P, mn = (r1 - r0) * W;
+    hid_t ms = H5Screate_simple(1, &mn, NULL);
+    uint32_t *v = malloc((mn + 1) * sizeof *v);
+
+    snprintf(g_case, sizeof g_case, "stretch reads: one band a rank");
+    for (hsize_t i = 0; i < mn; i++) v[i] = 0xdeadbeefu;
+    hid_t fs = rows(ds, r0, r1);
+    int rc = colldiag_h5_read(ds, H5T_NATIVE_UINT32, ms, fs, dx, v, x);
+    CHECK(rc == 0, "rc %s (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+    uint64_t wrong = 0;
+    for (hsize_t i = 0; i < mn; i++) wrong += v[i] != val(40, r0 * W + i);
+    CHECK(wrong == 0, "%llu of %llu values read wrong", (unsigned long long)wrong, (unsigned long long)mn);
+    colldiag_counters c;
+    colldiag_get_counters(x, &c);
+    CHECK(c.calls_collective == 0 && c.calls_independent == 1 && c.bytes_independent == mn * 4, "calls: %llu collective, %llu independent "
+          "(%llu bytes)", (unsigned long long)c.calls_collective, (unsigned long long)c.calls_independent, (unsigned long long)c.bytes_independent);
+    H5Sclose(fs);
+
+    for (int odd = 0; odd < P; odd++) {
+        snprintf(g_case, sizeof g_case, "stretch reads: rank %d reads every other row", odd);
+        for (hsize_t i = 0; i < mn; i++) v[i] = 0xdeadbeefu;
+        fs = rows(ds, r0, r1);
+        hid_t mss = ms;
+        if (me == odd) { /* rows r0, r0 + 2, ... of its band: several stretches */
+            hsize_t st[2] = {r0, 0}, str[2] = {2, 1}, ct[2] = {(r1 - r0 + 1) / 2, 1}, bl[2] = {1, W}, n = ct[0] * W;
+            H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, str, ct, bl);
+            mss = H5Screate_simple(1, &n, NULL);
+        }
+        rc = colldiag_h5_read(ds, H5T_NATIVE_UINT32, mss, fs, dx, v, x);
+        CHECK(rc == COLLDIAG_ERR_UNSUPPORTED && strstr(colldiag_xfer_errmsg(x), "HDF5's path is as fast here"), "rc %s (%s)",
+              colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+        wrong = 0;
+        for (hsize_t i = 0; i < mn; i++) wrong += v[i] != 0xdeadbeefu;
+        CHECK(wrong == 0, "%llu values changed by a refused read", (unsigned long long)wrong);
+        if (mss != ms) H5Sclose(mss);
+        H5Sclose(fs);
+    }
+
+    snprintf(g_case, sizeof g_case, "stretch reads: one rank's read fails");
+    const int inj = P > 1 ? 1 : 0;
+    char spec[32], who[16];
+    snprintf(spec, sizeof spec, "io:%d", inj);
+    snprintf(who, sizeof who, "rank %d", inj);
+    fs = rows(ds, r0, r1);
+    setenv("COLLDIAG_INJECT", spec, 1);
+    rc = colldiag_h5_read(ds, H5T_NATIVE_UINT32, ms, fs, dx, v, x);
+    unsetenv("COLLDIAG_INJECT");
+    CHECK(rc != 0, "rc %s: the injected fault went unseen", colldiag_strerror(rc));
+    CHECK(strstr(colldiag_xfer_errmsg(x), me == inj ? "injected" : who) != NULL, "the reason: %s", colldiag_xfer_errmsg(x));
+    H5Sclose(fs);
+
+    free(v);
+    free(all);
+    H5Sclose(ms);
+    H5Sclose(sp);
+    colldiag_xfer_free(x);
+    H5Dclose(ds);
+    H5Pclose(dx);
+    file_close(f);
 }
 
 static void faults(void)
@@ -2294,6 +2382,7 @@ int main(int argc, char **argv)
     };
     for (int k = 0; k < (int)(sizeof cases / sizeof cases[0]); k++) reader_case(&cases[k], k);
     faults();
+    contiguous_stretch_reads();
     multi();
     scale();
     past_eof();
