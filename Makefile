@@ -95,7 +95,7 @@ $(B)/hdf5_interop: examples/hdf5_interop.c $(B)/colldiag_h5.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< $(B)/colldiag_h5.o $(H5LIBS) -o $@
 
 # make preload: the LD_PRELOAD library that explains an unmodified program's H5Dwrite/H5Dread
-# (examples/h5preload.c: usage there and in the README).
+# (examples/h5preload.c: usage there and in docs/hdf5.md).
 preload: $(B)/libcolldiag_preload.so
 $(B)/libcolldiag_preload.so: examples/h5preload.c colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -fPIC -shared -I. $< $(H5LIBS) -ldl -o $@
@@ -236,7 +236,7 @@ bench-patterns: $(B)/patterns $(B)/libcolldiag_preload.so
 #   make bench-field IOR=/path/to/ior H5BENCH=/dir/with/h5bench_write_and_read   (either may be -)
 bench-field: $(B)/libcolldiag_preload.so
 	bench/field.sh $(B) "$(RUN)" $(BENCH_RANKS) $(or $(FIELD_REPS),5) $(or $(IOR),-) $(or $(H5BENCH),-)
-# The README's table, in one dated run: bench-hdf5 (B1-B4, 5 samples) then bench-patterns, into
+# B1-B4 and the project's patterns, in one dated run: bench-hdf5 (B1-B4, 5 samples) then bench-patterns, into
 # bench/results/DATE-TIME-COMMIT.txt (about 12 minutes)
 bench-readme: $(B)/bench-hdf5 $(B)/patterns $(B)/libcolldiag_preload.so
 	@f=bench/results/$$(date -u +%Y-%m-%d-%H%M)-$$(git rev-parse --short HEAD).txt; \

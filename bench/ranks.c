@@ -15,7 +15,7 @@
  * It prints the slowest rank's local work, the least of the 15 (time slices of other ranks on the same
  * core pollute the caches and only add to it), and the median of the rest. Local work must not grow faster than log P;
  * the steps that are O(P) per rank (an all-to-all of counts, an all-gather of counts) show in the MPI
- * column and the README says what they cost at 10,000 ranks.
+ * column; docs/design.md ("Scale") says what they hold at 10,000 ranks.
  */
 #define _GNU_SOURCE
 #include <mpi.h>

@@ -7,7 +7,7 @@
  *
  *   mpirun -n 3 ./hdf5_interop [file.h5]      then:   h5dump -d /colldiag file.h5
  *
- * The safe sequence (see README): create datasets with HDF5 (parallel HDF5 allocates all chunks at
+ * The safe sequence (see docs/hdf5.md): create datasets with HDF5 (parallel HDF5 allocates all chunks at
  * creation) -> H5Fflush -> colldiag_h5_layout -> colldiag I/O on the wrapped handle (or on a separate
  * colldiag_file_open of the same path) -> colldiag_file_close -> H5Fflush/H5Fclose before HDF5 reads.
  */

@@ -1,7 +1,7 @@
 /* minimal — the README's example: every rank writes a band of 64 rows of a chunked 2-D array of doubles,
  * collectively, then prints whether the call was collective and colldiag's report.
  *   mpirun -n 3 ./minimal [file]
- * (tests/check.sh checks that the README shows exactly this program, after this comment.) */
+ * (tests/check.sh checks that the lines the README shows are this program's, in order.) */
 #include "colldiag.h"
 #include <stdio.h>
 #include <stdlib.h>
