@@ -9020,11 +9020,9 @@ static int h5_file_writable(hid_t dset, h5_fentry *fe)
     return fe->writable;
 }
 
-/* The bridge's file for dset's file, made on first use. A collective call gives it the file's
-   communicator; every rank of a collective call asks here whether it has one, and ranks that do not
-   (all of them, or none: a communicator is only ever made in a collective call, and forgotten in
-   colldiag_h5_forget, which is collective for files) make it together. */
-static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_fentry **out, const char *fn)
+/* The bridge's file for dset's file, made on first use; local (h5_bridge_file gives it its
+   communicator). */
+static int h5_bridge_entry(hid_t dset, unsigned long fileno, h5_fentry **out, const char *fn)
 {
     h5_fentry *e = h5_files;
     while (e && e->fileno != fileno) e = e->next;
@@ -9050,6 +9048,32 @@ static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_f
         e->next = h5_files;
         h5_files = e;
     }
+    *out = e;
+    return 0;
+}
+
+/* HDF5's own call is as fast on a file whose communicator is one rank, under COLLDIAG_ACCELERATE=1
+   (the preload sets x->hdf5_as_fast_bytes and x->read_stretch_bytes for it): MPI-IO's collective call
+   on one rank is that rank's own I/O (ROMIO and ompio alike read and write it independently), so none
+   of colldiag's gains applies, and learning the file costs a first call 0.1-0.6 ms here (IOR -F, a
+   file a rank: 0.66-0.78x HDF5's read rate before this rule). Alike everywhere: one rank. */
+static int h5_one_rank_as_fast(const h5_fentry *fe, const colldiag_xfer *x)
+{
+    return fe->f->size == 1 && (x->hdf5_as_fast_bytes || x->read_stretch_bytes);
+}
+
+static const char h5_one_rank_why[] = "HDF5's path is as fast here: the file's communicator is one rank, whose collective call MPI-IO "
+                                      "runs as its own I/O (COLLDIAG_ACCELERATE=all runs it through colldiag)";
+
+/* h5_bridge_entry's file, with the file's communicator for a collective call: every rank of a
+   collective call asks here whether it has one, and ranks that do not (all of them, or none: a
+   communicator is only ever made in a collective call, and forgotten in colldiag_h5_forget, which is
+   collective for files) make it together. */
+static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_fentry **out, const char *fn)
+{
+    h5_fentry *e = NULL;
+    const int rc = h5_bridge_entry(dset, fileno, &e, fn);
+    if (rc) return rc;
     if (collective && e->f->comm == MPI_COMM_NULL) {
         e->f->comm = h5_file_comm(dset, &e->md_local);
         h5_note_file_md(h5_fileno_of(dset), e->md_local == 0); /* a collective call: every rank learns it here */
@@ -9856,6 +9880,8 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
     h5_oid oi;
     h5_fentry *fe = NULL;
     if (h5_identify(dset, &oi)) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
+    if (!rc) rc = h5_bridge_entry(dset, oi.fileno, &fe, fn);
+    if (!rc && h5_one_rank_as_fast(fe, x)) rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", h5_one_rank_why);
     if (!rc) rc = h5_bridge_file(dset, oi.fileno, collective, &fe, fn); /* collective calls meet here first */
     colldiag_file *f = fe ? fe->f : NULL;
     h5_located lo;
@@ -9987,6 +10013,8 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
     h5_fentry *fe = NULL;
     if (count == 0 || h5_identify(dsets[0], &oi0))
         rc = cd_fail(COLLDIAG_ERR_ARG, fn, count ? "dset_ids[0] is not an open dataset" : "count is 0: nothing names the file");
+    if (!rc) rc = h5_bridge_entry(dsets[0], oi0.fileno, &fe, fn);
+    if (!rc && h5_one_rank_as_fast(fe, x)) rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", h5_one_rank_why);
     if (!rc) rc = h5_bridge_file(dsets[0], oi0.fileno, collective, &fe, fn);
     colldiag_file *f = fe ? fe->f : NULL;
     if (rc) {

@@ -241,11 +241,9 @@ static int h5_file_writable(hid_t dset, h5_fentry *fe)
     return fe->writable;
 }
 
-/* The bridge's file for dset's file, made on first use. A collective call gives it the file's
-   communicator; every rank of a collective call asks here whether it has one, and ranks that do not
-   (all of them, or none: a communicator is only ever made in a collective call, and forgotten in
-   colldiag_h5_forget, which is collective for files) make it together. */
-static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_fentry **out, const char *fn)
+/* The bridge's file for dset's file, made on first use; local (h5_bridge_file gives it its
+   communicator). */
+static int h5_bridge_entry(hid_t dset, unsigned long fileno, h5_fentry **out, const char *fn)
 {
     h5_fentry *e = h5_files;
     while (e && e->fileno != fileno) e = e->next;
@@ -271,6 +269,32 @@ static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_f
         e->next = h5_files;
         h5_files = e;
     }
+    *out = e;
+    return 0;
+}
+
+/* HDF5's own call is as fast on a file whose communicator is one rank, under COLLDIAG_ACCELERATE=1
+   (the preload sets x->hdf5_as_fast_bytes and x->read_stretch_bytes for it): MPI-IO's collective call
+   on one rank is that rank's own I/O (ROMIO and ompio alike read and write it independently), so none
+   of colldiag's gains applies, and learning the file costs a first call 0.1-0.6 ms here (IOR -F, a
+   file a rank: 0.66-0.78x HDF5's read rate before this rule). Alike everywhere: one rank. */
+static int h5_one_rank_as_fast(const h5_fentry *fe, const colldiag_xfer *x)
+{
+    return fe->f->size == 1 && (x->hdf5_as_fast_bytes || x->read_stretch_bytes);
+}
+
+static const char h5_one_rank_why[] = "HDF5's path is as fast here: the file's communicator is one rank, whose collective call MPI-IO "
+                                      "runs as its own I/O (COLLDIAG_ACCELERATE=all runs it through colldiag)";
+
+/* h5_bridge_entry's file, with the file's communicator for a collective call: every rank of a
+   collective call asks here whether it has one, and ranks that do not (all of them, or none: a
+   communicator is only ever made in a collective call, and forgotten in colldiag_h5_forget, which is
+   collective for files) make it together. */
+static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_fentry **out, const char *fn)
+{
+    h5_fentry *e = NULL;
+    const int rc = h5_bridge_entry(dset, fileno, &e, fn);
+    if (rc) return rc;
     if (collective && e->f->comm == MPI_COMM_NULL) {
         e->f->comm = h5_file_comm(dset, &e->md_local);
         h5_note_file_md(h5_fileno_of(dset), e->md_local == 0); /* a collective call: every rank learns it here */

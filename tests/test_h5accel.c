@@ -19,7 +19,9 @@
  *  B'. The preload's contiguous reads (x->read_stretch_bytes): one band a rank read with one independent
  *     call each, every value the test wrote; one rank in turn reading every other row -> every rank
  *     refused ("HDF5's path is as fast here"), no buffer touched; one rank's read failing (injected) ->
- *     every rank returns an error, the others naming it, nobody hangs.
+ *     every rank returns an error, the others naming it, nobody hangs. On one rank, and on a file a
+ *     rank (MPI_COMM_SELF, IOR -F), =1's settings leave every call to HDF5 before a byte moves; without
+ *     them colldiag reads every value.
  *  C. colldiag_h5_write_multi / read_multi (H5Dwrite_multi's arguments): five datasets of one file
  *     (chunked with edge chunks, contiguous, 1- to 8-byte types, one rank selecting nothing in one)
  *     written in one call on their first use (the chunk indexes fetched together), every element read
@@ -463,14 +465,22 @@ static void contiguous_stretch_reads(void)
     for (hsize_t i = 0; i < mn; i++) v[i] = 0xdeadbeefu;
     hid_t fs = rows(ds, r0, r1);
     int rc = colldiag_h5_read(ds, H5T_NATIVE_UINT32, ms, fs, dx, v, x);
-    CHECK(rc == 0, "rc %s (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
     uint64_t wrong = 0;
-    for (hsize_t i = 0; i < mn; i++) wrong += v[i] != val(40, r0 * W + i);
-    CHECK(wrong == 0, "%llu of %llu values read wrong", (unsigned long long)wrong, (unsigned long long)mn);
     colldiag_counters c;
     colldiag_get_counters(x, &c);
-    CHECK(c.calls_collective == 0 && c.calls_independent == 1 && c.bytes_independent == mn * 4, "calls: %llu collective, %llu independent "
-          "(%llu bytes)", (unsigned long long)c.calls_collective, (unsigned long long)c.calls_independent, (unsigned long long)c.bytes_independent);
+    if (P == 1) { /* one rank's collective read is its own read in MPI-IO: HDF5's, before a byte moves */
+        CHECK(rc == COLLDIAG_ERR_UNSUPPORTED && strstr(colldiag_xfer_errmsg(x), "communicator is one rank"), "rc %s (%s)",
+              colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+        for (hsize_t i = 0; i < mn; i++) wrong += v[i] != 0xdeadbeefu;
+        CHECK(wrong == 0 && c.calls_collective + c.calls_independent == 0, "%llu values changed, %llu data calls by a refused read",
+              (unsigned long long)wrong, (unsigned long long)(c.calls_collective + c.calls_independent));
+    } else {
+        CHECK(rc == 0, "rc %s (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+        for (hsize_t i = 0; i < mn; i++) wrong += v[i] != val(40, r0 * W + i);
+        CHECK(wrong == 0, "%llu of %llu values read wrong", (unsigned long long)wrong, (unsigned long long)mn);
+        CHECK(c.calls_collective == 0 && c.calls_independent == 1 && c.bytes_independent == mn * 4, "calls: %llu collective, %llu independent "
+              "(%llu bytes)", (unsigned long long)c.calls_collective, (unsigned long long)c.calls_independent, (unsigned long long)c.bytes_independent);
+    }
     H5Sclose(fs);
 
     for (int odd = 0; odd < P; odd++) {
@@ -494,7 +504,8 @@ static void contiguous_stretch_reads(void)
     }
 
     snprintf(g_case, sizeof g_case, "stretch reads: one rank's read fails");
-    const int inj = P > 1 ? 1 : 0;
+    const int inj = 1;
+    if (P > 1) {
     char spec[32], who[16];
     snprintf(spec, sizeof spec, "io:%d", inj);
     snprintf(who, sizeof who, "rank %d", inj);
@@ -505,6 +516,7 @@ static void contiguous_stretch_reads(void)
     CHECK(rc != 0, "rc %s: the injected fault went unseen", colldiag_strerror(rc));
     CHECK(strstr(colldiag_xfer_errmsg(x), me == inj ? "injected" : who) != NULL, "the reason: %s", colldiag_xfer_errmsg(x));
     H5Sclose(fs);
+    }
 
     free(v);
     free(all);
@@ -514,6 +526,70 @@ static void contiguous_stretch_reads(void)
     H5Dclose(ds);
     H5Pclose(dx);
     file_close(f);
+}
+
+/* A file a rank on MPI_COMM_SELF (IOR -F): under the preload's =1 settings every call on it is
+   HDF5's (its collective call is the rank's own I/O), before a byte moves and without communicating,
+   while the same call without them is colldiag's and reads every value. Each rank alone: a hang here
+   would be a rank waiting for no one. */
+static void file_a_rank(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/h5accel_self.%d.h5", dir, me);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_mpio(fapl, MPI_COMM_SELF, MPI_INFO_NULL);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl), dx = coll_dxpl();
+    H5Pclose(fapl);
+    const hsize_t n = 4096;
+    hid_t sp = H5Screate_simple(1, &n, NULL);
+    hid_t cdcpl = H5Pcreate(H5P_DATASET_CREATE);
+    const hsize_t cd = 256;
+    H5Pset_chunk(cdcpl, 1, &cd);
+    hid_t ds[2] = {H5Dcreate2(f, "contig", H5T_NATIVE_UINT32, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                   H5Dcreate2(f, "chunked", H5T_NATIVE_UINT32, sp, H5P_DEFAULT, cdcpl, H5P_DEFAULT)};
+    H5Pclose(cdcpl);
+    uint32_t *w = malloc(n * sizeof *w), *v = malloc(n * sizeof *v);
+    for (hsize_t i = 0; i < n; i++) w[i] = val(50 + me, i);
+    for (int k = 0; k < 2; k++) CHECK(H5Dwrite(ds[k], H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, dx, w) >= 0, "HDF5's write failed");
+    H5Fflush(f, H5F_SCOPE_LOCAL);
+    for (int k = 0; k < 2; k++) {
+        for (int as_fast = 1; as_fast >= 0; as_fast--) {
+            snprintf(g_case, sizeof g_case, "a file a rank, %s dataset, %s", k ? "chunked" : "contiguous", as_fast ? "=1's settings" : "no settings");
+            colldiag_xfer *x = NULL;
+            colldiag_xfer_create(&x);
+            if (as_fast) x->hdf5_as_fast_bytes = x->read_stretch_bytes = 1;
+            for (hsize_t i = 0; i < n; i++) v[i] = 0xdeadbeefu;
+            int rc = colldiag_h5_read(ds[k], H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, dx, v, x);
+            uint64_t wrong = 0;
+            for (hsize_t i = 0; i < n; i++) wrong += v[i] != (as_fast ? 0xdeadbeefu : w[i]);
+            if (as_fast) {
+                CHECK(rc == COLLDIAG_ERR_UNSUPPORTED && strstr(colldiag_xfer_errmsg(x), "communicator is one rank"), "read: rc %s (%s)",
+                      colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+                CHECK(wrong == 0, "%llu values changed by a refused read", (unsigned long long)wrong);
+                rc = colldiag_h5_write(ds[k], H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, dx, v, x); /* v: nothing of it may land */
+                CHECK(rc == COLLDIAG_ERR_UNSUPPORTED && strstr(colldiag_xfer_errmsg(x), "communicator is one rank"), "write: rc %s (%s)",
+                      colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+            } else {
+                CHECK(rc == 0, "rc %s (%s)", colldiag_strerror(rc), colldiag_xfer_errmsg(x));
+                CHECK(wrong == 0, "%llu of %llu values read wrong", (unsigned long long)wrong, (unsigned long long)n);
+            }
+            colldiag_xfer_free(x);
+        }
+        snprintf(g_case, sizeof g_case, "a file a rank, %s dataset: the refused write left HDF5's bytes", k ? "chunked" : "contiguous");
+        CHECK(H5Dread(ds[k], H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, dx, v) >= 0, "HDF5's read failed");
+        uint64_t changed = 0;
+        for (hsize_t i = 0; i < n; i++) changed += v[i] != w[i];
+        CHECK(changed == 0, "%llu values in the file changed", (unsigned long long)changed);
+    }
+    free(w);
+    free(v);
+    H5Sclose(sp);
+    H5Dclose(ds[0]);
+    H5Dclose(ds[1]);
+    H5Pclose(dx);
+    colldiag_h5_forget(f);
+    H5Fclose(f);
+    remove(path);
 }
 
 static void faults(void)
@@ -2384,6 +2460,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < (int)(sizeof cases / sizeof cases[0]); k++) reader_case(&cases[k], k);
     faults();
     contiguous_stretch_reads();
+    file_a_rank();
     multi();
     scale();
     past_eof();
