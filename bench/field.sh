@@ -5,7 +5,8 @@
 # faster). bench/patterns.sh copies these patterns into a program of its own; this script runs the
 # programs themselves, as a user would:
 #   IOR (github.com/hpc/ior, built --with-hdf5): -a HDF5 -c, 8 MiB a rank, 3 iterations, write then
-#     read, contiguous, chunked by transfer (1 MiB) and by 64 KiB transfers; IOR's Mean MiB/s;
+#     read, contiguous, chunked by transfer (1 MiB) and by 64 KiB transfers, and contiguous with a file
+#     a rank (-F: each file's communicator is one rank); IOR's Mean MiB/s;
 #   h5bench (github.com/hpc-io/h5bench: h5bench_write and h5bench_read, built against this HDF5):
 #     VPIC-IO, 8 variables a timestep, 5 timesteps, 1-D (1 Mi particles a rank), 2-D (1024 x 1024),
 #     3-D (64^3), contiguous, then BD-CATS-IO's full read; SYNC mode (under HDF5 1.12+ every call is
@@ -39,7 +40,8 @@ h5rate() { awk -v k="$1" '$0 ~ k { v = $(NF-1); u = $NF; print v * (u ~ /^G/ ? 1
 : >"$T/res"
 for r in $(seq "$REPS"); do
     if [ "$IOR" != - ]; then
-        for p in "contig:-t 1m -b 8m" "chunk-1m:-t 1m -b 8m --hdf5.chunkSize=131072" "chunk-64k:-t 64k -b 8m --hdf5.chunkSize=8192"; do
+        for p in "contig:-t 1m -b 8m" "chunk-1m:-t 1m -b 8m --hdf5.chunkSize=131072" "chunk-64k:-t 64k -b 8m --hdf5.chunkSize=8192" \
+                 "file-a-rank:-t 1m -b 8m -F"; do
             for m in plain accel; do
                 out=$(one "$m" "$IOR" -a HDF5 -c ${p#*:} -i 3 -w -r -o "$T/ior.h5" 2>&1) || { echo "$out" | tail -5 >&2; exit 1; }
                 w=$(echo "$out" | awk '/^Summary/ {s = 1} s && /^write / {print $4}')
