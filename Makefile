@@ -34,7 +34,7 @@ H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
 TESTS = $(B)/test_multi $(B)/heap $(B)/bench-timestep $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/bench-bridge $(B)/bench-manyvars $(B)/calibrate $(B)/ranks
-EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/h5_collmd_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/fuzz_h5 \
+EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/h5_collmd_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/fuzz_h5 $(B)/h5_defects \
            $(B)/patterns $(B)/libpmpi_file_calls.so $(B)/heap_kept
 
 # Debian 12 packages the build, the tests and the demo need.
@@ -152,6 +152,9 @@ $(B)/fuzz_h5: tests/fuzz_h5.c colldiag.c colldiag.h | $(B)
 # the HTML report's large grid (tests/test_html.sh)
 $(B)/html_large: tests/html_large.c $(B)/colldiag.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) -I. $< $(B)/colldiag.o -o $@
+# what HDF5 and MPI-IO get wrong, shown with plain HDF5 (no colldiag): tests/test_defects.sh
+$(B)/h5_defects: tests/h5_defects.c | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
 # a plain HDF5 program (no colldiag) the preload library is tested on
 $(B)/h5_client: tests/h5_client.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@

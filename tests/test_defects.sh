@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# What HDF5 and MPI-IO get wrong, on the stack this runs on (tests/h5_defects.c, plain HDF5, no colldiag
+# in it), and what colldiag does about it (docs/hdf5.md, "What HDF5 and MPI-IO get wrong"):
+#  1. plain: prints which defects this stack shows. Not failed: the defects are HDF5's and MPI-IO's, and
+#     the day a release fixes one the line says "right" (its controls must be right, and HDF5 must not
+#     fail: those are failures).
+#  2. explained (the preload, COLLDIAG_REPORT=json): every case whose file came out wrong in that very
+#     run must have been predicted before HDF5 ran it (its H5Dwrite's line has "bytes_at_risk" > 0), and no
+#     control may have any (a full write, a chunked dataset, a written fill value, a file already long).
+#  3. accelerated (COLLDIAG_ACCELERATE=1): every holes-* case comes out right (colldiag writes the call
+#     or extends the file before HDF5's); compact storage, which colldiag cannot move, is warned.
+# Usage: tests/test_defects.sh BUILD_DIR "LAUNCHER" RANKS [LABEL]
+set -u
+B=$1 RUN=$2 NP=$3 LABEL=${4:-}
+T=$(mktemp -d "${TMPDIR:-/tmp}/colldiag_defects.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+LIB=$PWD/$B/libcolldiag_preload.so
+case "$RUN" in *openmpi*) X="-x LD_PRELOAD -x COLLDIAG_REPORT -x COLLDIAG_ACCELERATE ${OMPI_MCA_io:+-x OMPI_MCA_io}" ;; *) X="" ;; esac
+fail=0
+echo "== plain HDF5 ($LABEL$NP ranks)"
+$RUN -n "$NP" "$B/h5_defects" "$T" >"$T/plain.out" 2>&1 || { echo "FAIL plain run: exit $?"; fail=1; }
+cat "$T/plain.out"
+echo "== explained (COLLDIAG_REPORT=json): every wrong file predicted, no control at risk"
+COLLDIAG_REPORT=json:$T/calls.jsonl LD_PRELOAD=$LIB $RUN -n "$NP" $X "$B/h5_defects" "$T" >"$T/explained.out" 2>&1 ||
+    { echo "FAIL explained run: exit $?"; cat "$T/explained.out"; fail=1; }
+python3 - "$T/explained.out" "$T/calls.jsonl" <<'PY' || fail=1
+import json, re, sys
+verdict = {}
+for l in open(sys.argv[1]):
+    m = re.match(r"^([a-z0-9-]+): (right|DEFECT)", l)
+    if m: verdict[m.group(1)] = m.group(2)
+risk = {}
+for n, l in enumerate(open(sys.argv[2]), 1):
+    j = json.loads(l)
+    if j.get("op") != "H5Dwrite": continue
+    m = re.search(r"h5_defects-([a-z0-9-]+)\.h5$", j.get("file", ""))
+    if not m: continue
+    if "bytes_at_risk" not in j: print("FAIL line %d: no bytes_at_risk" % n); sys.exit(1)
+    risk[m.group(1)] = max(risk.get(m.group(1), 0), j["bytes_at_risk"])
+bad = 0
+if not verdict: print("FAIL: the explained run printed no verdict"); sys.exit(1)
+for case, v in sorted(verdict.items()):
+    r = risk.get(case)
+    if r is None: print("FAIL %s: no H5Dwrite line in the report" % case); bad = 1; continue
+    if v == "DEFECT" and r == 0: print("FAIL %s: HDF5's file came out wrong and colldiag named no byte at risk" % case); bad = 1
+    if case.startswith("control-") and r: print("FAIL %s: a false alarm: %d bytes at risk where nothing is" % (case, r)); bad = 1
+    print("%-34s %-6s bytes_at_risk %d" % (case, v, r))
+sys.exit(bad)
+PY
+echo "== accelerated (COLLDIAG_ACCELERATE=1): every holes-* case right"
+COLLDIAG_REPORT=0 COLLDIAG_ACCELERATE=1 LD_PRELOAD=$LIB $RUN -n "$NP" $X "$B/h5_defects" "$T" --must-be-right \
+    "$(grep -o '^holes-[a-z0-9-]*' "$T/plain.out" | paste -sd, -)" >"$T/accel.out" 2>&1 || fail=1
+cat "$T/accel.out"
+grep -q "^holes-collective: right" "$T/accel.out" || { echo "FAIL: no holes-collective verdict under COLLDIAG_ACCELERATE=1"; fail=1; }
+# what colldiag cannot move is warned, without a report: each compact-* case its own dataset's line
+for c in $(grep -o '^compact-[a-z0-9-]*' "$T/plain.out"); do
+    grep -q "^colldiag: H5Dwrite .*h5_defects-$c\.h5:/data: [0-9]* bytes at risk" "$T/accel.out" || { echo "FAIL $c: not warned under COLLDIAG_ACCELERATE=1"; fail=1; }
+done
+exit $fail
