@@ -17,6 +17,7 @@
  *   execution.c     execution primitives: independent runs through a staging buffer, collective rounds
  *   owners.c        per-chunk rank counts and owners, without a chunks x ranks gather
  *   aggregation.c   chunk aggregation (AGGREGATE_IO): moving pieces to their chunk's owner
+ *   engine.c        which engine moves an HDF5 call under COLLDIAG_ACCELERATE: one ordered rule list (pure)
  *   decision.c      AUTO's cost model, the schemes, results, the agreement and the transfer itself
  *   multi.c         many datasets in one call (write_multi / read_multi / plan_multi)
  *   report.c        cause strings, getters and the collective report (text, JSON)
@@ -1020,6 +1021,12 @@ struct colldiag_layout {
     MPI_Offset *addrs;                    /* table, or NULL for dense */
     uint64_t table_hash;                  /* computed once, so agreement checks stay O(1) per call */
     int filtered;
+    /* HDF5 left the storage unwritten when it allocated it (no fill value written): a collective write's
+       holes past the end of the file then hold what MPI-IO's buffer held (decision.c, risk_local). The
+       default is HDF5's own for each storage class under parallel HDF5, which allocates at creation:
+       contiguous storage gets no fill unless H5D_FILL_TIME_ALLOC or a fill value is set, chunks get
+       theirs unless H5D_FILL_TIME_NEVER or the fill value is undefined (tests/h5_defects.c, both). */
+    int fill_unwritten;
     /* Lazy addresses (the HDF5 bridge): no table; a call's mapping asks the resolver for the chunks it
        touches that the cache does not hold (map_resolve), so work and memory follow touched chunks,
        never the dataset's chunk count. table_hash then names the index (same on every rank). */
@@ -1065,6 +1072,7 @@ static int layout_flat(const char *fn, int storage, int rank, const uint64_t *di
         return cd_fail(COLLDIAG_ERR_ARG, fn, "address + size overflows a file offset");
     }
     l->storage = storage;
+    l->fill_unwritten = storage == STORE_CONTIG;
     *out = l;
     return 0;
 }
@@ -1134,6 +1142,14 @@ int colldiag_layout_set_chunk_addrs(colldiag_layout *l, uint64_t nchunks, const 
     cd_free(l->addrs);
     l->addrs = t;
     l->table_hash = h;
+    return 0;
+}
+
+int colldiag_layout_set_fill_written(colldiag_layout *l, int written)
+{
+    static const char fn[] = "colldiag_layout_set_fill_written";
+    if (!l) return cd_fail(COLLDIAG_ERR_ARG, fn, "l is NULL");
+    l->fill_unwritten = !written;
     return 0;
 }
 
@@ -1241,8 +1257,19 @@ enum {
     AG_RANK0_BYTES,    /* BOR, rank 0's alone: its fetch byte threshold (COLLDIAG_H5_FETCH_BYTES) */
     AG_ENV,            /* BOR of every rank's digests of those variables (21 bits each) ... */
     AG_ENV_NOT,        /* ... and of their complements: a variable differs somewhere iff its bits of the AND are not 0 */
+    /* bytes at risk of HDF5's own path (decision.c, risk_local): */
+    AG_RISK_LO,        /* MIN: first selected file byte of a write whose holes may lie past the end of the file (0: some
+                          selected byte lies before it; UINT64_MAX: none) */
+    AG_RISK_HI,        /* MAX: end of the last selected byte past the end of the file (0: none) */
+    AG_RISK_PAST,      /* SUM: selected bytes past the end of the file */
+    AG_RISK_OWN,       /* SUM: each rank's holes past the end of the file within its own extent (a sieved independent write's) */
+    AG_RISK_FSIZE,     /* MAX: the file's size as each rank sees it */
+    AG_RISK_RANKS,     /* BOR: bit r (r < 63; bit 63 for the others) for a rank that writes past the end / into compact storage */
+    AG_RISK_DIG,       /* BOR of a digest of this rank's compact write (selection and bytes) ... */
+    AG_RISK_DIG_NOT,   /* ... and of its complement: every rank writes the same iff AND of the two is 0 */
+    AG_RISK_CBYTES,    /* SUM: bytes written into compact storage */
     AG_TOUCH,          /* BOR: the touched-chunk map, CD_TOUCH_WORDS words from here */
-    AG_N = AG_TOUCH + 8 /* 272 bytes in all: see touch_map */
+    AG_N = AG_TOUCH + 8 /* 344 bytes in all: see touch_map */
 };
 #define CD_TOUCH_WORDS (AG_N - AG_TOUCH)
 
@@ -1255,12 +1282,12 @@ static void cd_agree_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
         for (int i = 0; i < AG_N; i++) {
             uint64_t x = a[base + i], *y = &b[base + i];
             switch (i) {
-            case AG_FAIL: case AG_MIN_CHUNKS: if (x < *y) *y = x; break;
+            case AG_FAIL: case AG_MIN_CHUNKS: case AG_RISK_LO: if (x < *y) *y = x; break;
             case AG_MAX_CHUNKS: case AG_MAX_BYTES: case AG_MAX_PIECE: case AG_MAX_RUNS: case AG_MAX_END: case AG_MAX_FSIZE:
-            case AG_MAX_MULTI_NS: case AG_MAX_IND_NS: case AG_MAX_MRUNS:
+            case AG_MAX_MULTI_NS: case AG_MAX_IND_NS: case AG_MAX_MRUNS: case AG_RISK_HI: case AG_RISK_FSIZE:
                 if (x > *y) *y = x;
                 break;
-            case AG_SUM_CHUNKS: case AG_SUM_RUNS: case AG_SUM_PARTIAL: case AG_SUM_TOUCH: *y += x; break;
+            case AG_SUM_CHUNKS: case AG_SUM_RUNS: case AG_SUM_PARTIAL: case AG_SUM_TOUCH: case AG_RISK_PAST: case AG_RISK_OWN: case AG_RISK_CBYTES: *y += x; break;
             default: *y |= x; break;
             }
         }
@@ -1279,6 +1306,9 @@ struct colldiag_file {
     int plan_read;       /* HDF5 bridge: the planned call is H5Dread (HDF5 treats filtered reads apart) */
     int bridge;          /* HDF5 bridge: HDF5's own MPI_File (never closed here); the bridge reports, not the core */
     uint64_t size_seen;  /* the largest size this rank has seen the file have (write_extent) */
+    MPI_File size_fh;    /* HDF5 bridge, plan_only: HDF5's own MPI_File, asked only for its size (risk_local) */
+    uint64_t covered_to; /* agreed in collective writes, alike on every rank: the file is at least this long (file_covered) */
+    int ds_write;        /* the MPI-IO layer may sieve independent writes (read-modify-write): 1, 0, -1 not asked yet (risk_ds) */
     int read_only;       /* opened (or wrapped) MPI_MODE_RDONLY: under HDF5 1.14's rules, its small chunks are cached */
 };
 
@@ -1318,8 +1348,9 @@ static int file_alloc(const char *fn, MPI_Comm comm, colldiag_file **out, int co
     MPI_Comm_rank(f->comm, &f->rank);
     MPI_Comm_size(f->comm, &f->size);
     MPI_Op_create(cd_agree_fn, 1, &f->op);
-    f->fh = MPI_FILE_NULL;
+    f->fh = f->size_fh = MPI_FILE_NULL;
     f->fd = -1;
+    f->ds_write = -1;
     *made = f;
     return 0;
 }
@@ -1543,6 +1574,16 @@ struct colldiag_xfer {
        COLLDIAG_ERR_UNSUPPORTED ("HDF5's path is as fast here"), so that HDF5 runs it
        (COLLDIAG_ACCEL_STRETCH_BYTES) */
     uint64_t read_stretch_bytes;
+    /* The bytes at risk of HDF5's own path in the last write (decision.c, risk_agreed; colldiag_get_bytes_at_risk),
+       agreed in a collective call; the words are formatted only when some are */
+    uint64_t risk_bytes, risk_ranks;      /* ranks: bit r for rank r < 63, bit 63 for any other */
+    unsigned risk_kinds;                  /* COLLDIAG_RISK_* */
+    char risk_why[768], risk_adv[320];
+    const void *plan_wbuf;                /* colldiag_set_plan_buffer: the next plan's data (compact digests) */
+    /* The HDF5 preload under COLLDIAG_ACCELERATE (0 for every other caller): 1 for =1's rules, 2 for =all;
+       a collective call then ends with the engine's rule on the agreed facts (engine.c, accel_rule), and
+       engine_rule says which rule let colldiag move the call (CD_RULE_N: none decided) */
+    int accel, engine_rule;
 };
 
 /* One dataset's results in a multi-dataset call: what a single call of that dataset reports. */
@@ -2658,6 +2699,7 @@ struct cd_io {
     const colldiag_sel *fs, *ms;
     const void *wbuf;
     void *rbuf;
+    const void *risk_buf;     /* the bytes a write (or a plan given colldiag_set_plan_buffer) writes: risk_local's digest */
     colldiag_xfer *x;
     cd_settings set;
     int dir;
@@ -4690,6 +4732,91 @@ static void exec_aggregate(cd_io *io, const uint64_t *words)
     cd_free(st.o.bits);
 }
 
+/* ---- src/engine.c ---- */
+/* ====================================================================================================
+ * 7a. engine: which engine moves an HDF5 call under COLLDIAG_ACCELERATE (the preload)
+ *
+ * One ordered list of rules; the first that applies decides, and docs/hdf5.md shows the same table.
+ * The facts come in at three places, each with what it knows alike on every rank without talking:
+ * the preload before anything (the storage class, the transfer mode, what is known of the file's
+ * size), the bridge's entry (the file's communicator size), and colldiag's agreement (its one
+ * reduction: the bytes at risk, the shape of every rank's part). A fact not known yet is -1; a rule
+ * that would hand the call to HDF5 on a fact not known yet answers CD_ENGINE_AGREE: the call goes on to
+ * colldiag's agreement, which decides it with every fact (and from there HDF5 may still run it).
+ * Correctness first: a call whose bytes HDF5's path would not leave as the program wrote them runs
+ * through colldiag whenever colldiag can move it, before any question of speed; a collective write that
+ * HDF5 runs while its bytes at risk are not known is made safe first (the preload extends the file to
+ * HDF5's end of allocation, h5_make_safe: no storage then lies past its end, and the holes of MPI-IO's
+ * collective write read zeros), or, where that cannot be done, goes on to the agreement. Pure: no MPI,
+ * no HDF5.
+ * ==================================================================================================== */
+
+enum { CD_ENGINE_HDF5 = 0, CD_ENGINE_COLLDIAG = 1, CD_ENGINE_AGREE = 2 };
+
+typedef struct {
+    int all;              /* COLLDIAG_ACCELERATE=all: every call colldiag can move (to test or measure the engine) */
+    int cannot;           /* colldiag cannot move the call (compact, filtered writes, conversions, ...: the bridge's reason) */
+    int risk;             /* bytes at risk in HDF5's path (colldiag_get_bytes_at_risk): 1 some, 0 none, -1 not known yet */
+    int can_make_safe;    /* HDF5's path can be made safe before it runs (a collective write of contiguous or chunked
+                             storage: the file extended to HDF5's end of allocation) */
+    int contig_write;     /* a collective write of a contiguous dataset */
+    int ind_contig_read;  /* an independent read of a contiguous dataset (or a multi-dataset call's contiguous read) */
+    int one_rank;         /* the file's communicator is one rank; -1 not known yet */
+    int whole_chunks;     /* agreed: every rank writes whole chunks of its own, the busiest >= COLLDIAG_ACCEL_WHOLE_BYTES; -1 */
+    int many_stretches;   /* agreed: a collective contiguous read in which some rank reads more than one stretch; -1 */
+} cd_engine_facts;
+
+/* The rules, in order: X(NAME, ENGINE, WHY). WHY is what the report says of a call the rule decides. */
+#define CD_ENGINE_RULES(X)                                                                                                         \
+    X(CANNOT, CD_ENGINE_HDF5, "colldiag cannot move it")                                                                           \
+    X(AT_RISK, CD_ENGINE_COLLDIAG, "bytes at risk in HDF5's path (its file would not hold what the program wrote): colldiag "    \
+                                   "writes them right")                                                                           \
+    X(ALL, CD_ENGINE_COLLDIAG, "COLLDIAG_ACCELERATE=all: every call colldiag can move")                                          \
+    X(CONTIG_WRITE, CD_ENGINE_HDF5, "HDF5's path is as fast here: a contiguous dataset is one MPI-IO call of the same bytes "     \
+                                    "either way (COLLDIAG_ACCELERATE=all runs it through colldiag)")                              \
+    X(IND_CONTIG_READ, CD_ENGINE_HDF5, "HDF5's path is as fast here: an independent read of a contiguous dataset is one MPI-IO "  \
+                                       "call of the same bytes either way (COLLDIAG_ACCELERATE=all runs it through colldiag)")   \
+    X(ONE_RANK, CD_ENGINE_HDF5, "HDF5's path is as fast here: the file's communicator is one rank, whose collective call MPI-IO " \
+                                "runs as its own I/O (COLLDIAG_ACCELERATE=all runs it through colldiag)")                         \
+    X(WHOLE_CHUNKS, CD_ENGINE_HDF5, "HDF5's path is as fast here: every rank writes whole chunks of its own, which HDF5's "      \
+                                    "collective path moves in the same stretches (COLLDIAG_ACCELERATE=all runs it through "      \
+                                    "colldiag)")                                                                                 \
+    X(STRETCHES, CD_ENGINE_HDF5, "HDF5's path is as fast here: a rank reads the contiguous dataset in more than one stretch, "   \
+                                 "which HDF5's one collective call suits (COLLDIAG_ACCELERATE=all runs it through colldiag)")     \
+    X(FASTER, CD_ENGINE_COLLDIAG, "colldiag expects to be at least as fast as HDF5")
+
+#define CD_RULE_ENUM(name, engine, why) CD_RULE_##name,
+enum { CD_ENGINE_RULES(CD_RULE_ENUM) CD_RULE_N, CD_RULE_AGREE = CD_RULE_N };
+#define CD_RULE_ENGINE(name, engine, why) engine,
+static const int cd_rule_engine[CD_RULE_N] = {CD_ENGINE_RULES(CD_RULE_ENGINE)};
+#define CD_RULE_WHY(name, engine, why) why,
+static const char *const cd_rule_why[CD_RULE_N] = {CD_ENGINE_RULES(CD_RULE_WHY)};
+#define CD_RULE_NAME(name, engine, why) #name,
+static const char *const cd_rule_name[CD_RULE_N] = {CD_ENGINE_RULES(CD_RULE_NAME)};
+
+/* The first rule that applies (CD_RULE_*), or CD_RULE_AGREE when the first that could apply needs a
+   fact the agreement brings. The order is the list's. */
+static int engine_rule(const cd_engine_facts *f)
+{
+    if (f->cannot) return CD_RULE_CANNOT;
+    if (f->risk > 0) return CD_RULE_AT_RISK;
+    if (f->all) return CD_RULE_ALL;
+    /* the rules below hand the call to HDF5: only on facts known, and only when no byte is at risk or
+       HDF5's path can be made safe first */
+    const int hdf5_facts[] = {f->contig_write, f->ind_contig_read, f->one_rank, f->whole_chunks, f->many_stretches};
+    static const int rule[] = {CD_RULE_CONTIG_WRITE, CD_RULE_IND_CONTIG_READ, CD_RULE_ONE_RANK, CD_RULE_WHOLE_CHUNKS, CD_RULE_STRETCHES};
+    for (size_t i = 0; i < sizeof rule / sizeof *rule; i++) {
+        if (hdf5_facts[i] < 0) return CD_RULE_AGREE; /* not known yet: it might hand the call to HDF5 */
+        if (hdf5_facts[i]) return f->risk < 0 && !f->can_make_safe ? CD_RULE_AGREE : rule[i];
+    }
+    return CD_RULE_FASTER;
+}
+
+/* The engine of a rule (CD_ENGINE_AGREE for CD_RULE_AGREE), and its words. */
+static int engine_of(int rule) { return rule < CD_RULE_N ? cd_rule_engine[rule] : CD_ENGINE_AGREE; }
+static const char *engine_why(int rule) { return rule < CD_RULE_N ? cd_rule_why[rule] : "decided by colldiag's agreement"; }
+static const char *engine_rule_name(int rule) { return rule < CD_RULE_N ? cd_rule_name[rule] : "AGREE"; }
+
 /* ---- src/decision.c ---- */
 /* ---------------------------------------------------------------------------------------------------
  * 7. decision: AUTO's cost model
@@ -4998,7 +5125,7 @@ static void agree_neutral(const cd_io *io, uint32_t cause, uint64_t v[AG_N])
     /* a bridge rank that only waits for the chunk index has not failed: the first failure named to the
        others must be a real one */
     v[AG_FAIL] = io->code && io->prefail != 2 ? (uint64_t)io->f->rank * 16u + (uint64_t)(-io->code) : UINT64_MAX;
-    v[AG_MIN_CHUNKS] = UINT64_MAX;
+    v[AG_MIN_CHUNKS] = v[AG_RISK_LO] = UINT64_MAX;
     if (io->code)
         v[AG_BRIDGE] = io->prefail == 2 ? 1 | (io->x->pre_defers < 15 ? io->x->pre_defers : 15) << 4 | (uint64_t)(io->x->pre_flush_writes & 3) << 8 : 2;
     if (io->code && io->prefail == 2) v[AG_MAX_BYTES] = io->x->pre_bytes;
@@ -5181,6 +5308,36 @@ static int hdf5_reads_it(const cd_io *io)
     return stretch_reads(io) && (io->g[AG_CAUSE] & CD_CAUSE_SHORT_READ);
 }
 
+/* The preload's engine rule for a collective call, on the agreed facts (engine.c): the bytes at risk
+   (risk_agreed), the shape of every rank's part, the file's communicator. Pure. */
+static int accel_rule(const cd_io *io, uint32_t global)
+{
+    const colldiag_xfer *x = io->x;
+    cd_engine_facts ef;
+    ef.all = x->accel == 2;
+    ef.cannot = 0; /* the bridge refused what colldiag cannot move before the agreement */
+    ef.risk = x->risk_bytes > 0;
+    ef.can_make_safe = 0; /* known: nothing to make safe without cause */
+    ef.contig_write = io->dir == DIR_WRITE && io->l && io->l->storage == STORE_CONTIG;
+    ef.ind_contig_read = 0; /* a collective call */
+    ef.one_rank = io->f->size == 1;
+    ef.whole_chunks = hdf5_as_fast(io, global);
+    ef.many_stretches = hdf5_reads_it(io);
+    return engine_rule(&ef);
+}
+
+/* After a collective write's agreement: the size the file is known to have, alike on every rank (the
+   largest any rank saw, or what extend_file made it), which only grows while the file is open. The
+   HDF5 preload leaves a contiguous write to HDF5 without an agreement once its storage lies within it
+   (nothing can lie past the end of the file then: no byte is at risk). */
+static void file_covered(cd_io *io, uint32_t global)
+{
+    colldiag_file *f = io->f;
+    uint64_t c = io->g[AG_MAX_FSIZE] > io->g[AG_RISK_FSIZE] ? io->g[AG_MAX_FSIZE] : io->g[AG_RISK_FSIZE];
+    if (!global && io->dir == DIR_WRITE && io->g[AG_MAX_END] > c) c = io->g[AG_MAX_END];
+    if (c > f->covered_to) f->covered_to = c;
+}
+
 /* Collective; called on agreed values only (every rank or none). A protection, not the operation: if
    the file cannot grow (a size limit, a chunk address beyond it), the call goes on and the data calls
    themselves report what fails, on the rank it fails on. */
@@ -5232,6 +5389,10 @@ static void xfer_reset(colldiag_xfer *x)
     x->peer_code = 0;
     x->report_kind = 0;
     x->fetch_bytes = x->fetch_calls = 0;
+    x->risk_bytes = x->risk_ranks = 0;
+    x->risk_kinds = 0;
+    x->risk_why[0] = x->risk_adv[0] = 0;
+    x->engine_rule = CD_RULE_N;
 }
 
 static uint32_t local_causes(const cd_io *io)
@@ -5340,6 +5501,253 @@ static int finish(cd_io *io, int rc)
     return rc;
 }
 
+/* ---- bytes at risk of HDF5's own path (colldiag_get_bytes_at_risk) ----
+   What HDF5 + MPI-IO would leave in the file other than what the program wrote, predicted from the plan
+   before anything moves. tests/h5_defects.c shows each class with HDF5 alone, on every stack CI runs
+   (HDF5 1.10.8 and 1.14.5; ompio, ROMIO, MPICH), and docs/hdf5.md has the table:
+   - holes: HDF5's path is one collective MPI-IO write (a collective call with no cause; under 1.14's
+     selection I/O, converting calls too) whose extent reaches past the end of the file, into storage
+     whose fill value HDF5 did not write at allocation. MPI-IO fills the gaps between the pieces by
+     read-modify-write (ROMIO's two phases, ompio's aggregators), past the end of the file that read
+     returns nothing, and the gaps get whatever its buffer held. At risk: the gaps past the end between
+     the call's first and last selected byte. An upper bound: with several aggregators a gap between
+     their file domains is not written at all, and multi-chunk calls that go independent chunk by chunk
+     are counted as collective ones; bytes written by two ranks count twice, which can only lower the
+     count (their order is undefined anyway).
+   - the same for a collective call with H5FD_MPIO_INDIVIDUAL_IO, which HDF5 moves with independent
+     MPI-IO writes of the collective call's derived types, where the MPI-IO layer sieves them (ROMIO's
+     data sieving: each rank reads, patches and writes back the stretch from its first to its last
+     byte; ompio does not): each rank's own gaps past the end (fuzz_h5 found it under ROMIO, seed 7 case
+     33; h5_defects' holes-individual-io). Independent calls, and collective ones with a cause, HDF5
+     writes run by run, with nothing to sieve.
+   - compact: the data lives in the object header, of which every rank changes its own copy, and HDF5
+     writes one rank's copy (which one follows its metadata cache's distribution: rank 2 of 3, 4 of 8
+     here): every byte written is at risk unless every rank writes the same selection with the same
+     bytes. An independent call cannot know what the others write: on a file of more than one rank,
+     every byte it writes is at risk.
+   Local facts go into the first reduction (AG_RISK_*); the count is made from the agreed values, alike
+   on every rank. Work: nothing unless the storage's fill is unwritten and the call reaches past the
+   size the file was last seen to have (one size query, then one walk of the pieces that lie past it),
+   or the storage is compact on more than one rank (a digest of the bytes written). */
+
+/* Whether the MPI-IO layer may sieve this file's independent writes: ROMIO names its data sieving in the
+   file's hints (MPICH: romio_ds_write, "automatic" unless disabled); Open MPI's romio gives no hints
+   back, and is chosen with its MCA parameter io; its ompio does not sieve writes. Asked once a file. */
+static int risk_ds(colldiag_file *f)
+{
+    if (f->ds_write >= 0) return f->ds_write;
+    MPI_File fh = f->fh != MPI_FILE_NULL ? f->fh : f->size_fh;
+    MPI_Info info = MPI_INFO_NULL;
+    char v[64] = "";
+    int flag = 0;
+    if (fh != MPI_FILE_NULL && MPI_File_get_info(fh, &info) == MPI_SUCCESS && info != MPI_INFO_NULL) {
+        MPI_Info_get(info, "romio_ds_write", (int)sizeof v - 1, v, &flag);
+        MPI_Info_free(&info);
+    }
+    if (flag) f->ds_write = strcmp(v, "disable") != 0;
+    else {
+#ifdef OPEN_MPI
+        const char *io = getenv("OMPI_MCA_io");
+        f->ds_write = io && strstr(io, "romio") && !strchr(io, '^');
+#else
+        f->ds_write = 0;
+#endif
+    }
+    return f->ds_write;
+}
+
+/* The call writes (a plan of a write: colldiag_h5_plan marks its reads). */
+static int risk_writes(const cd_io *io)
+{
+    return io->l && (io->dir == DIR_WRITE || (io->dir == DIR_PLAN && !io->f->plan_read));
+}
+
+/* 1 when HDF5's path for this call may fill holes of unwritten storage by read-modify-write: a
+   collective MPI-IO write, or independent ones the layer sieves (the local half: the agreed global cause
+   decides which, risk_agreed). */
+static int risk_holes_possible(cd_io *io)
+{
+    return risk_writes(io) && io->l->storage != STORE_COMPACT && io->l->fill_unwritten && io->f->driver == COLLDIAG_DRIVER_MPIO &&
+           io->set.mode == COLLDIAG_MPIO_COLLECTIVE && (io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO || risk_ds(io->f));
+}
+
+/* The file's size as this rank sees it now: the file colldiag writes, or for a plan HDF5's own. */
+static uint64_t risk_file_size(const cd_io *io)
+{
+    MPI_File fh = io->f->fh != MPI_FILE_NULL ? io->f->fh : io->f->size_fh;
+    MPI_Offset sz = 0;
+    if (fh == MPI_FILE_NULL || MPI_File_get_size(fh, &sz) != MPI_SUCCESS || sz < 0) sz = 0;
+    if ((uint64_t)sz > io->f->size_seen) io->f->size_seen = (uint64_t)sz;
+    return (uint64_t)sz;
+}
+
+typedef struct { uint64_t fsize, lo, hi, past; size_t es; } cd_risk_walk;
+
+/* One run of selected bytes: where it starts, ends, and how much of it lies past the end of the file. */
+static int risk_run(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
+{
+    (void)k;
+    cd_risk_walk *w = ctx;
+    const uint64_t a = (uint64_t)foff, b = a + n * w->es;
+    if (a < w->lo) w->lo = a;
+    if (b > w->fsize) {
+        w->past += b - (a > w->fsize ? a : w->fsize);
+        if (b > w->hi) w->hi = b;
+    }
+    return 0;
+}
+
+/* The gaps past the end of the file (fsize) between lo and hi that past bytes do not fill. */
+static uint64_t risk_gaps(uint64_t lo, uint64_t hi, uint64_t past, uint64_t fsize)
+{
+    const uint64_t from = lo > fsize ? lo : fsize;
+    const uint64_t span = hi > from ? hi - from : 0;
+    return span > past ? span - past : 0;
+}
+
+typedef struct { const cd_io *io; const unsigned char *buf; uint64_t h; } cd_risk_dig;
+
+static int risk_dig_mrun(void *ctx, uint64_t moff, uint64_t n)
+{
+    cd_risk_dig *d = ctx;
+    const unsigned char *p = d->buf + moff * d->io->mes;
+    uint64_t len = n * d->io->mes, w;
+    for (; len >= 8; len -= 8, p += 8) { memcpy(&w, p, 8); d->h = cd_hash_u64(d->h, w); }
+    for (w = 0; len; len--) w = w << 8 | *p++;
+    d->h = cd_hash_u64(d->h, w);
+    return 0;
+}
+
+/* Each run's place and, with the data, its bytes in the order the file holds them. */
+static int risk_dig_run(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
+{
+    cd_risk_dig *d = ctx;
+    d->h = cd_hash_u64(cd_hash_u64(d->h, (uint64_t)foff), n);
+    return d->buf ? cd_mem_runs(d->io->ms, k, n, risk_dig_mrun, d) : 0;
+}
+
+/* This rank's part of the prediction, into the first reduction's vector (AG_RISK_*). */
+static void risk_local(cd_io *io, uint64_t v[AG_N])
+{
+    v[AG_RISK_LO] = UINT64_MAX;
+    v[AG_RISK_HI] = v[AG_RISK_PAST] = v[AG_RISK_OWN] = v[AG_RISK_FSIZE] = v[AG_RISK_RANKS] = 0;
+    v[AG_RISK_DIG] = v[AG_RISK_DIG_NOT] = v[AG_RISK_CBYTES] = 0;
+    const uint64_t me = (uint64_t)1 << (io->f->rank < 63 ? io->f->rank : 63);
+    if (risk_holes_possible(io)) {
+        const uint64_t span = io->l->storage == STORE_CHUNKED ? io->l->chunk_bytes : io->l->nelem * io->fes;
+        uint64_t end = 0;
+        for (uint64_t i = 0; i < io->map.n; i++) {
+            const cd_piece *p = &io->map.pc[i];
+            if (p->addr >= 0 && p->nelem && (uint64_t)p->addr + span > end) end = (uint64_t)p->addr + span;
+        }
+        /* storage within a size once seen needs no query: a file does not shrink under its writers */
+        cd_risk_walk w = {end > io->f->size_seen ? risk_file_size(io) : io->f->size_seen, UINT64_MAX, 0, 0, io->fes};
+        for (uint64_t i = 0; i < io->map.n; i++) {
+            const cd_piece *p = &io->map.pc[i];
+            if (p->addr < 0 || !p->nelem) continue;
+            if ((uint64_t)p->addr + span <= w.fsize) w.lo = 0; /* before the end: the holes start at the end */
+            else cd_walk_piece(&io->map, io->fs, p, risk_run, &w);
+        }
+        v[AG_RISK_LO] = w.lo;
+        v[AG_RISK_HI] = w.hi;
+        v[AG_RISK_PAST] = w.past;
+        v[AG_RISK_FSIZE] = w.fsize;
+        v[AG_RISK_OWN] = risk_ds(io->f) ? risk_gaps(w.lo, w.hi, w.past, w.fsize) : 0;
+        if (w.past) v[AG_RISK_RANKS] = me;
+    } else if (risk_writes(io) && io->l->storage == STORE_COMPACT && io->f->size > 1) {
+        /* without the bytes (a plan not given them) the digest is the rank's own: any writer is at risk */
+        cd_risk_dig d = {io, io->risk_buf, io->risk_buf ? 0x636f6d70ull : cd_mix64((uint64_t)io->f->rank + 1)};
+        uint64_t bytes = 0;
+        for (uint64_t i = 0; i < io->map.n; i++) {
+            bytes += io->map.pc[i].nelem * io->fes;
+            cd_walk_piece(&io->map, io->fs, &io->map.pc[i], risk_dig_run, &d);
+        }
+        d.h = cd_hash_u64(d.h, bytes);
+        v[AG_RISK_DIG] = d.h;
+        v[AG_RISK_DIG_NOT] = ~d.h;
+        v[AG_RISK_CBYTES] = bytes;
+        if (bytes) v[AG_RISK_RANKS] = me;
+    }
+}
+
+/* "rank 2", "ranks 0, 1, 5", "ranks 0, 1 and ranks past 62" from a rank mask. */
+static void risk_ranks_text(uint64_t m, char *b, size_t n)
+{
+    size_t k = (size_t)snprintf(b, n, "rank%s", (m & (m - 1)) ? "s" : "");
+    int first = 1;
+    for (int r = 0; r < 63 && k < n; r++)
+        if (m >> r & 1) { k += (size_t)snprintf(b + k, n - k, "%s%d", first ? " " : ", ", r); first = 0; }
+    if (m >> 63 && k < n) snprintf(b + k, n - k, "%sranks past 62", first ? " " : " and ");
+}
+
+/* The prediction from the agreed values (every rank alike): x->risk_*. global: the agreed causes (any
+   makes HDF5's path independent, which writes no holes); compact_cap: the compact storage's bytes. */
+static void risk_agreed(cd_io *io, uint32_t global, uint64_t compact_cap)
+{
+    colldiag_xfer *x = io->x;
+    const uint64_t *g = io->g;
+    char who[160];
+    /* HDF5's path: one collective MPI-IO write (no cause, collective_opt COLLECTIVE_IO), or with
+       INDIVIDUAL_IO independent MPI-IO writes of the same derived types, which only a sieving MPI-IO layer
+       fills holes of (each rank's own). An independent call, or a collective one with a cause, HDF5
+       writes run by run (no derived type): nothing to sieve */
+    const int coll = !global && io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO;
+    const int sieved = !global && io->set.mode == COLLDIAG_MPIO_COLLECTIVE && io->set.coll_opt == COLLDIAG_MPIO_INDIVIDUAL_IO;
+    const uint64_t gaps = coll ? risk_gaps(g[AG_RISK_LO], g[AG_RISK_HI], g[AG_RISK_PAST], g[AG_RISK_FSIZE]) : sieved ? g[AG_RISK_OWN] : 0;
+    if (gaps) {
+        x->risk_bytes = gaps;
+        x->risk_kinds |= COLLDIAG_RISK_HOLES;
+        x->risk_ranks = g[AG_RISK_RANKS];
+        risk_ranks_text(x->risk_ranks, who, sizeof who);
+        if (coll)
+            snprintf(x->risk_why, sizeof x->risk_why,
+                     "holes past the end of the file (byte %" PRIu64 ") in HDF5's collective write: %" PRIu64 " bytes between its first and "
+                     "last byte past the end (byte %" PRIu64 ") that no rank selected get whatever MPI-IO's buffer holds (storage without a "
+                     "written fill value); %s write past the end", g[AG_RISK_FSIZE], gaps, g[AG_RISK_HI], who);
+        else
+            snprintf(x->risk_why, sizeof x->risk_why,
+                     "holes past the end of the file (byte %" PRIu64 ") in HDF5's independent writes of a collective call with "
+                     "H5FD_MPIO_INDIVIDUAL_IO, which the MPI-IO layer sieves (ROMIO's read-modify-write of each rank's stretch): %" PRIu64
+                     " bytes between a rank's first and last byte that it did not select get whatever its buffer holds (storage without a "
+                     "written fill value); %s write past the end", g[AG_RISK_FSIZE], gaps, who);
+        snprintf(x->risk_adv, sizeof x->risk_adv,
+                 "give the dataset a fill value (H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC) or H5Pset_fill_value), or H5Fflush the file "
+                 "after creating it, or COLLDIAG_ACCELERATE=1 (colldiag then extends the file before HDF5's collective write, or writes the call itself)");
+    }
+    if (g[AG_RISK_CBYTES] && (g[AG_RISK_DIG] & g[AG_RISK_DIG_NOT])) {
+        x->risk_bytes = g[AG_RISK_CBYTES] < compact_cap ? g[AG_RISK_CBYTES] : compact_cap;
+        x->risk_kinds |= COLLDIAG_RISK_COMPACT;
+        x->risk_ranks = g[AG_RISK_RANKS];
+        risk_ranks_text(x->risk_ranks, who, sizeof who);
+        snprintf(x->risk_why, sizeof x->risk_why,
+                 "compact storage written with different selections or bytes on different ranks: HDF5 keeps one rank's copy of the object "
+                 "header, so the others' writes are lost (%s write)", who);
+        snprintf(x->risk_adv, sizeof x->risk_adv,
+                 "write the same selection with the same bytes on every rank, or use contiguous or chunked storage (colldiag cannot move "
+                 "compact data)");
+    }
+}
+
+/* An independent write's prediction, this rank alone: compact storage on a file of several ranks (HDF5
+   writes an independent call run by run: no holes to sieve). */
+static void risk_independent(cd_io *io)
+{
+    if (!risk_writes(io) || io->l->storage != STORE_COMPACT || io->f->size < 2) return;
+    uint64_t bytes = 0;
+    for (uint64_t i = 0; i < io->map.n; i++) bytes += io->map.pc[i].nelem * io->fes;
+    if (!bytes) return;
+    colldiag_xfer *x = io->x;
+    x->risk_bytes = bytes;
+    x->risk_kinds = COLLDIAG_RISK_COMPACT;
+    x->risk_ranks = (uint64_t)1 << (io->f->rank < 63 ? io->f->rank : 63);
+    snprintf(x->risk_why, sizeof x->risk_why,
+             "compact storage written independently on a file of %d ranks: HDF5 keeps one rank's copy of the object header, so these "
+             "bytes survive only if every rank writes the same (rank %d writes)", io->f->size, io->f->rank);
+    snprintf(x->risk_adv, sizeof x->risk_adv,
+             "write the same selection with the same bytes on every rank, or use contiguous or chunked storage (colldiag cannot move "
+             "compact data)");
+}
+
 /* The agreement vector of a rank whose arguments passed every check and whose selection is mapped:
    its causes, layout and settings digests, view, chunk counts and the AUTO model's inputs. The
    functions it calls read the layout, the selections and the map without guarding against bad ones:
@@ -5369,6 +5777,7 @@ static void agree_local(cd_io *io, uint32_t cause, uint64_t v[AG_N])
     v[AG_MAX_MRUNS] = link_mem_runs(io);
     write_extent(io, &v[AG_MAX_END], &v[AG_MAX_FSIZE]);
     touch_map(io, &v[AG_TOUCH], &v[AG_SUM_TOUCH]);
+    risk_local(io, v);
 }
 
 /* Maps a checked selection onto the layout's chunks (nothing for null spaces) and refuses what cannot
@@ -5449,6 +5858,8 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     io.ms = ms;
     io.wbuf = wbuf;
     io.rbuf = rbuf;
+    io.risk_buf = dir == DIR_PLAN ? x->plan_wbuf : wbuf;
+    x->plan_wbuf = NULL; /* the next call's only */
     io.x = x;
     io.dir = dir;
     io.fes = l ? l->esize : 1;
@@ -5481,6 +5892,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
         /* independent: no communication at all, global = local */
         x->global_cause = cause;
         if (io.code) return finish(&io, io.code);
+        risk_independent(&io);
         if (exec_independent(&io, cause)) return finish(&io, io.code);
         fill_chunk_info(&io);
         x->cnt.t_decide = cd_now() - t0 - x->cnt.t_io;
@@ -5517,6 +5929,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     const int converts_114 = sel_on && (io.g[AG_CAUSE] & CD_CAUSE_CONVERTS_114) != 0;
     uint32_t global = (uint32_t)(io.g[AG_CAUSE] & ~(uint64_t)(CD_CAUSE_CONVERTS_114 | CD_CAUSE_SEL_OFF_114 | CD_CAUSE_SHORT_READ));
     x->global_cause = global;
+    if (!(global & COLLDIAG_MPIO_ERROR_WHILE_CHECKING) && l) risk_agreed(&io, global, l->nelem * io.fes);
     if (global & COLLDIAG_MPIO_ERROR_WHILE_CHECKING) {
         if (io.code && io.prefail == 2 && io.g[AG_FAIL] != UINT64_MAX) { /* waited, but another rank failed: name it */
             io.code = 0;
@@ -5534,15 +5947,18 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     }
     if (io.g[AG_VIEW] && dir != DIR_PLAN) view_reset(&io);
     if (read_past_eof(&io, io.g[AG_MAX_END], io.g[AG_MAX_FSIZE])) return finish(&io, io.code);
-    if (hdf5_as_fast(&io, global))
-        return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "HDF5's path is as fast here: every rank writes whole chunks of its own, "
-                                   "%" PRIu64 " bytes on the busiest, which HDF5's collective path moves in the same stretches "
-                                   "(COLLDIAG_ACCELERATE=all runs it through colldiag)", io.g[AG_MAX_BYTES]));
-    if (hdf5_reads_it(&io))
-        return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "HDF5's path is as fast here: a rank reads the contiguous dataset "
-                                   "in more than one stretch%s, which HDF5's one collective call suits (COLLDIAG_ACCELERATE=all "
-                                   "runs it through colldiag)", x->read_stretch_bytes > 1 ? " or in a short one" : ""));
     if (!global && dir == DIR_WRITE && io.g[AG_MAX_END] > io.g[AG_MAX_FSIZE]) extend_file(&io, io.g[AG_MAX_END]);
+    file_covered(&io, global);
+    if (x->accel) { /* the HDF5 preload under COLLDIAG_ACCELERATE: the engine, on every agreed fact (engine.c) */
+        const int rule = accel_rule(&io, global);
+        if (engine_of(rule) == CD_ENGINE_HDF5) {
+            if (rule == CD_RULE_WHOLE_CHUNKS)
+                return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "%s; %" PRIu64 " bytes on the busiest rank", engine_why(rule),
+                                           io.g[AG_MAX_BYTES]));
+            return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "%s", engine_why(rule)));
+        }
+        x->engine_rule = rule;
+    }
     if (global & COLLDIAG_MPIO_FILTERS)
         return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag cannot write filtered chunks (cause FILTERS)"));
     if (l->filtered && !f->plan_only)
@@ -5695,10 +6111,18 @@ static void multi_combine(const cd_io *io, const uint64_t *vs, uint64_t v[AG_N])
         chunks += w[AG_SUM_CHUNKS];
         static const int sums[] = {AG_MAX_BYTES, AG_MAX_RUNS, AG_SUM_RUNS, AG_SUM_PARTIAL, AG_MAX_MRUNS, AG_MAX_MULTI_NS, AG_MAX_IND_NS};
         for (size_t k = 0; k < sizeof sums / sizeof *sums; k++) v[sums[k]] += w[sums[k]];
-        static const int maxs[] = {AG_MAX_PIECE, AG_MAX_END, AG_MAX_FSIZE};
+        static const int maxs[] = {AG_MAX_PIECE, AG_MAX_END, AG_MAX_FSIZE, AG_RISK_HI, AG_RISK_FSIZE};
         for (size_t k = 0; k < sizeof maxs / sizeof *maxs; k++)
             if (w[maxs[k]] > v[maxs[k]]) v[maxs[k]] = w[maxs[k]];
+        /* bytes at risk (risk_local): the call's extent over every dataset, the compact datasets' digests chained */
+        if (d == 0 || w[AG_RISK_LO] < v[AG_RISK_LO]) v[AG_RISK_LO] = w[AG_RISK_LO];
+        v[AG_RISK_PAST] += w[AG_RISK_PAST];
+        v[AG_RISK_CBYTES] += w[AG_RISK_CBYTES];
+        v[AG_RISK_RANKS] |= w[AG_RISK_RANKS];
+        if (w[AG_RISK_CBYTES]) v[AG_RISK_DIG] = cd_mix64(v[AG_RISK_DIG] ^ w[AG_RISK_DIG]);
     }
+    v[AG_RISK_DIG_NOT] = ~v[AG_RISK_DIG];
+    if (!io->nsub) v[AG_RISK_LO] = UINT64_MAX;
     const uint64_t sd = settings_digest(&io->set) ^ cd_mix64(io->nsub + 1);
     v[AG_LAYOUT] = ld;
     v[AG_LAYOUT_NOT] = ~ld;
@@ -5940,7 +6364,7 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
         s->l = ls[d];
         s->fs = fss[d];
         s->ms = mss ? mss[d] : NULL;
-        s->wbuf = dir == DIR_WRITE ? wbufs[d] : NULL;
+        s->wbuf = s->risk_buf = dir == DIR_WRITE ? wbufs[d] : NULL;
         s->rbuf = dir == DIR_READ ? rbufs[d] : NULL;
         s->fes = s->mes = s->fes_max = s->fes_min = s->l ? s->l->esize : 1;
         const void *b = dir == DIR_WRITE ? s->wbuf : s->rbuf;
@@ -6012,6 +6436,7 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
     agreed_env(&io);
     if (io.g[AG_CAUSE] & CD_CAUSE_SEL_OFF_114) sel_on = 0;
     x->global_cause = (uint32_t)(io.g[AG_CAUSE] & ~(uint64_t)(CD_CAUSE_SEL_OFF_114 | CD_CAUSE_CONVERTS_114));
+    if (!(x->global_cause & COLLDIAG_MPIO_ERROR_WHILE_CHECKING)) risk_agreed(&io, x->global_cause, UINT64_MAX);
     if (io.g[AG_CAUSE] & COLLDIAG_MPIO_ERROR_WHILE_CHECKING) {
         const uint64_t w = io.g[AG_FAIL] / 16u, mask = ((uint64_t)1 << CD_MULTI_FAIL_SHIFT) - 1, bad = w & mask;
         char where[48] = "";
@@ -6390,6 +6815,24 @@ int colldiag_get_auto_estimate_independent(const colldiag_xfer *x, double *indep
 
 const char *colldiag_scheme_reason(const colldiag_xfer *x) { return x ? xfer_reason(x) : ""; }
 
+int colldiag_get_bytes_at_risk(const colldiag_xfer *x, uint64_t *bytes, unsigned *kinds)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_bytes_at_risk", "x is NULL");
+    if (bytes) *bytes = x->risk_bytes;
+    if (kinds) *kinds = x->risk_kinds;
+    return 0;
+}
+
+const char *colldiag_risk_reason(const colldiag_xfer *x) { return x && x->risk_bytes ? x->risk_why : ""; }
+const char *colldiag_risk_advice(const colldiag_xfer *x) { return x && x->risk_bytes ? x->risk_adv : ""; }
+
+int colldiag_set_plan_buffer(colldiag_xfer *x, const void *buf)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_set_plan_buffer", "x is NULL");
+    x->plan_wbuf = buf;
+    return 0;
+}
+
 /* --- the collective report --- */
 
 typedef struct {
@@ -6655,6 +7098,7 @@ int colldiag_report_print(colldiag_file *f, const colldiag_xfer *x, FILE *out)
         fprintf(out, "   causes: none, collective I/O was possible\n");
     }
     report_sel_io(&r, out, 0);
+    if (x->risk_bytes) fprintf(out, "   bytes at risk: %" PRIu64 " (%s)\n   to keep them: %s\n", x->risk_bytes, x->risk_why, x->risk_adv);
     report_print_datasets(&r, out);
     /* per-chunk truth, capped so a huge run stays readable */
     uint64_t shown = 0, total = 0;
@@ -6762,7 +7206,13 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
         }
         fprintf(out, "]}");
     }
-    fprintf(out, "]");
+    fprintf(out, "],\"bytes_at_risk\":%" PRIu64 ",\"risk\":", x->risk_bytes);
+    json_str(out, colldiag_risk_reason(x));
+    if (x->risk_bytes) {
+        fprintf(out, ",\"risk_advice\":");
+        json_str(out, x->risk_adv);
+    }
+    if (x->accel && x->engine_rule < CD_RULE_N) fprintf(out, ",\"engine_rule\":\"%s\"", engine_rule_name(x->engine_rule));
     if (r.nds) { /* a multi-dataset call: each dataset, each rank's results for it */
         fprintf(out, ",\"datasets\":[");
         for (uint64_t d = 0; d < r.nds; d++) {
@@ -6797,7 +7247,7 @@ static const char cd_html_head[] =
     "body{font:14px/1.4 system-ui,sans-serif;margin:1em 2em;color:#222}h1{font-size:20px}h2{font-size:17px;margin-top:1.6em}"
     "section{border-top:2px solid #888;margin-top:2em}table{border-collapse:collapse;margin:.5em 0}"
     "td,th{border:1px solid #bbb;padding:2px 8px;text-align:left}th{background:#eee}"
-    ".agree{color:#070}.disagree{color:#b00;font-weight:bold}.grid{display:flex;gap:1.5em;align-items:flex-start}"
+    ".agree{color:#070}.disagree{color:#b00;font-weight:bold}.risk{color:#fff;background:#b00;padding:.3em .5em;font-weight:bold}.grid{display:flex;gap:1.5em;align-items:flex-start}"
     "canvas{border:1px solid #888;image-rendering:pixelated;cursor:crosshair}.legend span{display:inline-block;width:12px;"
     "height:12px;margin:0 4px 0 12px;vertical-align:middle;border:1px solid #888}.info{min-width:22em;font:13px monospace;"
     "white-space:pre;background:#f7f7f7;padding:6px;border:1px solid #ccc}\n</style>\n<script>\n"
@@ -7002,12 +7452,20 @@ static void report_html_grid(FILE *o, const cd_rep *r, const char *id, int grid_
 static void report_html_section(FILE *o, const cd_rep *r, const colldiag_xfer *x, const char *title, const char *verdict, int seq)
 {
     const cd_rep_hdr *h0 = &r->h[0];
-    fprintf(o, "<section id=\"cd%d\">\n<h2>", seq);
+    fprintf(o, "<section id=\"cd%d\"%s>\n<h2>", seq, x && x->risk_bytes ? " class=\"at-risk\"" : "");
+    if (x && x->risk_bytes) fprintf(o, "&#9888; ");
     html_esc(o, title && *title ? title : "colldiag call");
     fprintf(o, "</h2>\n");
     if (verdict && *verdict) {
         fprintf(o, "<p class=\"%s\">", strstr(verdict, "DISAGREE") ? "disagree" : "agree");
         html_esc(o, verdict);
+        fprintf(o, "</p>\n");
+    }
+    if (x && x->risk_bytes) { /* the call is marked: HDF5's path would not leave the file as the program wrote it */
+        fprintf(o, "<p class=\"risk\">Bytes at risk: %" PRIu64 " (", x->risk_bytes);
+        html_esc(o, x->risk_why);
+        fprintf(o, "). To keep them: ");
+        html_esc(o, x->risk_adv);
         fprintf(o, "</p>\n");
     }
     fprintf(o, "<table><tr><th>ranks</th><td>%d</td></tr><tr><th>chunk optimisation</th><td>%s</td></tr><tr><th>why</th><td>", r->P,
@@ -7288,6 +7746,20 @@ static void h5_selection_facts(hid_t dset, hid_t dxpl, colldiag_xfer *x, const c
         if (dapl >= 0 && H5Pget_chunk_cache(dapl, &slots, &nbytes, &w0) >= 0) x->chunk_cache = (int64_t)nbytes;
         if (dapl >= 0) H5Pclose(dapl);
     }
+}
+
+/* Whether HDF5 left the storage's fill unwritten when it allocated it (parallel HDF5 allocates at
+   creation): contiguous storage gets its fill only with H5D_FILL_TIME_ALLOC, or H5D_FILL_TIME_IFSET and
+   a fill value set; chunks get theirs unless H5D_FILL_TIME_NEVER or the fill value is undefined
+   (tests/h5_defects.c checks both with HDF5 alone: holes-*, control-fill-*). A list that cannot be read:
+   as HDF5's default for the class. */
+static int h5_fill_unwritten(hid_t dcpl, H5D_layout_t lay)
+{
+    H5D_fill_time_t ft = H5D_FILL_TIME_IFSET;
+    H5D_fill_value_t st = H5D_FILL_VALUE_DEFAULT;
+    if (dcpl < 0 || H5Pget_fill_time(dcpl, &ft) < 0 || H5Pfill_value_defined(dcpl, &st) < 0) return lay != H5D_CHUNKED;
+    if (lay == H5D_CHUNKED) return ft == H5D_FILL_TIME_NEVER || st == H5D_FILL_VALUE_UNDEFINED;
+    return !(ft == H5D_FILL_TIME_ALLOC || (ft == H5D_FILL_TIME_IFSET && st == H5D_FILL_VALUE_USER_DEFINED));
 }
 
 #endif /* COLLDIAG_WITH_HDF5 */
@@ -8152,6 +8624,7 @@ int colldiag_h5_layout(hid_t dset, colldiag_layout **out)
             goto done;
         }
         rc = colldiag_layout_contiguous(rank, dims, esize, (MPI_Offset)a, out);
+        if (!rc) colldiag_layout_set_fill_written(*out, !h5_fill_unwritten(dcpl, H5D_CONTIGUOUS));
         break;
     }
     case H5D_COMPACT:
@@ -8169,6 +8642,7 @@ int colldiag_h5_layout(hid_t dset, colldiag_layout **out)
         rc = colldiag_layout_chunked(rank, dims, cdims, esize, 0, out);
         if (rc) goto done;
         colldiag_layout *l = *out;
+        l->fill_unwritten = h5_fill_unwritten(dcpl, H5D_CHUNKED);
         MPI_Offset *t = cd_malloc((size_t)l->nchunks * sizeof *t);
         if (!t) { rc = cd_fail(COLLDIAG_ERR_NOMEM, fn, "a table of %" PRIu64 " chunk addresses", l->nchunks); goto fail_layout; }
         for (uint64_t i = 0; i < l->nchunks; i++) t[i] = -1;
@@ -8260,6 +8734,7 @@ static int h5_plan_layout(hid_t dset, colldiag_layout **out, const char *fn)
         } else if (lay == H5D_CONTIGUOUS) {
             haddr_t a = H5Dget_offset(dset);
             rc = colldiag_layout_contiguous(rank, dims, esize, a == HADDR_UNDEF ? 0 : (MPI_Offset)a, out);
+            if (!rc) colldiag_layout_set_fill_written(*out, !h5_fill_unwritten(dcpl, lay));
         } else if (lay == H5D_COMPACT) {
             rc = colldiag_layout_compact(rank, dims, esize, 0, out);
         } else if (lay == H5D_CHUNKED) {
@@ -8267,6 +8742,7 @@ static int h5_plan_layout(hid_t dset, colldiag_layout **out, const char *fn)
             for (int d = 0; d < rank; d++) cdims[d] = hc[d];
             rc = colldiag_layout_chunked(rank, dims, cdims, esize, 0, out);
             if (!rc && H5Pget_nfilters(dcpl) > 0) colldiag_layout_set_filtered(*out, 1);
+            if (!rc) colldiag_layout_set_fill_written(*out, !h5_fill_unwritten(dcpl, lay));
         } else {
             rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataset is virtual (or of an unknown layout): colldiag plans only "
                                                        "contiguous, chunked and compact datasets");
@@ -8431,7 +8907,9 @@ static int h5_plan_file(hid_t dset, int collective, colldiag_file **out, const c
     f->size = size;
     f->driver = COLLDIAG_DRIVER_MPIO; /* plan_only: no view is checked, nothing is extended or moved */
     f->fh = MPI_FILE_NULL;
+    f->size_fh = fh; /* HDF5's, valid while the dataset's file is open: asked only for the file's size */
     f->fd = -1;
+    f->ds_write = -1;
     f->plan_only = 1;
     {
         hid_t file = H5Iget_file_id(dset);
@@ -8834,6 +9312,7 @@ typedef struct h5_dentry {
     int learned;                         /* chunked, cdims and never are read (h5_learn) */
     int chunked;
     int layout, filtered, external;      /* H5Pget_layout, filters, external files (h5_learn): what a plan needs */
+    int fill_unwritten;                  /* HDF5 wrote no fill value at allocation (h5_fill_unwritten; h5_learn) */
     int rank;
     int cap;                             /* the dataset's rank (a scalar's 1), which never changes: the length of
                                             dims, u_dims and cdims, which point into the entry's own tail */
@@ -8887,6 +9366,8 @@ static void h5_text_set(char **t, const char *fmt, ...)
 
 static h5_fentry *h5_files;
 static h5_dentry *h5_dsets;
+static h5_dentry *h5_cached_entry(hid_t dset);
+static int h5_identify(hid_t dset, h5_oid *oi);
 
 /* The dataset cache's index: two hash chains through every entry, by (file, object address) and by the
    id of its last call, so that finding a dataset costs the same among ten datasets or ten thousand (a
@@ -9041,6 +9522,7 @@ static int h5_bridge_entry(hid_t dset, unsigned long fileno, h5_fentry **out, co
         f->fh = fh;
         f->own_fh = 0;
         f->fd = -1;
+        f->ds_write = -1;
         f->bridge = 1;
         e->fileno = fileno;
         e->writable = -1;
@@ -9052,18 +9534,21 @@ static int h5_bridge_entry(hid_t dset, unsigned long fileno, h5_fentry **out, co
     return 0;
 }
 
-/* HDF5's own call is as fast on a file whose communicator is one rank, under COLLDIAG_ACCELERATE=1
-   (the preload sets x->hdf5_as_fast_bytes and x->read_stretch_bytes for it): MPI-IO's collective call
-   on one rank is that rank's own I/O (ROMIO and ompio alike read and write it independently), so none
-   of colldiag's gains applies, and learning the file costs a first call 0.1-0.6 ms here (IOR -F, a
-   file a rank: 0.66-0.78x HDF5's read rate before this rule). Alike everywhere: one rank. */
-static int h5_one_rank_as_fast(const h5_fentry *fe, const colldiag_xfer *x)
+/* HDF5's own call is as fast on a file whose communicator is one rank, under COLLDIAG_ACCELERATE=1:
+   MPI-IO's collective call on one rank is that rank's own I/O (ROMIO and ompio alike read and write it
+   independently), so none of colldiag's gains applies, and learning the file costs a first call
+   0.1-0.6 ms here (IOR -F, a file a rank: 0.66-0.78x HDF5's read rate before this rule). The engine's
+   rule list decides (engine.c). Alike everywhere: one rank. */
+static int h5_one_rank_as_fast(const h5_fentry *fe, const colldiag_xfer *x, int dir, int collective)
 {
-    return fe->f->size == 1 && (x->hdf5_as_fast_bytes || x->read_stretch_bytes);
+    if (fe->f->size != 1 || !x->accel) return 0;
+    /* a collective write's bytes at risk are not known here; the preload makes HDF5's path safe first */
+    const cd_engine_facts ef = {.all = x->accel == 2, .risk = dir == DIR_WRITE && collective ? -1 : 0, .can_make_safe = 1, .one_rank = 1,
+                                .whole_chunks = -1, .many_stretches = -1};
+    return engine_of(engine_rule(&ef)) == CD_ENGINE_HDF5;
 }
 
-static const char h5_one_rank_why[] = "HDF5's path is as fast here: the file's communicator is one rank, whose collective call MPI-IO "
-                                      "runs as its own I/O (COLLDIAG_ACCELERATE=all runs it through colldiag)";
+#define h5_one_rank_why (cd_rule_why[CD_RULE_ONE_RANK])
 
 /* h5_bridge_entry's file, with the file's communicator for a collective call: every rank of a
    collective call asks here whether it has one, and ranks that do not (all of them, or none: a
@@ -9088,6 +9573,57 @@ static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_f
     }
     *out = e;
     return 0;
+}
+
+/* COLLDIAG_ACCELERATE: HDF5's own collective write made safe before it runs (engine.c). HDF5 allocates
+   contiguous storage at its end of allocation when it creates the dataset, and extends the file only at
+   its next flush, so the storage lies past the end of the file, where MPI-IO's collective write fills
+   the holes between the ranks' pieces with whatever its buffer held (tests/h5_defects.c, every stack).
+   With the file extended to the storage's end first, those holes read zeros, as after a flush. (HDF5's
+   end of allocation would cover every dataset at once, but H5Fget_eoa refuses the MPI-IO driver and
+   H5Fget_filesize answers its end of file; chunked storage gets its fill written at allocation unless
+   told otherwise, and colldiag moves the chunked writes whose bytes are at risk itself.) Collective over
+   the file's communicator, as the write is: nothing when the file is agreed to be that long already
+   (covered_to, alike on every rank, as the storage's address and size are), else one MPI_Allreduce of
+   the ranks' sizes (the file never shrinks here) and MPI_File_set_size when it must grow; on a file of
+   one rank, its size alone. *from, *to: the size before and after (equal when nothing grew). 0, or -1
+   when the dataset is not contiguous or a step failed (its HDF5 call then runs as without the preload). */
+static int h5_make_safe(hid_t dset, uint64_t *from, uint64_t *to)
+{
+    static const char fn[] = "colldiag_h5_make_safe";
+    *from = *to = 0;
+    const haddr_t a = H5Dget_offset(dset);
+    if (a == HADDR_UNDEF) return -1; /* not contiguous (or no storage): alike on every rank */
+    const uint64_t end = (uint64_t)a + H5Dget_storage_size(dset);
+    h5_oid oi;
+    h5_fentry *fe = NULL;
+    if (h5_identify(dset, &oi) || h5_bridge_file(dset, oi.fileno, 1, &fe, fn)) return -1;
+    colldiag_file *f = fe->f;
+    if (end <= f->covered_to) return 0;
+    MPI_Offset sz = 0;
+    if (MPI_File_get_size(f->fh, &sz) != MPI_SUCCESS || sz < 0) sz = 0;
+    uint64_t mine = (uint64_t)sz, most = mine;
+    if (f->size > 1 && MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, f->comm) != MPI_SUCCESS) return -1;
+    *from = *to = most;
+    if (end > most) {
+        if (MPI_File_set_size(f->fh, (MPI_Offset)end) != MPI_SUCCESS) return -1;
+        *to = end;
+    }
+    if (*to > f->covered_to) f->covered_to = *to;
+    return 0;
+}
+
+int colldiag_h5_make_safe(hid_t dset, uint64_t *size_before, uint64_t *size_after)
+{
+    uint64_t from = 0, to = 0;
+    int rc;
+    cd_env_enter();
+    H5E_BEGIN_TRY { rc = h5_make_safe(dset, &from, &to); } H5E_END_TRY;
+    cd_env_leave();
+    if (size_before) *size_before = from;
+    if (size_after) *size_after = to;
+    return rc ? cd_fail(COLLDIAG_ERR_UNSUPPORTED, "colldiag_h5_make_safe", "not a contiguous dataset of an MPI-IO file, or the file's size "
+                                                                          "cannot be read, or the file cannot grow") : 0;
 }
 
 /* Whether a type holds variable-length data anywhere, or cannot be told (1). H5Tdetect_class finds
@@ -9146,6 +9682,7 @@ static void h5_facts_of(hid_t dset, hid_t dcpl, h5_dentry *e)
     e->layout = (int)lay;
     e->filtered = lay == H5D_CHUNKED && H5Pget_nfilters(dcpl) > 0;
     e->external = lay == H5D_CONTIGUOUS && H5Pget_external_count(dcpl) > 0;
+    e->fill_unwritten = h5_fill_unwritten(dcpl, lay);
     const int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
     /* the chunk dims of a dataset colldiag never moves too: a plan needs them (h5_plan_layout_learned) */
     const int cd_ok = e->chunked && rank >= 1 && rank <= e->cap && H5Pget_chunk(dcpl, rank, e->cdims) == rank;
@@ -9291,7 +9828,9 @@ static int h5_plan_layout_learned(hid_t dset, int collective, colldiag_layout **
                                                      "only storage inside the HDF5 file");
     if (e->layout == H5D_CONTIGUOUS) {
         const haddr_t a = H5Dget_offset(dset);
-        return colldiag_layout_contiguous(rank, dims, esize, a == HADDR_UNDEF ? 0 : (MPI_Offset)a, out);
+        const int rc = colldiag_layout_contiguous(rank, dims, esize, a == HADDR_UNDEF ? 0 : (MPI_Offset)a, out);
+        if (!rc) colldiag_layout_set_fill_written(*out, !e->fill_unwritten);
+        return rc;
     }
     if (e->layout == H5D_COMPACT) return colldiag_layout_compact(rank, dims, esize, 0, out);
     if (e->layout == H5D_CHUNKED) {
@@ -9299,6 +9838,7 @@ static int h5_plan_layout_learned(hid_t dset, int collective, colldiag_layout **
         for (int d = 0; d < rank; d++) cdims[d] = e->cdims[d];
         int rc = colldiag_layout_chunked(rank, dims, cdims, esize, 0, out);
         if (!rc && e->filtered) colldiag_layout_set_filtered(*out, 1);
+        if (!rc) colldiag_layout_set_fill_written(*out, !e->fill_unwritten);
         return rc;
     }
     return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataset is virtual (or of an unknown layout): colldiag plans only "
@@ -9373,11 +9913,13 @@ static int h5_build_layout(hid_t dset, h5_dentry *e, int rank, const hsize_t *di
             return -1;
         }
         rc = colldiag_layout_contiguous(rank, d64, esize, (MPI_Offset)a, &e->l);
+        if (!rc && e->learned) colldiag_layout_set_fill_written(e->l, !e->fill_unwritten);
     } else {
         h5_learn(dset, e); /* the chunk dims (read by every caller's h5_prepare already) */
         rc = h5_has_text(e->never) ? cd_fail(COLLDIAG_ERR_UNSUPPORTED, "colldiag_h5_write", "%s", e->never) : 0;
         for (int d = 0; d < rank && !rc; d++) c64[d] = e->cdims[d];
         if (!rc) rc = colldiag_layout_chunked(rank, d64, c64, esize, 0, &e->l);
+        if (!rc) colldiag_layout_set_fill_written(e->l, !e->fill_unwritten);
         ix_index *own = rc ? NULL : cd_malloc(sizeof *own);
         if (!rc && own) *own = *ix;
         if (!rc && (!own || layout_set_resolver(e->l, ix_resolve, own, cd_free, h5_chunks_ident(e->addr, ix->r.base, e->l)))) {
@@ -9881,7 +10423,7 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
     h5_fentry *fe = NULL;
     if (h5_identify(dset, &oi)) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
     if (!rc) rc = h5_bridge_entry(dset, oi.fileno, &fe, fn);
-    if (!rc && h5_one_rank_as_fast(fe, x)) rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", h5_one_rank_why);
+    if (!rc && h5_one_rank_as_fast(fe, x, dir, collective)) rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", h5_one_rank_why);
     if (!rc) rc = h5_bridge_file(dset, oi.fileno, collective, &fe, fn); /* collective calls meet here first */
     colldiag_file *f = fe ? fe->f : NULL;
     h5_located lo;
@@ -10014,7 +10556,7 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
     if (count == 0 || h5_identify(dsets[0], &oi0))
         rc = cd_fail(COLLDIAG_ERR_ARG, fn, count ? "dset_ids[0] is not an open dataset" : "count is 0: nothing names the file");
     if (!rc) rc = h5_bridge_entry(dsets[0], oi0.fileno, &fe, fn);
-    if (!rc && h5_one_rank_as_fast(fe, x)) rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", h5_one_rank_why);
+    if (!rc && h5_one_rank_as_fast(fe, x, dir, collective)) rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", h5_one_rank_why);
     if (!rc) rc = h5_bridge_file(dsets[0], oi0.fileno, collective, &fe, fn);
     colldiag_file *f = fe ? fe->f : NULL;
     if (rc) {

@@ -168,6 +168,13 @@ int colldiag_layout_compact(int rank, const uint64_t *dims, size_t elem_size, MP
                             colldiag_layout **out);
 /* Marks a chunked layout as filtered: colldiag then refuses its I/O (COLLDIAG_ERR_UNSUPPORTED). */
 int colldiag_layout_set_filtered(colldiag_layout *l, int filtered);
+/* Whether the storage's fill value was written when it was allocated, as HDF5 does it (colldiag itself
+   never writes fill values): what decides whether HDF5's own collective write of a sparse selection can
+   leave process memory in the storage's holes past the end of the file (colldiag_get_bytes_at_risk).
+   Defaults are parallel HDF5's: contiguous 0 (no fill unless H5D_FILL_TIME_ALLOC or a fill value is
+   set), chunked 1 (unless H5D_FILL_TIME_NEVER or an undefined fill value). The HDF5 bridge sets it from
+   the dataset's creation properties. */
+int colldiag_layout_set_fill_written(colldiag_layout *l, int written);
 void colldiag_layout_free(colldiag_layout *l);
 
 /* ---- selections (HDF5 dataspace semantics) ---- */
@@ -351,6 +358,35 @@ int colldiag_get_auto_estimate_independent(const colldiag_xfer *x, double *indep
    What the HDF5 preload's advice compares ("HDF5: link-chunk, est. 5.1 s; aggregation est. 0.014 s"). */
 int colldiag_get_model_estimates(const colldiag_xfer *x, double est[4]);
 
+/* The bytes at risk of HDF5's own path for the last write or planned write (colldiag_plan, colldiag_h5_plan,
+   colldiag_write): bytes of the file that HDF5 + MPI-IO, given this call, would not leave as the program
+   wrote them. The same on every rank of a collective call (agreed in its one reduction, no extra
+   communication); 0 after reads, and when nothing is at risk. kinds: an OR of
+   - COLLDIAG_RISK_HOLES: HDF5's path is one collective MPI-IO write whose extent reaches past the end
+     of the file into storage whose fill value was not written (colldiag_layout_set_fill_written): MPI-IO
+     fills the gaps between the ranks' pieces by read-modify-write, and past the end the read returns
+     nothing, so the gaps get whatever its buffer held (process memory). bytes: the gaps past the end of
+     the file between the call's first and last selected byte, an upper bound (with several aggregators
+     a gap between their domains is not written at all). colldiag's own collective writes extend the file
+     first: their gaps read zeros.
+   - COLLDIAG_RISK_COMPACT: compact storage lives in the object header, of which each rank changes its
+     own copy, and HDF5 writes one rank's copy: every byte written is at risk unless every rank writes the
+     same selection with the same bytes (an independent call cannot know: every byte it writes on a file
+     of more than one rank). A plan compares the bytes only when given them (colldiag_set_plan_buffer).
+   The classes are shown with HDF5 alone by tests/h5_defects.c (docs/hdf5.md, "What HDF5 and MPI-IO get
+   wrong"). Either pointer may be NULL. */
+enum { COLLDIAG_RISK_HOLES = 1, COLLDIAG_RISK_COMPACT = 2 };
+int colldiag_get_bytes_at_risk(const colldiag_xfer *x, uint64_t *bytes, unsigned *kinds);
+/* The bytes at risk in words: why, and which ranks ("holes past the end of the file ...; ranks 0, 2
+   write around them"), and the change that removes them (a fill value, identical data, or colldiag
+   running the call). "" when nothing is at risk. The strings belong to x, valid until its next call. */
+const char *colldiag_risk_reason(const colldiag_xfer *x);
+const char *colldiag_risk_advice(const colldiag_xfer *x);
+/* The buffer the next colldiag_plan / colldiag_h5_plan of a write would write (the plan does not take
+   one): with it, a plan of a compact write compares the ranks' bytes, not only their selections. Used
+   by the next call only; NULL clears it. */
+int colldiag_set_plan_buffer(colldiag_xfer *x, const void *buf);
+
 /* Counters of the last call on this rank: bytes and MPI-IO (or POSIX) data calls. After colldiag_plan
    (and colldiag_h5_plan) the bytes and calls the planned transfer would make (independent: one call per
    chunk piece, as HDF5 1.10 makes them; multi-chunk: the collective chunks this rank touches); the
@@ -471,6 +507,17 @@ int colldiag_h5_plan_multi(size_t count, const hid_t dset_ids[], const hid_t mem
 int colldiag_h5_write(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf,
                       colldiag_xfer *x);
 int colldiag_h5_read(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, void *buf, colldiag_xfer *x);
+/* Makes HDF5's own collective H5Dwrite of a contiguous dataset safe before it runs: extends the file to
+   the end of the dataset's storage, so that none of it lies past the end of the file, where MPI-IO's
+   collective write fills the holes between the ranks' pieces with whatever its buffer held
+   (colldiag_get_bytes_at_risk, COLLDIAG_RISK_HOLES; docs/hdf5.md). Call it on every rank before the
+   H5Dwrite that colldiag_h5_write left to HDF5 (the preload does, under COLLDIAG_ACCELERATE). Collective
+   over the file's communicator: nothing when the file is already known to be that long (alike on every
+   rank), else one MPI_Allreduce of the ranks' file sizes and, when it must grow, MPI_File_set_size. The
+   file never shrinks. *size_before, *size_after (either may be NULL): the file's size before and after.
+   0, or COLLDIAG_ERR_UNSUPPORTED (not contiguous, not an MPI-IO file, the size unreadable) on every rank
+   alike (the storage class is the dataset's), or on the rank whose MPI call failed. */
+int colldiag_h5_make_safe(hid_t dset, uint64_t *size_before, uint64_t *size_after);
 /* HDF5 1.14's H5Dwrite_multi / H5Dread_multi on 1.10, in its argument order: count datasets of one
    file moved in one colldiag_write_multi / read_multi call (one collective data call with link-chunk),
    with the eligibility rules of colldiag_h5_write for each dataset. All or nothing: when any dataset

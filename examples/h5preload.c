@@ -156,6 +156,27 @@ static int cd_internal; /* inside colldiag's own HDF5 calls (H5Fclose of the ids
 static const char *accel_why; /* why COLLDIAG_ACCELERATE left this call to HDF5 (NULL: not asked) */
 static const char *sync_op;   /* the call's name in the report when it is not H5Dwrite / H5Dread: H5Dwrite_async or
                                  H5Dread_async without an event set (H5ES_NONE), which HDF5 runs as those */
+/* The file's size before and after colldiag made HDF5's collective write safe (made_safe), for the
+   report of the call; equal when nothing grew. */
+static uint64_t safe_from, safe_to;
+
+/* Under COLLDIAG_ACCELERATE, every collective write HDF5 runs is made safe first (engine.c): the file
+   extended to HDF5's end of allocation, so that MPI-IO's collective write finds no storage past its end
+   to fill with its buffer's bytes (colldiag_h5_make_safe; nothing once the file is known that long).
+   Every rank of the collective call does the same: the DXPL's transfer mode and the environment (rank
+   0's, since MPI_Init) are alike. */
+static void made_safe(int wr, hid_t dset, hid_t dxpl, const char *acc)
+{
+    safe_from = safe_to = 0;
+    if (!wr || !acc || !*acc || !strcmp(acc, "0") || dxpl == H5P_DEFAULT) return;
+    H5FD_mpio_xfer_t m = H5FD_MPIO_INDEPENDENT;
+    herr_t got = -1;
+    H5E_BEGIN_TRY { got = H5Pget_dxpl_mpio(dxpl, &m); } H5E_END_TRY;
+    if (got < 0 || m != H5FD_MPIO_COLLECTIVE) return;
+    cd_internal++;
+    colldiag_h5_make_safe(dset, &safe_from, &safe_to);
+    cd_internal--;
+}
 
 /* The advice for a call HDF5 runs, from colldiag's plan of it (the same on every rank of a collective
    call): the cost model's estimate of HDF5's path beside the best scheme, and the one change that gets
@@ -166,13 +187,18 @@ static void advice_of(const colldiag_xfer *x, int coll, int planned, char *out, 
     out[0] = 0;
     if (!planned) return;
     if (!coll) {
-        snprintf(out, n, "independent call: nothing is agreed, so nothing is estimated (a collective DXPL lets a collective scheme run)");
+        if (x->risk_bytes) snprintf(out, n, "%" PRIu64 " bytes at risk in HDF5's path: %s", x->risk_bytes, colldiag_risk_advice(x));
+        else snprintf(out, n, "independent call: nothing is agreed, so nothing is estimated (a collective DXPL lets a collective scheme run)");
         return;
     }
     uint32_t l = 0, g = 0;
     colldiag_get_mpio_no_collective_cause(x, &l, &g);
     double e[4];
     colldiag_get_model_estimates(x, e);
+    if (x->risk_bytes) { /* before any question of speed: HDF5's file will not be what the program wrote */
+        snprintf(out, n, "%" PRIu64 " bytes at risk in HDF5's path: %s", x->risk_bytes, colldiag_risk_advice(x));
+        return;
+    }
     if (g == COLLDIAG_MPIO_NOT_CONTIGUOUS_OR_CHUNKED_DATASET) {
         snprintf(out, n, "compact storage: the data lives in the object header; nothing to change");
         return;
@@ -297,6 +323,10 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
             fprintf(o, ",");
             if (all) json_hdf5(o, all, P, r0);
             else fprintf(o, "\"hdf5\":{\"ranks\":[]}");
+            if (!(cd && cl > 2)) { /* colldiag's own object carries them */
+                fprintf(o, ",\"bytes_at_risk\":%" PRIu64 ",\"risk\":", allplanned ? x->risk_bytes : 0);
+                json_str(o, allplanned ? colldiag_risk_reason(x) : "");
+            }
             fprintf(o, ",\"agree\":%s,\"engine\":\"hdf5\"", allplanned && agree ? "true" : "false");
             if (adv[0]) {
                 fprintf(o, ",\"advice\":");
@@ -309,6 +339,7 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
                 fprintf(o, ",\"why\":");
                 json_str(o, accel_why);
             }
+            if (safe_to > safe_from) fprintf(o, ",\"made_safe\":{\"from\":%" PRIu64 ",\"to\":%" PRIu64 "}", safe_from, safe_to);
             fprintf(o, "}\n");
         }
         free(cd);
@@ -333,12 +364,18 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
             fprintf(o, "  rank %d: chunk_opt %s, io_mode %s, causes: %s\n", r0, colldiag_chunk_opt_name(v[V_CD_OPT]),
                     colldiag_io_mode_name(v[V_CD_IO]), cs);
         }
+        if (o && allplanned && x->risk_bytes && !(coll && whole)) /* colldiag's report above has it otherwise */
+            fprintf(o, "  bytes at risk: %" PRIu64 " (%s)\n", x->risk_bytes, colldiag_risk_reason(x));
         if (o && !allplanned)
             fprintf(o, "  not planned: %s\n", colldiag_xfer_errmsg(x)[0] ? colldiag_xfer_errmsg(x) : cd_errbuf);
         else if (o && agree) fprintf(o, "  HDF5 agrees\n");
         else if (o) fprintf(o, "  HDF5 DISAGREES:%s\n", diff);
         if (o && adv[0]) fprintf(o, "  advice: %s\n", adv);
         if (o && accel_why) fprintf(o, "  engine: HDF5 (not accelerated: %s)\n", accel_why);
+        if (o && safe_to > safe_from)
+            fprintf(o, "  made safe: colldiag extended the file from %" PRIu64 " to %" PRIu64 " bytes (the end of the dataset's storage) before HDF5's "
+                       "collective write, so that no storage lay past its end%s\n", safe_from, safe_to,
+                    x->risk_bytes ? ": the bytes at risk above read zeros, as the program left them" : "");
     }
     if (o) {
         fclose(o);
@@ -377,7 +414,8 @@ static void report_accel(const char *mode, int wr, hid_t dset, const colldiag_xf
         if (coll) {
             char title[2300], verdict[256];
             snprintf(title, sizeof title, "%s %s:%s (collective, %d ranks)", op, file, name, P);
-            snprintf(verdict, sizeof verdict, "accelerated: colldiag moved the bytes (%s, %.6f s)", colldiag_chunk_opt_name(x->chunk_opt_done), t);
+            snprintf(verdict, sizeof verdict, "accelerated: colldiag moved the bytes (%s, %.6f s)%s", colldiag_chunk_opt_name(x->chunk_opt_done), t,
+                     x->engine_rule == CD_RULE_AT_RISK ? "; HDF5's path had bytes at risk: the file holds what the program wrote" : "");
             html_append(f, x, mode + 5, title, verdict);
         }
         return;
@@ -402,12 +440,14 @@ static void report_accel(const char *mode, int wr, hid_t dset, const colldiag_xf
             json_str(o, file);
             fprintf(o, ",\"dataset\":");
             json_str(o, name);
+            if (!(cd && cl > 2)) fprintf(o, ",\"bytes_at_risk\":%" PRIu64, x->risk_bytes);
             fprintf(o, ",\"engine\":\"colldiag\",\"time\":%.9f}\n", t);
         }
         free(cd);
     } else {
-        if (o) fprintf(o, "colldiag: %s %s:%s, %s, %d rank%s, accelerated: colldiag moved the bytes in %.6f s\n", op, file, name,
-                       coll ? "collective" : "independent", P, P > 1 ? "s" : "", t);
+        if (o) fprintf(o, "colldiag: %s %s:%s, %s, %d rank%s, accelerated: colldiag moved the bytes in %.6f s%s\n", op, file, name,
+                       coll ? "collective" : "independent", P, P > 1 ? "s" : "", t,
+                       x->engine_rule == CD_RULE_AT_RISK ? " (HDF5's path had bytes at risk: the file holds what the program wrote)" : "");
         if (coll) {
             if (o) fflush(o);
             colldiag_report_print(f, x, o);
@@ -436,47 +476,69 @@ static colldiag_xfer *call_xfer(void)
     return &call_storage;
 }
 
-/* COLLDIAG_ACCELERATE=1 runs a call through colldiag only where colldiag expects to be at least as fast
-   as HDF5's own path; =all runs every call colldiag can move (to test the engine, or to measure it).
-   Three places where it cannot be faster. Large writes of whole chunks, each rank's own, are the second:
-   decided after colldiag's agreement (x->hdf5_as_fast_bytes; COLLDIAG_ACCEL_WHOLE_BYTES says why).
-   Collective contiguous reads in which some rank reads more than one stretch are the third, decided the
-   same way (x->read_stretch_bytes; COLLDIAG_ACCEL_STRETCH_BYTES): the others, one stretch a rank, run as
-   one independent read a rank, where HDF5's collective read runs ompio's two phases.
-   Contiguous writes, and independent contiguous reads, are the first, decided here before anything:
-   HDF5's path is then one MPI-IO call of the same bytes with the same view (one MPI_File_write_at_all,
-   as colldiag's), so colldiag could only add its own agreement to it. Measured with IOR -a HDF5 -c and
-   h5bench's VPIC-IO (bench/patterns.sh), that agreement was not free: with ranks sharing cores, each
-   extra collective is a point where a descheduled rank stalls the others, and the contiguous writes ran
-   at 0.2-0.8x HDF5's rate. The storage class is the dataset's, the same on every rank, and
-   H5Dget_offset tells it without an HDF5 error (HADDR_UNDEF for any other storage, or storage not yet
-   allocated, whose calls the bridge refuses anyway): every rank declines alike, with no communication
-   (the transfer mode is the call's, the same on every rank of a collective call). */
-static const char as_fast_why[] = "HDF5's path is as fast here: a contiguous dataset is one MPI-IO call of the same bytes either way "
-                                  "(COLLDIAG_ACCELERATE=all runs it through colldiag)";
+/* COLLDIAG_ACCELERATE=1 runs a call through colldiag where HDF5's own path would not leave the file as
+   the program wrote it (bytes at risk: colldiag_get_bytes_at_risk), and otherwise only where colldiag
+   expects to be at least as fast as HDF5's own path; =all runs every call colldiag can move (to test
+   the engine, or to measure it). One ordered list of rules decides (src/engine.c, the table in
+   docs/hdf5.md), with the facts each place knows alike on every rank: here, before anything, the
+   storage class and the transfer mode; in the bridge, the file's communicator; after colldiag's one
+   reduction, the bytes at risk and the shape of every rank's part. Contiguous writes and independent
+   contiguous reads are decided here: HDF5's path is then one MPI-IO call of the same bytes with the same
+   view (one MPI_File_write_at_all, as colldiag's), so colldiag could only add its own agreement to it.
+   Measured with IOR -a HDF5 -c and h5bench's VPIC-IO (bench/patterns.sh), that agreement was not free:
+   with ranks sharing cores, each extra collective is a point where a descheduled rank stalls the
+   others, and the contiguous writes ran at 0.2-0.8x HDF5's rate. But a collective contiguous write
+   whose storage may lie past the end of the file is one HDF5's MPI-IO can fill with process memory
+   between the ranks' pieces (tests/h5_defects.c): it goes on to colldiag's agreement, which counts the
+   bytes at risk and runs the call itself when there are some, or extends the file and leaves it to HDF5
+   when there are none; the file is then known to be long enough (file_covered, alike on every rank),
+   and the dataset's later writes are decided here again. The storage class is the dataset's, the same
+   on every rank, and H5Dget_offset tells it without an HDF5 error (HADDR_UNDEF for any other storage,
+   or storage not yet allocated, whose calls the bridge refuses anyway); the transfer mode is the
+   call's, the same on every rank of a collective call. */
 
-/* 1 (why says why) when HDF5's path is as fast here, decided alike on every rank without communication
-   (a dataset colldiag never moves is refused by the bridge the same way: h5_never_fact). */
-static int hdf5_runs_it(int single_read, hid_t dset, hid_t dxpl, const char *acc, char *why, size_t wl)
+/* 1 when the file of dset is agreed to be at least as long as its contiguous storage at address a
+   (covered_to: file_covered, h5_make_safe), so that no byte of a write to it can be at risk: alike on
+   every rank, since only collective calls raise it. Local. */
+static int h5_contig_covered(hid_t dset, haddr_t a)
 {
-    if (!strcmp(acc, "all") || H5Dget_offset(dset) == HADDR_UNDEF) return 0;
-    /* a single collective read is colldiag's to decide (x->read_stretch_bytes); an independent one is
-       one MPI-IO call either way, and a multi-dataset call's reads have no stretch path */
-    if (single_read && dxpl != H5P_DEFAULT) {
+    h5_oid oi;
+    if (h5_identify(dset, &oi)) return 0;
+    for (const h5_fentry *e = h5_files; e; e = e->next)
+        if (e->fileno == oi.fileno) return a + H5Dget_storage_size(dset) <= e->f->covered_to;
+    return 0;
+}
+
+/* 1 (why says why) when the rules give the call to HDF5 with what every rank knows here, without
+   communication (a dataset colldiag never moves is refused by the bridge the same way: h5_never_fact).
+   single: one dataset (a multi-dataset call's contiguous reads have no stretch path). */
+static int hdf5_runs_it(int wr, int single, hid_t dset, hid_t dxpl, const char *acc, char *why, size_t wl)
+{
+    if (!strcmp(acc, "all")) return 0;
+    const haddr_t a = H5Dget_offset(dset);
+    if (a == HADDR_UNDEF) return 0; /* not contiguous: the bridge and the agreement decide */
+    int coll = 0;
+    if (dxpl != H5P_DEFAULT) {
         H5FD_mpio_xfer_t m = H5FD_MPIO_INDEPENDENT;
         herr_t got = -1;
         H5E_BEGIN_TRY { got = H5Pget_dxpl_mpio(dxpl, &m); } H5E_END_TRY;
-        if (got >= 0 && m == H5FD_MPIO_COLLECTIVE) return 0;
+        coll = got >= 0 && m == H5FD_MPIO_COLLECTIVE;
     }
-    h5_copy(why, wl, as_fast_why);
+    /* a collective contiguous read of one dataset is colldiag's to decide (x->read_stretch_bytes) */
+    const cd_engine_facts ef = {.risk = !wr || !coll || h5_contig_covered(dset, a) ? 0 : -1, .can_make_safe = wr && coll, .contig_write = wr,
+                                .ind_contig_read = !wr && (!coll || !single), .one_rank = -1, .whole_chunks = -1, .many_stretches = -1};
+    const int rule = engine_rule(&ef);
+    if (engine_of(rule) != CD_ENGINE_HDF5) return 0;
+    h5_copy(why, wl, engine_why(rule));
     return 1;
 }
 
 static int accelerate(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, void *rbuf, const char *mode, int on,
                       const char *acc, char *why, size_t wl)
 {
-    if (hdf5_runs_it(!wr, dset, dxpl, acc, why, wl)) return 0;
+    if (hdf5_runs_it(wr, 1, dset, dxpl, acc, why, wl)) return 0;
     colldiag_xfer *x = call_xfer();
+    x->accel = strcmp(acc, "all") ? 1 : 2; /* the rule list decides on the agreed facts too (engine.c) */
     /* =1: a write HDF5's collective path moves in the same stretches is left to it, decided alike on
        every rank after colldiag's agreement (COLLDIAG_ACCEL_WHOLE_BYTES says why and where) */
     if (strcmp(acc, "all")) x->hdf5_as_fast_bytes = COLLDIAG_ACCEL_WHOLE_BYTES;
@@ -495,6 +557,43 @@ static int accelerate(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dx
     return rc == 0;
 }
 
+/* Under COLLDIAG_ACCELERATE without a report, a write colldiag cannot move whose bytes are at risk in
+   HDF5's path is warned, not hidden: compact storage (colldiag cannot address the object header), which
+   keeps one rank's copy (colldiag_get_bytes_at_risk). The plan costs what the call's own would (collective
+   exactly when the call is: every rank of a collective call comes here alike, since the bridge's reason
+   is a fact of the dataset); once a dataset and process (64 datasets), the warning on stderr by the
+   rank that knows: of a collective call, rank 0 of its file (the count is every rank's); of an
+   independent call, each rank for itself. */
+static void warn_compact(hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf)
+{
+    /* the datasets warned of, collective calls' apart: every rank of those saw the same ones (an
+       independent call's on one rank must not make that rank skip a later collective plan) */
+    static h5_oid seen[2][64];
+    static int nseen[2];
+    H5FD_mpio_xfer_t m = H5FD_MPIO_INDEPENDENT;
+    if (dxpl != H5P_DEFAULT) H5E_BEGIN_TRY { H5Pget_dxpl_mpio(dxpl, &m); } H5E_END_TRY;
+    const int coll = m == H5FD_MPIO_COLLECTIVE;
+    h5_oid oi = {0, 0};
+    if (h5_identify(dset, &oi) < 0) return;
+    for (int i = 0; i < nseen[coll]; i++)
+        if (seen[coll][i].fileno == oi.fileno && seen[coll][i].addr == oi.addr) return;
+    if (nseen[coll] < 64) seen[coll][nseen[coll]++] = oi;
+    colldiag_xfer *x = call_xfer();
+    colldiag_file *f = NULL;
+    cd_internal++;
+    colldiag_set_plan_buffer(x, wbuf);
+    if (colldiag_h5_plan(dset, mt, ms, fs, dxpl, COLLDIAG_TO_FILE, x, &f) == 0 && x->risk_bytes && (!f || f->comm == MPI_COMM_NULL || f->rank == 0)) {
+        char file[1024], name[1024];
+        names_of(dset, file, sizeof file, name, sizeof name);
+        fprintf(stderr, "colldiag: H5Dwrite %s:%s: %" PRIu64 " bytes at risk in HDF5's path, which colldiag cannot move: %s; to keep them: %s "
+                        "(warned once a dataset; COLLDIAG_REPORT=1 explains every call)\n", file, name, x->risk_bytes, colldiag_risk_reason(x),
+                colldiag_risk_advice(x));
+    }
+    colldiag_file_close(f);
+    xfer_release(x);
+    cd_internal--;
+}
+
 /* The one wrapper behind both functions (explain, below, reads the environment once for the call and
    the bridge's work inside it). */
 static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, void *rbuf)
@@ -510,14 +609,20 @@ static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid
         return 0; /* H5Dwrite/H5Dread's success */
     accel_why = why[0] ? why : NULL;
     h5_plist_gen++; /* HDF5 runs the call: it sets the DXPL's actual-mode properties (h5_set_actual) */
-    if (!on) return wr ? real_write(dset, mt, ms, fs, dxpl, wbuf) : real_read(dset, mt, ms, fs, dxpl, rbuf);
+    if (!on) {
+        made_safe(wr, dset, dxpl, acc);
+        if (wr && accel_why && strstr(accel_why, "a compact dataset")) warn_compact(dset, mt, ms, fs, dxpl, wbuf);
+        return wr ? real_write(dset, mt, ms, fs, dxpl, wbuf) : real_read(dset, mt, ms, fs, dxpl, rbuf);
+    }
     /* HDF5 records its actual modes in the DXPL it is given; H5P_DEFAULT cannot be read back */
     hid_t use = dxpl == H5P_DEFAULT ? H5Pcreate(H5P_DATASET_XFER) : dxpl;
     if (use < 0) use = dxpl;
     colldiag_xfer *x = call_xfer();
     colldiag_file *f = NULL;
     cd_internal++;
+    if (wr) colldiag_set_plan_buffer(x, wbuf); /* a compact write's bytes are compared across ranks (bytes at risk) */
     const int planned = colldiag_h5_plan(dset, mt, ms, fs, use, wr ? COLLDIAG_TO_FILE : COLLDIAG_TO_MEMORY, x, &f) == 0;
+    made_safe(wr, dset, use, acc); /* after the plan: its bytes at risk are HDF5's path's as the program left the file */
     herr_t ret = wr ? real_write(dset, mt, ms, fs, use, wbuf) : real_read(dset, mt, ms, fs, use, rbuf);
     unsigned v[V_N];
     values_of(x, planned, use, ret, v);
@@ -612,12 +717,13 @@ static int accelerate_multi(int wr, size_t count, const hid_t *dsets, const hid_
 {
     for (size_t i = 0; i < count; i++) {
         char w[768];
-        if (hdf5_runs_it(0, dsets[i], dxpl, acc, w, sizeof w)) {
+        if (hdf5_runs_it(wr, 0, dsets[i], dxpl, acc, w, sizeof w)) {
             snprintf(why, wl, "dataset %zu of the call: %s", i, w);
             return 0;
         }
     }
     colldiag_xfer *x = call_xfer();
+    x->accel = strcmp(acc, "all") ? 1 : 2;
     h5_bridge_quiet = 1; /* the reports are this library's */
     const double t0 = MPI_Wtime();
     cd_internal++;
@@ -640,10 +746,12 @@ static herr_t explain_multi(int wr, size_t count, hid_t *dsets, hid_t *mts, hid_
                             const char *why, herr_t (*real_w)(size_t, hid_t *, hid_t *, hid_t *, hid_t *, hid_t, const void **),
                             herr_t (*real_r)(size_t, hid_t *, hid_t *, hid_t *, hid_t *, hid_t, void **))
 {
-    const char *mode = cd_getenv("COLLDIAG_REPORT");
+    const char *mode = cd_getenv("COLLDIAG_REPORT"), *acc = cd_getenv("COLLDIAG_ACCELERATE");
     h5_plist_gen++; /* HDF5 runs the call: it sets the DXPL's actual-mode properties */
-    if (!mode || !*mode || !strcmp(mode, "0") || cd_internal || count == 0 || !dsets)
+    if (!mode || !*mode || !strcmp(mode, "0") || cd_internal || count == 0 || !dsets) {
+        if (!cd_internal && count > 0 && dsets) made_safe(wr, dsets[0], dxpl, acc);
         return wr ? real_w(count, dsets, mts, mss, fss, dxpl, wbufs) : real_r(count, dsets, mts, mss, fss, dxpl, rbufs);
+    }
     /* HDF5 records its actual modes in the DXPL it is given; H5P_DEFAULT cannot be read back */
     hid_t use = dxpl == H5P_DEFAULT ? H5Pcreate(H5P_DATASET_XFER) : dxpl;
     if (use < 0) use = dxpl;
@@ -651,6 +759,7 @@ static herr_t explain_multi(int wr, size_t count, hid_t *dsets, hid_t *mts, hid_
     colldiag_file *f = NULL;
     cd_internal++;
     const int planned = colldiag_h5_plan_multi(count, dsets, mts, mss, fss, use, wr ? COLLDIAG_TO_FILE : COLLDIAG_TO_MEMORY, x, &f) == 0;
+    made_safe(wr, dsets[0], use, acc);
     const herr_t ret = wr ? real_w(count, dsets, mts, mss, fss, use, wbufs) : real_r(count, dsets, mts, mss, fss, use, rbufs);
     unsigned v[V_N];
     values_of(x, planned, use, ret, v);

@@ -13,6 +13,7 @@ struct cd_io {
     const colldiag_sel *fs, *ms;
     const void *wbuf;
     void *rbuf;
+    const void *risk_buf;     /* the bytes a write (or a plan given colldiag_set_plan_buffer) writes: risk_local's digest */
     colldiag_xfer *x;
     cd_settings set;
     int dir;

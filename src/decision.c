@@ -305,7 +305,7 @@ static void agree_neutral(const cd_io *io, uint32_t cause, uint64_t v[AG_N])
     /* a bridge rank that only waits for the chunk index has not failed: the first failure named to the
        others must be a real one */
     v[AG_FAIL] = io->code && io->prefail != 2 ? (uint64_t)io->f->rank * 16u + (uint64_t)(-io->code) : UINT64_MAX;
-    v[AG_MIN_CHUNKS] = UINT64_MAX;
+    v[AG_MIN_CHUNKS] = v[AG_RISK_LO] = UINT64_MAX;
     if (io->code)
         v[AG_BRIDGE] = io->prefail == 2 ? 1 | (io->x->pre_defers < 15 ? io->x->pre_defers : 15) << 4 | (uint64_t)(io->x->pre_flush_writes & 3) << 8 : 2;
     if (io->code && io->prefail == 2) v[AG_MAX_BYTES] = io->x->pre_bytes;
@@ -488,6 +488,36 @@ static int hdf5_reads_it(const cd_io *io)
     return stretch_reads(io) && (io->g[AG_CAUSE] & CD_CAUSE_SHORT_READ);
 }
 
+/* The preload's engine rule for a collective call, on the agreed facts (engine.c): the bytes at risk
+   (risk_agreed), the shape of every rank's part, the file's communicator. Pure. */
+static int accel_rule(const cd_io *io, uint32_t global)
+{
+    const colldiag_xfer *x = io->x;
+    cd_engine_facts ef;
+    ef.all = x->accel == 2;
+    ef.cannot = 0; /* the bridge refused what colldiag cannot move before the agreement */
+    ef.risk = x->risk_bytes > 0;
+    ef.can_make_safe = 0; /* known: nothing to make safe without cause */
+    ef.contig_write = io->dir == DIR_WRITE && io->l && io->l->storage == STORE_CONTIG;
+    ef.ind_contig_read = 0; /* a collective call */
+    ef.one_rank = io->f->size == 1;
+    ef.whole_chunks = hdf5_as_fast(io, global);
+    ef.many_stretches = hdf5_reads_it(io);
+    return engine_rule(&ef);
+}
+
+/* After a collective write's agreement: the size the file is known to have, alike on every rank (the
+   largest any rank saw, or what extend_file made it), which only grows while the file is open. The
+   HDF5 preload leaves a contiguous write to HDF5 without an agreement once its storage lies within it
+   (nothing can lie past the end of the file then: no byte is at risk). */
+static void file_covered(cd_io *io, uint32_t global)
+{
+    colldiag_file *f = io->f;
+    uint64_t c = io->g[AG_MAX_FSIZE] > io->g[AG_RISK_FSIZE] ? io->g[AG_MAX_FSIZE] : io->g[AG_RISK_FSIZE];
+    if (!global && io->dir == DIR_WRITE && io->g[AG_MAX_END] > c) c = io->g[AG_MAX_END];
+    if (c > f->covered_to) f->covered_to = c;
+}
+
 /* Collective; called on agreed values only (every rank or none). A protection, not the operation: if
    the file cannot grow (a size limit, a chunk address beyond it), the call goes on and the data calls
    themselves report what fails, on the rank it fails on. */
@@ -539,6 +569,10 @@ static void xfer_reset(colldiag_xfer *x)
     x->peer_code = 0;
     x->report_kind = 0;
     x->fetch_bytes = x->fetch_calls = 0;
+    x->risk_bytes = x->risk_ranks = 0;
+    x->risk_kinds = 0;
+    x->risk_why[0] = x->risk_adv[0] = 0;
+    x->engine_rule = CD_RULE_N;
 }
 
 static uint32_t local_causes(const cd_io *io)
@@ -647,6 +681,253 @@ static int finish(cd_io *io, int rc)
     return rc;
 }
 
+/* ---- bytes at risk of HDF5's own path (colldiag_get_bytes_at_risk) ----
+   What HDF5 + MPI-IO would leave in the file other than what the program wrote, predicted from the plan
+   before anything moves. tests/h5_defects.c shows each class with HDF5 alone, on every stack CI runs
+   (HDF5 1.10.8 and 1.14.5; ompio, ROMIO, MPICH), and docs/hdf5.md has the table:
+   - holes: HDF5's path is one collective MPI-IO write (a collective call with no cause; under 1.14's
+     selection I/O, converting calls too) whose extent reaches past the end of the file, into storage
+     whose fill value HDF5 did not write at allocation. MPI-IO fills the gaps between the pieces by
+     read-modify-write (ROMIO's two phases, ompio's aggregators), past the end of the file that read
+     returns nothing, and the gaps get whatever its buffer held. At risk: the gaps past the end between
+     the call's first and last selected byte. An upper bound: with several aggregators a gap between
+     their file domains is not written at all, and multi-chunk calls that go independent chunk by chunk
+     are counted as collective ones; bytes written by two ranks count twice, which can only lower the
+     count (their order is undefined anyway).
+   - the same for a collective call with H5FD_MPIO_INDIVIDUAL_IO, which HDF5 moves with independent
+     MPI-IO writes of the collective call's derived types, where the MPI-IO layer sieves them (ROMIO's
+     data sieving: each rank reads, patches and writes back the stretch from its first to its last
+     byte; ompio does not): each rank's own gaps past the end (fuzz_h5 found it under ROMIO, seed 7 case
+     33; h5_defects' holes-individual-io). Independent calls, and collective ones with a cause, HDF5
+     writes run by run, with nothing to sieve.
+   - compact: the data lives in the object header, of which every rank changes its own copy, and HDF5
+     writes one rank's copy (which one follows its metadata cache's distribution: rank 2 of 3, 4 of 8
+     here): every byte written is at risk unless every rank writes the same selection with the same
+     bytes. An independent call cannot know what the others write: on a file of more than one rank,
+     every byte it writes is at risk.
+   Local facts go into the first reduction (AG_RISK_*); the count is made from the agreed values, alike
+   on every rank. Work: nothing unless the storage's fill is unwritten and the call reaches past the
+   size the file was last seen to have (one size query, then one walk of the pieces that lie past it),
+   or the storage is compact on more than one rank (a digest of the bytes written). */
+
+/* Whether the MPI-IO layer may sieve this file's independent writes: ROMIO names its data sieving in the
+   file's hints (MPICH: romio_ds_write, "automatic" unless disabled); Open MPI's romio gives no hints
+   back, and is chosen with its MCA parameter io; its ompio does not sieve writes. Asked once a file. */
+static int risk_ds(colldiag_file *f)
+{
+    if (f->ds_write >= 0) return f->ds_write;
+    MPI_File fh = f->fh != MPI_FILE_NULL ? f->fh : f->size_fh;
+    MPI_Info info = MPI_INFO_NULL;
+    char v[64] = "";
+    int flag = 0;
+    if (fh != MPI_FILE_NULL && MPI_File_get_info(fh, &info) == MPI_SUCCESS && info != MPI_INFO_NULL) {
+        MPI_Info_get(info, "romio_ds_write", (int)sizeof v - 1, v, &flag);
+        MPI_Info_free(&info);
+    }
+    if (flag) f->ds_write = strcmp(v, "disable") != 0;
+    else {
+#ifdef OPEN_MPI
+        const char *io = getenv("OMPI_MCA_io");
+        f->ds_write = io && strstr(io, "romio") && !strchr(io, '^');
+#else
+        f->ds_write = 0;
+#endif
+    }
+    return f->ds_write;
+}
+
+/* The call writes (a plan of a write: colldiag_h5_plan marks its reads). */
+static int risk_writes(const cd_io *io)
+{
+    return io->l && (io->dir == DIR_WRITE || (io->dir == DIR_PLAN && !io->f->plan_read));
+}
+
+/* 1 when HDF5's path for this call may fill holes of unwritten storage by read-modify-write: a
+   collective MPI-IO write, or independent ones the layer sieves (the local half: the agreed global cause
+   decides which, risk_agreed). */
+static int risk_holes_possible(cd_io *io)
+{
+    return risk_writes(io) && io->l->storage != STORE_COMPACT && io->l->fill_unwritten && io->f->driver == COLLDIAG_DRIVER_MPIO &&
+           io->set.mode == COLLDIAG_MPIO_COLLECTIVE && (io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO || risk_ds(io->f));
+}
+
+/* The file's size as this rank sees it now: the file colldiag writes, or for a plan HDF5's own. */
+static uint64_t risk_file_size(const cd_io *io)
+{
+    MPI_File fh = io->f->fh != MPI_FILE_NULL ? io->f->fh : io->f->size_fh;
+    MPI_Offset sz = 0;
+    if (fh == MPI_FILE_NULL || MPI_File_get_size(fh, &sz) != MPI_SUCCESS || sz < 0) sz = 0;
+    if ((uint64_t)sz > io->f->size_seen) io->f->size_seen = (uint64_t)sz;
+    return (uint64_t)sz;
+}
+
+typedef struct { uint64_t fsize, lo, hi, past; size_t es; } cd_risk_walk;
+
+/* One run of selected bytes: where it starts, ends, and how much of it lies past the end of the file. */
+static int risk_run(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
+{
+    (void)k;
+    cd_risk_walk *w = ctx;
+    const uint64_t a = (uint64_t)foff, b = a + n * w->es;
+    if (a < w->lo) w->lo = a;
+    if (b > w->fsize) {
+        w->past += b - (a > w->fsize ? a : w->fsize);
+        if (b > w->hi) w->hi = b;
+    }
+    return 0;
+}
+
+/* The gaps past the end of the file (fsize) between lo and hi that past bytes do not fill. */
+static uint64_t risk_gaps(uint64_t lo, uint64_t hi, uint64_t past, uint64_t fsize)
+{
+    const uint64_t from = lo > fsize ? lo : fsize;
+    const uint64_t span = hi > from ? hi - from : 0;
+    return span > past ? span - past : 0;
+}
+
+typedef struct { const cd_io *io; const unsigned char *buf; uint64_t h; } cd_risk_dig;
+
+static int risk_dig_mrun(void *ctx, uint64_t moff, uint64_t n)
+{
+    cd_risk_dig *d = ctx;
+    const unsigned char *p = d->buf + moff * d->io->mes;
+    uint64_t len = n * d->io->mes, w;
+    for (; len >= 8; len -= 8, p += 8) { memcpy(&w, p, 8); d->h = cd_hash_u64(d->h, w); }
+    for (w = 0; len; len--) w = w << 8 | *p++;
+    d->h = cd_hash_u64(d->h, w);
+    return 0;
+}
+
+/* Each run's place and, with the data, its bytes in the order the file holds them. */
+static int risk_dig_run(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
+{
+    cd_risk_dig *d = ctx;
+    d->h = cd_hash_u64(cd_hash_u64(d->h, (uint64_t)foff), n);
+    return d->buf ? cd_mem_runs(d->io->ms, k, n, risk_dig_mrun, d) : 0;
+}
+
+/* This rank's part of the prediction, into the first reduction's vector (AG_RISK_*). */
+static void risk_local(cd_io *io, uint64_t v[AG_N])
+{
+    v[AG_RISK_LO] = UINT64_MAX;
+    v[AG_RISK_HI] = v[AG_RISK_PAST] = v[AG_RISK_OWN] = v[AG_RISK_FSIZE] = v[AG_RISK_RANKS] = 0;
+    v[AG_RISK_DIG] = v[AG_RISK_DIG_NOT] = v[AG_RISK_CBYTES] = 0;
+    const uint64_t me = (uint64_t)1 << (io->f->rank < 63 ? io->f->rank : 63);
+    if (risk_holes_possible(io)) {
+        const uint64_t span = io->l->storage == STORE_CHUNKED ? io->l->chunk_bytes : io->l->nelem * io->fes;
+        uint64_t end = 0;
+        for (uint64_t i = 0; i < io->map.n; i++) {
+            const cd_piece *p = &io->map.pc[i];
+            if (p->addr >= 0 && p->nelem && (uint64_t)p->addr + span > end) end = (uint64_t)p->addr + span;
+        }
+        /* storage within a size once seen needs no query: a file does not shrink under its writers */
+        cd_risk_walk w = {end > io->f->size_seen ? risk_file_size(io) : io->f->size_seen, UINT64_MAX, 0, 0, io->fes};
+        for (uint64_t i = 0; i < io->map.n; i++) {
+            const cd_piece *p = &io->map.pc[i];
+            if (p->addr < 0 || !p->nelem) continue;
+            if ((uint64_t)p->addr + span <= w.fsize) w.lo = 0; /* before the end: the holes start at the end */
+            else cd_walk_piece(&io->map, io->fs, p, risk_run, &w);
+        }
+        v[AG_RISK_LO] = w.lo;
+        v[AG_RISK_HI] = w.hi;
+        v[AG_RISK_PAST] = w.past;
+        v[AG_RISK_FSIZE] = w.fsize;
+        v[AG_RISK_OWN] = risk_ds(io->f) ? risk_gaps(w.lo, w.hi, w.past, w.fsize) : 0;
+        if (w.past) v[AG_RISK_RANKS] = me;
+    } else if (risk_writes(io) && io->l->storage == STORE_COMPACT && io->f->size > 1) {
+        /* without the bytes (a plan not given them) the digest is the rank's own: any writer is at risk */
+        cd_risk_dig d = {io, io->risk_buf, io->risk_buf ? 0x636f6d70ull : cd_mix64((uint64_t)io->f->rank + 1)};
+        uint64_t bytes = 0;
+        for (uint64_t i = 0; i < io->map.n; i++) {
+            bytes += io->map.pc[i].nelem * io->fes;
+            cd_walk_piece(&io->map, io->fs, &io->map.pc[i], risk_dig_run, &d);
+        }
+        d.h = cd_hash_u64(d.h, bytes);
+        v[AG_RISK_DIG] = d.h;
+        v[AG_RISK_DIG_NOT] = ~d.h;
+        v[AG_RISK_CBYTES] = bytes;
+        if (bytes) v[AG_RISK_RANKS] = me;
+    }
+}
+
+/* "rank 2", "ranks 0, 1, 5", "ranks 0, 1 and ranks past 62" from a rank mask. */
+static void risk_ranks_text(uint64_t m, char *b, size_t n)
+{
+    size_t k = (size_t)snprintf(b, n, "rank%s", (m & (m - 1)) ? "s" : "");
+    int first = 1;
+    for (int r = 0; r < 63 && k < n; r++)
+        if (m >> r & 1) { k += (size_t)snprintf(b + k, n - k, "%s%d", first ? " " : ", ", r); first = 0; }
+    if (m >> 63 && k < n) snprintf(b + k, n - k, "%sranks past 62", first ? " " : " and ");
+}
+
+/* The prediction from the agreed values (every rank alike): x->risk_*. global: the agreed causes (any
+   makes HDF5's path independent, which writes no holes); compact_cap: the compact storage's bytes. */
+static void risk_agreed(cd_io *io, uint32_t global, uint64_t compact_cap)
+{
+    colldiag_xfer *x = io->x;
+    const uint64_t *g = io->g;
+    char who[160];
+    /* HDF5's path: one collective MPI-IO write (no cause, collective_opt COLLECTIVE_IO), or with
+       INDIVIDUAL_IO independent MPI-IO writes of the same derived types, which only a sieving MPI-IO layer
+       fills holes of (each rank's own). An independent call, or a collective one with a cause, HDF5
+       writes run by run (no derived type): nothing to sieve */
+    const int coll = !global && io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO;
+    const int sieved = !global && io->set.mode == COLLDIAG_MPIO_COLLECTIVE && io->set.coll_opt == COLLDIAG_MPIO_INDIVIDUAL_IO;
+    const uint64_t gaps = coll ? risk_gaps(g[AG_RISK_LO], g[AG_RISK_HI], g[AG_RISK_PAST], g[AG_RISK_FSIZE]) : sieved ? g[AG_RISK_OWN] : 0;
+    if (gaps) {
+        x->risk_bytes = gaps;
+        x->risk_kinds |= COLLDIAG_RISK_HOLES;
+        x->risk_ranks = g[AG_RISK_RANKS];
+        risk_ranks_text(x->risk_ranks, who, sizeof who);
+        if (coll)
+            snprintf(x->risk_why, sizeof x->risk_why,
+                     "holes past the end of the file (byte %" PRIu64 ") in HDF5's collective write: %" PRIu64 " bytes between its first and "
+                     "last byte past the end (byte %" PRIu64 ") that no rank selected get whatever MPI-IO's buffer holds (storage without a "
+                     "written fill value); %s write past the end", g[AG_RISK_FSIZE], gaps, g[AG_RISK_HI], who);
+        else
+            snprintf(x->risk_why, sizeof x->risk_why,
+                     "holes past the end of the file (byte %" PRIu64 ") in HDF5's independent writes of a collective call with "
+                     "H5FD_MPIO_INDIVIDUAL_IO, which the MPI-IO layer sieves (ROMIO's read-modify-write of each rank's stretch): %" PRIu64
+                     " bytes between a rank's first and last byte that it did not select get whatever its buffer holds (storage without a "
+                     "written fill value); %s write past the end", g[AG_RISK_FSIZE], gaps, who);
+        snprintf(x->risk_adv, sizeof x->risk_adv,
+                 "give the dataset a fill value (H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC) or H5Pset_fill_value), or H5Fflush the file "
+                 "after creating it, or COLLDIAG_ACCELERATE=1 (colldiag then extends the file before HDF5's collective write, or writes the call itself)");
+    }
+    if (g[AG_RISK_CBYTES] && (g[AG_RISK_DIG] & g[AG_RISK_DIG_NOT])) {
+        x->risk_bytes = g[AG_RISK_CBYTES] < compact_cap ? g[AG_RISK_CBYTES] : compact_cap;
+        x->risk_kinds |= COLLDIAG_RISK_COMPACT;
+        x->risk_ranks = g[AG_RISK_RANKS];
+        risk_ranks_text(x->risk_ranks, who, sizeof who);
+        snprintf(x->risk_why, sizeof x->risk_why,
+                 "compact storage written with different selections or bytes on different ranks: HDF5 keeps one rank's copy of the object "
+                 "header, so the others' writes are lost (%s write)", who);
+        snprintf(x->risk_adv, sizeof x->risk_adv,
+                 "write the same selection with the same bytes on every rank, or use contiguous or chunked storage (colldiag cannot move "
+                 "compact data)");
+    }
+}
+
+/* An independent write's prediction, this rank alone: compact storage on a file of several ranks (HDF5
+   writes an independent call run by run: no holes to sieve). */
+static void risk_independent(cd_io *io)
+{
+    if (!risk_writes(io) || io->l->storage != STORE_COMPACT || io->f->size < 2) return;
+    uint64_t bytes = 0;
+    for (uint64_t i = 0; i < io->map.n; i++) bytes += io->map.pc[i].nelem * io->fes;
+    if (!bytes) return;
+    colldiag_xfer *x = io->x;
+    x->risk_bytes = bytes;
+    x->risk_kinds = COLLDIAG_RISK_COMPACT;
+    x->risk_ranks = (uint64_t)1 << (io->f->rank < 63 ? io->f->rank : 63);
+    snprintf(x->risk_why, sizeof x->risk_why,
+             "compact storage written independently on a file of %d ranks: HDF5 keeps one rank's copy of the object header, so these "
+             "bytes survive only if every rank writes the same (rank %d writes)", io->f->size, io->f->rank);
+    snprintf(x->risk_adv, sizeof x->risk_adv,
+             "write the same selection with the same bytes on every rank, or use contiguous or chunked storage (colldiag cannot move "
+             "compact data)");
+}
+
 /* The agreement vector of a rank whose arguments passed every check and whose selection is mapped:
    its causes, layout and settings digests, view, chunk counts and the AUTO model's inputs. The
    functions it calls read the layout, the selections and the map without guarding against bad ones:
@@ -676,6 +957,7 @@ static void agree_local(cd_io *io, uint32_t cause, uint64_t v[AG_N])
     v[AG_MAX_MRUNS] = link_mem_runs(io);
     write_extent(io, &v[AG_MAX_END], &v[AG_MAX_FSIZE]);
     touch_map(io, &v[AG_TOUCH], &v[AG_SUM_TOUCH]);
+    risk_local(io, v);
 }
 
 /* Maps a checked selection onto the layout's chunks (nothing for null spaces) and refuses what cannot
@@ -756,6 +1038,8 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     io.ms = ms;
     io.wbuf = wbuf;
     io.rbuf = rbuf;
+    io.risk_buf = dir == DIR_PLAN ? x->plan_wbuf : wbuf;
+    x->plan_wbuf = NULL; /* the next call's only */
     io.x = x;
     io.dir = dir;
     io.fes = l ? l->esize : 1;
@@ -788,6 +1072,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
         /* independent: no communication at all, global = local */
         x->global_cause = cause;
         if (io.code) return finish(&io, io.code);
+        risk_independent(&io);
         if (exec_independent(&io, cause)) return finish(&io, io.code);
         fill_chunk_info(&io);
         x->cnt.t_decide = cd_now() - t0 - x->cnt.t_io;
@@ -824,6 +1109,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     const int converts_114 = sel_on && (io.g[AG_CAUSE] & CD_CAUSE_CONVERTS_114) != 0;
     uint32_t global = (uint32_t)(io.g[AG_CAUSE] & ~(uint64_t)(CD_CAUSE_CONVERTS_114 | CD_CAUSE_SEL_OFF_114 | CD_CAUSE_SHORT_READ));
     x->global_cause = global;
+    if (!(global & COLLDIAG_MPIO_ERROR_WHILE_CHECKING) && l) risk_agreed(&io, global, l->nelem * io.fes);
     if (global & COLLDIAG_MPIO_ERROR_WHILE_CHECKING) {
         if (io.code && io.prefail == 2 && io.g[AG_FAIL] != UINT64_MAX) { /* waited, but another rank failed: name it */
             io.code = 0;
@@ -841,15 +1127,18 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     }
     if (io.g[AG_VIEW] && dir != DIR_PLAN) view_reset(&io);
     if (read_past_eof(&io, io.g[AG_MAX_END], io.g[AG_MAX_FSIZE])) return finish(&io, io.code);
-    if (hdf5_as_fast(&io, global))
-        return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "HDF5's path is as fast here: every rank writes whole chunks of its own, "
-                                   "%" PRIu64 " bytes on the busiest, which HDF5's collective path moves in the same stretches "
-                                   "(COLLDIAG_ACCELERATE=all runs it through colldiag)", io.g[AG_MAX_BYTES]));
-    if (hdf5_reads_it(&io))
-        return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "HDF5's path is as fast here: a rank reads the contiguous dataset "
-                                   "in more than one stretch%s, which HDF5's one collective call suits (COLLDIAG_ACCELERATE=all "
-                                   "runs it through colldiag)", x->read_stretch_bytes > 1 ? " or in a short one" : ""));
     if (!global && dir == DIR_WRITE && io.g[AG_MAX_END] > io.g[AG_MAX_FSIZE]) extend_file(&io, io.g[AG_MAX_END]);
+    file_covered(&io, global);
+    if (x->accel) { /* the HDF5 preload under COLLDIAG_ACCELERATE: the engine, on every agreed fact (engine.c) */
+        const int rule = accel_rule(&io, global);
+        if (engine_of(rule) == CD_ENGINE_HDF5) {
+            if (rule == CD_RULE_WHOLE_CHUNKS)
+                return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "%s; %" PRIu64 " bytes on the busiest rank", engine_why(rule),
+                                           io.g[AG_MAX_BYTES]));
+            return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "%s", engine_why(rule)));
+        }
+        x->engine_rule = rule;
+    }
     if (global & COLLDIAG_MPIO_FILTERS)
         return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag cannot write filtered chunks (cause FILTERS)"));
     if (l->filtered && !f->plan_only)

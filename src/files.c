@@ -32,8 +32,19 @@ enum {
     AG_RANK0_BYTES,    /* BOR, rank 0's alone: its fetch byte threshold (COLLDIAG_H5_FETCH_BYTES) */
     AG_ENV,            /* BOR of every rank's digests of those variables (21 bits each) ... */
     AG_ENV_NOT,        /* ... and of their complements: a variable differs somewhere iff its bits of the AND are not 0 */
+    /* bytes at risk of HDF5's own path (decision.c, risk_local): */
+    AG_RISK_LO,        /* MIN: first selected file byte of a write whose holes may lie past the end of the file (0: some
+                          selected byte lies before it; UINT64_MAX: none) */
+    AG_RISK_HI,        /* MAX: end of the last selected byte past the end of the file (0: none) */
+    AG_RISK_PAST,      /* SUM: selected bytes past the end of the file */
+    AG_RISK_OWN,       /* SUM: each rank's holes past the end of the file within its own extent (a sieved independent write's) */
+    AG_RISK_FSIZE,     /* MAX: the file's size as each rank sees it */
+    AG_RISK_RANKS,     /* BOR: bit r (r < 63; bit 63 for the others) for a rank that writes past the end / into compact storage */
+    AG_RISK_DIG,       /* BOR of a digest of this rank's compact write (selection and bytes) ... */
+    AG_RISK_DIG_NOT,   /* ... and of its complement: every rank writes the same iff AND of the two is 0 */
+    AG_RISK_CBYTES,    /* SUM: bytes written into compact storage */
     AG_TOUCH,          /* BOR: the touched-chunk map, CD_TOUCH_WORDS words from here */
-    AG_N = AG_TOUCH + 8 /* 272 bytes in all: see touch_map */
+    AG_N = AG_TOUCH + 8 /* 344 bytes in all: see touch_map */
 };
 #define CD_TOUCH_WORDS (AG_N - AG_TOUCH)
 
@@ -46,12 +57,12 @@ static void cd_agree_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
         for (int i = 0; i < AG_N; i++) {
             uint64_t x = a[base + i], *y = &b[base + i];
             switch (i) {
-            case AG_FAIL: case AG_MIN_CHUNKS: if (x < *y) *y = x; break;
+            case AG_FAIL: case AG_MIN_CHUNKS: case AG_RISK_LO: if (x < *y) *y = x; break;
             case AG_MAX_CHUNKS: case AG_MAX_BYTES: case AG_MAX_PIECE: case AG_MAX_RUNS: case AG_MAX_END: case AG_MAX_FSIZE:
-            case AG_MAX_MULTI_NS: case AG_MAX_IND_NS: case AG_MAX_MRUNS:
+            case AG_MAX_MULTI_NS: case AG_MAX_IND_NS: case AG_MAX_MRUNS: case AG_RISK_HI: case AG_RISK_FSIZE:
                 if (x > *y) *y = x;
                 break;
-            case AG_SUM_CHUNKS: case AG_SUM_RUNS: case AG_SUM_PARTIAL: case AG_SUM_TOUCH: *y += x; break;
+            case AG_SUM_CHUNKS: case AG_SUM_RUNS: case AG_SUM_PARTIAL: case AG_SUM_TOUCH: case AG_RISK_PAST: case AG_RISK_OWN: case AG_RISK_CBYTES: *y += x; break;
             default: *y |= x; break;
             }
         }
@@ -70,6 +81,9 @@ struct colldiag_file {
     int plan_read;       /* HDF5 bridge: the planned call is H5Dread (HDF5 treats filtered reads apart) */
     int bridge;          /* HDF5 bridge: HDF5's own MPI_File (never closed here); the bridge reports, not the core */
     uint64_t size_seen;  /* the largest size this rank has seen the file have (write_extent) */
+    MPI_File size_fh;    /* HDF5 bridge, plan_only: HDF5's own MPI_File, asked only for its size (risk_local) */
+    uint64_t covered_to; /* agreed in collective writes, alike on every rank: the file is at least this long (file_covered) */
+    int ds_write;        /* the MPI-IO layer may sieve independent writes (read-modify-write): 1, 0, -1 not asked yet (risk_ds) */
     int read_only;       /* opened (or wrapped) MPI_MODE_RDONLY: under HDF5 1.14's rules, its small chunks are cached */
 };
 
@@ -109,8 +123,9 @@ static int file_alloc(const char *fn, MPI_Comm comm, colldiag_file **out, int co
     MPI_Comm_rank(f->comm, &f->rank);
     MPI_Comm_size(f->comm, &f->size);
     MPI_Op_create(cd_agree_fn, 1, &f->op);
-    f->fh = MPI_FILE_NULL;
+    f->fh = f->size_fh = MPI_FILE_NULL;
     f->fd = -1;
+    f->ds_write = -1;
     *made = f;
     return 0;
 }

@@ -55,6 +55,7 @@ typedef struct h5_dentry {
     int learned;                         /* chunked, cdims and never are read (h5_learn) */
     int chunked;
     int layout, filtered, external;      /* H5Pget_layout, filters, external files (h5_learn): what a plan needs */
+    int fill_unwritten;                  /* HDF5 wrote no fill value at allocation (h5_fill_unwritten; h5_learn) */
     int rank;
     int cap;                             /* the dataset's rank (a scalar's 1), which never changes: the length of
                                             dims, u_dims and cdims, which point into the entry's own tail */
@@ -108,6 +109,8 @@ static void h5_text_set(char **t, const char *fmt, ...)
 
 static h5_fentry *h5_files;
 static h5_dentry *h5_dsets;
+static h5_dentry *h5_cached_entry(hid_t dset);
+static int h5_identify(hid_t dset, h5_oid *oi);
 
 /* The dataset cache's index: two hash chains through every entry, by (file, object address) and by the
    id of its last call, so that finding a dataset costs the same among ten datasets or ten thousand (a
@@ -262,6 +265,7 @@ static int h5_bridge_entry(hid_t dset, unsigned long fileno, h5_fentry **out, co
         f->fh = fh;
         f->own_fh = 0;
         f->fd = -1;
+        f->ds_write = -1;
         f->bridge = 1;
         e->fileno = fileno;
         e->writable = -1;
@@ -273,18 +277,21 @@ static int h5_bridge_entry(hid_t dset, unsigned long fileno, h5_fentry **out, co
     return 0;
 }
 
-/* HDF5's own call is as fast on a file whose communicator is one rank, under COLLDIAG_ACCELERATE=1
-   (the preload sets x->hdf5_as_fast_bytes and x->read_stretch_bytes for it): MPI-IO's collective call
-   on one rank is that rank's own I/O (ROMIO and ompio alike read and write it independently), so none
-   of colldiag's gains applies, and learning the file costs a first call 0.1-0.6 ms here (IOR -F, a
-   file a rank: 0.66-0.78x HDF5's read rate before this rule). Alike everywhere: one rank. */
-static int h5_one_rank_as_fast(const h5_fentry *fe, const colldiag_xfer *x)
+/* HDF5's own call is as fast on a file whose communicator is one rank, under COLLDIAG_ACCELERATE=1:
+   MPI-IO's collective call on one rank is that rank's own I/O (ROMIO and ompio alike read and write it
+   independently), so none of colldiag's gains applies, and learning the file costs a first call
+   0.1-0.6 ms here (IOR -F, a file a rank: 0.66-0.78x HDF5's read rate before this rule). The engine's
+   rule list decides (engine.c). Alike everywhere: one rank. */
+static int h5_one_rank_as_fast(const h5_fentry *fe, const colldiag_xfer *x, int dir, int collective)
 {
-    return fe->f->size == 1 && (x->hdf5_as_fast_bytes || x->read_stretch_bytes);
+    if (fe->f->size != 1 || !x->accel) return 0;
+    /* a collective write's bytes at risk are not known here; the preload makes HDF5's path safe first */
+    const cd_engine_facts ef = {.all = x->accel == 2, .risk = dir == DIR_WRITE && collective ? -1 : 0, .can_make_safe = 1, .one_rank = 1,
+                                .whole_chunks = -1, .many_stretches = -1};
+    return engine_of(engine_rule(&ef)) == CD_ENGINE_HDF5;
 }
 
-static const char h5_one_rank_why[] = "HDF5's path is as fast here: the file's communicator is one rank, whose collective call MPI-IO "
-                                      "runs as its own I/O (COLLDIAG_ACCELERATE=all runs it through colldiag)";
+#define h5_one_rank_why (cd_rule_why[CD_RULE_ONE_RANK])
 
 /* h5_bridge_entry's file, with the file's communicator for a collective call: every rank of a
    collective call asks here whether it has one, and ranks that do not (all of them, or none: a
@@ -309,6 +316,57 @@ static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_f
     }
     *out = e;
     return 0;
+}
+
+/* COLLDIAG_ACCELERATE: HDF5's own collective write made safe before it runs (engine.c). HDF5 allocates
+   contiguous storage at its end of allocation when it creates the dataset, and extends the file only at
+   its next flush, so the storage lies past the end of the file, where MPI-IO's collective write fills
+   the holes between the ranks' pieces with whatever its buffer held (tests/h5_defects.c, every stack).
+   With the file extended to the storage's end first, those holes read zeros, as after a flush. (HDF5's
+   end of allocation would cover every dataset at once, but H5Fget_eoa refuses the MPI-IO driver and
+   H5Fget_filesize answers its end of file; chunked storage gets its fill written at allocation unless
+   told otherwise, and colldiag moves the chunked writes whose bytes are at risk itself.) Collective over
+   the file's communicator, as the write is: nothing when the file is agreed to be that long already
+   (covered_to, alike on every rank, as the storage's address and size are), else one MPI_Allreduce of
+   the ranks' sizes (the file never shrinks here) and MPI_File_set_size when it must grow; on a file of
+   one rank, its size alone. *from, *to: the size before and after (equal when nothing grew). 0, or -1
+   when the dataset is not contiguous or a step failed (its HDF5 call then runs as without the preload). */
+static int h5_make_safe(hid_t dset, uint64_t *from, uint64_t *to)
+{
+    static const char fn[] = "colldiag_h5_make_safe";
+    *from = *to = 0;
+    const haddr_t a = H5Dget_offset(dset);
+    if (a == HADDR_UNDEF) return -1; /* not contiguous (or no storage): alike on every rank */
+    const uint64_t end = (uint64_t)a + H5Dget_storage_size(dset);
+    h5_oid oi;
+    h5_fentry *fe = NULL;
+    if (h5_identify(dset, &oi) || h5_bridge_file(dset, oi.fileno, 1, &fe, fn)) return -1;
+    colldiag_file *f = fe->f;
+    if (end <= f->covered_to) return 0;
+    MPI_Offset sz = 0;
+    if (MPI_File_get_size(f->fh, &sz) != MPI_SUCCESS || sz < 0) sz = 0;
+    uint64_t mine = (uint64_t)sz, most = mine;
+    if (f->size > 1 && MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, f->comm) != MPI_SUCCESS) return -1;
+    *from = *to = most;
+    if (end > most) {
+        if (MPI_File_set_size(f->fh, (MPI_Offset)end) != MPI_SUCCESS) return -1;
+        *to = end;
+    }
+    if (*to > f->covered_to) f->covered_to = *to;
+    return 0;
+}
+
+int colldiag_h5_make_safe(hid_t dset, uint64_t *size_before, uint64_t *size_after)
+{
+    uint64_t from = 0, to = 0;
+    int rc;
+    cd_env_enter();
+    H5E_BEGIN_TRY { rc = h5_make_safe(dset, &from, &to); } H5E_END_TRY;
+    cd_env_leave();
+    if (size_before) *size_before = from;
+    if (size_after) *size_after = to;
+    return rc ? cd_fail(COLLDIAG_ERR_UNSUPPORTED, "colldiag_h5_make_safe", "not a contiguous dataset of an MPI-IO file, or the file's size "
+                                                                          "cannot be read, or the file cannot grow") : 0;
 }
 
 /* Whether a type holds variable-length data anywhere, or cannot be told (1). H5Tdetect_class finds
@@ -367,6 +425,7 @@ static void h5_facts_of(hid_t dset, hid_t dcpl, h5_dentry *e)
     e->layout = (int)lay;
     e->filtered = lay == H5D_CHUNKED && H5Pget_nfilters(dcpl) > 0;
     e->external = lay == H5D_CONTIGUOUS && H5Pget_external_count(dcpl) > 0;
+    e->fill_unwritten = h5_fill_unwritten(dcpl, lay);
     const int rank = space >= 0 ? H5Sget_simple_extent_ndims(space) : -1;
     /* the chunk dims of a dataset colldiag never moves too: a plan needs them (h5_plan_layout_learned) */
     const int cd_ok = e->chunked && rank >= 1 && rank <= e->cap && H5Pget_chunk(dcpl, rank, e->cdims) == rank;
@@ -512,7 +571,9 @@ static int h5_plan_layout_learned(hid_t dset, int collective, colldiag_layout **
                                                      "only storage inside the HDF5 file");
     if (e->layout == H5D_CONTIGUOUS) {
         const haddr_t a = H5Dget_offset(dset);
-        return colldiag_layout_contiguous(rank, dims, esize, a == HADDR_UNDEF ? 0 : (MPI_Offset)a, out);
+        const int rc = colldiag_layout_contiguous(rank, dims, esize, a == HADDR_UNDEF ? 0 : (MPI_Offset)a, out);
+        if (!rc) colldiag_layout_set_fill_written(*out, !e->fill_unwritten);
+        return rc;
     }
     if (e->layout == H5D_COMPACT) return colldiag_layout_compact(rank, dims, esize, 0, out);
     if (e->layout == H5D_CHUNKED) {
@@ -520,6 +581,7 @@ static int h5_plan_layout_learned(hid_t dset, int collective, colldiag_layout **
         for (int d = 0; d < rank; d++) cdims[d] = e->cdims[d];
         int rc = colldiag_layout_chunked(rank, dims, cdims, esize, 0, out);
         if (!rc && e->filtered) colldiag_layout_set_filtered(*out, 1);
+        if (!rc) colldiag_layout_set_fill_written(*out, !e->fill_unwritten);
         return rc;
     }
     return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataset is virtual (or of an unknown layout): colldiag plans only "
@@ -594,11 +656,13 @@ static int h5_build_layout(hid_t dset, h5_dentry *e, int rank, const hsize_t *di
             return -1;
         }
         rc = colldiag_layout_contiguous(rank, d64, esize, (MPI_Offset)a, &e->l);
+        if (!rc && e->learned) colldiag_layout_set_fill_written(e->l, !e->fill_unwritten);
     } else {
         h5_learn(dset, e); /* the chunk dims (read by every caller's h5_prepare already) */
         rc = h5_has_text(e->never) ? cd_fail(COLLDIAG_ERR_UNSUPPORTED, "colldiag_h5_write", "%s", e->never) : 0;
         for (int d = 0; d < rank && !rc; d++) c64[d] = e->cdims[d];
         if (!rc) rc = colldiag_layout_chunked(rank, d64, c64, esize, 0, &e->l);
+        if (!rc) colldiag_layout_set_fill_written(e->l, !e->fill_unwritten);
         ix_index *own = rc ? NULL : cd_malloc(sizeof *own);
         if (!rc && own) *own = *ix;
         if (!rc && (!own || layout_set_resolver(e->l, ix_resolve, own, cd_free, h5_chunks_ident(e->addr, ix->r.base, e->l)))) {

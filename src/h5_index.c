@@ -857,6 +857,7 @@ int colldiag_h5_layout(hid_t dset, colldiag_layout **out)
             goto done;
         }
         rc = colldiag_layout_contiguous(rank, dims, esize, (MPI_Offset)a, out);
+        if (!rc) colldiag_layout_set_fill_written(*out, !h5_fill_unwritten(dcpl, H5D_CONTIGUOUS));
         break;
     }
     case H5D_COMPACT:
@@ -874,6 +875,7 @@ int colldiag_h5_layout(hid_t dset, colldiag_layout **out)
         rc = colldiag_layout_chunked(rank, dims, cdims, esize, 0, out);
         if (rc) goto done;
         colldiag_layout *l = *out;
+        l->fill_unwritten = h5_fill_unwritten(dcpl, H5D_CHUNKED);
         MPI_Offset *t = cd_malloc((size_t)l->nchunks * sizeof *t);
         if (!t) { rc = cd_fail(COLLDIAG_ERR_NOMEM, fn, "a table of %" PRIu64 " chunk addresses", l->nchunks); goto fail_layout; }
         for (uint64_t i = 0; i < l->nchunks; i++) t[i] = -1;

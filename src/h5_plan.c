@@ -29,6 +29,7 @@ static int h5_plan_layout(hid_t dset, colldiag_layout **out, const char *fn)
         } else if (lay == H5D_CONTIGUOUS) {
             haddr_t a = H5Dget_offset(dset);
             rc = colldiag_layout_contiguous(rank, dims, esize, a == HADDR_UNDEF ? 0 : (MPI_Offset)a, out);
+            if (!rc) colldiag_layout_set_fill_written(*out, !h5_fill_unwritten(dcpl, lay));
         } else if (lay == H5D_COMPACT) {
             rc = colldiag_layout_compact(rank, dims, esize, 0, out);
         } else if (lay == H5D_CHUNKED) {
@@ -36,6 +37,7 @@ static int h5_plan_layout(hid_t dset, colldiag_layout **out, const char *fn)
             for (int d = 0; d < rank; d++) cdims[d] = hc[d];
             rc = colldiag_layout_chunked(rank, dims, cdims, esize, 0, out);
             if (!rc && H5Pget_nfilters(dcpl) > 0) colldiag_layout_set_filtered(*out, 1);
+            if (!rc) colldiag_layout_set_fill_written(*out, !h5_fill_unwritten(dcpl, lay));
         } else {
             rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataset is virtual (or of an unknown layout): colldiag plans only "
                                                        "contiguous, chunked and compact datasets");
@@ -200,7 +202,9 @@ static int h5_plan_file(hid_t dset, int collective, colldiag_file **out, const c
     f->size = size;
     f->driver = COLLDIAG_DRIVER_MPIO; /* plan_only: no view is checked, nothing is extended or moved */
     f->fh = MPI_FILE_NULL;
+    f->size_fh = fh; /* HDF5's, valid while the dataset's file is open: asked only for the file's size */
     f->fd = -1;
+    f->ds_write = -1;
     f->plan_only = 1;
     {
         hid_t file = H5Iget_file_id(dset);

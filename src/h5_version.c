@@ -168,4 +168,18 @@ static void h5_selection_facts(hid_t dset, hid_t dxpl, colldiag_xfer *x, const c
     }
 }
 
+/* Whether HDF5 left the storage's fill unwritten when it allocated it (parallel HDF5 allocates at
+   creation): contiguous storage gets its fill only with H5D_FILL_TIME_ALLOC, or H5D_FILL_TIME_IFSET and
+   a fill value set; chunks get theirs unless H5D_FILL_TIME_NEVER or the fill value is undefined
+   (tests/h5_defects.c checks both with HDF5 alone: holes-*, control-fill-*). A list that cannot be read:
+   as HDF5's default for the class. */
+static int h5_fill_unwritten(hid_t dcpl, H5D_layout_t lay)
+{
+    H5D_fill_time_t ft = H5D_FILL_TIME_IFSET;
+    H5D_fill_value_t st = H5D_FILL_VALUE_DEFAULT;
+    if (dcpl < 0 || H5Pget_fill_time(dcpl, &ft) < 0 || H5Pfill_value_defined(dcpl, &st) < 0) return lay != H5D_CHUNKED;
+    if (lay == H5D_CHUNKED) return ft == H5D_FILL_TIME_NEVER || st == H5D_FILL_VALUE_UNDEFINED;
+    return !(ft == H5D_FILL_TIME_ALLOC || (ft == H5D_FILL_TIME_IFSET && st == H5D_FILL_VALUE_USER_DEFINED));
+}
+
 #endif /* COLLDIAG_WITH_HDF5 */

@@ -11,7 +11,7 @@ static const char cd_html_head[] =
     "body{font:14px/1.4 system-ui,sans-serif;margin:1em 2em;color:#222}h1{font-size:20px}h2{font-size:17px;margin-top:1.6em}"
     "section{border-top:2px solid #888;margin-top:2em}table{border-collapse:collapse;margin:.5em 0}"
     "td,th{border:1px solid #bbb;padding:2px 8px;text-align:left}th{background:#eee}"
-    ".agree{color:#070}.disagree{color:#b00;font-weight:bold}.grid{display:flex;gap:1.5em;align-items:flex-start}"
+    ".agree{color:#070}.disagree{color:#b00;font-weight:bold}.risk{color:#fff;background:#b00;padding:.3em .5em;font-weight:bold}.grid{display:flex;gap:1.5em;align-items:flex-start}"
     "canvas{border:1px solid #888;image-rendering:pixelated;cursor:crosshair}.legend span{display:inline-block;width:12px;"
     "height:12px;margin:0 4px 0 12px;vertical-align:middle;border:1px solid #888}.info{min-width:22em;font:13px monospace;"
     "white-space:pre;background:#f7f7f7;padding:6px;border:1px solid #ccc}\n</style>\n<script>\n"
@@ -216,12 +216,20 @@ static void report_html_grid(FILE *o, const cd_rep *r, const char *id, int grid_
 static void report_html_section(FILE *o, const cd_rep *r, const colldiag_xfer *x, const char *title, const char *verdict, int seq)
 {
     const cd_rep_hdr *h0 = &r->h[0];
-    fprintf(o, "<section id=\"cd%d\">\n<h2>", seq);
+    fprintf(o, "<section id=\"cd%d\"%s>\n<h2>", seq, x && x->risk_bytes ? " class=\"at-risk\"" : "");
+    if (x && x->risk_bytes) fprintf(o, "&#9888; ");
     html_esc(o, title && *title ? title : "colldiag call");
     fprintf(o, "</h2>\n");
     if (verdict && *verdict) {
         fprintf(o, "<p class=\"%s\">", strstr(verdict, "DISAGREE") ? "disagree" : "agree");
         html_esc(o, verdict);
+        fprintf(o, "</p>\n");
+    }
+    if (x && x->risk_bytes) { /* the call is marked: HDF5's path would not leave the file as the program wrote it */
+        fprintf(o, "<p class=\"risk\">Bytes at risk: %" PRIu64 " (", x->risk_bytes);
+        html_esc(o, x->risk_why);
+        fprintf(o, "). To keep them: ");
+        html_esc(o, x->risk_adv);
         fprintf(o, "</p>\n");
     }
     fprintf(o, "<table><tr><th>ranks</th><td>%d</td></tr><tr><th>chunk optimisation</th><td>%s</td></tr><tr><th>why</th><td>", r->P,

@@ -95,6 +95,12 @@ struct colldiag_layout {
     MPI_Offset *addrs;                    /* table, or NULL for dense */
     uint64_t table_hash;                  /* computed once, so agreement checks stay O(1) per call */
     int filtered;
+    /* HDF5 left the storage unwritten when it allocated it (no fill value written): a collective write's
+       holes past the end of the file then hold what MPI-IO's buffer held (decision.c, risk_local). The
+       default is HDF5's own for each storage class under parallel HDF5, which allocates at creation:
+       contiguous storage gets no fill unless H5D_FILL_TIME_ALLOC or a fill value is set, chunks get
+       theirs unless H5D_FILL_TIME_NEVER or the fill value is undefined (tests/h5_defects.c, both). */
+    int fill_unwritten;
     /* Lazy addresses (the HDF5 bridge): no table; a call's mapping asks the resolver for the chunks it
        touches that the cache does not hold (map_resolve), so work and memory follow touched chunks,
        never the dataset's chunk count. table_hash then names the index (same on every rank). */
@@ -140,6 +146,7 @@ static int layout_flat(const char *fn, int storage, int rank, const uint64_t *di
         return cd_fail(COLLDIAG_ERR_ARG, fn, "address + size overflows a file offset");
     }
     l->storage = storage;
+    l->fill_unwritten = storage == STORE_CONTIG;
     *out = l;
     return 0;
 }
@@ -209,6 +216,14 @@ int colldiag_layout_set_chunk_addrs(colldiag_layout *l, uint64_t nchunks, const 
     cd_free(l->addrs);
     l->addrs = t;
     l->table_hash = h;
+    return 0;
+}
+
+int colldiag_layout_set_fill_written(colldiag_layout *l, int written)
+{
+    static const char fn[] = "colldiag_layout_set_fill_written";
+    if (!l) return cd_fail(COLLDIAG_ERR_ARG, fn, "l is NULL");
+    l->fill_unwritten = !written;
     return 0;
 }
 

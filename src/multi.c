@@ -51,10 +51,18 @@ static void multi_combine(const cd_io *io, const uint64_t *vs, uint64_t v[AG_N])
         chunks += w[AG_SUM_CHUNKS];
         static const int sums[] = {AG_MAX_BYTES, AG_MAX_RUNS, AG_SUM_RUNS, AG_SUM_PARTIAL, AG_MAX_MRUNS, AG_MAX_MULTI_NS, AG_MAX_IND_NS};
         for (size_t k = 0; k < sizeof sums / sizeof *sums; k++) v[sums[k]] += w[sums[k]];
-        static const int maxs[] = {AG_MAX_PIECE, AG_MAX_END, AG_MAX_FSIZE};
+        static const int maxs[] = {AG_MAX_PIECE, AG_MAX_END, AG_MAX_FSIZE, AG_RISK_HI, AG_RISK_FSIZE};
         for (size_t k = 0; k < sizeof maxs / sizeof *maxs; k++)
             if (w[maxs[k]] > v[maxs[k]]) v[maxs[k]] = w[maxs[k]];
+        /* bytes at risk (risk_local): the call's extent over every dataset, the compact datasets' digests chained */
+        if (d == 0 || w[AG_RISK_LO] < v[AG_RISK_LO]) v[AG_RISK_LO] = w[AG_RISK_LO];
+        v[AG_RISK_PAST] += w[AG_RISK_PAST];
+        v[AG_RISK_CBYTES] += w[AG_RISK_CBYTES];
+        v[AG_RISK_RANKS] |= w[AG_RISK_RANKS];
+        if (w[AG_RISK_CBYTES]) v[AG_RISK_DIG] = cd_mix64(v[AG_RISK_DIG] ^ w[AG_RISK_DIG]);
     }
+    v[AG_RISK_DIG_NOT] = ~v[AG_RISK_DIG];
+    if (!io->nsub) v[AG_RISK_LO] = UINT64_MAX;
     const uint64_t sd = settings_digest(&io->set) ^ cd_mix64(io->nsub + 1);
     v[AG_LAYOUT] = ld;
     v[AG_LAYOUT_NOT] = ~ld;
@@ -296,7 +304,7 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
         s->l = ls[d];
         s->fs = fss[d];
         s->ms = mss ? mss[d] : NULL;
-        s->wbuf = dir == DIR_WRITE ? wbufs[d] : NULL;
+        s->wbuf = s->risk_buf = dir == DIR_WRITE ? wbufs[d] : NULL;
         s->rbuf = dir == DIR_READ ? rbufs[d] : NULL;
         s->fes = s->mes = s->fes_max = s->fes_min = s->l ? s->l->esize : 1;
         const void *b = dir == DIR_WRITE ? s->wbuf : s->rbuf;
@@ -368,6 +376,7 @@ static int cd_transfer_multi(colldiag_file *f, size_t n, const colldiag_layout *
     agreed_env(&io);
     if (io.g[AG_CAUSE] & CD_CAUSE_SEL_OFF_114) sel_on = 0;
     x->global_cause = (uint32_t)(io.g[AG_CAUSE] & ~(uint64_t)(CD_CAUSE_SEL_OFF_114 | CD_CAUSE_CONVERTS_114));
+    if (!(x->global_cause & COLLDIAG_MPIO_ERROR_WHILE_CHECKING)) risk_agreed(&io, x->global_cause, UINT64_MAX);
     if (io.g[AG_CAUSE] & COLLDIAG_MPIO_ERROR_WHILE_CHECKING) {
         const uint64_t w = io.g[AG_FAIL] / 16u, mask = ((uint64_t)1 << CD_MULTI_FAIL_SHIFT) - 1, bad = w & mask;
         char where[48] = "";

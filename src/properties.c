@@ -89,6 +89,16 @@ struct colldiag_xfer {
        COLLDIAG_ERR_UNSUPPORTED ("HDF5's path is as fast here"), so that HDF5 runs it
        (COLLDIAG_ACCEL_STRETCH_BYTES) */
     uint64_t read_stretch_bytes;
+    /* The bytes at risk of HDF5's own path in the last write (decision.c, risk_agreed; colldiag_get_bytes_at_risk),
+       agreed in a collective call; the words are formatted only when some are */
+    uint64_t risk_bytes, risk_ranks;      /* ranks: bit r for rank r < 63, bit 63 for any other */
+    unsigned risk_kinds;                  /* COLLDIAG_RISK_* */
+    char risk_why[768], risk_adv[320];
+    const void *plan_wbuf;                /* colldiag_set_plan_buffer: the next plan's data (compact digests) */
+    /* The HDF5 preload under COLLDIAG_ACCELERATE (0 for every other caller): 1 for =1's rules, 2 for =all;
+       a collective call then ends with the engine's rule on the agreed facts (engine.c, accel_rule), and
+       engine_rule says which rule let colldiag move the call (CD_RULE_N: none decided) */
+    int accel, engine_rule;
 };
 
 /* One dataset's results in a multi-dataset call: what a single call of that dataset reports. */

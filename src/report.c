@@ -180,6 +180,24 @@ int colldiag_get_auto_estimate_independent(const colldiag_xfer *x, double *indep
 
 const char *colldiag_scheme_reason(const colldiag_xfer *x) { return x ? xfer_reason(x) : ""; }
 
+int colldiag_get_bytes_at_risk(const colldiag_xfer *x, uint64_t *bytes, unsigned *kinds)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_bytes_at_risk", "x is NULL");
+    if (bytes) *bytes = x->risk_bytes;
+    if (kinds) *kinds = x->risk_kinds;
+    return 0;
+}
+
+const char *colldiag_risk_reason(const colldiag_xfer *x) { return x && x->risk_bytes ? x->risk_why : ""; }
+const char *colldiag_risk_advice(const colldiag_xfer *x) { return x && x->risk_bytes ? x->risk_adv : ""; }
+
+int colldiag_set_plan_buffer(colldiag_xfer *x, const void *buf)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_set_plan_buffer", "x is NULL");
+    x->plan_wbuf = buf;
+    return 0;
+}
+
 /* --- the collective report --- */
 
 typedef struct {
@@ -445,6 +463,7 @@ int colldiag_report_print(colldiag_file *f, const colldiag_xfer *x, FILE *out)
         fprintf(out, "   causes: none, collective I/O was possible\n");
     }
     report_sel_io(&r, out, 0);
+    if (x->risk_bytes) fprintf(out, "   bytes at risk: %" PRIu64 " (%s)\n   to keep them: %s\n", x->risk_bytes, x->risk_why, x->risk_adv);
     report_print_datasets(&r, out);
     /* per-chunk truth, capped so a huge run stays readable */
     uint64_t shown = 0, total = 0;
@@ -552,7 +571,13 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
         }
         fprintf(out, "]}");
     }
-    fprintf(out, "]");
+    fprintf(out, "],\"bytes_at_risk\":%" PRIu64 ",\"risk\":", x->risk_bytes);
+    json_str(out, colldiag_risk_reason(x));
+    if (x->risk_bytes) {
+        fprintf(out, ",\"risk_advice\":");
+        json_str(out, x->risk_adv);
+    }
+    if (x->accel && x->engine_rule < CD_RULE_N) fprintf(out, ",\"engine_rule\":\"%s\"", engine_rule_name(x->engine_rule));
     if (r.nds) { /* a multi-dataset call: each dataset, each rank's results for it */
         fprintf(out, ",\"datasets\":[");
         for (uint64_t d = 0; d < r.nds; d++) {
