@@ -14,11 +14,20 @@ suite() { # name, timeout seconds, command...
     local name=$1 t=$2; shift 2
     local log; log=$(mktemp)
     local t0=$SECONDS
-    if timeout "$t" "$@" >"$log" 2>&1; then
+    local rc=0
+    timeout "$t" "$@" >"$log" 2>&1 || rc=$?
+    if [ "$rc" = 0 ]; then
         passed=$((passed + 1)); echo "ok    $name ($((SECONDS - t0)) s)"
     else
+        # the command's own status (124: timed out), and enough of its output to tell a launch failure
+        # (mpirun's, or no output at all) from a wrong answer (the test's own lines, last ones included)
         failed=$((failed + 1)); failed_names="$failed_names\n  $name"
-        echo "FAIL  $name (exit $?, $((SECONDS - t0)) s)"; grep -v '^\s*$' "$log" | head -40 | sed 's/^/      /'
+        local what="exit $rc"; [ "$rc" = 124 ] && what="timed out after $t s"
+        echo "FAIL  $name ($what, $((SECONDS - t0)) s, $(wc -l <"$log") lines of output)"
+        if [ ! -s "$log" ]; then echo "      (no output at all)"
+        else grep -v '^\s*$' "$log" | head -40 | sed 's/^/      /'
+             [ "$(grep -cv '^\s*$' "$log")" -gt 40 ] && { echo "      ..."; grep -v '^\s*$' "$log" | tail -15 | sed 's/^/      /'; }
+        fi
     fi
     rm -f "$log"
 }
@@ -112,11 +121,15 @@ suite "mpich rfc_modes.f90 prints rfc_modes.c's lines" 120 bash -c 'same_lines "
 # the README's excerpt is lines of examples/minimal.c, in their order, and the program runs collectively
 readme_example() { # launcher
     awk '/^```c$/{on=1; next} /^```$/{if (on) exit} on' README.md >build/readme_example.c &&
-    [ "$(wc -l <build/readme_example.c)" -ge 3 ] &&
+    { [ "$(wc -l <build/readme_example.c)" -ge 3 ] || { echo "the README has no C excerpt of 3 lines or more"; return 1; }; } &&
     awk 'NR == FNR { want[++n] = $0; next } i < n && $0 == want[i + 1] { i++ }
          END { if (i < n) { print "README line not in examples/minimal.c (in order): " want[i + 1]; exit 1 } }' \
         build/readme_example.c examples/minimal.c &&
-    $1 -n 3 build/openmpi/minimal build/fortran/minimal.bin | grep -c '^rank [0-2]: CHUNK_COLLECTIVE, causes 0x0/0x0$' | grep -qx 3
+    local out rc=0
+    out=$($1 -n 3 build/openmpi/minimal build/fortran/minimal.bin 2>&1) || rc=$?
+    [ "$(grep -c '^rank [0-2]: CHUNK_COLLECTIVE, causes 0x0/0x0$' <<<"$out")" = 3 ] && [ "$rc" = 0 ] && return 0
+    echo "examples/minimal.c under $1 -n 3 exited $rc; its output:"; echo "$out"
+    return 1
 }
 export -f readme_example
 suite "README's excerpt is examples/minimal.c's, and it runs collectively" 60 bash -c 'readme_example "$1"' _ "$OMPI"
@@ -135,6 +148,13 @@ else
 fi
 suite "mpich preload: HDF5 C client" 300 tests/test_preload.sh build/mpich "$MPICH"
 suite "openmpi preload: collective-metadata file, one rank calling alone" 200 tests/test_collmd_explain.sh build/openmpi "$OMPI"
+# what HDF5 and MPI-IO get wrong on this stack (plain HDF5, printed), every wrong file predicted by the
+# preload's report with no false alarm, and under COLLDIAG_ACCELERATE=1 every hole right (tests/h5_defects.c)
+suite "openmpi/ompio HDF5's defects: shown, predicted, prevented (4 ranks)" 300 tests/test_defects.sh build/openmpi "$OMPI" 4 "ompio, "
+suite "openmpi/ompio HDF5's defects: shown, predicted, prevented (8 ranks)" 300 tests/test_defects.sh build/openmpi "$OMPI" 8 "ompio, "
+suite "openmpi/romio HDF5's defects: shown, predicted, prevented (3 ranks)" 300 env OMPI_MCA_io=romio321 tests/test_defects.sh build/openmpi "$OMPI" 3 "romio, "
+suite "openmpi/romio HDF5's defects: shown, predicted, prevented (1 rank)" 300 env OMPI_MCA_io=romio321 tests/test_defects.sh build/openmpi "$OMPI" 1 "romio, "
+suite "mpich HDF5's defects: shown, predicted, prevented (3 ranks)" 300 tests/test_defects.sh build/mpich "$MPICH" 3 "mpich, "
 # never slower than HDF5 on contiguous datasets: an accelerated program makes no more MPI-IO calls than plain HDF5
 suite "openmpi/ompio preload: contiguous calls make no more MPI-IO calls than HDF5's" 300 tests/test_contig_calls.sh build/openmpi "$OMPI"
 suite "openmpi/romio preload: contiguous calls make no more MPI-IO calls than HDF5's" 300 env OMPI_MCA_io=romio321 tests/test_contig_calls.sh build/openmpi "$OMPI"

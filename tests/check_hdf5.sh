@@ -85,6 +85,11 @@ suite "openmpi preload: large whole-chunk writes left to HDF5, alike on every ra
 # failed before colldiag learned such files' datasets only where every rank does (colldiag_h5_opened)
 suite "openmpi preload: collective-metadata file, one rank calling alone" 200 tests/test_collmd_explain.sh "$BO" "$OMPI"
 suite "mpich preload: collective-metadata file, one rank calling alone" 200 tests/test_collmd_explain.sh "$BM" "$MPICH"
+# what HDF5 and MPI-IO get wrong on this stack (plain HDF5, printed), predicted by the preload's report,
+# prevented under COLLDIAG_ACCELERATE=1 (tests/h5_defects.c)
+suite "openmpi/ompio HDF5's defects: shown, predicted, prevented (4 ranks)" 300 tests/test_defects.sh "$BO" "$OMPI" 4 "ompio, "
+[ -n "$ROMIO" ] && suite "openmpi/$ROMIO HDF5's defects: shown, predicted, prevented (3 ranks)" 300 env OMPI_MCA_io=$ROMIO tests/test_defects.sh "$BO" "$OMPI" 3 "$ROMIO, "
+suite "mpich HDF5's defects: shown, predicted, prevented (3 ranks)" 300 tests/test_defects.sh "$BM" "$MPICH" 3 "mpich, "
 if pkg-config --atleast-version=1.14 hdf5-openmpi 2>/dev/null; then
     suite "openmpi preload: H5Dwrite_multi, H5Dread_multi and the async calls: explained as HDF5 decides, accelerated, never missed" 180 bash -c \
         "make -s MPI=openmpi B=$BO $BO/h5_multi_client && tests/test_multi_entry.sh $BO '$OMPI'"

@@ -315,7 +315,31 @@ static int shrink_too;
 static long n_cmp_acc; /* rank-calls on cmp_type datasets that ran through colldiag */
 static long n_readonly, n_ro_ind_acc; /* cases whose reads ran on file B opened again read-only; independent reads colldiag ran there */ /* --shrink 1: extendible datasets also shrink and grow back between rounds */
 static long n_b_as_hdf5; /* case-ranks where file B held HDF5's own bytes where file A differs from the image alike */
+/* file A (HDF5's) against the image, by class: case-ranks with holes colldiag predicted, with holes it did
+   not predict (a failure), with written elements lost; collective writes planned, and those whose plan
+   named bytes at risk; reads that read file B's own bytes where the image differs (HDF5's bytes there) */
+static long n_a_holes, n_a_unpredicted, n_a_lost, n_planned, n_planned_risk, n_read_file_bytes;
 static long n_hdf5_twice, n_hdf5_bad_sel, n_both_wrong, n_hdf5_read_wrong, n_hdf5_wrong, n_acc, n_fallback, n_calls, n_coll_eligible, n_coll_acc;
+
+/* colldiag's prediction of HDF5's own H5Dwrite with these arguments, before it runs (collective exactly
+   when the call is): 1 when its plan names bytes at risk (colldiag_get_bytes_at_risk). A plan's own
+   transfer: it keeps the call's settings (a conversion). */
+static int plan_risk(hid_t d, hid_t mt, hid_t msp, hid_t fsp, hid_t dxpl, const void *buf)
+{
+    colldiag_file *pf = NULL;
+    colldiag_xfer *px = NULL;
+    uint64_t risk = 0;
+    colldiag_xfer_create(&px);
+    colldiag_set_plan_buffer(px, buf);
+    if (colldiag_h5_plan(d, mt, msp, fsp, dxpl, COLLDIAG_TO_FILE, px, &pf) == 0) colldiag_get_bytes_at_risk(px, &risk, NULL);
+    if (risk && getenv("FUZZ_H5_VERBOSE")) printf("rank %d: HDF5's write is planned with %llu bytes at risk: %s\n", me, (unsigned long long)risk,
+                                                  colldiag_risk_reason(px));
+    colldiag_file_close(pf);
+    colldiag_xfer_free(px);
+    n_planned++;
+    n_planned_risk += risk > 0;
+    return risk > 0;
+}
 
 /* A round every rank skips after drawing it: counted, its handles closed. */
 static void skip_round(hid_t mt, hid_t dxpl, hid_t msp, hid_t mine)
@@ -387,7 +411,9 @@ static int run_case(long cs, uint64_t seed, const char *dir)
     if (fa < 0 || fb < 0 || da < 0 || db < 0 || ta < 0 || tb < 0) { printf("case %ld: cannot create the files\n", cs); return 1; }
     unsigned char *img = calloc(MAXE * 8, 1), *tmp = calloc(MAXE * 8, 1), *buf = malloc(MAXE * 8 * 3), *bu2 = malloc(MAXE * 8 * 3);
     unsigned char *ever = calloc(MAXE, 1); /* elements some round selected (the holes check below) */
+    unsigned char *bfile = malloc(MAXE * 8); /* file B's bytes after the writes (the reads' check) */
     int b_hdf5_coll = 0;                    /* a collective write this rank left to HDF5 in file B */
+    int a_risk = 0;                         /* colldiag's plan of some HDF5 write into file A named bytes at risk (alike on every rank) */
     int *owner = malloc(MAXE * sizeof *owner);
     uint64_t *lin = malloc(MAXE * sizeof *lin);
     colldiag_xfer *x = NULL;
@@ -528,12 +554,15 @@ static int run_case(long cs, uint64_t seed, const char *dir)
         for (int q = 0; q < (coll ? 1 : np); q++) {
             if (!coll) MPI_Barrier(MPI_COMM_WORLD);
             if (!coll && q != me) continue;
+            a_risk |= plan_risk(da, mt, msp, mine, dxpl, buf); /* an independent call's plan is this rank's alone */
             ha = H5Dwrite(da, mt, msp, mine, dxpl, buf);
+            a_risk |= plan_risk(ta, mt, msp, mine, dxpl, buf); /* the file as da's write left it */
             if (ha >= 0) ha = H5Dwrite(ta, mt, msp, mine, dxpl, buf);
             if (multi) {
                 const hid_t ds2[2] = {db, tb}, mt2[2] = {mt, mt}, ms2[2] = {msp, msp}, fs2[2] = {mine, mine};
                 const void *b2[2] = {buf, buf};
                 rc = colldiag_h5_write_multi(2, ds2, mt2, ms2, fs2, dxpl, b2, x);
+                if (rc && coll) { colldiag_h5_make_safe(db, NULL, NULL); colldiag_h5_make_safe(tb, NULL, NULL); } /* as the preload */
                 hb = rc ? H5Dwrite(db, mt, msp, mine, dxpl, buf) : 0;
                 if (rc && hb >= 0) hb = H5Dwrite(tb, mt, msp, mine, dxpl, buf);
                 /* all or nothing: one engine for both datasets, on every rank */
@@ -541,8 +570,10 @@ static int run_case(long cs, uint64_t seed, const char *dir)
                 if (!rc) n_multi_acc++;
             } else { /* the twin as the dataset: colldiag, HDF5 when it says no (the engines agree: same arguments) */
                 rc = colldiag_h5_write(db, mt, msp, mine, dxpl, buf, x);
+                if (rc && coll) colldiag_h5_make_safe(db, NULL, NULL); /* as the preload does before HDF5's collective write */
                 hb = rc ? H5Dwrite(db, mt, msp, mine, dxpl, buf) : 0;
                 const int rt = colldiag_h5_write(tb, mt, msp, mine, dxpl, buf, x);
+                if (rt && coll) colldiag_h5_make_safe(tb, NULL, NULL);
                 if (rt && hb >= 0) hb = H5Dwrite(tb, mt, msp, mine, dxpl, buf);
                 if (!rt != !rc) { printf("case %ld round %d rank %d: the twin's call took the other engine\n", cs, r, me); bad = 1; }
             }
@@ -584,18 +615,18 @@ static int run_case(long cs, uint64_t seed, const char *dir)
     const uint64_t n = nelem(c.rank, c.dims);
     /* file A's bytes, kept for file B's check: where both differ from the image with the same bytes, the
        bytes are HDF5's own (a call colldiag left to HDF5, which wrote them in both files), not colldiag's.
-       HDF5 1.14 writes type-converting calls collectively, and MPI-IO's collective write past the end of
-       the file fills the holes between the ranks' pieces with whatever its buffer held (see
-       write_extent in src/decision.c): its file differs from the image there, and so, alike, does file B */
+       Holes are not among them: before every collective write it leaves to HDF5 in file B, this program
+       makes HDF5's call safe as the preload does (colldiag_h5_make_safe), and colldiag's own writes extend
+       the file first, so file B's holes read zeros.
+       File A is HDF5's alone. Where it differs from the image, the difference is one of the classes
+       colldiag predicts (colldiag_get_bytes_at_risk) or a new one: an element no round selected that
+       holds other bytes (MPI-IO's collective write past the end of the file filled the holes between the
+       ranks' pieces from its buffer) must have been predicted by colldiag's plan of one of the case's
+       collective writes (a_risk); if not, the prediction has a gap and the case fails. An element some
+       round wrote that holds other bytes is HDF5 losing a write: counted, and failed under --strict-hdf5 */
     unsigned char *abuf = malloc(n > 0 && c.es > 0 ? n * c.es : 1);
-    int b_as_hdf5 = 0, hdf5_coll = 0;
-    /* an element no round selected, where file B differs from the image, in a case where HDF5 ran a
-       collective write in file B (from HDF5 1.12 on: a type-converting call, which 1.10 ran
-       independently): a hole between the ranks' pieces of that write, which MPI-IO filled from its
-       buffer (its bytes differ between the two files, and in file A may happen to be right).
-       colldiag writes only selected elements, and never such a call. */
-    MPI_Allreduce(&b_hdf5_coll, &hdf5_coll, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    hdf5_coll &= h5_lib_at_least(1, 12, 0);
+    int b_as_hdf5 = 0, a_holes = 0, a_lost = 0;
+    MPI_Allreduce(MPI_IN_PLACE, &a_risk, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     for (int w4 = 0, bad0 = bad; w4 < 4 && !bad0; w4++) {
         const int which = w4 & 1; /* 0: file A, 1: file B; w4 >= 2: the twins */
         if (which && abuf) memcpy(abuf, buf, n * c.es); /* buf still holds file A's (or A's twin's) bytes */
@@ -604,19 +635,24 @@ static int run_case(long cs, uint64_t seed, const char *dir)
             printf("case %ld: H5Dread failed\n", cs);
             bad = 1;
         }
+        if (w4 == 1) memcpy(bfile, buf, n * c.es); /* file B's bytes, for the reads below */
         /* HDF5's own file's misses are counted (the summary gives the number of case-ranks), shown only with
            FUZZ_H5_VERBOSE or --strict-hdf5: a campaign's log listed 150,000 such lines */
         const int show = which || strict_hdf5 || getenv("FUZZ_H5_VERBOSE");
         for (uint64_t k = 0, shown = 0; k < n; k++)
             if (memcmp(buf + k * c.es, img + k * c.es, c.es)) {
-                if (which && abuf && (!memcmp(buf + k * c.es, abuf + k * c.es, c.es) || /* HDF5's bytes, in both files */
-                                      (!ever[k] && hdf5_coll))) {
+                if (which && abuf && !memcmp(buf + k * c.es, abuf + k * c.es, c.es)) { /* HDF5's bytes, in both files */
                     b_as_hdf5 = 1;
                     continue;
                 }
+                if (!which && !ever[k] && a_risk) { /* a hole of HDF5's, predicted */
+                    a_holes = 1;
+                    continue;
+                }
                 if (shown++ < 3 && show)
-                    printf("case %ld rank %d: file %s%s element %llu differs from the image\n", cs, me, which ? "B (colldiag)" : "A (HDF5)",
-                           w4 >= 2 ? ", the twin," : "", (unsigned long long)k);
+                    printf("case %ld rank %d: file %s%s element %llu differs from the image%s\n", cs, me, which ? "B (colldiag)" : "A (HDF5)",
+                           w4 >= 2 ? ", the twin," : "", (unsigned long long)k,
+                           which ? "" : ever[k] ? " (a written element: HDF5 lost a write)" : " (a hole colldiag's plans did NOT predict)");
                 if (shown < 4 && getenv("FUZZ_H5_VERBOSE")) { /* the bytes of the first three */
                     printf("   file");
                     for (size_t j = 0; j < c.es; j++) printf(" %02x", buf[k * c.es + j]);
@@ -624,12 +660,16 @@ static int run_case(long cs, uint64_t seed, const char *dir)
                     for (size_t j = 0; j < c.es; j++) printf(" %02x", img[k * c.es + j]);
                     printf("\n");
                 }
-                /* HDF5's own file is the check on this program's image; under ROMIO HDF5 1.10.8 itself has
-                   been seen to miss it (see docs), so without --strict-hdf5 that is counted, not failed */
                 if (which || strict_hdf5) bad = 1;
-                else if (shown == 1) n_hdf5_wrong++;
+                else if (!ever[k]) { /* not predicted: a gap in colldiag's prediction */
+                    if (shown == 1) { n_a_unpredicted++; printf("case %ld rank %d: HDF5's file holds bytes no rank wrote, NOT predicted\n", cs, me); }
+                    bad = 1;
+                } else a_lost = 1;
             }
     }
+    n_a_holes += a_holes;
+    n_a_lost += a_lost;
+    n_hdf5_wrong += a_holes || a_lost;
     free(abuf);
     free(ever);
     n_b_as_hdf5 += b_as_hdf5;
@@ -712,10 +752,27 @@ static int run_case(long cs, uint64_t seed, const char *dir)
             for (uint64_t i = 0; i < mycnt; i++)
                 memcpy(want + (mshape == 2 && mykind != 1 ? my[i] : mshape == 1 && mycnt ? 1 + 2 * i : i) * c.es, img + my[i] * c.es, c.es);
             if (memcmp(want, bu2, melems * c.es) && !memcmp(buf, bu2, melems * c.es)) {
-                /* both engines read the same wrong bytes: the MPI-IO layer (ompio's collective reads have
-                   been seen to), which is not colldiag's to fix; counted, failed under --strict-hdf5 */
-                n_both_wrong++;
-                if (strict_hdf5) { printf("case %ld read %d rank %d: HDF5 and colldiag read the same unexpected bytes\n", cs, r, me); bad = 1; }
+                /* both engines read the same bytes other than the image's: file B's own bytes there (an
+                   element HDF5 wrote into both files alike, the image's check above), or not the file's
+                   (the MPI-IO layer: ompio's collective reads have been seen to), which is not colldiag's to
+                   fix; counted, failed under --strict-hdf5 */
+                unsigned char *wf = malloc(melems * c.es);
+                memset(wf, 0xa5, melems * c.es);
+                for (uint64_t i = 0; i < mycnt; i++)
+                    memcpy(wf + (mshape == 2 && mykind != 1 ? my[i] : mshape == 1 && mycnt ? 1 + 2 * i : i) * c.es, bfile + my[i] * c.es, c.es);
+                if (!memcmp(wf, bu2, melems * c.es)) n_read_file_bytes++;
+                else {
+                    if (getenv("FUZZ_H5_VERBOSE")) {
+                        uint64_t k = 0;
+                        while (wf[k] == bu2[k]) k++;
+                        printf("case %ld read %d rank %d: both engines read byte %llu of %llu as 0x%02x; the file has 0x%02x, the image 0x%02x "
+                               "(%llu selected, kind %d, memory %d, %s)\n", cs, r, me, (unsigned long long)k, (unsigned long long)(melems * c.es),
+                               bu2[k], wf[k], want[k], (unsigned long long)mycnt, mykind, mshape, coll ? "collective" : "independent");
+                    }
+                    n_both_wrong++;
+                    if (strict_hdf5) { printf("case %ld read %d rank %d: HDF5 and colldiag read the same unexpected bytes\n", cs, r, me); bad = 1; }
+                }
+                free(wf);
             } else if (memcmp(want, bu2, melems * c.es)) {
                 uint64_t k = 0;
                 while (want[k] == bu2[k]) k++;
@@ -781,6 +838,7 @@ static int run_case(long cs, uint64_t seed, const char *dir)
     H5Fclose(fb);
     colldiag_xfer_free(x);
     free(img);
+    free(bfile);
     free(tmp);
     free(buf);
     free(bu2);
@@ -824,9 +882,16 @@ int main(int argc, char **argv)
         if (stop) break;
         fail = run_case(cs, seed, dir);
     }
-    long t[16] = {n_calls, n_acc, n_fallback, n_coll_eligible, n_coll_acc, n_hdf5_wrong, n_hdf5_read_wrong, n_both_wrong, n_hdf5_bad_sel,
-                  n_multi, n_multi_acc, n_hdf5_twice, n_readonly, n_ro_ind_acc, n_cmp_acc, n_b_as_hdf5}, s[16];
-    MPI_Reduce(t, s, 16, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    long t[22] = {n_calls, n_acc, n_fallback, n_coll_eligible, n_coll_acc, n_hdf5_wrong, n_hdf5_read_wrong, n_both_wrong, n_hdf5_bad_sel,
+                  n_multi, n_multi_acc, n_hdf5_twice, n_readonly, n_ro_ind_acc, n_cmp_acc, n_b_as_hdf5, n_a_holes, n_a_unpredicted, n_a_lost,
+                  n_planned, n_planned_risk, n_read_file_bytes}, s[22];
+    MPI_Reduce(t, s, 22, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    /* HDF5's own file (A) by class (docs/hdf5.md, "What HDF5 and MPI-IO get wrong"): a NOT predicted case
+       failed the run where it happened */
+    if (me == 0)
+        printf("fuzz_h5: HDF5's file (A) by class: holes predicted %ld case-ranks, NOT predicted %ld, written elements lost %ld; "
+               "colldiag planned %ld rank-writes of HDF5's, %ld with bytes at risk\n", s[16], s[17], s[18], s[19], s[20]);
+    if (me == 0 && s[21]) printf("fuzz_h5: in %ld reads HDF5 and colldiag read file B's own bytes where the image differs (bytes HDF5 wrote into both files)\n", s[21]);
     if (me == 0 && s[15]) printf("fuzz_h5: in %ld case-ranks file B held HDF5's own bytes where it differs from the image (calls HDF5 ran: the same bytes as file A, or holes of its collective writes)\n", s[15]);
     if (me == 0 && s[11]) printf("fuzz_h5: in %ld reads that HDF5 ran twice (colldiag refused) its two buffers differed\n", s[11]);
     /* HDF5 1.10.8 can build a union of overlapping boxes with blocks outside the extent (3-D, e.g.

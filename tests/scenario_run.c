@@ -653,6 +653,8 @@ typedef struct {
     int rc;
     int chunk_opt, io_mode;
     uint32_t local, global;
+    uint64_t risk;        /* colldiag_h5_plan's bytes at risk of this very call, before HDF5 ran it (every rank alike) */
+    char why[512];        /* ... and in words */
 } h5res_t;
 
 static int h5_apply(hid_t space, const selops *so, int rank)
@@ -719,6 +721,9 @@ static const char *h5_na_reason(const scenario *s)
     if (s->addrs) return "a chunk address table (HDF5 places its chunks itself)";
     if (s->direction == 1) return "a read-only scenario";
     if (s->space_scalar) return "a scalar dataspace";
+    if (s->space_null && s->layout == 1)
+        return "HDF5 1.10.8 and 1.14.5 refuse a write of a null dataspace to a chunked dataset on every rank; colldiag runs it with cause "
+               "0x10, as SPEC.md asks";
     for (int r = 0; r < s->ranks; r++)
         if (s->mrank[r] < 0) return "a null or scalar memory space";
     return NULL;
@@ -775,6 +780,21 @@ static void h5_run(const scenario *s, MPI_Comm comm, const char *path, const voi
     H5Pset_dxpl_mpio_chunk_opt_ratio(dxpl, ratio);
     if (s->coll_opt) H5Pset_dxpl_mpio_collective_opt(dxpl, H5FD_MPIO_INDIVIDUAL_IO);
     if (s->xform) H5Pset_data_transform(dxpl, "x+1");
+    /* colldiag's prediction of HDF5's own call, with exactly its arguments and bytes, before it runs: what
+       HDF5 + MPI-IO will not leave in the file as written (colldiag_get_bytes_at_risk). The plan is
+       collective exactly when the call is, and fails alike on every rank or on none */
+    if (!bad) {
+        colldiag_xfer *px = NULL;
+        colldiag_file *pf = NULL;
+        colldiag_xfer_create(&px);
+        colldiag_set_plan_buffer(px, wbuf);
+        if (colldiag_h5_plan(dset, mtype, msel, fsel, dxpl, COLLDIAG_TO_FILE, px, &pf) == 0) {
+            colldiag_get_bytes_at_risk(px, &res->risk, NULL);
+            snprintf(res->why, sizeof res->why, "%s", colldiag_risk_reason(px));
+        }
+        colldiag_file_close(pf);
+        colldiag_xfer_free(px);
+    }
     res->rc = bad ? -1 : H5Dwrite(dset, mtype, msel, fsel, dxpl, wbuf) < 0 ? -1 : 0;
     H5D_mpio_actual_chunk_opt_mode_t co = H5D_MPIO_NO_CHUNK_OPTIMIZATION;
     H5D_mpio_actual_io_mode_t im = H5D_MPIO_NO_COLLECTIVE;
@@ -1425,15 +1445,26 @@ static int run_case(const scenario *s, MPI_Comm comm, const run_opts *o)
             uint64_t t = 0;
             for (int r = 0; r < P; r++) t += counts[r];
             int data_same = h5_check_data(s, h5path, allel, t, why, sizeof why);
+            /* three outcomes kept apart: HDF5's modes or causes differ from colldiag's (colldiag's failure);
+               HDF5's file differs where colldiag's is right, predicted (the plan named bytes at risk: HDF5's
+               and MPI-IO's defect, seen coming) or NOT predicted (a gap in the prediction: colldiag's
+               failure); or both agree */
+            const uint64_t risk = h5all[0].risk;
             if (s->filtered) {
                 fprintf(out, "hdf5 differs, deliberately: HDF5 1.10.8 writes filtered chunks collectively with compression; colldiag refuses "
                              "them (cause FILTERS)%s\n", data_same ? "" : "; HDF5's data check failed too");
                 if (!data_same) { fprintf(out, "  %s\n", why); status = 1; }
-            } else if (agree && data_same) {
-                fprintf(out, "hdf5 agrees\n");
-            } else {
+            } else if (!agree) {
                 fprintf(out, "hdf5 DISAGREES%s%s\n", data_same ? "" : ": ", data_same ? "" : why);
                 status = 1;
+            } else if (!data_same && risk) {
+                fprintf(out, "hdf5 bytes differ, predicted: %s (%" PRIu64 " bytes at risk: %s)\n", why, risk, h5all[0].why);
+            } else if (!data_same) {
+                fprintf(out, "hdf5 bytes differ, NOT predicted: %s (colldiag's plan named no byte at risk)\n", why);
+                status = 1;
+            } else {
+                if (risk) fprintf(out, "hdf5 bytes at risk: %" PRIu64 " (%s); HDF5's file came out right this time\n", risk, h5all[0].why);
+                fprintf(out, "hdf5 agrees\n");
             }
             if (!o->keep) unlink(h5path);
         }

@@ -457,6 +457,7 @@ static void contiguous_stretch_reads(void)
     colldiag_xfer *x = NULL;
     colldiag_xfer_create(&x);
     x->read_stretch_bytes = 1;
+    x->accel = 1; /* the preload's rule list (engine.c), as under COLLDIAG_ACCELERATE=1 */
     const hsize_t r0 = (hsize_t)me * R / (hsize_t)P, r1 = (hsize_t)(me + 1) * R / (hsize_t)P, mn = (r1 - r0) * W;
     hid_t ms = H5Screate_simple(1, &mn, NULL);
     uint32_t *v = malloc((mn + 1) * sizeof *v);
@@ -557,7 +558,7 @@ static void file_a_rank(void)
             snprintf(g_case, sizeof g_case, "a file a rank, %s dataset, %s", k ? "chunked" : "contiguous", as_fast ? "=1's settings" : "no settings");
             colldiag_xfer *x = NULL;
             colldiag_xfer_create(&x);
-            if (as_fast) x->hdf5_as_fast_bytes = x->read_stretch_bytes = 1;
+            if (as_fast) { x->hdf5_as_fast_bytes = x->read_stretch_bytes = 1; x->accel = 1; }
             for (hsize_t i = 0; i < n; i++) v[i] = 0xdeadbeefu;
             int rc = colldiag_h5_read(ds[k], H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, dx, v, x);
             uint64_t wrong = 0;
