@@ -77,6 +77,10 @@ for f in tests/scenarios/rounds/*.scn; do
     suite "openmpi/ompio 24-byte rounds scenario $(basename "$f")" 120 $OMPI -n "$(awk '$1=="ranks"{print $2}' "$f")" build/openmpi/scenario_run_rounds --rules "$f"
 done
 for p in 1 3 4; do suite "openmpi/ompio test_errors -n $p" 300 $OMPI -n $p build/openmpi/test_errors; done
+# colldiag never writes a byte it was not given: every scheme, both drivers, fresh files and files with data
+for p in 1 3 4; do suite "openmpi/ompio test_untouched -n $p" 120 $OMPI -n $p build/openmpi/test_untouched "${TMPDIR:-/tmp}"; done
+suite "openmpi/romio test_untouched -n 3" 120 env OMPI_MCA_io=romio321 $OMPI -x OMPI_MCA_io -n 3 build/openmpi/test_untouched "${TMPDIR:-/tmp}"
+suite "mpich test_untouched -n 3" 300 $MPICH -n 3 build/mpich/test_untouched "${TMPDIR:-/tmp}"
 scenarios "openmpi/ompio" build/openmpi/scenario_run "$OMPI"
 # > 2 GiB and > 2^31 elements per rank (ompio; see README for ROMIO)
 suite "openmpi/ompio test_large -n 2" 600 $OMPI -n 2 build/openmpi/test_large "${TMPDIR:-/tmp}"

@@ -54,6 +54,10 @@ scn() { # label, launcher...
     done
 }
 scn "openmpi/ompio" $OMPI
+# colldiag never writes a byte it was not given (every scheme, both drivers, fresh files and files with data)
+suite "openmpi/ompio test_untouched -n 3" 120 $OMPI -n 3 "$BO/test_untouched" "${TMPDIR:-/tmp}"
+[ -n "$ROMIO" ] && suite "openmpi/$ROMIO test_untouched -n 3" 120 env OMPI_MCA_io=$ROMIO $OMPI -x OMPI_MCA_io -n 3 "$BO/test_untouched" "${TMPDIR:-/tmp}"
+suite "mpich test_untouched -n 3" 300 $MPICH -n 3 "$BM/test_untouched" "${TMPDIR:-/tmp}"
 FUZZ_SEED=${FUZZ_SEED:-$(( $(date +%s) / 86400 ))}
 mkdir -p build/fuzz-h5 build/h5accel-$TAG
 # colldiag_h5_write/read: the index reader on every index type against the file's bytes, userblocks, faults
