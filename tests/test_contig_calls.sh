@@ -7,7 +7,11 @@
 # any kind than the plain run, on every rank: collective and independent data calls, set_view,
 # set_size, get_size, sync, open, preallocate, set_info; except that an independent data call may stand
 # for a collective one (a read in which every rank reads one stretch of its own: COLLDIAG_ACCEL_STRETCH_BYTES),
-# so long as the data calls together are no more. Both runs check every value they read back.
+# so long as the data calls together are no more; and set_size and get_size may be one more each per
+# collective data call of the plain run: before HDF5's collective write of a contiguous dataset the
+# preload makes it safe (colldiag_h5_make_safe: the file extended to the storage's end, once a dataset,
+# so that MPI-IO cannot fill holes past the end of the file from its buffer; docs/hdf5.md). Both runs
+# check every value they read back.
 # Usage: tests/test_contig_calls.sh BUILD_DIR "LAUNCHER"
 set -u
 B=$1 RUN=$2
@@ -36,7 +40,9 @@ if p[0]["coll_data"] == 0:
     print("FAIL %s: the plain run made no collective data call" % name); sys.exit(1)
 # an independent data call may stand for a collective one (a read of one stretch a rank), never more
 data = lambda d: d["coll_data"] + d["ind_data"]
-bad = [(r, k, p[r][k], a[r][k]) for r in p for k in p[r] if k != "ind_data" and a[r][k] > p[r][k]]
+# the safety step's size calls: at most one of each per collective data call HDF5 makes
+allow = lambda r, k: p[r]["coll_data"] if k in ("set_size", "get_size") else 0
+bad = [(r, k, p[r][k], a[r][k]) for r in p for k in p[r] if k != "ind_data" and a[r][k] > p[r][k] + allow(r, k)]
 bad += [(r, "data calls (collective + independent)", data(p[r]), data(a[r])) for r in p if data(a[r]) > data(p[r])]
 for r, k, x, y in bad: print("FAIL %s rank %d: %s %d accelerated, %d plain" % (name, r, k, y, x))
 print("%s: rank 0 plain %s; accelerated %s" % (name, " ".join("%s %d" % kv for kv in p[0].items() if kv[1]),
