@@ -95,9 +95,9 @@ $(B)/hdf5_interop: examples/hdf5_interop.c $(B)/colldiag_h5.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< $(B)/colldiag_h5.o $(H5LIBS) -o $@
 
 # make preload: the LD_PRELOAD library that explains an unmodified program's H5Dwrite/H5Dread
-# (examples/h5preload.c: usage there and in docs/hdf5.md).
+# (tools/colldiag-preload.c: usage there and in docs/hdf5.md).
 preload: $(B)/libcolldiag_preload.so
-$(B)/libcolldiag_preload.so: examples/h5preload.c colldiag.c colldiag.h | $(B)
+$(B)/libcolldiag_preload.so: tools/colldiag-preload.c colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -fPIC -shared -I. $< $(H5LIBS) -ldl -o $@
 # plain HDF5 and netCDF-4 programs (no colldiag) the preload library is tested on; the netCDF one only
 # where libnetcdf-mpi-dev is installed (Debian builds it for Open MPI; its pkg-config file is wrong)

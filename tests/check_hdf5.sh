@@ -39,7 +39,7 @@ export JOBS
 # only the current API: a HDF5 built with --disable-deprecated-symbols hides the old prototypes the same way
 # (and a use of one, H5Oget_info2 say, fails to compile with the define: implicit declaration)
 if pkg-config --atleast-version=1.12 hdf5-openmpi 2>/dev/null; then
-    suite "no deprecated HDF5 symbol (H5_NO_DEPRECATED_SYMBOLS)" 120 bash -c 'for f in colldiag.c examples/h5preload.c; do
+    suite "no deprecated HDF5 symbol (H5_NO_DEPRECATED_SYMBOLS)" 120 bash -c 'for f in colldiag.c tools/colldiag-preload.c; do
         mpicc.openmpi -std=c11 -Wall -Wextra -Werror -fsyntax-only -DH5_NO_DEPRECATED_SYMBOLS -DCOLLDIAG_WITH_HDF5 $(pkg-config --cflags hdf5-openmpi) -I. "$f" || exit 1; done'
 fi
 suite "build (Open MPI, -Wall -Wextra: no warning)" 900 bash -c 'build "$@"' _ openmpi "$BO"

@@ -1,6 +1,6 @@
 /* A plain MPI program (no colldiag, no HDF5): after MPI_Init, does a 4 MiB block come from glibc's heap
  * or from a mapping of its own? Under the preload with COLLDIAG_ACCELERATE set, the heap keeps it
- * (examples/h5preload.c, keep_heap_warm: mmap threshold 32 MiB); plain glibc maps it (threshold 128
+ * (tools/colldiag-preload.c, keep_heap_warm: mmap threshold 32 MiB); plain glibc maps it (threshold 128
  * KiB until a mapped block is freed); a malloc setting of the user's own is left as it is. Each rank
  * prints "rank R: heap" or "rank R: mapped" (tests/test_heap_kept.sh checks every rank).
  *   mpirun -n P heap_kept */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The preload keeps the heap warm under COLLDIAG_ACCELERATE (examples/h5preload.c, keep_heap_warm):
+# The preload keeps the heap warm under COLLDIAG_ACCELERATE (tools/colldiag-preload.c, keep_heap_warm):
 # tests/heap_kept.c asks glibc, on every rank, whether a 4 MiB block after MPI_Init came from the heap
 # or from a mapping of its own. Plain, and under the preload without acceleration: mapped (glibc's
 # default threshold, 128 KiB); with COLLDIAG_ACCELERATE=1: the heap; with it and a malloc setting of
