@@ -423,6 +423,21 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out);
    in its report iff rank 0 has it, whatever the others see (rank 0 notes on stderr that they differ). */
 int colldiag_report_html(colldiag_file *f, const colldiag_xfer *x, FILE *out);
 
+/* ---- the run's summary ----
+   With COLLDIAG_REPORT set (summary, summary:PATH, 1, json:PATH, html:PATH), every colldiag_write/read
+   adds to this rank's counters, keyed by the layout (no message, no collective: Darshan's cost), and
+   colldiag_summary_write(comm) combines every rank's once (collective over comm: a binomial tree that
+   merges the ranks' tables, so rank 0 holds one table whatever the rank count) and rank 0 writes one
+   screen: calls, bytes and seconds by engine and I/O mode, collective and independent bytes, every cause
+   that broke collective I/O with its calls, bytes, time, datasets and ranks, the bytes at risk, the advice
+   ranked by the time it would save (the cost model's estimates, scaled to the measured time), the top
+   datasets by time. Where: summary (or 1) on stdout; summary:PATH one JSON object in PATH; json:PATH one
+   more JSON line (its "summary" is true); html:PATH the page's first section. Once a process (later
+   calls are not counted). The HDF5 preload records every H5Dwrite/H5Dread with its file and dataset
+   and writes the summary in MPI_Finalize by itself; the kit has no hook there: call this (every rank
+   of comm) before MPI_Finalize. Returns 0 (the summary is a report: nothing fails for lack of it). */
+int colldiag_summary_write(MPI_Comm comm);
+
 #ifdef COLLDIAG_WITH_HDF5
 /* ---- HDF5 bridge ---- */
 /* A layout of the dataset's storage as it is now: contiguous (its absolute file offset), or chunked with

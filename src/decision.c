@@ -125,6 +125,15 @@ static void exec_chunked(cd_io *io)
     int opt = io->set.chunk_opt;
     x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
     const int model_best = auto_choose(io, x->model_est); /* O(1): the report's advice compares every scheme */
+    /* HDF5's own scheme for this call (the summary's time saved): its DXPL's, as HDF5 decides it */
+    {
+        const int h = x->h5_opt_set ? x->h5_opt : opt;
+        const int sel = h == COLLDIAG_MPIO_CHUNK_SELECTION_IO || (x->h5_opt_set && io->set.rules == COLLDIAG_HDF5_RULES_1_14 &&
+                                                                   !(io->g[AG_CAUSE] & CD_CAUSE_SEL_OFF_114));
+        x->hdf5_scheme = sel || h == COLLDIAG_MPIO_CHUNK_ONE_IO ? 0 : h == COLLDIAG_MPIO_CHUNK_MULTI_IO ? 1
+                       : h == COLLDIAG_MPIO_CHUNK_DEFAULT ? (io->g[AG_SUM_CHUNKS] / (uint64_t)P >= io->set.num ? 0 : 1) : -1;
+        x->hdf5_est = x->hdf5_scheme >= 0 ? x->model_est[x->hdf5_scheme] : -1.0;
+    }
     if (opt == COLLDIAG_MPIO_CHUNK_AUTO) {
         opt = model_best;
         memcpy(x->auto_est, x->model_est, sizeof x->auto_est);
@@ -314,7 +323,7 @@ static void agree_neutral(const cd_io *io, uint32_t cause, uint64_t v[AG_N])
 /* COLLDIAG_REPORT's kind: 0 none (unset, "" or "0"), 1 text, 2 json:PATH, 3 html:PATH. */
 static int report_kind_of(const char *e)
 {
-    if (!e || !*e || !strcmp(e, "0")) return 0;
+    if (!e || !*e || !strcmp(e, "0") || !strncmp(e, "summary", 7)) return 0; /* the summary is written at the end (summary.c) */
     return !strncmp(e, "json:", 5) ? 2 : !strncmp(e, "html:", 5) ? 3 : 1;
 }
 
@@ -573,6 +582,8 @@ static void xfer_reset(colldiag_xfer *x)
     x->risk_kinds = 0;
     x->risk_why[0] = x->risk_adv[0] = 0;
     x->engine_rule = CD_RULE_N;
+    x->hdf5_scheme = -1;
+    x->hdf5_est = -1.0;
 }
 
 static uint32_t local_causes(const cd_io *io)
@@ -1204,11 +1215,19 @@ static void env_report(colldiag_file *f, const colldiag_xfer *x)
     }
 }
 
+static void cd_sum_kit_record(const colldiag_file *f, const colldiag_layout *l, const colldiag_xfer *x, int write, double secs); /* summary.c */
+
 static int cd_transfer(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *fs, const colldiag_sel *ms,
                        const void *wbuf, void *rbuf, colldiag_xfer *x, int dir, const char *fn)
 {
     cd_env_enter();
+    const double t0 = cd_now();
     int rc = cd_transfer_core(f, l, fs, ms, wbuf, rbuf, x, dir, fn);
+    /* the run's summary: the kit's own calls that moved data, this rank's counters only (summary.c) */
+    if (!rc && f && x && !f->plan_only && !f->bridge && dir != DIR_PLAN) {
+        const char *rep = cd_getenv("COLLDIAG_REPORT");
+        if (rep && *rep && strcmp(rep, "0")) cd_sum_kit_record(f, l, x, dir == DIR_WRITE, cd_now() - t0);
+    }
     if (f && x && x->set.mode == COLLDIAG_MPIO_COLLECTIVE && !f->plan_only && !f->bridge) {
         char keep[sizeof cd_errbuf];
         snprintf(keep, sizeof keep, "%s", cd_errbuf);

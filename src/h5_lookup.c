@@ -357,6 +357,8 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
         }
         h5_copy(why, sizeof why, cd_errbuf);
     }
+    x->h5_opt = x->set.chunk_opt; /* the DXPL's: HDF5's own path for the summary's time saved */
+    x->h5_opt_set = 1;
     x->set.chunk_opt = asked == COLLDIAG_MPIO_CHUNK_DEFAULT ? COLLDIAG_MPIO_CHUNK_AUTO : asked; /* the scheme is colldiag's */
     if (f) {
         f->read_only = fe->writable == 0; /* known once a call has asked (h5_file_writable); else as writable */

@@ -6,6 +6,11 @@
    chunk the page carries the chunk's index, ranks, elements, address, mode and reason, delta-encoded
    where it helps: about 16 bytes a chunk, 4 MB for 262,144 touched chunks. */
 
+/* Calls drawn when the page opens; the later ones' sections are collapsed (<details>) and draw their
+   grid when opened: a page of 10,000 calls opens at once (the summary at its top says so). */
+#define CD_HTML_EAGER 100
+static int cd_html_lazy; /* the section being written is a collapsed one */
+
 static const char cd_html_head[] =
     "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>colldiag report</title>\n<style>\n"
     "body{font:14px/1.4 system-ui,sans-serif;margin:1em 2em;color:#222}h1{font-size:20px}h2{font-size:17px;margin-top:1.6em}"
@@ -55,6 +60,8 @@ static const char cd_html_head[] =
     "st.setAttribute('data-collective',nc);st.setAttribute('data-independent',d.T.length-nc);cdDraw(d);CD.push(d);"
     "var m=/probe=([0-9]+)/.exec(location.hash);if(m){var D2=cdDims(d),pi=+m[1];d.slice=Math.min(D2.slices-1,Math.floor(pi/D2.per));"
     "cdDraw(d);cdShow(d,pi);}}\n"
+    "function cdLazy(d){var el=document.getElementById(d.id),det=el.closest('details');det.addEventListener('toggle',function(){"
+    "if(det.open&&!d.el)cdAdd(d);});}\n"
     "</script></head><body>\n<h1>colldiag: was it collective, and if not, why?</h1>\n";
 
 static void html_esc(FILE *o, const char *s)
@@ -180,7 +187,7 @@ static void report_html_grid(FILE *o, const cd_rep *r, const char *id, int grid_
     fprintf(o, "<div id=\"%s\"><div class=\"grid\"><div><canvas></canvas><br><input type=\"range\" min=\"0\" value=\"0\"> <span class=\"slicelabel\"></span>"
                "</div><div class=\"info\">(chunk details)</div></div>\n<div class=\"cd-stats\" hidden></div></div>\n", id);
     /* the data, for the script: index and address deltas, mode letters, counts, ranks, reasons */
-    fprintf(o, "<script>cdAdd({id:\"%s\",P:%d,G:[", id, r->P);
+    fprintf(o, "<script>%s({id:\"%s\",P:%d,G:[", cd_html_lazy ? "cdLazy" : "cdAdd", id, r->P);
     for (int d = 0; d < grid_rank; d++) fprintf(o, "%s%" PRIu64, d ? "," : "", grid[d]);
     fprintf(o, "],\nT:[");
     for (uint64_t k = 0; k < nu; k++) fprintf(o, "%s%" PRIu64, k ? "," : "", ch[k].idx - (k ? ch[k - 1].idx : 0));
@@ -216,10 +223,11 @@ static void report_html_grid(FILE *o, const cd_rep *r, const char *id, int grid_
 static void report_html_section(FILE *o, const cd_rep *r, const colldiag_xfer *x, const char *title, const char *verdict, int seq)
 {
     const cd_rep_hdr *h0 = &r->h[0];
-    fprintf(o, "<section id=\"cd%d\"%s>\n<h2>", seq, x && x->risk_bytes ? " class=\"at-risk\"" : "");
+    cd_html_lazy = seq >= CD_HTML_EAGER;
+    fprintf(o, "<section id=\"cd%d\"%s>\n%s<h2>", seq, x && x->risk_bytes ? " class=\"at-risk\"" : "", cd_html_lazy ? "<details><summary>" : "");
     if (x && x->risk_bytes) fprintf(o, "&#9888; ");
     html_esc(o, title && *title ? title : "colldiag call");
-    fprintf(o, "</h2>\n");
+    fprintf(o, "</h2>%s\n", cd_html_lazy ? "</summary>" : "");
     if (verdict && *verdict) {
         fprintf(o, "<p class=\"%s\">", strstr(verdict, "DISAGREE") ? "disagree" : "agree");
         html_esc(o, verdict);
@@ -292,14 +300,14 @@ static void report_html_section(FILE *o, const cd_rep *r, const colldiag_xfer *x
             snprintf(id, sizeof id, "cd%d_ds%" PRIu64, seq, d);
             report_html_grid(o, r, id, ds->grid_rank, ds->grid, r->ds[d].chunk_opt, (int)d);
         }
-        fprintf(o, "</section>\n");
+        fprintf(o, "%s</section>\n", cd_html_lazy ? "</details>" : "");
         return;
     }
-    if (h0->grid_rank < 1) { fprintf(o, "<p>Not chunked: no chunk grid.</p></section>\n"); return; }
+    if (h0->grid_rank < 1) { fprintf(o, "<p>Not chunked: no chunk grid.</p>%s</section>\n", cd_html_lazy ? "</details>" : ""); return; }
     char id[32];
     snprintf(id, sizeof id, "cd%d_grid", seq);
     report_html_grid(o, r, id, h0->grid_rank, h0->grid, h0->chunk_opt, -1);
-    fprintf(o, "</section>\n");
+    fprintf(o, "%s</section>\n", cd_html_lazy ? "</details>" : "");
 }
 
 /* head: write the page head first (a new page); title/verdict: the call's heading and, from the HDF5

@@ -99,6 +99,11 @@ struct colldiag_xfer {
        a collective call then ends with the engine's rule on the agreed facts (engine.c, accel_rule), and
        engine_rule says which rule let colldiag move the call (CD_RULE_N: none decided) */
     int accel, engine_rule;
+    /* HDF5's own path for the call, as the model sees it (decision.c, exec_chunked): the scheme HDF5 runs
+       (0 link, 1 multi; -1 not a chunked collective call) and the model's seconds for it; the bridge
+       tells the DXPL's chunk optimisation (h5_opt, h5_opt_set) before colldiag's own scheme replaces it */
+    int hdf5_scheme, h5_opt, h5_opt_set;
+    double hdf5_est;
 };
 
 /* One dataset's results in a multi-dataset call: what a single call of that dataset reports. */

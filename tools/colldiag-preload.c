@@ -32,7 +32,12 @@ typedef herr_t (*h5w_fn)(hid_t, hid_t, hid_t, hid_t, hid_t, const void *);
 typedef herr_t (*h5r_fn)(hid_t, hid_t, hid_t, hid_t, hid_t, void *);
 
 /* What one rank knows after the call: colldiag's plan and HDF5's answer, as numbers (same enums). */
-enum { V_CD_OPT, V_CD_IO, V_CD_LOCAL, V_CD_GLOBAL, V_H5_OPT, V_H5_IO, V_H5_LOCAL, V_H5_GLOBAL, V_PLANNED, V_H5_OK, V_N };
+enum { V_CD_OPT, V_CD_IO, V_CD_LOCAL, V_CD_GLOBAL, V_H5_OPT, V_H5_IO, V_H5_LOCAL, V_H5_GLOBAL, V_PLANNED, V_H5_OK, V_BYTES_LO, V_BYTES_HI,
+       V_USEC, V_N };
+/* What the call moved on this rank and how long it took, for the JSON line ("bytes": summed over ranks,
+   "seconds": the slowest rank's) and the run's summary (call_bytes, call_secs: set by the wrapper) */
+static uint64_t call_bytes;
+static double call_secs;
 
 static void values_of(const colldiag_xfer *x, int planned, hid_t dxpl, herr_t ret, unsigned v[V_N])
 {
@@ -58,6 +63,9 @@ static void values_of(const colldiag_xfer *x, int planned, hid_t dxpl, herr_t re
     v[V_H5_GLOBAL] = hg;
     v[V_PLANNED] = (unsigned)planned;
     v[V_H5_OK] = ret >= 0;
+    v[V_BYTES_LO] = (unsigned)(call_bytes & 0xffffffffu);
+    v[V_BYTES_HI] = (unsigned)(call_bytes >> 32);
+    v[V_USEC] = call_secs * 1e6 < 4e9 ? (unsigned)(call_secs * 1e6) : 4000000000u;
 }
 
 /* Appends to b (size n) the differences between colldiag and HDF5 on one rank; returns 1 if any. */
@@ -327,6 +335,16 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
                 fprintf(o, ",\"bytes_at_risk\":%" PRIu64 ",\"risk\":", allplanned ? x->risk_bytes : 0);
                 json_str(o, allplanned ? colldiag_risk_reason(x) : "");
             }
+            uint64_t bytes = 0;
+            unsigned usec = 0;
+            for (int p = 0; all && p < P; p++) {
+                bytes += all[(size_t)p * V_N + V_BYTES_LO] | (uint64_t)all[(size_t)p * V_N + V_BYTES_HI] << 32;
+                if (all[(size_t)p * V_N + V_USEC] > usec) usec = all[(size_t)p * V_N + V_USEC];
+            }
+            /* the call's cause as the summary counts it: a collective call's global (rank 0's answer), an
+               independent call's own */
+            const unsigned cause = all ? (coll ? all[V_H5_GLOBAL] : all[V_H5_LOCAL]) : 0;
+            fprintf(o, ",\"bytes\":%" PRIu64 ",\"seconds\":%.6f,\"cause\":%u", bytes, usec * 1e-6, cause);
             fprintf(o, ",\"agree\":%s,\"engine\":\"hdf5\"", allplanned && agree ? "true" : "false");
             if (adv[0]) {
                 fprintf(o, ",\"advice\":");
@@ -386,6 +404,203 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
     free(all);
 }
 
+/* ---- the run's summary (src/summary.c) ----
+   Every H5Dwrite/H5Dread adds to this rank's counters, keyed by file and dataset: no message, no
+   collective. With COLLDIAG_REPORT=summary that is all a call costs beyond HDF5's own: the call is not
+   planned (a plan agrees, and gathers for its report), so its modes and causes are HDF5's own answers read
+   back from the DXPL (a default DXPL stands in for H5P_DEFAULT, as for the report), and its bytes the
+   selection's; the other report settings plan every call anyway, and the summary gets the plan's bytes at
+   risk and estimates too. The ranks combine once, in MPI_Finalize (every rank is there), or, when a rank
+   exits without it, that rank writes its own alone (no rank waits for another). */
+
+static colldiag_file *accel_file(hid_t dset);
+
+/* A dataset's names, element size, this rank's place in its file's communicator and its summary
+   entries, kept by its identity (file number, object address): asked of HDF5 once (H5Fget_name and
+   H5Iget_name cost microseconds, a small call's budget). The last id asked for is remembered too: an id
+   names one object while the library is open (h5_identify), and programs write a dataset many times
+   in a row. */
+typedef struct { unsigned long fileno; haddr_t addr; char *file, *name; size_t esize; int file_rank; } sum_names;
+static sum_names *sum_nm;
+static size_t sum_nn, sum_ncap;
+static hid_t sum_last_id = -1;
+static size_t sum_last;
+
+static const sum_names *sum_names_of(hid_t dset)
+{
+    if (dset == sum_last_id && sum_last < sum_nn) return &sum_nm[sum_last];
+    h5_oid oi = {0, 0};
+    if (h5_identify(dset, &oi) < 0) return NULL;
+    for (size_t i = sum_nn; i-- > 0;) /* the latest first */
+        if (sum_nm[i].fileno == oi.fileno && sum_nm[i].addr == oi.addr) {
+            sum_last_id = dset;
+            sum_last = i;
+            return &sum_nm[i];
+        }
+    uint64_t cap = sum_ncap;
+    if (cd_grow((void **)&sum_nm, &cap, sum_nn + 1, sizeof *sum_nm)) return NULL;
+    sum_ncap = (size_t)cap;
+    char file[1024], name[1024];
+    names_of(dset, file, sizeof file, name, sizeof name);
+    sum_names *n = &sum_nm[sum_nn];
+    n->fileno = oi.fileno;
+    n->addr = oi.addr;
+    n->file = strdup(file);
+    n->name = strdup(name);
+    hid_t t = H5Dget_type(dset);
+    n->esize = t >= 0 ? H5Tget_size(t) : 0;
+    if (t >= 0) H5Tclose(t);
+    h5_fentry *fe = NULL; /* this rank's place in the file's communicator (local: the bridge's entry) */
+    n->file_rank = h5_bridge_entry(dset, oi.fileno, &fe, "colldiag summary") == 0 ? fe->f->rank : -1;
+    if (!n->file || !n->name) { free(n->file); free(n->name); return NULL; }
+    sum_last_id = dset;
+    sum_last = sum_nn;
+    return &sum_nm[sum_nn++];
+}
+
+/* H5close numbers files and objects from the start again: the names go too. */
+static void sum_names_forget(void)
+{
+    for (size_t i = 0; i < sum_nn; i++) { free(sum_nm[i].file); free(sum_nm[i].name); }
+    sum_nn = 0;
+    sum_last_id = -1;
+    cd_sum_forget_last(); /* the summary's last entry was known by these strings */
+}
+
+/* This rank's file bytes of the call: the selection's elements, the dataset's element size. */
+static uint64_t sum_bytes(hid_t dset, hid_t fs, size_t esize)
+{
+    hid_t sp = fs == H5S_ALL ? H5Dget_space(dset) : fs;
+    const hssize_t n = sp >= 0 ? (fs == H5S_ALL ? H5Sget_simple_extent_npoints(sp) : H5Sget_select_npoints(sp)) : 0;
+    if (fs == H5S_ALL && sp >= 0) H5Sclose(sp);
+    return n > 0 ? (uint64_t)n * esize : 0;
+}
+
+/* 1 when the transfer mode of dxpl is collective. */
+static int sum_collective(hid_t dxpl)
+{
+    H5FD_mpio_xfer_t m = H5FD_MPIO_INDEPENDENT;
+    herr_t got = -1;
+    if (dxpl != H5P_DEFAULT) H5E_BEGIN_TRY { got = H5Pget_dxpl_mpio(dxpl, &m); } H5E_END_TRY;
+    return got >= 0 && m == H5FD_MPIO_COLLECTIVE;
+}
+
+/* A call HDF5 ran: its answers from the DXPL it ran with (x: colldiag's plan of it, or NULL). */
+static void sum_hdf5_call(int wr, hid_t dset, hid_t dxpl, double secs, const colldiag_xfer *x, int planned, int agree)
+{
+    const sum_names *n = sum_names_of(dset);
+    if (!n) return;
+    cd_sum_call c;
+    memset(&c, 0, sizeof c);
+    c.file = n->file;
+    c.dataset = n->name;
+    c.stable = 1;
+    c.write = wr;
+    c.collective = sum_collective(dxpl);
+    c.counts = !c.collective || n->file_rank == 0; /* rank 0 of the file's communicator counts a collective call */
+    H5D_mpio_actual_io_mode_t io = H5D_MPIO_NO_COLLECTIVE;
+    uint32_t l = 0, g = 0;
+    if (dxpl != H5P_DEFAULT) {
+        H5Pget_mpio_actual_io_mode(dxpl, &io);
+        H5Pget_mpio_no_collective_cause(dxpl, &l, &g);
+    } else {
+        l = g = COLLDIAG_MPIO_SET_INDEPENDENT; /* H5P_DEFAULT's transfer is independent */
+    }
+    c.io_mode = (int)io;
+    c.local_cause = l;
+    c.global_cause = g;
+    c.bytes = call_bytes;
+    c.secs = secs;
+    c.made_safe = safe_to > safe_from ? safe_to - safe_from : 0;
+    c.est_hdf5 = c.est_best = -1;
+    c.planned = x ? planned : -1;
+    c.agree = agree;
+    if (x && planned) {
+        c.risk = x->risk_bytes;
+        c.risk_why = x->risk_why;
+        if (x->model_est[0] >= 0) { /* HDF5's path as planned against the model's best */
+            const int hp = x->chunk_opt_done == COLLDIAG_MPIO_MULTI_CHUNK ? 1 : 0;
+            int best = 0;
+            for (int i = 1; i < 4; i++)
+                if (x->model_est[i] < x->model_est[best]) best = i;
+            c.est_hdf5 = x->model_est[hp];
+            c.est_best = x->model_est[best];
+            c.best = best;
+        }
+    }
+    cd_sum_record(&c);
+}
+
+/* A call colldiag ran (COLLDIAG_ACCELERATE): its own results, and HDF5's path as the model sees it. */
+static void sum_colldiag_call(int wr, hid_t dset, const colldiag_xfer *x, double secs)
+{
+    const sum_names *n = sum_names_of(dset);
+    const colldiag_file *f = accel_file(dset);
+    if (!n) return;
+    cd_sum_call c;
+    memset(&c, 0, sizeof c);
+    c.file = n->file;
+    c.dataset = n->name;
+    c.stable = 1;
+    c.write = wr;
+    c.colldiag = 1;
+    c.collective = x->set.mode == COLLDIAG_MPIO_COLLECTIVE;
+    c.counts = !c.collective || !f || f->rank == 0;
+    c.io_mode = x->io_mode_done;
+    c.local_cause = x->local_cause;
+    c.global_cause = x->global_cause;
+    c.bytes_coll = x->cnt.bytes_collective;
+    c.bytes_ind = x->cnt.bytes_independent;
+    c.bytes = c.bytes_coll + c.bytes_ind;
+    c.secs = secs;
+    c.risk = x->risk_bytes;
+    c.risk_why = x->risk_why;
+    c.est_hdf5 = x->hdf5_est;
+    c.est_best = -1;
+    c.planned = -1;
+    if (x->auto_est[0] >= 0) { /* the scheme AUTO ran, as the model estimated it */
+        int best = 0;
+        for (int i = 1; i < 4; i++)
+            if (x->auto_est[i] < x->auto_est[best]) best = i;
+        c.est_best = x->auto_est[best];
+        c.best = best;
+    }
+    cd_sum_record(&c);
+}
+
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first, while every MPI call still works and every rank
+   is there: the summary's one combine. */
+static int sum_at_finalize(MPI_Comm comm, int key, void *val, void *extra)
+{
+    (void)comm; (void)key; (void)val; (void)extra;
+    cd_sum_finish(MPI_COMM_WORLD, 1, cd_getenv("COLLDIAG_REPORT"));
+    return MPI_SUCCESS;
+}
+
+/* A rank that exits without MPI_Finalize writes its own (rank 0: the others would wait for nobody). */
+static void sum_at_exit(void)
+{
+    int init = 0, fin = 0;
+    if (MPI_Initialized(&init) != MPI_SUCCESS || !init) return;
+    MPI_Finalized(&fin);
+    if (fin) return; /* MPI_Finalize wrote it */
+    cd_sum_finish(MPI_COMM_WORLD, 0, cd_getenv("COLLDIAG_REPORT"));
+}
+
+/* COLLDIAG_REPORT=summary or summary:PATH: no per-call report, only the counters. */
+static int summary_only(const char *mode) { return mode && !strncmp(mode, "summary", 7); }
+
+/* Every rank arms the summary in MPI_Init, after every rank took rank 0's COLLDIAG_* environment: all of
+   them then combine in MPI_Finalize, or none. */
+static void sum_arm(void)
+{
+    const char *mode = cd_getenv("COLLDIAG_REPORT");
+    if (!mode || !*mode || !strcmp(mode, "0")) return;
+    int kv = MPI_KEYVAL_INVALID;
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, sum_at_finalize, &kv, NULL) == MPI_SUCCESS) MPI_Comm_set_attr(MPI_COMM_SELF, kv, NULL);
+    atexit(sum_at_exit);
+}
+
 /* The bridge's file of dset's file (made by the accelerated call that just ran), or NULL. */
 static colldiag_file *accel_file(hid_t dset)
 {
@@ -409,6 +624,9 @@ static void report_accel(const char *mode, int wr, hid_t dset, const colldiag_xf
     const char *op = sync_op ? sync_op : wr ? "H5Dwrite" : "H5Dread";
     double t = secs;
     if (coll) MPI_Reduce(&secs, &t, 1, MPI_DOUBLE, MPI_MAX, 0, f->comm); /* the call took its slowest rank's time */
+    const uint64_t b = x->cnt.bytes_collective + x->cnt.bytes_independent;
+    uint64_t tb = b;
+    if (coll && json) MPI_Reduce(&b, &tb, 1, MPI_UINT64_T, MPI_SUM, 0, f->comm); /* the bytes every rank moved */
     const int me = f ? f->rank : 0, P = f ? f->size : 1;
     if (html) {
         if (coll) {
@@ -441,6 +659,10 @@ static void report_accel(const char *mode, int wr, hid_t dset, const colldiag_xf
             fprintf(o, ",\"dataset\":");
             json_str(o, name);
             if (!(cd && cl > 2)) fprintf(o, ",\"bytes_at_risk\":%" PRIu64, x->risk_bytes);
+            fprintf(o, ",\"bytes\":%" PRIu64 ",\"seconds\":%.9f,\"cause\":%u", tb, t, coll ? x->global_cause : x->local_cause);
+            /* HDF5's own path for the same call, as the cost model sees it: what the summary's "saved" compares */
+            if (x->hdf5_scheme >= 0)
+                fprintf(o, ",\"hdf5\":{\"plan\":{\"chunk_opt\":\"%s\",\"estimate\":%.6g}}", x->hdf5_scheme ? "MULTI_CHUNK" : "LINK_CHUNK", x->hdf5_est);
             fprintf(o, ",\"engine\":\"colldiag\",\"time\":%.9f}\n", t);
         }
         free(cd);
@@ -550,7 +772,10 @@ static int accelerate(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dx
     cd_internal++;
     int rc = wr ? colldiag_h5_write(dset, mt, ms, fs, dxpl, wbuf, x) : colldiag_h5_read(dset, mt, ms, fs, dxpl, rbuf, x);
     const double t = MPI_Wtime() - t0;
-    if (rc == 0 && on) report_accel(mode, wr, dset, x, t);
+    if (rc == 0 && on) {
+        if (!summary_only(mode)) report_accel(mode, wr, dset, x, t);
+        sum_colldiag_call(wr, dset, x, t);
+    }
     cd_internal--;
     if (rc) h5_copy(why, wl, colldiag_xfer_errmsg(x)[0] ? colldiag_xfer_errmsg(x) : cd_errbuf);
     xfer_release(x);
@@ -615,18 +840,37 @@ static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid
         return wr ? real_write(dset, mt, ms, fs, dxpl, wbuf) : real_read(dset, mt, ms, fs, dxpl, rbuf);
     }
     /* HDF5 records its actual modes in the DXPL it is given; H5P_DEFAULT cannot be read back */
-    hid_t use = dxpl == H5P_DEFAULT ? H5Pcreate(H5P_DATASET_XFER) : dxpl;
+    const int light = summary_only(mode);
+    hid_t use = dxpl == H5P_DEFAULT ? H5Pcreate(H5P_DATASET_XFER) : dxpl; /* a fresh one: HDF5 leaves an independent call's answers as they were */
     if (use < 0) use = dxpl;
+    const sum_names *nm = sum_names_of(dset);
+    call_bytes = nm ? sum_bytes(dset, fs, nm->esize) : 0;
+    if (light) { /* the summary alone: HDF5's own answers, no plan, nothing communicated */
+        cd_internal++;
+        made_safe(wr, dset, use, acc);
+        if (wr && accel_why && strstr(accel_why, "a compact dataset")) warn_compact(dset, mt, ms, fs, dxpl, wbuf);
+        const double t0 = MPI_Wtime();
+        const herr_t ret = wr ? real_write(dset, mt, ms, fs, use, wbuf) : real_read(dset, mt, ms, fs, use, rbuf);
+        call_secs = MPI_Wtime() - t0;
+        if (ret >= 0) sum_hdf5_call(wr, dset, use, call_secs, NULL, 0, 0);
+        cd_internal--;
+        if (use != dxpl) H5Pclose(use);
+        return ret;
+    }
     colldiag_xfer *x = call_xfer();
     colldiag_file *f = NULL;
     cd_internal++;
     if (wr) colldiag_set_plan_buffer(x, wbuf); /* a compact write's bytes are compared across ranks (bytes at risk) */
     const int planned = colldiag_h5_plan(dset, mt, ms, fs, use, wr ? COLLDIAG_TO_FILE : COLLDIAG_TO_MEMORY, x, &f) == 0;
     made_safe(wr, dset, use, acc); /* after the plan: its bytes at risk are HDF5's path's as the program left the file */
+    const double t0 = MPI_Wtime();
     herr_t ret = wr ? real_write(dset, mt, ms, fs, use, wbuf) : real_read(dset, mt, ms, fs, use, rbuf);
+    call_secs = MPI_Wtime() - t0;
     unsigned v[V_N];
     values_of(x, planned, use, ret, v);
     report(mode, wr, dset, f, x, v);
+    char nodiff[8] = "";
+    if (ret >= 0) sum_hdf5_call(wr, dset, use, call_secs, x, planned, !differences(0, v, nodiff, 0));
     colldiag_file_close(f);
     xfer_release(x);
     cd_internal--;
@@ -670,7 +914,8 @@ static const char async_why[] = "an asynchronous call (its event set is HDF5's):
 
 /* The report's entries for one such call: by_colldiag, its scheme (chunk_opt) and time; else why HDF5
    ran it. */
-static void report_multi(const char *op, size_t count, const hid_t *dsets, int by_colldiag, const char *why, const char *scheme, double t)
+static void report_multi(const char *op, size_t count, const hid_t *dsets, int by_colldiag, const char *why, const char *scheme, double t,
+                         const uint64_t *bytes)
 {
     const char *mode = cd_getenv("COLLDIAG_REPORT");
     int init = 0, me = 0;
@@ -689,6 +934,7 @@ static void report_multi(const char *op, size_t count, const hid_t *dsets, int b
             json_str(o, file);
             fprintf(o, ",\"dataset\":");
             json_str(o, name);
+            if (bytes) fprintf(o, ",\"bytes\":%" PRIu64 ",\"seconds\":%.9f", bytes[i], t);
             if (by_colldiag) fprintf(o, ",\"planned\":true,\"engine\":\"colldiag\",\"chunk_opt\":\"%s\",\"time\":%.9f}\n", scheme, t);
             else {
                 fprintf(o, ",\"planned\":false,\"engine\":\"hdf5\",\"why\":");
@@ -707,7 +953,32 @@ static void report_multi(const char *op, size_t count, const hid_t *dsets, int b
         free(text);
     }
 }
-static void declined(const char *op, size_t count, const hid_t *dsets) { report_multi(op, count, dsets, 0, async_why, NULL, 0); }
+static void declined(const char *op, size_t count, const hid_t *dsets) { report_multi(op, count, dsets, 0, async_why, NULL, 0, NULL); }
+
+/* One dataset of a multi-dataset call colldiag ran: the call's results, this dataset's bytes. */
+static void sum_multi_call(int wr, hid_t dset, const colldiag_xfer *x, double secs, uint64_t bytes)
+{
+    const sum_names *n = sum_names_of(dset);
+    const colldiag_file *f = accel_file(dset);
+    if (!n) return;
+    cd_sum_call c;
+    memset(&c, 0, sizeof c);
+    c.file = n->file;
+    c.dataset = n->name;
+    c.stable = 1;
+    c.write = wr;
+    c.colldiag = 1;
+    c.collective = x->set.mode == COLLDIAG_MPIO_COLLECTIVE;
+    c.counts = !c.collective || !f || f->rank == 0;
+    c.io_mode = x->io_mode_done;
+    c.local_cause = x->local_cause;
+    c.global_cause = x->global_cause;
+    c.bytes = bytes;
+    c.secs = secs;
+    c.est_hdf5 = c.est_best = -1;
+    c.planned = -1;
+    cd_sum_record(&c);
+}
 
 /* 1 if colldiag ran the whole multi-dataset call (see above); else why HDF5 runs it. Every rank of a
    collective call decides alike: the environment is rank 0's, a dataset's storage the same on every
@@ -731,8 +1002,24 @@ static int accelerate_multi(int wr, size_t count, const hid_t *dsets, const hid_
                       : colldiag_h5_read_multi(count, dsets, mts, mss, fss, dxpl, rbufs, x);
     const double t = MPI_Wtime() - t0;
     cd_internal--;
-    if (rc == 0) report_multi(wr ? "H5Dwrite_multi" : "H5Dread_multi", count, dsets, 1, NULL, colldiag_chunk_opt_name(x->chunk_opt_done), t);
-    else h5_copy(why, wl, colldiag_xfer_errmsg(x)[0] ? colldiag_xfer_errmsg(x) : cd_errbuf);
+    if (rc == 0) { /* the summary's counters, and each dataset's bytes over the file's ranks for the report */
+        const char *mode = cd_getenv("COLLDIAG_REPORT");
+        uint64_t *mine = calloc(count, sizeof *mine), *all = calloc(count, sizeof *all);
+        for (size_t i = 0; mine && i < count; i++) {
+            const sum_names *n = sum_names_of(dsets[i]);
+            mine[i] = n ? sum_bytes(dsets[i], fss[i], n->esize) : 0;
+            call_bytes = mine[i];
+            if (mode && *mode && strcmp(mode, "0")) sum_multi_call(wr, dsets[i], x, t, mine[i]);
+        }
+        const colldiag_file *f = accel_file(dsets[0]);
+        if (mine && all && f && f->comm != MPI_COMM_NULL && x->set.mode == COLLDIAG_MPIO_COLLECTIVE && mode && !strncmp(mode, "json:", 5))
+            MPI_Allreduce(mine, all, (int)count, MPI_UINT64_T, MPI_SUM, f->comm);
+        else if (mine && all) memcpy(all, mine, count * sizeof *all);
+        if (!summary_only(mode))
+            report_multi(wr ? "H5Dwrite_multi" : "H5Dread_multi", count, dsets, 1, NULL, colldiag_chunk_opt_name(x->chunk_opt_done), t, all);
+        free(mine);
+        free(all);
+    } else h5_copy(why, wl, colldiag_xfer_errmsg(x)[0] ? colldiag_xfer_errmsg(x) : cd_errbuf);
     xfer_release(x);
     return rc == 0;
 }
@@ -755,20 +1042,43 @@ static herr_t explain_multi(int wr, size_t count, hid_t *dsets, hid_t *mts, hid_
     /* HDF5 records its actual modes in the DXPL it is given; H5P_DEFAULT cannot be read back */
     hid_t use = dxpl == H5P_DEFAULT ? H5Pcreate(H5P_DATASET_XFER) : dxpl;
     if (use < 0) use = dxpl;
+    if (summary_only(mode)) { /* the summary alone: HDF5's answers for the call, each dataset's bytes */
+        cd_internal++;
+        made_safe(wr, dsets[0], use, acc);
+        const double t0 = MPI_Wtime();
+        const herr_t ret = wr ? real_w(count, dsets, mts, mss, fss, use, wbufs) : real_r(count, dsets, mts, mss, fss, use, rbufs);
+        call_secs = MPI_Wtime() - t0;
+        for (size_t i = 0; ret >= 0 && i < count; i++) {
+            const sum_names *n = sum_names_of(dsets[i]);
+            call_bytes = n ? sum_bytes(dsets[i], fss[i], n->esize) : 0;
+            sum_hdf5_call(wr, dsets[i], use, call_secs, NULL, 0, 0);
+        }
+        cd_internal--;
+        if (use != dxpl) H5Pclose(use);
+        return ret;
+    }
     colldiag_xfer *x = call_xfer();
     colldiag_file *f = NULL;
     cd_internal++;
     const int planned = colldiag_h5_plan_multi(count, dsets, mts, mss, fss, use, wr ? COLLDIAG_TO_FILE : COLLDIAG_TO_MEMORY, x, &f) == 0;
     made_safe(wr, dsets[0], use, acc);
+    const double t0 = MPI_Wtime();
     const herr_t ret = wr ? real_w(count, dsets, mts, mss, fss, use, wbufs) : real_r(count, dsets, mts, mss, fss, use, rbufs);
+    call_secs = MPI_Wtime() - t0;
     unsigned v[V_N];
     values_of(x, planned, use, ret, v);
     accel_why = why;
     rmulti.op = wr ? "H5Dwrite_multi" : "H5Dread_multi";
     rmulti.n = count;
-    for (size_t i = 0; i < count; i++) {
+    for (size_t i = 0; i < count; i++) { /* each entry its dataset's bytes */
+        const sum_names *n = sum_names_of(dsets[i]);
+        call_bytes = n ? sum_bytes(dsets[i], fss[i], n->esize) : 0;
+        v[V_BYTES_LO] = (unsigned)(call_bytes & 0xffffffffu);
+        v[V_BYTES_HI] = (unsigned)(call_bytes >> 32);
         rmulti.i = i;
         report(mode, wr, dsets[i], f, x, v);
+        char nodiff[8] = "";
+        if (ret >= 0) sum_hdf5_call(wr, dsets[i], use, call_secs, x, planned, !differences(0, v, nodiff, 0));
     }
     rmulti.op = NULL;
     accel_why = NULL;
@@ -998,6 +1308,7 @@ int MPI_Init(int *argc, char ***argv)
     const int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS) same_environment();
     if (rc == MPI_SUCCESS) keep_heap_warm();
+    if (rc == MPI_SUCCESS) sum_arm();
     return rc;
 }
 
@@ -1006,6 +1317,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     const int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS) same_environment();
     if (rc == MPI_SUCCESS) keep_heap_warm();
+    if (rc == MPI_SUCCESS) sum_arm();
     return rc;
 }
 
@@ -1050,6 +1362,7 @@ herr_t H5close(void)
     if (!real) real = (herr_t(*)(void))dlsym(RTLD_NEXT, "H5close");
     if (!cd_internal) h5_forget_files(NULL);
     h5_plist_gen++; /* the ids start again: a new list could have the remembered one's */
+    sum_names_forget(); /* ... and the summary's names of datasets */
     return real();
 }
 
