@@ -421,7 +421,7 @@ static int cd_sum_build(const cd_sum_tab *t, int P, cd_sum_view *v)
 {
     memset(v, 0, sizeof *v);
     v->P = P;
-    v->adv = cd_calloc(t->n * (CD_SUM_NCAUSE + 2) + 1, sizeof *v->adv);
+    v->adv = cd_calloc(t->n + CD_SUM_NCAUSE + 3, sizeof *v->adv); /* a risk a dataset, a cause a bit, three schemes */
     v->top = cd_calloc(t->n + 1, sizeof *v->top);
     if (!v->adv || !v->top) return -1;
     /* the rate this run's collective calls achieved: what a call a cause kept independent might have had */

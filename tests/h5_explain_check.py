@@ -123,6 +123,7 @@ def main():
     allowed = set(sys.argv[4].split(",")) if len(sys.argv) > 4 and sys.argv[4] else set()
     problems = []
     pre = [json.loads(l) for l in open(pre_path) if l.strip()]
+    pre = [j for j in pre if j.get("summary") is not True]  # the run's summary, written at its end (tools/colldiag-summary reads it)
     if own_path == "-":
         return unrecorded(pre, nprocs, allowed)
     calls = {}

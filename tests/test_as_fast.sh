@@ -46,6 +46,7 @@ n = {"write": [0, 0], "read": [0, 0]}  # [colldiag, hdf5]
 bad = 0
 for line in open(path):
     j = json.loads(line)
+    if j.get("summary") is True: continue  # the run's summary line, at its end
     kind = "write" if j["op"] == "H5Dwrite" else "read"
     by_hdf5 = j.get("engine") != "colldiag"
     n[kind][by_hdf5] += 1

@@ -43,7 +43,7 @@ own = {}
 for l in open(sys.argv[2]):
     j = json.loads(l)
     own.setdefault(j["call"], {})[j["rank"]] = j
-entries = [json.loads(l) for l in open(sys.argv[1])]
+entries = [j for j in (json.loads(l) for l in open(sys.argv[1])) if j.get("summary") is not True]  # not the run's summary line
 entries = [e for e in entries if e["op"].endswith("_multi")]
 bad = []
 def vals(r):
@@ -115,6 +115,7 @@ acc = sys.argv[2]
 got = {}
 for l in open(sys.argv[1]):
     j = json.loads(l)
+    if j.get("summary") is True: continue  # the run's summary line, at its end
     got.setdefault(j["op"], []).append((j["dataset"], j.get("engine")))
 cd_all = "colldiag" if acc == "all" else "hdf5"
 want = {"H5Dwrite_multi": sorted([("/a", cd_all), ("/b", cd_all), ("/a", "colldiag"), ("/d", "colldiag"), ("/b", cd_all),
