@@ -151,6 +151,14 @@ else
     suite "openmpi preload: HDF5 C client" 300 tests/test_preload.sh build/openmpi "$OMPI"
 fi
 suite "mpich preload: HDF5 C client" 300 tests/test_preload.sh build/mpich "$MPICH"
+# one page per run: the run's summary equals its per-call lines' sums (C, h5py, netCDF-4; explained and
+# accelerated), the summary alone equals the planned run's, one screen, no hang without MPI_Finalize
+if OMPI_COMM_WORLD_SIZE=1 /usr/bin/python3 -c 'import h5py, mpi4py; assert h5py.get_config().mpi' 2>/dev/null; then
+    suite "openmpi preload: the run's summary (C, h5py, netCDF-4)" 300 tests/test_summary.sh build/openmpi "$OMPI" h5py netcdf
+else
+    suite "openmpi preload: the run's summary (C, netCDF-4)" 300 tests/test_summary.sh build/openmpi "$OMPI" "" netcdf
+fi
+suite "mpich preload: the run's summary (C)" 300 tests/test_summary.sh build/mpich "$MPICH"
 suite "openmpi preload: collective-metadata file, one rank calling alone" 200 tests/test_collmd_explain.sh build/openmpi "$OMPI"
 # what HDF5 and MPI-IO get wrong on this stack (plain HDF5, printed), every wrong file predicted by the
 # preload's report with no false alarm, and under COLLDIAG_ACCELERATE=1 every hole right (tests/h5_defects.c)

@@ -84,6 +84,7 @@ else
     suite "openmpi preload: h5py with MPI is installed" 10 false
 fi
 suite "mpich preload: HDF5 C client" 300 tests/test_preload.sh "$BM" "$MPICH"
+suite "openmpi preload: the run's summary (C, h5py)" 300 tests/test_summary.sh "$BO" "$OMPI" h5py
 suite "openmpi preload: contiguous calls make no more MPI-IO calls than HDF5's" 300 tests/test_contig_calls.sh "$BO" "$OMPI"
 suite "openmpi preload: large whole-chunk writes left to HDF5, alike on every rank" 300 tests/test_as_fast.sh "$BO" "$OMPI" 3
 # failed before colldiag learned such files' datasets only where every rank does (colldiag_h5_opened)

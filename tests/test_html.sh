@@ -104,4 +104,25 @@ d18=$(grep -o 'data-drawn="18"' "$T/ts.dom" | wc -l); d2=$(grep -o 'data-drawn="
 echo "timestep: $grids dataset grids (expected 22), $rows dataset rows (24), grids touching 18 chunks $t18 of $touched (33), drawn 18: $d18 (24), drawn 2: $d2 (9)"
 [ "$grids" = 22 ] && [ "$rows" = 24 ] && [ "$t18" = 33 ] && [ "$touched" = 33 ] && [ "$d18" = 24 ] && [ "$d2" = 9 ] \
     || { echo "FAIL timestep page"; fail=1; }
+
+# 4. a run's page under the preload (COLLDIAG_REPORT=html:PATH): it opens with the run's summary, and a
+# run of many calls stays usable: the first 100 calls drawn, the later ones' sections collapsed (each
+# drawn when opened). bench/patterns.c's IOR pattern with 64 KiB chunks, 8 iterations of 16 writes and 16
+# reads a rank: 256 collective calls.
+if [ -x "$B/patterns" ] && [ -f "$B/libcolldiag_preload.so" ]; then
+    case "$RUN" in *openmpi*) PX="-x LD_PRELOAD -x COLLDIAG_REPORT" ;; *) PX="" ;; esac
+    COLLDIAG_REPORT=html:$T/run.html LD_PRELOAD=$PWD/$B/libcolldiag_preload.so $RUN -n 3 $PX "$B/patterns" "$T" ior-seg-64k-chunk 1 8 >/dev/null 2>&1 \
+        || { echo "FAIL patterns under the preload (html)"; fail=1; }
+    chrome "$T/run.html" --dump-dom >"$T/run.dom"
+    no_js_errors "run page"
+    first=$(grep -o '<section id="[^"]*"' "$T/run.dom" | head -1)
+    sections=$(grep -c '<section id="cd[0-9]' "$T/run.dom"); collapsed=$(grep -c '<details>' "$T/run.dom")
+    drawn=$(grep -o 'data-drawn=' "$T/run.dom" | wc -l)
+    echo "run page: first section [$first], $sections call sections, $collapsed collapsed, $drawn grids drawn at load, $(stat -c %s "$T/run.html") bytes"
+    [ "$first" = '<section id="cd-summary"' ] && grep -q 'colldiag run summary: 3 ranks, 256 calls' "$T/run.dom" && [ "$sections" = 256 ] \
+        && [ "$collapsed" = $((sections - 100)) ] && [ "$drawn" = 100 ] || { echo "FAIL the run's page"; grep -A3 'cd-summary' "$T/run.dom" | head; fail=1; }
+    chrome "$T/run.html" --screenshot="$T/run.png" --window-size=1200,900 >/dev/null
+    [ -n "$KEEP" ] && cp "$T/run.png" "${KEEP%.png}-run.png"
+    python3 tests/png_check.py "$T/run.png" 500 34,34,34 || { echo "FAIL the run page's screenshot"; fail=1; }
+fi
 exit $fail
