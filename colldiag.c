@@ -7277,7 +7277,7 @@ static const char cd_html_head[] =
     "body{font:14px/1.4 system-ui,sans-serif;margin:1em 2em;color:#222}h1{font-size:20px}h2{font-size:17px;margin-top:1.6em}"
     "section{border-top:2px solid #888;margin-top:2em}table{border-collapse:collapse;margin:.5em 0}"
     "td,th{border:1px solid #bbb;padding:2px 8px;text-align:left}th{background:#eee}"
-    ".agree{color:#070}.disagree{color:#b00;font-weight:bold}.risk{color:#fff;background:#b00;padding:.3em .5em;font-weight:bold}.grid{display:flex;gap:1.5em;align-items:flex-start}"
+    ".agree{color:#070}.disagree{color:#b00;font-weight:bold}.summary pre{white-space:pre-wrap;background:#f7f7f7;padding:.5em;border:1px solid #ccc}.risk{color:#fff;background:#b00;padding:.3em .5em;font-weight:bold}.grid{display:flex;gap:1.5em;align-items:flex-start}"
     "canvas{border:1px solid #888;image-rendering:pixelated;cursor:crosshair}.legend span{display:inline-block;width:12px;"
     "height:12px;margin:0 4px 0 12px;vertical-align:middle;border:1px solid #888}.info{min-width:22em;font:13px monospace;"
     "white-space:pre;background:#f7f7f7;padding:6px;border:1px solid #ccc}\n</style>\n<script>\n"
