@@ -41,7 +41,7 @@ EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_
 DEB_PKGS = make gcc gfortran libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
            clang libclang-rt-14-dev valgrind python3-h5py-mpi python3-mpi4py libnetcdf-mpi-dev chromium
 
-.PHONY: bench-heap bench-field bench-patterns bench-readme deps-hdf5-1.14 check-hdf5-1.14 preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
+.PHONY: bench-summary bench-heap bench-field bench-patterns bench-readme deps-hdf5-1.14 check-hdf5-1.14 preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
 
 .DEFAULT_GOAL := all
 
@@ -238,6 +238,10 @@ bench-hdf5: $(B)/bench-hdf5
 # medians (bench/patterns.sh): make bench-patterns [PATTERNS_REPS=5] [PATTERNS_INNER=3] [PATTERNS_MIB=8] [BENCH_DIR=/tmp]
 bench-patterns: $(B)/patterns $(B)/libcolldiag_preload.so
 	bench/patterns.sh $(B) "$(RUN)" $(BENCH_RANKS) $(or $(PATTERNS_REPS),5) $(or $(PATTERNS_MIB),8) $(or $(BENCH_DIR),/tmp)
+# What the run's summary costs: plain HDF5, the preload without a report, with COLLDIAG_REPORT=summary and with
+# the per-call JSON report, interleaved (bench/summary.sh): make bench-summary [SUMMARY_REPS=7]
+bench-summary: $(B)/patterns $(B)/libcolldiag_preload.so
+	bench/summary.sh $(B) "$(RUN)" $(BENCH_RANKS) $(or $(SUMMARY_REPS),7) $(or $(BENCH_DIR),/tmp)
 # The field's benchmarks themselves (IOR and h5bench's VPIC-IO / BD-CATS-IO, built by you against this
 # HDF5), plain against the preload with COLLDIAG_ACCELERATE=1, alternating (bench/field.sh):
 #   make bench-field IOR=/path/to/ior H5BENCH=/dir/with/h5bench_write_and_read   (either may be -)
