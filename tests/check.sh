@@ -144,7 +144,9 @@ suite "openmpi report/json" 300 tests/test_report.sh build/openmpi "$OMPI"
 suite "openmpi hdf5 interop + h5dump" 300 tests/test_h5dump.sh build/openmpi "$OMPI"
 suite "mpich hdf5 interop + h5dump" 300 tests/test_h5dump.sh build/mpich "$MPICH"
 # the preload library on unmodified HDF5 C and h5py programs, checked against HDF5's own answers
-if OMPI_COMM_WORLD_SIZE=1 /usr/bin/python3 -c 'import h5py, mpi4py; assert h5py.get_config().mpi' 2>/dev/null; then
+H5PY=""
+OMPI_COMM_WORLD_SIZE=1 /usr/bin/python3 -c 'import h5py, mpi4py; assert h5py.get_config().mpi' 2>/dev/null && H5PY=h5py
+if [ -n "$H5PY" ]; then
     suite "openmpi preload: HDF5 C + h5py clients" 300 tests/test_preload.sh build/openmpi "$OMPI" h5py
 else
     echo "skip  h5py client (python3-h5py-mpi not installed: make deps)"
@@ -153,7 +155,7 @@ fi
 suite "mpich preload: HDF5 C client" 300 tests/test_preload.sh build/mpich "$MPICH"
 # one page per run: the run's summary equals its per-call lines' sums (C, h5py, netCDF-4; explained and
 # accelerated), the summary alone equals the planned run's, one screen, no hang without MPI_Finalize
-if OMPI_COMM_WORLD_SIZE=1 /usr/bin/python3 -c 'import h5py, mpi4py; assert h5py.get_config().mpi' 2>/dev/null; then
+if [ -n "$H5PY" ]; then
     suite "openmpi preload: the run's summary (C, h5py, netCDF-4)" 300 tests/test_summary.sh build/openmpi "$OMPI" h5py netcdf
 else
     suite "openmpi preload: the run's summary (C, netCDF-4)" 300 tests/test_summary.sh build/openmpi "$OMPI" "" netcdf
@@ -219,6 +221,59 @@ suite "mpich test_errors -n 3 (quick)" 300 $MPICH -n 3 build/mpich/test_errors q
 suite "mpich test_memory -n 3 (quick)" 300 $MPICH -n 3 build/mpich/test_memory "${TMPDIR:-/tmp}" quick
 fuzz_suite "mpich" 300 $MPICH -n 4 build/mpich/fuzz_io
 scenarios "mpich" build/mpich/scenario_run "$MPICH"
+# Across simulated nodes (tests/nodes.sh: a network and UTS namespace a node, TCP between them for Open
+# MPI): MPI reports N hosts, ROMIO elects an aggregator a host (cb_nodes = N), and the suites that check
+# bytes and every rank's answer run again with ranks on different hosts, at 2 x 2 and 4 x 2. Where
+# nodes.sh cannot run (not root, no veth), these suites fail with its reason: never a silent skip.
+# MPICH is slow oversubscribed (test_io quick takes 339 s and test_errors quick 163 s at 4 x 2), so at
+# 4 x 2 it runs the random suites alone; the named cases run there on both Open MPI layers.
+across() { # label, nodes.sh options (N K --mpi M), build directory, wrapper, suites (io multi errors fuzz h5), scale in %
+    local label=$1 shape=$2 b=$3 wrap=$4 which=$5 pc=$6
+    local L="$wrap tests/nodes.sh $shape --"
+    local nm=$((64 * pc / 100)) nf=$((200 * pc / 100)) nh=$((40 * pc / 100))
+    case " $which " in *" io "*) suite "$label test_io quick" 600 $L $b/test_io quick ;; esac
+    case " $which " in *" multi "*) suite "$label test_multi --fuzz, $nm calls, seed $FUZZ_SEED" 600 $L $b/test_multi --fuzz "$FUZZ_SEED" $nm "$MT" ;; esac
+    case " $which " in *" errors "*) suite "$label test_errors quick" 600 $L $b/test_errors quick ;; esac
+    case " $which " in *" fuzz "*) suite "$label fuzz_io $nf cases, seed $FUZZ_SEED" 600 bash -c 'mkdir -p build/fuzz-io && "$@" --seed '"$FUZZ_SEED"' --cases '"$nf"' --out build/fuzz-io' _ $L $b/fuzz_io ;; esac
+    case " $which " in *" h5 "*) suite "$label fuzz_h5 $nh cases, seed $FUZZ_SEED" 600 bash -c 'mkdir -p build/fuzz-h5 && "$@" --seed '"$FUZZ_SEED"' --cases '"$nh"' --out build/fuzz-h5 | tee /dev/stderr | grep "every byte equal" >/dev/null' _ $L $b/fuzz_h5 ;; esac
+}
+scn_across() { # label, runner, nodes.sh options (N K [--mpi M]), wrapper, rank counts: the scenarios of those rank counts
+    local label=$1 runner=$2 shape=$3 wrap=$4 counts=$5
+    local n f d group
+    for n in $counts; do # one launch a rank count; a scenario that sets the environment alone (HDF5 reads it once)
+        group=""
+        for d in $SCN_DIRS; do
+            for f in "$d"/*.scn; do
+                [ -e "$f" ] && [ "$(awk '$1=="ranks"{print $2}' "$f")" = "$n" ] || continue
+                if grep -q '^env ' "$f"; then
+                    suite "$label scenario $(basename "$f")" 120 $wrap tests/nodes.sh $shape -- -n "$n" "$runner" $HDF5_FLAG "$f"
+                else
+                    group="$group $f"
+                fi
+            done
+        done
+        [ -n "$group" ] && suite "$label the $(wc -w <<<"$group") scenarios of $n ranks" 600 $wrap tests/nodes.sh $shape -- -n "$n" "$runner" $HDF5_FLAG $group
+    done
+}
+suite "tests/nodes.sh itself (Open MPI): N hosts, shared splits, ROMIO's cb_nodes, environment, exit status, a shaped link, a timeout, no leftovers" 300 tests/test_nodes.sh openmpi
+suite "tests/nodes.sh itself (MPICH)" 300 tests/test_nodes.sh mpich
+for shape in "2 2" "4 2"; do
+    across "openmpi/ompio ${shape/ /x} nodes:" "$shape --mpi openmpi" build/openmpi "" "io multi errors fuzz h5" 100
+    across "openmpi/romio ${shape/ /x} nodes:" "$shape --mpi openmpi" build/openmpi "env OMPI_MCA_io=romio321" "io multi errors fuzz h5" 100
+done
+across "mpich 2x2 nodes:" "2 2 --mpi mpich" build/mpich "$PWD/tests/mpich_run.sh" "io multi errors fuzz h5" 25
+across "mpich 4x2 nodes:" "4 2 --mpi mpich" build/mpich "$PWD/tests/mpich_run.sh" "multi fuzz h5" 10
+# every scenario of 2 to 4 ranks on 2 nodes (2 ranks a node), those of 4 ranks on 4 nodes (one a node)
+scn_across "openmpi/ompio 2 nodes:" build/openmpi/scenario_run "2 2 --mpi openmpi" "" "2 3 4"
+scn_across "openmpi/ompio 4 nodes:" build/openmpi/scenario_run "4 1 --mpi openmpi" "" "4"
+scn_across "openmpi/romio 2 nodes:" build/openmpi/scenario_run "2 2 --mpi openmpi" "env OMPI_MCA_io=romio321" "2 3 4"
+scn_across "openmpi/romio 4 nodes:" build/openmpi/scenario_run "4 1 --mpi openmpi" "env OMPI_MCA_io=romio321" "4"
+scn_across "mpich 2 nodes:" build/mpich/scenario_run "2 2 --mpi mpich" "$PWD/tests/mpich_run.sh" "2 3 4"
+# the preload on unmodified HDF5 C, h5py and netCDF-4 programs, its answers against HDF5's own (3 ranks:
+# two on node0, one on node1; at 4 nodes one a node)
+suite "openmpi/ompio 2 nodes: preload clients (HDF5 C, netCDF-4${H5PY:+, h5py})" 600 tests/test_preload.sh build/openmpi "$PWD/tests/nodes.sh 2 2 --mpi openmpi --" $H5PY
+suite "openmpi/romio 4 nodes: preload clients (HDF5 C, netCDF-4${H5PY:+, h5py})" 600 env OMPI_MCA_io=romio321 tests/test_preload.sh build/openmpi "$PWD/tests/nodes.sh 4 1 --mpi openmpi --" $H5PY
+suite "mpich 2 nodes: preload client (HDF5 C)" 600 tests/test_preload.sh build/mpich "$PWD/tests/mpich_run.sh $PWD/tests/nodes.sh 2 2 --mpi mpich --"
 # AddressSanitizer + UBSan (clang) and valgrind over the suites, and a bounded fuzzing run
 suite "asan+ubsan (clang)" 900 make -s -j"${JOBS:-1}" check-asan
 suite "asan+ubsan (clang, mpich)" 600 make -s -j"${JOBS:-1}" check-asan-mpich
