@@ -7007,6 +7007,14 @@ static void report_free(cd_rep *r)
     cd_free(r->off);
 }
 
+/* A gathered chunk entry reduced to what counting distinct chunks needs, and its order. */
+typedef struct { uint64_t index; int coll; } cd_rep_idx;
+static int rep_idx_cmp(const void *a, const void *b)
+{
+    const cd_rep_idx *x = a, *y = b;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
 /* Ranks touching chunk idx, from the gathered lists (exact whatever the scheme computed). */
 static int report_nranks(const cd_rep *r, uint64_t idx, int *coll)
 {
@@ -7164,20 +7172,23 @@ int colldiag_report_print(colldiag_file *f, const colldiag_xfer *x, FILE *out)
             }
         } else {
             uint64_t nc = 0, ni = 0, nt = 0;
-            /* count distinct touched chunks by walking each rank's sorted list once */
-            for (int p = 0; p < r.P; p++)
-                for (uint64_t i = r.off[p]; i < r.off[p + 1]; i++) {
-                    int coll, first = 1;
-                    for (int q = 0; q < p && first; q++) {
-                        uint64_t lo = r.off[q], hi = r.off[q + 1];
-                        while (lo < hi) { uint64_t mid = (lo + hi) / 2; if (r.ci[mid].index < r.ci[i].index) lo = mid + 1; else hi = mid; }
-                        if (lo < r.off[q + 1] && r.ci[lo].index == r.ci[i].index) first = 0;
-                    }
-                    if (!first) continue;
-                    report_nranks(&r, r.ci[i].index, &coll);
-                    nt++;
-                    if (coll) nc++; else ni++;
-                }
+            /* distinct touched chunks: every rank's entries sorted by index, then counted in one pass.
+               O(T log T) for T gathered entries; it was a search of every earlier rank's list for each
+               entry, O(T P log), which bench/virtual.c found taking 1.3 s on rank 0 at 1,000 ranks (B1:
+               48 chunks a rank) and so hours at 100,000 */
+            const uint64_t T = r.off[r.P];
+            cd_rep_idx *ix = cd_malloc((size_t)(T ? T : 1) * sizeof *ix);
+            for (uint64_t i = 0; ix && i < T; i++) ix[i] = (cd_rep_idx){r.ci[i].index, r.ci[i].collective != 0};
+            if (ix) qsort(ix, (size_t)T, sizeof *ix, rep_idx_cmp);
+            for (uint64_t i = 0; ix && i < T;) {
+                int coll = 0;
+                const uint64_t idx = ix[i].index;
+                for (; i < T && ix[i].index == idx; i++) coll |= ix[i].coll;
+                nt++;
+                if (coll) nc++; else ni++;
+            }
+            if (!ix) fprintf(out, "   (no memory to count the %" PRIu64 " chunk entries)\n", T);
+            cd_free(ix);
             fprintf(out, "   chunk map omitted (%" PRIu64 " x %" PRIu64 " chunks): %" PRIu64 " touched, %" PRIu64 " collective, %" PRIu64
                          " independent\n", rows, cols, nt, nc, ni);
         }

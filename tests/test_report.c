@@ -236,6 +236,48 @@ int main(int argc, char **argv)
         colldiag_sel_free(sm);
         colldiag_layout_free(lm);
     }
+    /* a chunk grid too large to draw (40 x 40): the report counts the distinct chunks touched, and how
+       many are collective, from every rank's list. Rank r takes rows [20 r, 20 r + 30) of an 80 x 80
+       dataset in 2 x 2 chunks: chunk rows [10 r, 10 r + 15), neighbours sharing 5 chunk rows. Touched:
+       the union of those ranges, 40 chunks a row; link-chunk makes every one collective, all-independent
+       none. */
+    {
+        const uint64_t d2[2] = {80, 80}, c2[2] = {2, 2}, st2[2] = {20 * (uint64_t)me, 0}, cn2[2] = {30, 80};
+        uint64_t rows_touched = 0;
+        for (uint64_t cr = 0; cr < 40; cr++) {
+            int any = 0;
+            for (int r = 0; r < P; r++) any |= cr >= 10 * (uint64_t)r && cr < 10 * (uint64_t)r + 15;
+            rows_touched += (uint64_t)any;
+        }
+        colldiag_layout *lg;
+        colldiag_layout_chunked(2, d2, c2, 4, 0, &lg);
+        colldiag_sel *sg;
+        colldiag_sel_create(2, d2, &sg);
+        colldiag_sel_select_hyperslab(sg, COLLDIAG_SELECT_SET, st2, NULL, cn2, NULL);
+        const colldiag_chunk_opt_t opts[2] = {COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_ALL_CHUNK_IND_IO};
+        for (int k = 0; k < 2; k++) {
+            colldiag_xfer *xg;
+            colldiag_xfer_create(&xg);
+            colldiag_set_dxpl_mpio(xg, COLLDIAG_MPIO_COLLECTIVE);
+            colldiag_set_dxpl_mpio_chunk_opt(xg, opts[k]);
+            CHECK(colldiag_plan(f, lg, sg, NULL, xg) == 0, "plan over a 40 x 40 grid: %s", colldiag_xfer_errmsg(xg));
+            char *txt = report_text(f, xg, "report over a 40 x 40 grid");
+            if (me == 0 && txt) {
+                unsigned long long t = 0, c = 0, i = 0;
+                const char *m = strstr(txt, "chunk map omitted (40 x 40 chunks): ");
+                CHECK(m && sscanf(m, "chunk map omitted (40 x 40 chunks): %llu touched, %llu collective, %llu independent", &t, &c, &i) == 3,
+                      "no 'chunk map omitted' line:\n%s", txt);
+                const unsigned long long want = rows_touched * 40;
+                CHECK(t == want && c == (k == 0 ? want : 0) && i == (k == 0 ? 0 : want),
+                      "%s: %llu touched, %llu collective, %llu independent; expected %llu touched, all %s", k ? "all-independent" : "link",
+                      t, c, i, want, k ? "independent" : "collective");
+            }
+            free(txt);
+            colldiag_xfer_free(xg);
+        }
+        colldiag_sel_free(sg);
+        colldiag_layout_free(lg);
+    }
     /* a rank passing x = NULL to the report: everybody returns an error, nobody hangs */
     colldiag_xfer *x;
     colldiag_xfer_create(&x);
