@@ -33,7 +33,7 @@ SCN_PUBLIC ?= tests/scenarios/public
 H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
-TESTS = $(B)/test_multi $(B)/test_untouched $(B)/heap $(B)/bench-timestep $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/nodes_probe $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/bench-bridge $(B)/bench-manyvars $(B)/calibrate $(B)/ranks
+TESTS = $(B)/test_multi $(B)/test_untouched $(B)/heap $(B)/bench-timestep $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/nodes_probe $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/bench-bridge $(B)/bench-manyvars $(B)/calibrate $(B)/ranks $(B)/virtual
 EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/h5_collmd_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/fuzz_h5 $(B)/h5_defects \
            $(B)/patterns $(B)/libpmpi_file_calls.so $(B)/heap_kept
 
@@ -41,7 +41,7 @@ EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_
 DEB_PKGS = make gcc gfortran libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
            clang libclang-rt-14-dev valgrind python3-h5py-mpi python3-mpi4py libnetcdf-mpi-dev chromium
 
-.PHONY: bench-summary bench-heap bench-field bench-patterns bench-readme deps-hdf5-1.14 check-hdf5-1.14 preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
+.PHONY: bench-virtual bench-summary bench-heap bench-field bench-patterns bench-readme deps-hdf5-1.14 check-hdf5-1.14 preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
 
 .DEFAULT_GOAL := all
 
@@ -230,6 +230,17 @@ $(B)/ranks: bench/ranks.c colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -I. $< colldiag.c -o $@
 bench-ranks: $(B)/ranks
 	@for p in $(RANKS_LIST); do $(RUN) -n $$p $(B)/ranks $(or $(BENCH_DIR),/tmp) | if [ $$p = $(firstword $(RANKS_LIST)) ]; then cat; else tail -n +2; fi || exit 1; done
+# One call at 10^3 to 10^5 virtual ranks, simulated in one process: colldiag's own code for every rank,
+# its collectives answered as P ranks would (bench/virtual.c): per rank local work, memory, messages
+# and bytes. The exchange schemes' simulation is O(P^2) in all (each rank's P-sized arrays), so 10^5
+# runs link and AUTO where AUTO needs no exchange (B1, B4): make bench-virtual [VIRTUAL_P="1000 3000 10000"]
+VIRTUAL_P ?= 1000 3000 10000
+$(B)/virtual: bench/virtual.c colldiag.c colldiag.h | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) -I. $< -o $@
+bench-virtual: $(B)/virtual
+	$(B)/virtual $(VIRTUAL_P)
+	VIRTUAL_SCHEMES=link $(B)/virtual 100000 | tail -n +5
+	VIRTUAL_SCHEMES=auto VIRTUAL_PATTERNS=B1,B4 $(B)/virtual 100000 | tail -n +5
 # The same with parallel HDF5's link, multi and independent writes as columns.
 $(B)/bench-hdf5: bench/bench.c tests/count_alloc.h colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< -o $@ $(H5LIBS)
