@@ -277,21 +277,37 @@ static int h5_bridge_entry(hid_t dset, unsigned long fileno, h5_fentry **out, co
     return 0;
 }
 
+/* Whether every one of the n datasets has contiguous storage (an address: H5Dget_offset). */
+static int h5_all_contiguous(const hid_t *dsets, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        haddr_t a = HADDR_UNDEF;
+        H5E_BEGIN_TRY { a = H5Dget_offset(dsets[i]); } H5E_END_TRY;
+        if (a == HADDR_UNDEF) return 0;
+    }
+    return 1;
+}
+
 /* HDF5's own call is as fast on a file whose communicator is one rank, under COLLDIAG_ACCELERATE=1:
    MPI-IO's collective call on one rank is that rank's own I/O (ROMIO and ompio alike read and write it
    independently), so none of colldiag's gains applies, and learning the file costs a first call
    0.1-0.6 ms here (IOR -F, a file a rank: 0.66-0.78x HDF5's read rate before this rule). The engine's
-   rule list decides (engine.c). Alike everywhere: one rank. */
-static int h5_one_rank_as_fast(const h5_fentry *fe, const colldiag_xfer *x, int dir, int collective)
+   rule list decides (engine.c). Alike everywhere: one rank. Made safe only when every dataset of the
+   call (dsets, n) is contiguous, the storage the preload can make safe before HDF5's collective write (h5_make_safe);
+   a chunked write's bytes at risk are learnt in the agreement instead (one rank, ROMIO, a chunked
+   dataset without a written fill: MPI-IO's collective write left its buffer's bytes in the holes). */
+static int h5_one_rank_as_fast(const h5_fentry *fe, const colldiag_xfer *x, int dir, int collective, const hid_t *dsets, size_t n)
 {
     if (fe->f->size != 1 || !x->accel) return 0;
+    const int contiguous = dir == DIR_WRITE && collective ? h5_all_contiguous(dsets, n) : 1;
     /* a collective write's bytes at risk are not known here; the preload makes HDF5's path safe first */
-    const cd_engine_facts ef = {.all = x->accel == 2, .risk = dir == DIR_WRITE && collective ? -1 : 0, .can_make_safe = 1, .one_rank = 1,
+    const cd_engine_facts ef = {.all = x->accel == 2, .risk = dir == DIR_WRITE && collective ? -1 : 0, .can_make_safe = contiguous, .one_rank = 1,
                                 .whole_chunks = -1, .many_stretches = -1};
     return engine_of(engine_rule(&ef)) == CD_ENGINE_HDF5;
 }
 
 #define h5_one_rank_why (cd_rule_why[CD_RULE_ONE_RANK])
+
 
 /* h5_bridge_entry's file, with the file's communicator for a collective call: every rank of a
    collective call asks here whether it has one, and ranks that do not (all of them, or none: a

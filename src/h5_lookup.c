@@ -325,7 +325,7 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
     h5_fentry *fe = NULL;
     if (h5_identify(dset, &oi)) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
     if (!rc) rc = h5_bridge_entry(dset, oi.fileno, &fe, fn);
-    if (!rc && h5_one_rank_as_fast(fe, x, dir, collective)) rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", h5_one_rank_why);
+    if (!rc && h5_one_rank_as_fast(fe, x, dir, collective, &dset, 1)) rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", h5_one_rank_why);
     if (!rc) rc = h5_bridge_file(dset, oi.fileno, collective, &fe, fn); /* collective calls meet here first */
     colldiag_file *f = fe ? fe->f : NULL;
     h5_located lo;
@@ -460,7 +460,7 @@ static int h5_transfer_multi(size_t count, const hid_t dsets[], const hid_t mem_
     if (count == 0 || h5_identify(dsets[0], &oi0))
         rc = cd_fail(COLLDIAG_ERR_ARG, fn, count ? "dset_ids[0] is not an open dataset" : "count is 0: nothing names the file");
     if (!rc) rc = h5_bridge_entry(dsets[0], oi0.fileno, &fe, fn);
-    if (!rc && h5_one_rank_as_fast(fe, x, dir, collective)) rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", h5_one_rank_why);
+    if (!rc && h5_one_rank_as_fast(fe, x, dir, collective, dsets, count)) rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", h5_one_rank_why);
     if (!rc) rc = h5_bridge_file(dsets[0], oi0.fileno, collective, &fe, fn);
     colldiag_file *f = fe ? fe->f : NULL;
     if (rc) {

@@ -1232,7 +1232,7 @@ static int run_case(const scenario *s, MPI_Comm comm, const run_opts *o)
         tmp.n = none_first.n + 1;
         tmp.ops = malloc((size_t)tmp.n * sizeof *tmp.ops);
         tmp.ops[0] = noneop;
-        memcpy(tmp.ops + 1, none_first.ops, (size_t)none_first.n * sizeof *tmp.ops);
+        if (none_first.n) memcpy(tmp.ops + 1, none_first.ops, (size_t)none_first.n * sizeof *tmp.ops); /* ops may be NULL then */
         model_bad |= model_elems(&tmp, s->rank, s->dims, &fel, &nf) != 0;
         free(tmp.ops);
         if (s->mrank[me] > 0) model_bad |= model_elems(&s->msel[me], s->mrank[me], s->mdims[me], &mel, &nm) != 0;

@@ -52,8 +52,13 @@ COLLDIAG_REPORT=0 COLLDIAG_ACCELERATE=1 LD_PRELOAD=$LIB $RUN -n "$NP" $X "$B/h5_
     "$(grep -o '^holes-[a-z0-9-]*' "$T/plain.out" | paste -sd, -)" >"$T/accel.out" 2>&1 || fail=1
 cat "$T/accel.out"
 grep -q "^holes-collective: right" "$T/accel.out" || { echo "FAIL: no holes-collective verdict under COLLDIAG_ACCELERATE=1"; fail=1; }
-# what colldiag cannot move is warned, without a report: each compact-* case its own dataset's line
+# what colldiag cannot move is warned, without a report: each compact-* case its own dataset's line,
+# when more than one rank writes it (on one rank, the one copy is the program's: no warning then)
 for c in $(grep -o '^compact-[a-z0-9-]*' "$T/plain.out"); do
-    grep -q "^colldiag: H5Dwrite .*h5_defects-$c\.h5:/data: [0-9]* bytes at risk" "$T/accel.out" || { echo "FAIL $c: not warned under COLLDIAG_ACCELERATE=1"; fail=1; }
+    if grep -q "^colldiag: H5Dwrite .*h5_defects-$c\.h5:/data: [0-9]* bytes at risk" "$T/accel.out"; then
+        [ "$NP" -gt 1 ] || { echo "FAIL $c: warned under COLLDIAG_ACCELERATE=1 on one rank, where nothing is at risk"; fail=1; }
+    else
+        [ "$NP" -eq 1 ] || { echo "FAIL $c: not warned under COLLDIAG_ACCELERATE=1"; fail=1; }
+    fi
 done
 exit $fail
