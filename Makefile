@@ -41,7 +41,7 @@ EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_
 DEB_PKGS = make gcc gfortran libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
            clang libclang-rt-14-dev valgrind python3-h5py-mpi python3-mpi4py libnetcdf-mpi-dev chromium
 
-.PHONY: bench-virtual bench-summary bench-heap bench-field bench-patterns bench-readme deps-hdf5-1.14 check-hdf5-1.14 preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
+.PHONY: bench-nodes bench-virtual bench-summary bench-heap bench-field bench-patterns bench-readme deps-hdf5-1.14 check-hdf5-1.14 preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
 
 .DEFAULT_GOAL := all
 
@@ -228,8 +228,14 @@ calibrate: $(B)/calibrate
 RANKS_LIST ?= 2 4 8 16
 $(B)/ranks: bench/ranks.c colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -I. $< colldiag.c -o $@
+# Then (root) RANKS_NODES="N K": N x K ranks across N simulated nodes (tests/nodes.sh), TCP between them.
+RANKS_NODES ?= 8 8
 bench-ranks: $(B)/ranks
 	@for p in $(RANKS_LIST); do $(RUN) -n $$p $(B)/ranks $(or $(BENCH_DIR),/tmp) | if [ $$p = $(firstword $(RANKS_LIST)) ]; then cat; else tail -n +2; fi || exit 1; done
+	@if [ -n "$(RANKS_NODES)" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then out=$$(tests/nodes.sh $(RANKS_NODES) -- $(B)/ranks $(or $(BENCH_DIR),/tmp)) || { echo "$$out"; exit 1; }; \
+	    echo "$$out" | tail -n +2 | sed 's/$$/   (across $(word 1,$(RANKS_NODES)) simulated nodes)/'; \
+	  else echo "bench-ranks: $(RANKS_NODES) ranks across simulated nodes need root (tests/nodes.sh): not run"; fi; fi
 # One call at 10^3 to 10^5 virtual ranks, simulated in one process: colldiag's own code for every rank,
 # its collectives answered as P ranks would (bench/virtual.c): per rank local work, memory, messages
 # and bytes. The exchange schemes' simulation is O(P^2) in all (each rank's P-sized arrays), so 10^5
@@ -241,6 +247,13 @@ bench-virtual: $(B)/virtual
 	$(B)/virtual $(VIRTUAL_P)
 	VIRTUAL_SCHEMES=link $(B)/virtual 100000 | tail -n +5
 	VIRTUAL_SCHEMES=auto VIRTUAL_PATTERNS=B1,B4 $(B)/virtual 100000 | tail -n +5
+# AUTO across simulated nodes (root), an unshaped and a slow link (NODES_RATES, tc rates), with the default
+# and the calibrated constants: the scheme AUTO ran against the fastest measured (bench/nodes.sh):
+# make bench-nodes [NODES="2 2"] [NODES_RATES=200mbit] [NODES_REPS=3]
+NODES ?= 2 2
+NODES_REPS ?= 3
+bench-nodes: $(B)/bench $(B)/calibrate
+	bench/nodes.sh $(B) $(NODES) $(NODES_REPS) $(or $(BENCH_DIR),/tmp)
 # The same with parallel HDF5's link, multi and independent writes as columns.
 $(B)/bench-hdf5: bench/bench.c tests/count_alloc.h colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< -o $@ $(H5LIBS)

@@ -2,7 +2,8 @@
  *
  *   B1 row blocks:   N1 x N1 doubles, C1 x C1 chunks, rank r writes a block of rows
  *   B2 tiny in huge: N2 x N2 ints, C2 x C2 chunks (about a million), each rank one 64 x 64 block
- *   B3 interleaved:  N3 x N3 ints, C3 x C3 chunks, rank r writes columns j = r (mod P)
+ *   B3 interleaved:  N3 x N3 ints, C3 x C3 chunks, rank r writes columns j = r (mod P) (BENCH_W3=w: blocks of w
+ *                    columns, j / w = r (mod P); the by-hand floor is for w = 1 only)
  *   B4 planning:     N4^3 ints, C4^3 chunks, rank r a slab of planes
  *
  *   B2r reference:   the B2 selection on an N2R x N2R dataset with the same chunks (16k chunks): B2's
@@ -26,7 +27,7 @@
  *
  *   mpirun -n 3 bench/bench [tiny|full] [REPS]
  * environment: BENCH_DIR (default /tmp), BENCH_PATTERNS="B1,B3", BENCH_SCHEMES="link,aggregate",
- *   scale knobs BENCH_N1 BENCH_C1 BENCH_N2 BENCH_C2 BENCH_N2R BENCH_N3 BENCH_C3 BENCH_N4 BENCH_C4
+ *   scale knobs BENCH_N1 BENCH_C1 BENCH_N2 BENCH_C2 BENCH_N2R BENCH_N3 BENCH_C3 BENCH_W3 BENCH_N4 BENCH_C4
  *   (dataset edge and chunk edge per pattern), BENCH_HDF5_SLOW=1 to also run HDF5's known-slow cases,
  *   BENCH_INNER (100) and BENCH_INNER_B3 (10): calls per timed sample for B2/B2r and for B3's fast
  *   schemes (a sample is the batch's time divided by its calls).
@@ -81,6 +82,7 @@ static uint64_t knob(const char *name, uint64_t dflt)
 }
 
 /* the selection of pattern i on this rank, as hyperslab start/stride/count/block */
+static uint64_t w3 = 1; /* B3's column blocks: rank r writes the blocks of w3 columns j / w3 = r (mod P) (BENCH_W3) */
 static void pattern_hyperslab(const pattern *p, int i, uint64_t *st, uint64_t *sr, uint64_t *cn, uint64_t *bl)
 {
     for (int d = 0; d < 3; d++) { st[d] = 0; sr[d] = 1; cn[d] = 1; bl[d] = p->dims[d]; }
@@ -92,7 +94,10 @@ static void pattern_hyperslab(const pattern *p, int i, uint64_t *st, uint64_t *s
         st[1] = 128 % (p->dims[1] - e + 1);
         bl[0] = bl[1] = e;
     }
-    if (i == 3) { st[1] = (uint64_t)me; sr[1] = (uint64_t)P; bl[1] = 1; cn[1] = (p->dims[1] - (uint64_t)me + (uint64_t)P - 1) / (uint64_t)P; }
+    if (i == 3) { /* whole blocks only: those that start inside and end inside */
+        const uint64_t s0 = (uint64_t)me * w3, step = (uint64_t)P * w3;
+        st[1] = s0; sr[1] = step; bl[1] = w3; cn[1] = p->dims[1] >= s0 + w3 ? (p->dims[1] - s0 - w3) / step + 1 : 0;
+    }
 }
 
 static void make_patterns(pattern *pt, int tiny)
@@ -102,6 +107,7 @@ static void make_patterns(pattern *pt, int tiny)
     uint64_t n2r = knob("BENCH_N2R", tiny ? 256 : 1024);
     uint64_t n3 = knob("BENCH_N3", tiny ? 256 : 2048), c3 = knob("BENCH_C3", tiny ? 32 : 256);
     uint64_t n4 = knob("BENCH_N4", tiny ? 64 : 512), c4 = knob("BENCH_C4", 8);
+    w3 = knob("BENCH_W3", 1);
     pattern p1 = {"B1 row blocks", 2, {n1, n1}, {c1, c1}, 8, NULL, 0};
     pattern p2 = {"B2 tiny in huge", 2, {n2, n2}, {c2, c2}, 4, NULL, 0};
     pattern p2r = {"B2r same, 16k", 2, {n2r, n2r}, {c2, c2}, 4, NULL, 0};
@@ -513,7 +519,7 @@ static byhand byhand_exchange(const pattern *p)
 {
     byhand h = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, 0, NULL, NULL, NULL, 0, NULL};
     const uint64_t n = p->dims[0], c = p->cdims[0], es = p->esize;
-    if (p->rank != 2 || p->dims[1] != n || p->cdims[1] != c || n % c || c < (uint64_t)P || n * n * es / (uint64_t)P > 0x3fffffff) return h;
+    if (w3 != 1 || p->rank != 2 || p->dims[1] != n || p->cdims[1] != c || n % c || c < (uint64_t)P || n * n * es / (uint64_t)P > 0x3fffffff) return h;
     struct exch *x = calloc(1, sizeof *x);
     x->n = n;
     x->c = c;
