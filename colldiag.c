@@ -1311,6 +1311,8 @@ struct colldiag_file {
     uint64_t covered_to; /* agreed in collective writes, alike on every rank: the file is at least this long (file_covered) */
     int ds_write;        /* the MPI-IO layer may sieve independent writes (read-modify-write): 1, 0, -1 not asked yet (risk_ds) */
     int read_only;       /* opened (or wrapped) MPI_MODE_RDONLY: under HDF5 1.14's rules, its small chunks are cached */
+    int node_n;          /* ranks of comm on this rank's node (MPI_COMM_TYPE_SHARED), learnt by file_nodes: 0 not yet, -1 unknown */
+    int *node_ranks;     /* their ranks in comm, ascending (node_n of them) */
 };
 
 static int cd_mpi_fail(const char *fn, int mpirc, const char *what)
@@ -1358,9 +1360,51 @@ static int file_alloc(const char *fn, MPI_Comm comm, colldiag_file **out, int co
 
 static void file_dealloc(colldiag_file *f)
 {
+    cd_free(f->node_ranks);
     if (f->op != MPI_OP_NULL) MPI_Op_free(&f->op);
     MPI_Comm_free(&f->comm);
     cd_free(f);
+}
+
+/* Which ranks of f's communicator share this rank's node, learnt once a file: what the reports count as
+   bytes crossing nodes (aggregation's exchange, colldiag_get_bytes_off_node). One MPI_Comm_split_type
+   (MPI_COMM_TYPE_SHARED: the ranks MPI says share memory, one group a node) and an MPI_Allgather of
+   the ranks inside it: O(ranks on the node) memory, nothing that grows with the job. Collective over
+   f->comm the first time (aggregation's exchange calls it, where every rank of the call is); after a
+   failure on any rank of a node, that node's ranks say "not known" (node_n -1), never hang: the
+   allocation is agreed inside the node before the gather. Split by key rank, so the gather comes back
+   in ascending order. */
+static void file_nodes(colldiag_file *f)
+{
+    if (f->node_n) return;
+    f->node_n = -1;
+    MPI_Comm nc = MPI_COMM_NULL;
+    if (MPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, f->rank, MPI_INFO_NULL, &nc) != MPI_SUCCESS || nc == MPI_COMM_NULL) return;
+    int k = 0;
+    MPI_Comm_size(nc, &k);
+    int *r = k > 0 ? cd_malloc((size_t)k * sizeof *r) : NULL;
+    int bad = r == NULL, any = 1;
+    if (MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, nc) == MPI_SUCCESS && !any &&
+        MPI_Allgather(&f->rank, 1, MPI_INT, r, 1, MPI_INT, nc) == MPI_SUCCESS) {
+        f->node_ranks = r;
+        f->node_n = k;
+        r = NULL;
+    }
+    cd_free(r);
+    MPI_Comm_free(&nc);
+}
+
+/* Whether rank r of f's communicator is on this rank's node (file_nodes known). */
+static int file_same_node(const colldiag_file *f, int r)
+{
+    int lo = 0, hi = f->node_n - 1;
+    while (lo <= hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (f->node_ranks[mid] == r) return 1;
+        if (f->node_ranks[mid] < r) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return 0;
 }
 
 /* Collective agreement on a local failure: -1 if no rank failed, else the lowest failing rank. */
@@ -1469,6 +1513,7 @@ int colldiag_file_close(colldiag_file *f)
     if (f->plan_only) { /* the HDF5 bridge's: HDF5 owns the file; the communicator, if any, is ours */
         if (f->op != MPI_OP_NULL) MPI_Op_free(&f->op);
         if (f->comm != MPI_COMM_NULL) MPI_Comm_free(&f->comm);
+        cd_free(f->node_ranks);
         cd_free(f);
         return 0;
     }
@@ -1578,6 +1623,10 @@ struct colldiag_xfer {
     /* The bytes at risk of HDF5's own path in the last write (decision.c, risk_agreed; colldiag_get_bytes_at_risk),
        agreed in a collective call; the words are formatted only when some are */
     uint64_t risk_bytes, risk_ranks;      /* ranks: bit r for rank r < 63, bit 63 for any other */
+    /* Data bytes the last call's aggregation exchange sent from this rank to ranks on other nodes
+       (colldiag_get_bytes_off_node); nodes_known 1 once the call's exchange knew the nodes (file_nodes) */
+    uint64_t off_node_bytes;
+    int nodes_known;
     unsigned risk_kinds;                  /* COLLDIAG_RISK_* */
     char risk_why[768], risk_adv[320];
     const void *plan_wbuf;                /* colldiag_set_plan_buffer: the next plan's data (compact digests) */
@@ -4589,8 +4638,16 @@ static int agg_round(cd_io *io, cd_agg_state *st, const uint64_t *words, uint64_
     }
     if (!io->code && cd_inject(io, "exchange")) io_fail(io, COLLDIAG_ERR_NOMEM, "the aggregation exchange (injected)");
     if (io->code) memset(sc, 0, (size_t)P * 2 * sizeof *sc); /* a failed rank sends nothing; peers expect nothing */
+    file_nodes(io->f); /* collective the first time a file: every rank of the round is here */
     int mrc = MPI_Alltoall(sc, 2, MPI_UINT64_T, rc_, 2, MPI_UINT64_T, io->f->comm);
     if (mrc != MPI_SUCCESS) cd_mpi_err(io, mrc, "MPI_Alltoall (aggregation counts)");
+    /* the data bytes this rank sends to ranks on other nodes: its pieces to their owners (writes), or as
+       an owner the bytes it read back to the ranks that asked (reads); records not counted */
+    if (io->f->node_n > 0 && mrc == MPI_SUCCESS && !io->code) {
+        io->x->nodes_known = 1;
+        for (int r = 0; r < P; r++)
+            if (!file_same_node(io->f, r)) io->x->off_node_bytes += wr ? sc[2 * r + 1] : rc_[2 * r + 1];
+    }
     uint64_t rmw = 0, rdb = 0;
     for (int r = 0; r < P; r++) { rdp[2 * r] = rmw; rdp[2 * r + 1] = rdb; rmw += rc_[2 * r]; rdb += rc_[2 * r + 1]; }
     /* request arrays for the largest of the exchanges (records; bytes; and the reply, its mirror) */
@@ -5406,6 +5463,8 @@ static void xfer_reset(colldiag_xfer *x)
     x->fetch_bytes = x->fetch_calls = 0;
     x->risk_bytes = x->risk_ranks = 0;
     x->risk_kinds = 0;
+    x->off_node_bytes = 0;
+    x->nodes_known = 0;
     x->risk_why[0] = x->risk_adv[0] = 0;
     x->engine_rule = CD_RULE_N;
     x->hdf5_scheme = -1;
@@ -6848,6 +6907,14 @@ int colldiag_get_bytes_at_risk(const colldiag_xfer *x, uint64_t *bytes, unsigned
     return 0;
 }
 
+int colldiag_get_bytes_off_node(const colldiag_xfer *x, uint64_t *bytes, int *known)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_bytes_off_node", "x is NULL");
+    if (bytes) *bytes = x->off_node_bytes;
+    if (known) *known = x->nodes_known;
+    return 0;
+}
+
 const char *colldiag_risk_reason(const colldiag_xfer *x) { return x && x->risk_bytes ? x->risk_why : ""; }
 const char *colldiag_risk_advice(const colldiag_xfer *x) { return x && x->risk_bytes ? x->risk_adv : ""; }
 
@@ -6868,6 +6935,9 @@ typedef struct {
     colldiag_counters cnt;
     uint64_t grid[COLLDIAG_MAX_RANK];
     uint64_t nds;                /* datasets of a multi-dataset call, 0 after a single call */
+    uint64_t off_node;           /* data bytes the aggregation exchange sent to other nodes (x->off_node_bytes) */
+    int32_t nodes_known;         /* x->nodes_known */
+    int32_t node_lead;           /* the lowest rank of its node (file_nodes): the report counts nodes by these */
     char reason[256];
 } cd_rep_hdr;
 
@@ -6910,6 +6980,32 @@ static void report_sel_io(const cd_rep *r, FILE *out, int html)
     fprintf(out, "%s: 0x%x, %s%s", k >= 16 ? ",..." : "", seen, cs, html ? ".<br>" : "\n");
 }
 
+/* The nodes the aggregation exchange crossed, when it ran (every rank knows its node then): the node
+   count (ranks that lead their node), the data bytes sent between nodes and the rank that sent most. */
+typedef struct { int known, nodes, most_rank; uint64_t bytes, most; } cd_rep_nodes;
+static cd_rep_nodes report_nodes_of(const cd_rep *r)
+{
+    cd_rep_nodes n = {1, 0, 0, 0, 0};
+    for (int p = 0; p < r->P; p++) {
+        const cd_rep_hdr *h = &r->h[p];
+        if (!h->nodes_known) { n.known = 0; return n; }
+        n.nodes += h->node_lead != 0;
+        n.bytes += h->off_node;
+        if (h->off_node > n.most) { n.most = h->off_node; n.most_rank = p; }
+    }
+    n.known = r->P > 0;
+    return n;
+}
+static void report_nodes(const cd_rep *r, FILE *out)
+{
+    const cd_rep_nodes n = report_nodes_of(r);
+    if (!n.known) return;
+    fprintf(out, "   across nodes: %d node%s (MPI_COMM_TYPE_SHARED); the aggregation exchange sent %" PRIu64 " data bytes between them", n.nodes,
+            n.nodes == 1 ? "" : "s", n.bytes);
+    if (n.bytes) fprintf(out, " (rank %d the most: %" PRIu64 ")", n.most_rank, n.most);
+    fprintf(out, "; MPI-IO's own two-phase traffic is not counted\n");
+}
+
 /* Gathers every rank's results on rank 0. Collective: every rank returns 0, or an error on every rank
    (ERR_ARG on a rank that passed x = NULL, ERR_PEER naming it on the others; ERR_NOMEM everywhere when
    rank 0 cannot hold the report). Rank 0 first says whether it can receive the headers, so that no
@@ -6936,6 +7032,9 @@ static int report_gather(colldiag_file *f, const colldiag_xfer *x, const char *f
         if (me.sent && !chunks_view(x, me.sent)) me.sent = 0; /* out of memory: the report goes on without chunk lines */
         me.cnt = x->cnt;
         me.nds = x->nds;
+        me.off_node = x->off_node_bytes;
+        me.nodes_known = x->nodes_known;
+        me.node_lead = f->node_n > 0 && f->node_ranks[0] == f->rank;
         snprintf(me.reason, sizeof me.reason, "%s", xfer_reason(x));
     }
     r->P = f->size;
@@ -7141,6 +7240,7 @@ int colldiag_report_print(colldiag_file *f, const colldiag_xfer *x, FILE *out)
     }
     report_sel_io(&r, out, 0);
     if (x->risk_bytes) fprintf(out, "   bytes at risk: %" PRIu64 " (%s)\n   to keep them: %s\n", x->risk_bytes, x->risk_why, x->risk_adv);
+    report_nodes(&r, out);
     report_print_datasets(&r, out);
     /* per-chunk truth, capped so a huge run stays readable */
     uint64_t shown = 0, total = 0;
@@ -7236,6 +7336,7 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
                 colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)h->chunk_opt), colldiag_io_mode_name((colldiag_actual_io_mode_t)h->io_mode),
                 h->local, h->global);
         if (h->sel_io) fprintf(out, "\"no_selection_io_cause\":%u,", h->sel_io);
+        if (h->nodes_known) fprintf(out, "\"bytes_off_node\":%" PRIu64 ",", h->off_node);
         fprintf(out, "\"bytes_collective\":%" PRIu64 ",\"bytes_independent\":%" PRIu64 ",\"calls_collective\":%" PRIu64
                      ",\"calls_independent\":%" PRIu64 ",\"t_map\":%.9f,\"t_decide\":%.9f,\"t_io\":%.9f,\"chunks_omitted\":%" PRIu64 ",\"chunks\":[",
                 h->cnt.bytes_collective, h->cnt.bytes_independent, h->cnt.calls_collective, h->cnt.calls_independent, h->cnt.t_map,
@@ -7251,7 +7352,10 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
         }
         fprintf(out, "]}");
     }
-    fprintf(out, "],\"bytes_at_risk\":%" PRIu64 ",\"risk\":", x->risk_bytes);
+    fprintf(out, "]");
+    const cd_rep_nodes nn = report_nodes_of(&r);
+    if (nn.known) fprintf(out, ",\"nodes\":%d,\"bytes_off_node\":%" PRIu64, nn.nodes, nn.bytes);
+    fprintf(out, ",\"bytes_at_risk\":%" PRIu64 ",\"risk\":", x->risk_bytes);
     json_str(out, colldiag_risk_reason(x));
     if (x->risk_bytes) {
         fprintf(out, ",\"risk_advice\":");
@@ -11672,6 +11776,7 @@ static void h5_forget_files(const unsigned long *fileno)
             if (e->f->op != MPI_OP_NULL) MPI_Op_free(&e->f->op);
             if (e->f->comm != MPI_COMM_NULL) MPI_Comm_free(&e->f->comm);
         }
+        cd_free(e->f->node_ranks);
         cd_free(e->f);
         cd_free(e);
     }

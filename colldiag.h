@@ -398,6 +398,17 @@ typedef struct {
                                               (incl. the closing reduction, which waits for the slowest rank's data) */
 } colldiag_counters;
 int colldiag_get_counters(const colldiag_xfer *x, colldiag_counters *out);
+/* Bytes crossing nodes in the last call: the data bytes this rank's part of the aggregation exchange
+   (COLLDIAG_MPIO_CHUNK_AGGREGATE_IO, or AUTO's choice of it) sent to ranks on other nodes, a node being
+   a group MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) makes: its pieces to their chunks' owners (writes),
+   or, as an owner, the bytes it read for the ranks that asked (reads); the records that describe them
+   are not counted. *known: 1 when the call's exchange learnt the nodes (the first such call on a file
+   learns them, collectively, once), 0 otherwise (another scheme, a plan, or MPI could not say). MPI-IO's
+   own two-phase I/O (link-chunk, multi-chunk's collective chunks, contiguous datasets) moves bytes between
+   nodes too, inside the MPI library, where colldiag cannot count them. The reports print the sum over
+   the ranks and the node count ("across nodes: ..."; JSON "nodes", "bytes_off_node"). Either pointer
+   may be NULL. */
+int colldiag_get_bytes_off_node(const colldiag_xfer *x, uint64_t *bytes, int *known);
 /* Why the chunk scheme was chosen, in words ("forced by setting", "avg 2 chunks/rank >= num 0", ...). */
 const char *colldiag_scheme_reason(const colldiag_xfer *x);
 

@@ -126,6 +126,8 @@ static int vr_alltoall(const void *s, int sn, MPI_Datatype st, void *r, int rn, 
 static int vr_alltoallv(const void *s, const int *sc, const int *sd, MPI_Datatype st, void *r, const int *rc, const int *rd,
                         MPI_Datatype rt, MPI_Comm c);
 static int vr_barrier(MPI_Comm c);
+static int vr_comm_split_type(MPI_Comm c, int type, int key, MPI_Info info, MPI_Comm *out);
+#define MPI_Comm_split_type vr_comm_split_type
 #define MPI_Comm_dup vr_comm_dup
 #define MPI_Comm_free vr_comm_free
 #define MPI_Comm_rank vr_comm_rank
@@ -153,6 +155,7 @@ static int vr_barrier(MPI_Comm c);
 #undef MPI_Alltoall
 #undef MPI_Alltoallv
 #undef MPI_Barrier
+#undef MPI_Comm_split_type
 
 /* ---- the virtual world ------------------------------------------------------------------------- */
 enum { K_ALLREDUCE, K_BCAST, K_GATHER, K_GATHERV, K_ALLGATHER, K_ALLGATHERV, K_ALLTOALL, K_ALLTOALLV, K_BARRIER, K_DONE };
@@ -315,6 +318,14 @@ static int vr_comm_dup(MPI_Comm c, MPI_Comm *out)
     return rc;
 }
 static int vr_comm_free(MPI_Comm *c) { return PMPI_Comm_free(c); }
+/* Virtual ranks have no nodes: the split gives none, and colldiag counts no bytes crossing nodes (plans
+   never exchange data anyway) */
+static int vr_comm_split_type(MPI_Comm c, int type, int key, MPI_Info info, MPI_Comm *out)
+{
+    if (!is_virtual(c)) return PMPI_Comm_split_type(c, type, key, info, out);
+    *out = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
 static int vr_comm_rank(MPI_Comm c, int *r)
 {
     if (!is_virtual(c)) return PMPI_Comm_rank(c, r);

@@ -661,8 +661,16 @@ static int agg_round(cd_io *io, cd_agg_state *st, const uint64_t *words, uint64_
     }
     if (!io->code && cd_inject(io, "exchange")) io_fail(io, COLLDIAG_ERR_NOMEM, "the aggregation exchange (injected)");
     if (io->code) memset(sc, 0, (size_t)P * 2 * sizeof *sc); /* a failed rank sends nothing; peers expect nothing */
+    file_nodes(io->f); /* collective the first time a file: every rank of the round is here */
     int mrc = MPI_Alltoall(sc, 2, MPI_UINT64_T, rc_, 2, MPI_UINT64_T, io->f->comm);
     if (mrc != MPI_SUCCESS) cd_mpi_err(io, mrc, "MPI_Alltoall (aggregation counts)");
+    /* the data bytes this rank sends to ranks on other nodes: its pieces to their owners (writes), or as
+       an owner the bytes it read back to the ranks that asked (reads); records not counted */
+    if (io->f->node_n > 0 && mrc == MPI_SUCCESS && !io->code) {
+        io->x->nodes_known = 1;
+        for (int r = 0; r < P; r++)
+            if (!file_same_node(io->f, r)) io->x->off_node_bytes += wr ? sc[2 * r + 1] : rc_[2 * r + 1];
+    }
     uint64_t rmw = 0, rdb = 0;
     for (int r = 0; r < P; r++) { rdp[2 * r] = rmw; rdp[2 * r + 1] = rdb; rmw += rc_[2 * r]; rdb += rc_[2 * r + 1]; }
     /* request arrays for the largest of the exchanges (records; bytes; and the reply, its mirror) */

@@ -580,6 +580,8 @@ static void xfer_reset(colldiag_xfer *x)
     x->fetch_bytes = x->fetch_calls = 0;
     x->risk_bytes = x->risk_ranks = 0;
     x->risk_kinds = 0;
+    x->off_node_bytes = 0;
+    x->nodes_known = 0;
     x->risk_why[0] = x->risk_adv[0] = 0;
     x->engine_rule = CD_RULE_N;
     x->hdf5_scheme = -1;

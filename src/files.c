@@ -85,6 +85,8 @@ struct colldiag_file {
     uint64_t covered_to; /* agreed in collective writes, alike on every rank: the file is at least this long (file_covered) */
     int ds_write;        /* the MPI-IO layer may sieve independent writes (read-modify-write): 1, 0, -1 not asked yet (risk_ds) */
     int read_only;       /* opened (or wrapped) MPI_MODE_RDONLY: under HDF5 1.14's rules, its small chunks are cached */
+    int node_n;          /* ranks of comm on this rank's node (MPI_COMM_TYPE_SHARED), learnt by file_nodes: 0 not yet, -1 unknown */
+    int *node_ranks;     /* their ranks in comm, ascending (node_n of them) */
 };
 
 static int cd_mpi_fail(const char *fn, int mpirc, const char *what)
@@ -132,9 +134,51 @@ static int file_alloc(const char *fn, MPI_Comm comm, colldiag_file **out, int co
 
 static void file_dealloc(colldiag_file *f)
 {
+    cd_free(f->node_ranks);
     if (f->op != MPI_OP_NULL) MPI_Op_free(&f->op);
     MPI_Comm_free(&f->comm);
     cd_free(f);
+}
+
+/* Which ranks of f's communicator share this rank's node, learnt once a file: what the reports count as
+   bytes crossing nodes (aggregation's exchange, colldiag_get_bytes_off_node). One MPI_Comm_split_type
+   (MPI_COMM_TYPE_SHARED: the ranks MPI says share memory, one group a node) and an MPI_Allgather of
+   the ranks inside it: O(ranks on the node) memory, nothing that grows with the job. Collective over
+   f->comm the first time (aggregation's exchange calls it, where every rank of the call is); after a
+   failure on any rank of a node, that node's ranks say "not known" (node_n -1), never hang: the
+   allocation is agreed inside the node before the gather. Split by key rank, so the gather comes back
+   in ascending order. */
+static void file_nodes(colldiag_file *f)
+{
+    if (f->node_n) return;
+    f->node_n = -1;
+    MPI_Comm nc = MPI_COMM_NULL;
+    if (MPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, f->rank, MPI_INFO_NULL, &nc) != MPI_SUCCESS || nc == MPI_COMM_NULL) return;
+    int k = 0;
+    MPI_Comm_size(nc, &k);
+    int *r = k > 0 ? cd_malloc((size_t)k * sizeof *r) : NULL;
+    int bad = r == NULL, any = 1;
+    if (MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, nc) == MPI_SUCCESS && !any &&
+        MPI_Allgather(&f->rank, 1, MPI_INT, r, 1, MPI_INT, nc) == MPI_SUCCESS) {
+        f->node_ranks = r;
+        f->node_n = k;
+        r = NULL;
+    }
+    cd_free(r);
+    MPI_Comm_free(&nc);
+}
+
+/* Whether rank r of f's communicator is on this rank's node (file_nodes known). */
+static int file_same_node(const colldiag_file *f, int r)
+{
+    int lo = 0, hi = f->node_n - 1;
+    while (lo <= hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (f->node_ranks[mid] == r) return 1;
+        if (f->node_ranks[mid] < r) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return 0;
 }
 
 /* Collective agreement on a local failure: -1 if no rank failed, else the lowest failing rank. */
@@ -243,6 +287,7 @@ int colldiag_file_close(colldiag_file *f)
     if (f->plan_only) { /* the HDF5 bridge's: HDF5 owns the file; the communicator, if any, is ours */
         if (f->op != MPI_OP_NULL) MPI_Op_free(&f->op);
         if (f->comm != MPI_COMM_NULL) MPI_Comm_free(&f->comm);
+        cd_free(f->node_ranks);
         cd_free(f);
         return 0;
     }

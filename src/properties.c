@@ -92,6 +92,10 @@ struct colldiag_xfer {
     /* The bytes at risk of HDF5's own path in the last write (decision.c, risk_agreed; colldiag_get_bytes_at_risk),
        agreed in a collective call; the words are formatted only when some are */
     uint64_t risk_bytes, risk_ranks;      /* ranks: bit r for rank r < 63, bit 63 for any other */
+    /* Data bytes the last call's aggregation exchange sent from this rank to ranks on other nodes
+       (colldiag_get_bytes_off_node); nodes_known 1 once the call's exchange knew the nodes (file_nodes) */
+    uint64_t off_node_bytes;
+    int nodes_known;
     unsigned risk_kinds;                  /* COLLDIAG_RISK_* */
     char risk_why[768], risk_adv[320];
     const void *plan_wbuf;                /* colldiag_set_plan_buffer: the next plan's data (compact digests) */

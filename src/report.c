@@ -188,6 +188,14 @@ int colldiag_get_bytes_at_risk(const colldiag_xfer *x, uint64_t *bytes, unsigned
     return 0;
 }
 
+int colldiag_get_bytes_off_node(const colldiag_xfer *x, uint64_t *bytes, int *known)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_bytes_off_node", "x is NULL");
+    if (bytes) *bytes = x->off_node_bytes;
+    if (known) *known = x->nodes_known;
+    return 0;
+}
+
 const char *colldiag_risk_reason(const colldiag_xfer *x) { return x && x->risk_bytes ? x->risk_why : ""; }
 const char *colldiag_risk_advice(const colldiag_xfer *x) { return x && x->risk_bytes ? x->risk_adv : ""; }
 
@@ -208,6 +216,9 @@ typedef struct {
     colldiag_counters cnt;
     uint64_t grid[COLLDIAG_MAX_RANK];
     uint64_t nds;                /* datasets of a multi-dataset call, 0 after a single call */
+    uint64_t off_node;           /* data bytes the aggregation exchange sent to other nodes (x->off_node_bytes) */
+    int32_t nodes_known;         /* x->nodes_known */
+    int32_t node_lead;           /* the lowest rank of its node (file_nodes): the report counts nodes by these */
     char reason[256];
 } cd_rep_hdr;
 
@@ -250,6 +261,32 @@ static void report_sel_io(const cd_rep *r, FILE *out, int html)
     fprintf(out, "%s: 0x%x, %s%s", k >= 16 ? ",..." : "", seen, cs, html ? ".<br>" : "\n");
 }
 
+/* The nodes the aggregation exchange crossed, when it ran (every rank knows its node then): the node
+   count (ranks that lead their node), the data bytes sent between nodes and the rank that sent most. */
+typedef struct { int known, nodes, most_rank; uint64_t bytes, most; } cd_rep_nodes;
+static cd_rep_nodes report_nodes_of(const cd_rep *r)
+{
+    cd_rep_nodes n = {1, 0, 0, 0, 0};
+    for (int p = 0; p < r->P; p++) {
+        const cd_rep_hdr *h = &r->h[p];
+        if (!h->nodes_known) { n.known = 0; return n; }
+        n.nodes += h->node_lead != 0;
+        n.bytes += h->off_node;
+        if (h->off_node > n.most) { n.most = h->off_node; n.most_rank = p; }
+    }
+    n.known = r->P > 0;
+    return n;
+}
+static void report_nodes(const cd_rep *r, FILE *out)
+{
+    const cd_rep_nodes n = report_nodes_of(r);
+    if (!n.known) return;
+    fprintf(out, "   across nodes: %d node%s (MPI_COMM_TYPE_SHARED); the aggregation exchange sent %" PRIu64 " data bytes between them", n.nodes,
+            n.nodes == 1 ? "" : "s", n.bytes);
+    if (n.bytes) fprintf(out, " (rank %d the most: %" PRIu64 ")", n.most_rank, n.most);
+    fprintf(out, "; MPI-IO's own two-phase traffic is not counted\n");
+}
+
 /* Gathers every rank's results on rank 0. Collective: every rank returns 0, or an error on every rank
    (ERR_ARG on a rank that passed x = NULL, ERR_PEER naming it on the others; ERR_NOMEM everywhere when
    rank 0 cannot hold the report). Rank 0 first says whether it can receive the headers, so that no
@@ -276,6 +313,9 @@ static int report_gather(colldiag_file *f, const colldiag_xfer *x, const char *f
         if (me.sent && !chunks_view(x, me.sent)) me.sent = 0; /* out of memory: the report goes on without chunk lines */
         me.cnt = x->cnt;
         me.nds = x->nds;
+        me.off_node = x->off_node_bytes;
+        me.nodes_known = x->nodes_known;
+        me.node_lead = f->node_n > 0 && f->node_ranks[0] == f->rank;
         snprintf(me.reason, sizeof me.reason, "%s", xfer_reason(x));
     }
     r->P = f->size;
@@ -481,6 +521,7 @@ int colldiag_report_print(colldiag_file *f, const colldiag_xfer *x, FILE *out)
     }
     report_sel_io(&r, out, 0);
     if (x->risk_bytes) fprintf(out, "   bytes at risk: %" PRIu64 " (%s)\n   to keep them: %s\n", x->risk_bytes, x->risk_why, x->risk_adv);
+    report_nodes(&r, out);
     report_print_datasets(&r, out);
     /* per-chunk truth, capped so a huge run stays readable */
     uint64_t shown = 0, total = 0;
@@ -576,6 +617,7 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
                 colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)h->chunk_opt), colldiag_io_mode_name((colldiag_actual_io_mode_t)h->io_mode),
                 h->local, h->global);
         if (h->sel_io) fprintf(out, "\"no_selection_io_cause\":%u,", h->sel_io);
+        if (h->nodes_known) fprintf(out, "\"bytes_off_node\":%" PRIu64 ",", h->off_node);
         fprintf(out, "\"bytes_collective\":%" PRIu64 ",\"bytes_independent\":%" PRIu64 ",\"calls_collective\":%" PRIu64
                      ",\"calls_independent\":%" PRIu64 ",\"t_map\":%.9f,\"t_decide\":%.9f,\"t_io\":%.9f,\"chunks_omitted\":%" PRIu64 ",\"chunks\":[",
                 h->cnt.bytes_collective, h->cnt.bytes_independent, h->cnt.calls_collective, h->cnt.calls_independent, h->cnt.t_map,
@@ -591,7 +633,10 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
         }
         fprintf(out, "]}");
     }
-    fprintf(out, "],\"bytes_at_risk\":%" PRIu64 ",\"risk\":", x->risk_bytes);
+    fprintf(out, "]");
+    const cd_rep_nodes nn = report_nodes_of(&r);
+    if (nn.known) fprintf(out, ",\"nodes\":%d,\"bytes_off_node\":%" PRIu64, nn.nodes, nn.bytes);
+    fprintf(out, ",\"bytes_at_risk\":%" PRIu64 ",\"risk\":", x->risk_bytes);
     json_str(out, colldiag_risk_reason(x));
     if (x->risk_bytes) {
         fprintf(out, ",\"risk_advice\":");

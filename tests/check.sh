@@ -81,6 +81,9 @@ for p in 1 3 4; do suite "openmpi/ompio test_errors -n $p" 300 $OMPI -n $p build
 for p in 1 3 4; do suite "openmpi/ompio test_untouched -n $p" 120 $OMPI -n $p build/openmpi/test_untouched "${TMPDIR:-/tmp}"; done
 suite "openmpi/romio test_untouched -n 3" 120 env OMPI_MCA_io=romio321 $OMPI -x OMPI_MCA_io -n 3 build/openmpi/test_untouched "${TMPDIR:-/tmp}"
 suite "mpich test_untouched -n 3" 300 $MPICH -n 3 build/mpich/test_untouched "${TMPDIR:-/tmp}"
+# bytes crossing nodes on one host: one node, nothing crosses (across nodes: the section below)
+suite "openmpi/ompio test_offnode -n 3 (one node)" 120 $OMPI -n 3 build/openmpi/test_offnode "${TMPDIR:-/tmp}" 1
+suite "mpich test_offnode -n 2 (one node)" 300 $MPICH -n 2 build/mpich/test_offnode "${TMPDIR:-/tmp}" 1
 scenarios "openmpi/ompio" build/openmpi/scenario_run "$OMPI"
 # > 2 GiB and > 2^31 elements per rank (ompio; see README for ROMIO)
 suite "openmpi/ompio test_large -n 2" 600 $OMPI -n 2 build/openmpi/test_large "${TMPDIR:-/tmp}"
@@ -227,7 +230,7 @@ scenarios "mpich" build/mpich/scenario_run "$MPICH"
 # nodes.sh cannot run (not root, no veth), these suites fail with its reason: never a silent skip.
 # MPICH is slow oversubscribed (test_io quick takes 339 s and test_errors quick 163 s at 4 x 2), so at
 # 4 x 2 it runs the random suites alone; the named cases run there on both Open MPI layers.
-across() { # label, nodes.sh options (N K --mpi M), build directory, wrapper, suites (io multi errors fuzz h5), scale in %
+across() { # label, nodes.sh options (N K --mpi M), build directory, wrapper, suites (io multi errors fuzz h5 offnode), scale in %
     local label=$1 shape=$2 b=$3 wrap=$4 which=$5 pc=$6
     local L="$wrap tests/nodes.sh $shape --"
     local nm=$((64 * pc / 100)) nf=$((200 * pc / 100)) nh=$((40 * pc / 100))
@@ -235,6 +238,7 @@ across() { # label, nodes.sh options (N K --mpi M), build directory, wrapper, su
     case " $which " in *" multi "*) suite "$label test_multi --fuzz, $nm calls, seed $FUZZ_SEED" 600 $L $b/test_multi --fuzz "$FUZZ_SEED" $nm "$MT" ;; esac
     case " $which " in *" errors "*) suite "$label test_errors quick" 600 $L $b/test_errors quick ;; esac
     case " $which " in *" fuzz "*) suite "$label fuzz_io $nf cases, seed $FUZZ_SEED" 600 bash -c 'mkdir -p build/fuzz-io && "$@" --seed '"$FUZZ_SEED"' --cases '"$nf"' --out build/fuzz-io' _ $L $b/fuzz_io ;; esac
+    case " $which " in *" offnode "*) suite "$label bytes crossing nodes, counted by the test (test_offnode)" 300 $L $b/test_offnode "${TMPDIR:-/tmp}" "${shape%% *}" ;; esac
     case " $which " in *" h5 "*) suite "$label fuzz_h5 $nh cases, seed $FUZZ_SEED" 600 bash -c 'mkdir -p build/fuzz-h5 && "$@" --seed '"$FUZZ_SEED"' --cases '"$nh"' --out build/fuzz-h5 | tee /dev/stderr | grep "every byte equal" >/dev/null' _ $L $b/fuzz_h5 ;; esac
 }
 scn_across() { # label, runner, nodes.sh options (N K [--mpi M]), wrapper, rank counts: the scenarios of those rank counts
@@ -258,10 +262,10 @@ scn_across() { # label, runner, nodes.sh options (N K [--mpi M]), wrapper, rank 
 suite "tests/nodes.sh itself (Open MPI): N hosts, shared splits, ROMIO's cb_nodes, environment, exit status, a shaped link, a timeout, no leftovers" 300 tests/test_nodes.sh openmpi
 suite "tests/nodes.sh itself (MPICH)" 300 tests/test_nodes.sh mpich
 for shape in "2 2" "4 2"; do
-    across "openmpi/ompio ${shape/ /x} nodes:" "$shape --mpi openmpi" build/openmpi "" "io multi errors fuzz h5" 100
-    across "openmpi/romio ${shape/ /x} nodes:" "$shape --mpi openmpi" build/openmpi "env OMPI_MCA_io=romio321" "io multi errors fuzz h5" 100
+    across "openmpi/ompio ${shape/ /x} nodes:" "$shape --mpi openmpi" build/openmpi "" "io multi errors fuzz h5 offnode" 100
+    across "openmpi/romio ${shape/ /x} nodes:" "$shape --mpi openmpi" build/openmpi "env OMPI_MCA_io=romio321" "io multi errors fuzz h5 offnode" 100
 done
-across "mpich 2x2 nodes:" "2 2 --mpi mpich" build/mpich "$PWD/tests/mpich_run.sh" "io multi errors fuzz h5" 25
+across "mpich 2x2 nodes:" "2 2 --mpi mpich" build/mpich "$PWD/tests/mpich_run.sh" "io multi errors fuzz h5 offnode" 25
 across "mpich 4x2 nodes:" "4 2 --mpi mpich" build/mpich "$PWD/tests/mpich_run.sh" "multi fuzz h5" 10
 # every scenario of 2 to 4 ranks on 2 nodes (2 ranks a node), those of 4 ranks on 4 nodes (one a node)
 scn_across "openmpi/ompio 2 nodes:" build/openmpi/scenario_run "2 2 --mpi openmpi" "" "2 3 4"

@@ -1,0 +1,133 @@
+/* Bytes crossing nodes (colldiag_get_bytes_off_node and the reports' "across nodes" line), checked
+ * against the test's own count on every rank:
+ *
+ *   test_offnode DIR [NODES]
+ *
+ * A {20, 8P} int dataset in chunks of {4, 8P}: each of the 5 chunks spans every column, and rank r writes
+ * w_r = r % 8 + 1 columns from column 8r in every row, so every rank touches every chunk and chunk c's
+ * owner under aggregation is rank c mod P (the first toucher at or after c mod P). The test learns the
+ * nodes its own way (MPI_Get_processor_name of every rank: tests/nodes.sh gives each node its own host
+ * name) and expects, for an aggregated write, each rank to send its piece (4 rows x w_r ints) to each
+ * chunk's owner on another node, and for an aggregated read each owner to send every rank on another
+ * node its piece back. (Pieces of different sizes and 5 chunks over P ranks, so that counting the ranks
+ * of the same node instead gives other numbers.) Every rank checks its own count and that it is known; rank 0 checks the text report's node
+ * count and sum, the JSON's, and that a link-chunk write (MPI-IO's own exchange) says nothing is known.
+ * The bytes read back must be the bytes written. With NODES, the host names must number NODES. Exit
+ * status 1 on every rank when any rank failed. */
+#define _GNU_SOURCE
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "colldiag.h"
+
+static int me, P, bad;
+#define CHECK(c, ...) do { if (!(c)) { fprintf(stderr, "rank %d: FAIL ", me); fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); bad = 1; } } while (0)
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    if (argc < 2) { if (!me) fprintf(stderr, "usage: test_offnode DIR [NODES]\n"); MPI_Finalize(); return 2; }
+    const int want_nodes = argc > 2 ? atoi(argv[2]) : 0;
+    /* the nodes, the test's way: host names */
+    char name[MPI_MAX_PROCESSOR_NAME] = "", *names = malloc((size_t)P * MPI_MAX_PROCESSOR_NAME);
+    int len = 0;
+    MPI_Get_processor_name(name, &len);
+    MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, MPI_COMM_WORLD);
+#define HOST(r) (names + (size_t)(r) * MPI_MAX_PROCESSOR_NAME)
+    int hosts = 0;
+    for (int r = 0; r < P; r++) {
+        int first = 1;
+        for (int q = 0; q < r && first; q++) first = strcmp(HOST(q), HOST(r)) != 0;
+        hosts += first;
+    }
+    if (want_nodes) CHECK(hosts == want_nodes, "%d host names, expected %d", hosts, want_nodes);
+    const uint64_t rows = 20, cols = 8 * (uint64_t)P, cr = 4;
+#define PIECE(r) (cr * (uint64_t)((r) % 8 + 1) * sizeof(int))
+    const uint64_t w = (uint64_t)(me % 8 + 1);
+    const uint64_t nchunks = rows / cr;
+    uint64_t expect_w = 0, expect_r = 0;
+    for (uint64_t c = 0; c < nchunks; c++) {
+        const int owner = (int)(c % (uint64_t)P);
+        if (strcmp(HOST(owner), HOST(me))) expect_w += PIECE(me);
+        if (owner == me)
+            for (int r = 0; r < P; r++) expect_r += strcmp(HOST(r), HOST(me)) ? PIECE(r) : 0;
+    }
+    uint64_t sums[2] = {expect_w, expect_r}, sum[2];
+    MPI_Allreduce(sums, sum, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+
+    char path[1024];
+    snprintf(path, sizeof path, "%s/test_offnode.bin", argv[1]);
+    colldiag_file *f = NULL;
+    CHECK(colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f) == 0, "open: %s",
+          colldiag_last_errmsg());
+    const uint64_t dims[2] = {rows, cols}, cd[2] = {cr, cols};
+    colldiag_layout *l = NULL;
+    colldiag_layout_chunked(2, dims, cd, sizeof(int), 0, &l);
+    colldiag_sel *s = NULL;
+    colldiag_sel_create(2, dims, &s);
+    const uint64_t st[2] = {0, 8 * (uint64_t)me}, cnt[2] = {rows, w};
+    colldiag_sel_select_hyperslab(s, COLLDIAG_SELECT_SET, st, NULL, cnt, NULL);
+    int *buf = malloc(rows * w * sizeof *buf), *back = calloc(rows * w, sizeof *back);
+    for (uint64_t i = 0; i < rows * w; i++) buf[i] = me * 100000 + (int)i;
+    colldiag_xfer *x = NULL;
+    colldiag_xfer_create(&x);
+    colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
+    uint64_t got = 0;
+    int known = 0;
+
+    /* link-chunk: MPI-IO's exchange, not colldiag's: nothing known */
+    colldiag_set_dxpl_mpio_chunk_opt(x, COLLDIAG_MPIO_CHUNK_ONE_IO);
+    CHECK(colldiag_write(f, l, s, NULL, buf, x) == 0, "link write: %s", colldiag_xfer_errmsg(x));
+    colldiag_get_bytes_off_node(x, &got, &known);
+    CHECK(known == 0 && got == 0, "after a link-chunk write: known %d, %llu bytes", known, (unsigned long long)got);
+
+    for (int dir = 0; dir < 2; dir++) {
+        colldiag_set_dxpl_mpio_chunk_opt(x, COLLDIAG_MPIO_CHUNK_AGGREGATE_IO);
+        int rc = dir == 0 ? colldiag_write(f, l, s, NULL, buf, x) : colldiag_read(f, l, s, NULL, back, x);
+        CHECK(rc == 0, "aggregated %s: %s", dir ? "read" : "write", colldiag_xfer_errmsg(x));
+        colldiag_get_bytes_off_node(x, &got, &known);
+        const uint64_t want = dir == 0 ? expect_w : expect_r;
+        CHECK(known == 1 && got == want, "aggregated %s: known %d, %llu bytes off the node, expected %llu", dir ? "read" : "write", known,
+              (unsigned long long)got, (unsigned long long)want);
+        /* the reports: the sum over ranks and the node count */
+        char *txt = NULL, *js = NULL;
+        size_t tl = 0, jl = 0;
+        FILE *t = me == 0 ? open_memstream(&txt, &tl) : NULL, *j = me == 0 ? open_memstream(&js, &jl) : NULL;
+        CHECK(colldiag_report_print(f, x, t) == 0, "report");
+        CHECK(colldiag_report_json(f, x, j) == 0, "json report");
+        if (me == 0) {
+            fclose(t);
+            fclose(j);
+            char line[256], jfield[128];
+            snprintf(line, sizeof line, "   across nodes: %d node%s (MPI_COMM_TYPE_SHARED); the aggregation exchange sent %llu data bytes", hosts,
+                     hosts == 1 ? "" : "s", (unsigned long long)sum[dir]);
+            CHECK(strstr(txt, line) != NULL, "the text report has no line \"%s\":\n%s", line, txt);
+            snprintf(jfield, sizeof jfield, "\"nodes\":%d,\"bytes_off_node\":%llu", hosts, (unsigned long long)sum[dir]);
+            CHECK(strstr(js, jfield) != NULL, "the JSON report has no %s", jfield);
+            printf("%s: %d nodes, %llu bytes between them (as the test counts)\n", dir ? "aggregated read" : "aggregated write", hosts,
+                   (unsigned long long)sum[dir]);
+            free(txt);
+            free(js);
+        }
+    }
+    CHECK(memcmp(buf, back, rows * w * sizeof *buf) == 0, "the bytes read back are not the bytes written");
+    colldiag_xfer_free(x);
+    colldiag_sel_free(s);
+    colldiag_layout_free(l);
+    colldiag_file_close(f);
+    if (me == 0) unlink(path);
+    free(buf);
+    free(back);
+    free(names);
+    int any = 0;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!me) printf("test_offnode: %s (%d ranks, %d nodes)\n", any ? "FAILED" : "ok", P, hosts);
+    MPI_Finalize();
+    return any ? 1 : 0;
+}
