@@ -104,7 +104,17 @@
 #define COLLDIAG_AUTO_MRUN 1.5e-7  /* s per memory block (>= COLLDIAG_PACK_RUN_BYTES, so not packed) MPI's datatype engine handles */
 #endif
 #ifndef COLLDIAG_AUTO_IND
-#define COLLDIAG_AUTO_IND 4.5e-6 /* s per independent MPI-IO call (one per contiguous file stretch) */
+#define COLLDIAG_AUTO_IND 4.5e-6 /* s per independent MPI-IO call (one per contiguous file stretch), a read's; a write adds IND_DIRTY */
+#endif
+#ifndef COLLDIAG_AUTO_IND_DIRTY
+/* s a small independent *write* adds to IND for the page it dirties. Buffered writes of runs that each
+   land in a page of their own (a column block, a chunk's rows) pay the kernel's page dirtying, block
+   reservation and the inode lock the writers share; reads and rewrites of dirty pages do not. Measured
+   by bench/calibrate.c as 64-byte writes one a fresh page (beyond the end of the file, as into a new
+   dataset) less IND: 12 us a write on 3 ranks here, 34 us on 8 ranks of 2 cores, against 1-1.4 us for a
+   read of a cached page. Without it the model took B3's column writes for as cheap as its reads and
+   chose independent writes 3.5x slower than aggregation (make bench-nodes, 2026-11-28). */
+#define COLLDIAG_AUTO_IND_DIRTY 1e-5
 #endif
 #ifndef COLLDIAG_AUTO_COPY
 #define COLLDIAG_AUTO_COPY 6e-9   /* s per run packed or placed by aggregation */
@@ -119,10 +129,21 @@
 #define COLLDIAG_AUTO_BW_COPY 1.8e10 /* B/s of memcpy */
 #endif
 #ifndef COLLDIAG_AUTO_BW_NET
-#define COLLDIAG_AUTO_BW_NET 3e9    /* B/s per rank through the aggregation exchange */
+#define COLLDIAG_AUTO_BW_NET 3e9    /* B/s per rank through the aggregation exchange, between ranks of one node */
+#endif
+#ifndef COLLDIAG_AUTO_BW_NET_X
+/* B/s a node's link carries out of the node in the aggregation exchange (all its ranks together). The
+   exchange sends a rank's pieces to their chunks' owners, spread over the ranks: with H nodes of K
+   ranks (MPI_COMM_TYPE_SHARED groups, agreed once a file), a fraction (H-1)/H of a node's K*B bytes
+   leaves it. Per node, not per rank, because the ranks of a node share its link whatever their number.
+   Default: a 100 Gb/s link (HDR100 InfiniBand, 100 GbE), what a cluster built in the last five years
+   has; on one node it plays no part. bench/calibrate.c measures it when run across nodes (sends to
+   other nodes only); on a slower network the default makes aggregation look too cheap: 14x slower than
+   independent reads on 200 Mbit/s links (make bench-nodes). */
+#define COLLDIAG_AUTO_BW_NET_X 1.25e10
 #endif
 /* The constants as one list: X(NAME) -> env COLLDIAG_AUTO_<NAME>, default COLLDIAG_AUTO_<NAME>. */
-#define CD_AUTO_CONSTANTS(X) X(LAT) X(LAT_X) X(RUN) X(MRUN) X(IND) X(COPY) X(BW_IO) X(BW_IND) X(BW_COPY) X(BW_NET)
+#define CD_AUTO_CONSTANTS(X) X(LAT) X(LAT_X) X(RUN) X(MRUN) X(IND) X(IND_DIRTY) X(COPY) X(BW_IO) X(BW_IND) X(BW_COPY) X(BW_NET) X(BW_NET_X)
 #define CD_AUTO_ENUM(n) CD_K_##n,
 enum { CD_AUTO_CONSTANTS(CD_AUTO_ENUM) CD_K_N };
 
@@ -1313,6 +1334,7 @@ struct colldiag_file {
     int read_only;       /* opened (or wrapped) MPI_MODE_RDONLY: under HDF5 1.14's rules, its small chunks are cached */
     int node_n;          /* ranks of comm on this rank's node (MPI_COMM_TYPE_SHARED), learnt by file_nodes: 0 not yet, -1 unknown */
     int *node_ranks;     /* their ranks in comm, ascending (node_n of them) */
+    int nodes;           /* nodes of comm, agreed by every rank (file_nodes; 0: not known), AUTO's H */
 };
 
 static int cd_mpi_fail(const char *fn, int mpirc, const char *what)
@@ -1325,6 +1347,7 @@ static int cd_mpi_fail(const char *fn, int mpirc, const char *what)
 }
 
 static int cd_any_fail(MPI_Comm comm, int failed);
+static void file_nodes(colldiag_file *f);
 
 /* A file on a duplicate of comm, for colldiag_file_open and _wrap. Collective from the first line: the
    duplicate is made on every rank before anything is checked, and the checks (the caller's own,
@@ -1354,6 +1377,7 @@ static int file_alloc(const char *fn, MPI_Comm comm, colldiag_file **out, int co
     f->fh = f->size_fh = MPI_FILE_NULL;
     f->fd = -1;
     f->ds_write = -1;
+    file_nodes(f); /* every rank is here (the checks are agreed): the nodes are learnt with the file, not in a call */
     *made = f;
     return 0;
 }
@@ -1370,28 +1394,36 @@ static void file_dealloc(colldiag_file *f)
    bytes crossing nodes (aggregation's exchange, colldiag_get_bytes_off_node). One MPI_Comm_split_type
    (MPI_COMM_TYPE_SHARED: the ranks MPI says share memory, one group a node) and an MPI_Allgather of
    the ranks inside it: O(ranks on the node) memory, nothing that grows with the job. Collective over
-   f->comm the first time (aggregation's exchange calls it, where every rank of the call is); after a
-   failure on any rank of a node, that node's ranks say "not known" (node_n -1), never hang: the
+   f->comm the first time (later calls return at once); after a failure on any rank of a node, that node's ranks say "not known" (node_n -1), never hang: the
    allocation is agreed inside the node before the gather. Split by key rank, so the gather comes back
-   in ascending order. */
+   in ascending order. Then one reduction over comm, on every rank whatever happened inside its node,
+   counts the nodes (their lowest ranks) for AUTO's model (decision.c: the exchange's bytes that leave
+   a node); a node that does not know makes the count 0, "not known", everywhere. Called when a file
+   is opened or wrapped (file_alloc, collective), so that no call pays it: one split, one gather inside
+   the node and one reduction of two ints. The HDF5 bridge's files, made locally, learn it in their
+   first collective chunked call (exec_chunked: agreed branches, every rank is there). */
 static void file_nodes(colldiag_file *f)
 {
     if (f->node_n) return;
     f->node_n = -1;
+    f->nodes = 0;
     MPI_Comm nc = MPI_COMM_NULL;
-    if (MPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, f->rank, MPI_INFO_NULL, &nc) != MPI_SUCCESS || nc == MPI_COMM_NULL) return;
-    int k = 0;
-    MPI_Comm_size(nc, &k);
-    int *r = k > 0 ? cd_malloc((size_t)k * sizeof *r) : NULL;
-    int bad = r == NULL, any = 1;
-    if (MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, nc) == MPI_SUCCESS && !any &&
-        MPI_Allgather(&f->rank, 1, MPI_INT, r, 1, MPI_INT, nc) == MPI_SUCCESS) {
-        f->node_ranks = r;
-        f->node_n = k;
-        r = NULL;
+    if (MPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, f->rank, MPI_INFO_NULL, &nc) == MPI_SUCCESS && nc != MPI_COMM_NULL) {
+        int k = 0;
+        MPI_Comm_size(nc, &k);
+        int *r = k > 0 ? cd_malloc((size_t)k * sizeof *r) : NULL;
+        int bad = r == NULL, any = 1;
+        if (MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, nc) == MPI_SUCCESS && !any &&
+            MPI_Allgather(&f->rank, 1, MPI_INT, r, 1, MPI_INT, nc) == MPI_SUCCESS) {
+            f->node_ranks = r;
+            f->node_n = k;
+            r = NULL;
+        }
+        cd_free(r);
+        MPI_Comm_free(&nc);
     }
-    cd_free(r);
-    MPI_Comm_free(&nc);
+    int mine[2] = {f->node_n > 0 && f->node_ranks[0] == f->rank, f->node_n <= 0}, all[2] = {0, 1};
+    if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_SUM, f->comm) == MPI_SUCCESS && all[1] == 0) f->nodes = all[0];
 }
 
 /* Whether rank r of f's communicator is on this rank's node (file_nodes known). */
@@ -4897,19 +4929,28 @@ static const char *engine_rule_name(int rule) { return rule < CD_RULE_N ? cd_rul
  *       partial ones collective;
  *   link        LAT + R RUN + MR MRUN + B / BW_IO
  *               (MR: memory blocks of the busiest rank too long to be packed, link_mem_runs)
- *   multi       N LAT + M,    M = bytes_whole / BW_IND + stretches IND + bytes_partial / BW_IO + runs_partial RUN
- *   aggregation LAT + 5 LAT_X + R COPY + C RUN + B (2 / BW_COPY + 1 / BW_NET) + B / BW_IO
+ *   multi       N LAT + 4 S LAT_X + M,    M = bytes_whole / BW_IND + stretches IND + bytes_partial / BW_IO + runs_partial RUN
+ *               (S = 1 when some chunk may be shared (touch_map): the ranks per chunk are counted in
+ *                four exchange steps, nproc_exchange)
+ *   aggregation LAT + (5 + 5 S) LAT_X + R COPY + C RUN + B (2 / BW_COPY + (1 - x) / BW_NET + x K / BW_NET_X) + B / BW_IO
  *               (a round's five exchange steps: its end, counts, buffers agreed, records and bytes,
- *                the move agreed; pack and assemble; owners write about one run per chunk they own,
- *                at most the chunks they touch)
- *   independent I,  I = bytes / BW_IND + (stretches + runs_partial) IND   (the busiest rank's own, no
- *               collective data call: what multi-chunk costs when nothing is shared, and the answer
- *               when pieces two ranks share are few long runs, e.g. slabs and row blocks whose edge
- *               chunks are split; every call of ALL_CHUNK_IND is one contiguous file stretch)
+ *                the move agreed, after five that find the owners of shared chunks; pack and assemble; owners write about one run per chunk they own,
+ *                at most the chunks they touch; H nodes of K = P / H ranks, x = (H - 1) / H of the bytes
+ *                leave their node, whose link carries its K ranks' share: file_nodes, H agreed)
+ *   independent I,  I = bytes / BW_IND + (stretches + runs_partial) IND + runs_small IND_DIRTY if writing
+ *               (runs_small: runs of pieces whose runs average under a page: each dirties a page of
+ *               its own; a long run's pages are in BW_IND, measured by writing)
+ *               (the busiest rank's own, no collective data call: what multi-chunk costs when nothing
+ *               is shared, and the answer when pieces two ranks share are few long runs, e.g. slabs and
+ *               row blocks whose edge chunks are split; every call of ALL_CHUNK_IND is one contiguous
+ *               file stretch)
  * Ties go to the earlier of link, multi, aggregation, independent.
  * Where N overestimates (partial pieces nobody shares), multi looks dearer than it is: AUTO then errs
  * toward link, never toward thousands of collective calls.
  * --------------------------------------------------------------------------------------------------- */
+
+/* The call's direction for the model: a write (or a plan of one) pays IND_DIRTY per independent call. */
+static int model_writes(const cd_io *io) { return io->dir == DIR_WRITE || (io->dir == DIR_PLAN && !io->f->plan_read); }
 
 /* This rank's inputs to multi-chunk's estimate: its pieces that do not cover their chunk, its own
    part M of multi's time, and its time I with independent calls only (see above), in ns. Local and
@@ -4920,7 +4961,10 @@ static void multi_local(const cd_io *io, uint64_t *partial, uint64_t *ns, uint64
     *ns = *ind_ns = 0;
     if (io->l->storage != STORE_CHUNKED) return;
     const double *k = io->set.k;
-    double bw = 0, bp = 0, rp = 0, stretches = 0;
+    /* a write's small runs (under a page on average in their piece) each dirty a page of their own at
+       IND_DIRTY; a longer run's pages are in its bytes (BW_IND is measured by writing) */
+    const double dirty = model_writes(io) ? k[CD_K_IND_DIRTY] : 0.0;
+    double bw = 0, bp = 0, rp = 0, rs = 0, stretches = 0;
     MPI_Offset end = -1;
     for (uint64_t i = 0; i < io->map.n; i++) {
         const cd_piece *p = &io->map.pc[i];
@@ -4929,6 +4973,7 @@ static void multi_local(const cd_io *io, uint64_t *partial, uint64_t *ns, uint64
             (*partial)++;
             bp += b;
             rp += (double)p->nruns;
+            if (p->nruns && b < 4096.0 * (double)p->nruns) rs += (double)p->nruns;
             continue;
         }
         bw += b;
@@ -4936,7 +4981,7 @@ static void multi_local(const cd_io *io, uint64_t *partial, uint64_t *ns, uint64
         end = p->addr + (MPI_Offset)(p->nelem * io->fes);
     }
     double t = bw / k[CD_K_BW_IND] + stretches * k[CD_K_IND] + bp / k[CD_K_BW_IO] + rp * k[CD_K_RUN];
-    double ti = (bw + bp) / k[CD_K_BW_IND] + (stretches + rp) * k[CD_K_IND];
+    double ti = (bw + bp) / k[CD_K_BW_IND] + (stretches + rp) * k[CD_K_IND] + rs * dirty;
     *ns = t * 1e9 < 1.8e19 ? (uint64_t)(t * 1e9) : UINT64_MAX / 2;
     *ind_ns = ti * 1e9 < 1.8e19 ? (uint64_t)(ti * 1e9) : UINT64_MAX / 2;
 }
@@ -4987,9 +5032,15 @@ static int auto_choose(const cd_io *io, double est[4])
     const double N = io->set.ratio == 0 ? (C > S ? C : S) /* every touched chunk is collective */
                    : (unsigned)P >= need ? (double)g[AG_SUM_PARTIAL] / (double)need : 0.0;
     est[0] = k[CD_K_LAT] + R * k[CD_K_RUN] + (double)g[AG_MAX_MRUNS] * k[CD_K_MRUN] + B / k[CD_K_BW_IO];
-    est[1] = N * k[CD_K_LAT] + (double)g[AG_MAX_MULTI_NS] * 1e-9;
-    est[2] = k[CD_K_LAT] + 5 * k[CD_K_LAT_X] + R * k[CD_K_COPY] + C * k[CD_K_RUN] +
-             B * (2 / k[CD_K_BW_COPY] + 1 / k[CD_K_BW_NET]) + B / k[CD_K_BW_IO];
+    /* counting the ranks of shared chunks (nproc_exchange: counts, ids, counts back, the list of
+       collective chunks for multi; with the bytes each way for aggregation); nothing when the touched-
+       chunk map shows no chunk shared */
+    const double sx = io->disjoint ? 0.0 : 1.0;
+    est[1] = N * k[CD_K_LAT] + 4 * sx * k[CD_K_LAT_X] + (double)g[AG_MAX_MULTI_NS] * 1e-9;
+    /* the exchange: of a node's K B bytes, (H-1)/H leave it through its link (H nodes, agreed) */
+    const double H = (double)io->f->nodes, K = H > 1 ? (double)P / H : 1.0, off = H > 1 ? (H - 1) / H : 0.0;
+    est[2] = k[CD_K_LAT] + (5 + 5 * sx) * k[CD_K_LAT_X] + R * k[CD_K_COPY] + C * k[CD_K_RUN] +
+             B * (2 / k[CD_K_BW_COPY] + (1 - off) / k[CD_K_BW_NET] + off * K / k[CD_K_BW_NET_X]) + B / k[CD_K_BW_IO];
     est[3] = (double)g[AG_MAX_IND_NS] * 1e-9;
     int best = 0;
     for (int i = 1; i < 4; i++)
@@ -5007,6 +5058,9 @@ static void exec_chunked(cd_io *io)
     const int P = io->f->size;
     int opt = io->set.chunk_opt;
     x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
+    /* the model's H: collective, once a file (a plan-only file of the HDF5 bridge lives for one call: its
+       model counts one node) */
+    if (!io->f->plan_only) file_nodes(io->f);
     const int model_best = auto_choose(io, x->model_est); /* O(1): the report's advice compares every scheme */
     /* HDF5's own scheme for this call (the summary's time saved): its DXPL's, as HDF5 decides it */
     {
@@ -6139,6 +6193,17 @@ int colldiag_plan(colldiag_file *f, const colldiag_layout *l, const colldiag_sel
                   colldiag_xfer *x)
 {
     return cd_transfer(f, l, file_sel, mem_sel, NULL, NULL, x, DIR_PLAN, "colldiag_plan");
+}
+
+int colldiag_plan_read(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *file_sel, const colldiag_sel *mem_sel,
+                       colldiag_xfer *x)
+{
+    /* the plan's direction is the file's plan_read for the call (the HDF5 bridge's plan files carry it) */
+    const int was = f ? f->plan_read : 0;
+    if (f) f->plan_read = 1;
+    int rc = cd_transfer(f, l, file_sel, mem_sel, NULL, NULL, x, DIR_PLAN, "colldiag_plan_read");
+    if (f) f->plan_read = was;
+    return rc;
 }
 
 /* ---- src/multi.c ---- */

@@ -288,6 +288,11 @@ int colldiag_read(colldiag_file *f, const colldiag_layout *l, const colldiag_sel
                   const colldiag_sel *mem_sel, void *buf, colldiag_xfer *x);
 int colldiag_plan(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *file_sel,
                   const colldiag_sel *mem_sel, colldiag_xfer *x);   /* decides and reports, touches no data */
+/* colldiag_plan of a read: the same, decided as colldiag_read would decide. colldiag_plan plans a
+   write; AUTO may choose apart for the two (a write's many small independent calls each dirty a page,
+   COLLDIAG_AUTO_IND_DIRTY), and only a write has bytes at risk. */
+int colldiag_plan_read(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *file_sel,
+                       const colldiag_sel *mem_sel, colldiag_xfer *x);
 
 /* ---- many datasets in one collective call (HDF5 1.14's H5Dwrite_multi; PnetCDF's wait_all) ----
    n datasets of any mix of layouts (contiguous, compact, chunked), element sizes and selections (a

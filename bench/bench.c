@@ -897,6 +897,11 @@ int main(int argc, char **argv)
                                 colldiag_actual_chunk_opt_mode_t co = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
                                 colldiag_get_mpio_actual_chunk_opt_mode(x, &co);
                                 snprintf(chosen[op][i], sizeof chosen[op][i], "%s", colldiag_chunk_opt_name(co));
+                                /* BENCH_EST=1: the model's estimates beside the time, to see why AUTO chose */
+                                double est[4];
+                                if (me == 0 && r == 0 && it == 0 && getenv("BENCH_EST") && !colldiag_get_model_estimates(x, est))
+                                    fprintf(stderr, "estimates %s %s: link %.4g multi %.4g aggregate %.4g all-ind %.4g s (%s)\n", pt[i].name,
+                                            op ? "read" : "write", est[0], est[1], est[2], est[3], colldiag_scheme_reason(x));
                             }
                             colldiag_xfer_free(x);
                         }

@@ -43,6 +43,25 @@ static double measure(void (*f)(void *), void *ctx)
     return t[reps / 2];
 }
 
+/* Median over reps of the time from a common start until the last rank is done (each rank's time to
+   a closing barrier). For work each rank does alone (independent calls): when ranks share cores, a
+   rank's own time misses the time it waits for the core, which a call in a job does not. */
+static double measure_span(void (*f)(void *), void *ctx)
+{
+    double t[32];
+    for (int r = 0; r < reps; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        f(ctx);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double dt = MPI_Wtime() - t0, mx = 0;
+        MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        t[r] = mx;
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_d);
+    return t[reps / 2];
+}
+
 typedef struct {
     int calls;            /* calls per measurement */
     int runs;             /* runs per rank per call */
@@ -90,13 +109,20 @@ static void mem_run(void *p)
     MPI_Type_free(&mt);
 }
 
-typedef struct { int calls, len; unsigned char *buf; } ind_case;
-/* `calls` independent writes of len bytes, each at its own place: the per-call cost */
+typedef struct { int calls, len, write; MPI_Offset base; unsigned char *buf; } ind_case;
+/* `calls` independent calls of len bytes, each in a 4 KiB page of its own (a column block's rows, a
+   chunk's rows: what many independent calls look like), the ranks' pages side by side. Writes go to a
+   fresh region each time (past the end of the file, as into a new dataset): every write dirties a clean
+   page. Reads read the pages the first write made (cached). */
 static void ind_run(void *p)
 {
     ind_case *c = p;
-    for (int i = 0; i < c->calls; i++)
-        MPI_File_write_at(fh, ((MPI_Offset)i * P + me) * c->len, c->buf, c->len, MPI_BYTE, MPI_STATUS_IGNORE);
+    for (int i = 0; i < c->calls; i++) {
+        const MPI_Offset at = c->base + ((MPI_Offset)i * P + me) * 4096;
+        if (c->write) MPI_File_write_at(fh, at, c->buf, c->len, MPI_BYTE, MPI_STATUS_IGNORE);
+        else MPI_File_read_at(fh, at, c->buf, c->len, MPI_BYTE, MPI_STATUS_IGNORE);
+    }
+    if (c->write) c->base += (MPI_Offset)c->calls * P * 4096;
 }
 
 typedef struct { size_t n; unsigned char *a, *b; int stride; } copy_case;
@@ -164,9 +190,18 @@ int main(int argc, char **argv)
     double t_m0 = measure(mem_run, &mc0), t_m1 = measure(mem_run, &mc1);
     double k_mrun = (t_m1 - t_m0) / (double)(big / 512);
     if (k_mrun < 1e-10) k_mrun = 1e-10;
-    /* IND: an independent call of 64 B */
-    ind_case ind = {quick ? 200 : 2000, 64, buf};
-    double k_ind = measure(ind_run, &ind) / ind.calls;
+    /* IND: an independent read of 64 B from a cached page; IND_DIRTY: what a write of 64 B that dirties
+       a fresh page costs beyond that (regions far past everything else the file holds) */
+    const MPI_Offset far = (MPI_Offset)1 << 36;
+    /* 4000 pages a repetition whatever P (16 MiB of page cache): enough calls to time, few enough not to
+       make calibrate a disk benchmark */
+    const int ncalls = (quick ? 400 : 4000) / P > 20 ? (quick ? 400 : 4000) / P : 20;
+    ind_case indw = {ncalls, 64, 1, far, buf};
+    double t_indw = measure_span(ind_run, &indw) / indw.calls;
+    ind_case ind = {indw.calls, 64, 0, far, buf};
+    double k_ind = measure_span(ind_run, &ind) / ind.calls;
+    double k_dirty = t_indw - k_ind;
+    if (k_dirty < 1e-9) k_dirty = 1e-9;
     /* BW_IND: one independent call of `big` contiguous bytes per rank, in its own region */
     io_case bwi = {1, 1, (int)big, 0, 0, buf};
     double t_bwi = measure(io_run, &bwi), k_bwi = (double)big / (t_bwi > k_ind ? t_bwi - k_ind : t_bwi);
@@ -185,7 +220,53 @@ int main(int argc, char **argv)
     nc.cnt = malloc(sizeof(int) * (size_t)P);
     nc.dsp = malloc(sizeof(int) * (size_t)P);
     for (int r = 0; r < P; r++) { nc.cnt[r] = (int)nc.per; nc.dsp[r] = (int)(nc.per * (size_t)r); }
-    double k_net = (double)(nc.per * (size_t)P) / measure(net_run, &nc);
+    /* BW_NET within a node, BW_NET_X out of a node: the same exchange, each rank sending only to the
+       ranks of its own node, then only to the others (per node: a node's ranks share its link) */
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node);
+    int K = 1, lead = 0, H = 0;
+    MPI_Comm_size(node, &K);
+    {
+        int nr = 0;
+        MPI_Comm_rank(node, &nr);
+        lead = nr == 0;
+        MPI_Allreduce(&lead, &H, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    }
+    int *same = calloc((size_t)P, sizeof *same), *sg = malloc(sizeof(int) * (size_t)K);
+    MPI_Group wg, ng;
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    MPI_Comm_group(node, &ng);
+    for (int i = 0; i < K; i++) sg[i] = i;
+    int *wr = malloc(sizeof(int) * (size_t)K);
+    MPI_Group_translate_ranks(ng, K, sg, wg, wr);
+    for (int i = 0; i < K; i++) same[wr[i]] = 1;
+    free(sg);
+    free(wr);
+    MPI_Group_free(&wg);
+    MPI_Group_free(&ng);
+    double k_net = 3e9, k_netx = 1.25e10; /* colldiag's defaults where a case cannot be measured */
+    int net_in = 0, net_x = 0, one = K > 1, all_one = 0, many = H > 1;
+    MPI_Allreduce(&one, &all_one, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (all_one) { /* within: every node has two ranks or more */
+        size_t sent = 0;
+        for (int r = 0; r < P; r++) {
+            nc.cnt[r] = same[r] && r != me ? (int)nc.per : 0;
+            sent += (size_t)nc.cnt[r];
+        }
+        k_net = (double)sent / measure(net_run, &nc);
+        net_in = 1;
+    }
+    if (many) { /* out: per node, its K ranks' bytes to other nodes */
+        size_t sent = 0;
+        for (int r = 0; r < P; r++) {
+            nc.cnt[r] = same[r] ? 0 : (int)nc.per;
+            sent += (size_t)nc.cnt[r];
+        }
+        k_netx = (double)sent * K / measure(net_run, &nc);
+        net_x = 1;
+    }
+    free(same);
+    MPI_Comm_free(&node);
     int nx = quick ? 10 : 100;
     double k_x = measure(x_run, &nx) / nx;
 
@@ -196,12 +277,16 @@ int main(int argc, char **argv)
         printf("# s per all-to-all step of the aggregation exchange\nexport COLLDIAG_AUTO_LAT_X=%.3g\n", k_x);
         printf("# s per 64-byte file run in two-phase I/O, beyond its bytes\nexport COLLDIAG_AUTO_RUN=%.3g\n", k_run);
         printf("# s per 512-byte memory block in a collective call, beyond its bytes\nexport COLLDIAG_AUTO_MRUN=%.3g\n", k_mrun);
-        printf("# s per independent call\nexport COLLDIAG_AUTO_IND=%.3g\n", k_ind);
+        printf("# s per independent call (a 64-byte read of a cached page)\nexport COLLDIAG_AUTO_IND=%.3g\n", k_ind);
+        printf("# s a 64-byte independent write adds for the fresh page it dirties\nexport COLLDIAG_AUTO_IND_DIRTY=%.3g\n", k_dirty);
         printf("# s per run aggregation packs and places (4 one-by-one copies of a 4-byte element)\nexport COLLDIAG_AUTO_COPY=%.3g\n", k_copy);
         printf("# B/s per rank, collective, 64 KiB blocks of the ranks alternating\nexport COLLDIAG_AUTO_BW_IO=%.3g\n", k_bw);
         printf("# B/s per rank, one independent call of a contiguous region\nexport COLLDIAG_AUTO_BW_IND=%.3g\n", k_bwi);
         printf("# B/s of memcpy\nexport COLLDIAG_AUTO_BW_COPY=%.3g\n", k_bwc);
-        printf("# B/s per rank through MPI_Alltoallv\nexport COLLDIAG_AUTO_BW_NET=%.3g\n", k_net);
+        if (net_in) printf("# B/s per rank through MPI_Alltoallv, to the ranks of its own node\nexport COLLDIAG_AUTO_BW_NET=%.3g\n", k_net);
+        else printf("# B/s per rank within a node: not measured (a node with one rank); colldiag's default\nexport COLLDIAG_AUTO_BW_NET=%.3g\n", k_net);
+        if (net_x) printf("# B/s out of a node through MPI_Alltoallv (%d nodes of up to %d ranks), its ranks together\nexport COLLDIAG_AUTO_BW_NET_X=%.3g\n", H, K, k_netx);
+        else printf("# B/s out of a node: not measured (one node; run calibrate across nodes); colldiag's default\nexport COLLDIAG_AUTO_BW_NET_X=%.3g\n", k_netx);
     }
     MPI_File_close(&fh);
     if (!me) unlink(path);

@@ -14,19 +14,28 @@
  *       partial ones collective;
  *   link        LAT + R RUN + MR MRUN + B / BW_IO
  *               (MR: memory blocks of the busiest rank too long to be packed, link_mem_runs)
- *   multi       N LAT + M,    M = bytes_whole / BW_IND + stretches IND + bytes_partial / BW_IO + runs_partial RUN
- *   aggregation LAT + 5 LAT_X + R COPY + C RUN + B (2 / BW_COPY + 1 / BW_NET) + B / BW_IO
+ *   multi       N LAT + 4 S LAT_X + M,    M = bytes_whole / BW_IND + stretches IND + bytes_partial / BW_IO + runs_partial RUN
+ *               (S = 1 when some chunk may be shared (touch_map): the ranks per chunk are counted in
+ *                four exchange steps, nproc_exchange)
+ *   aggregation LAT + (5 + 5 S) LAT_X + R COPY + C RUN + B (2 / BW_COPY + (1 - x) / BW_NET + x K / BW_NET_X) + B / BW_IO
  *               (a round's five exchange steps: its end, counts, buffers agreed, records and bytes,
- *                the move agreed; pack and assemble; owners write about one run per chunk they own,
- *                at most the chunks they touch)
- *   independent I,  I = bytes / BW_IND + (stretches + runs_partial) IND   (the busiest rank's own, no
- *               collective data call: what multi-chunk costs when nothing is shared, and the answer
- *               when pieces two ranks share are few long runs, e.g. slabs and row blocks whose edge
- *               chunks are split; every call of ALL_CHUNK_IND is one contiguous file stretch)
+ *                the move agreed, after five that find the owners of shared chunks; pack and assemble; owners write about one run per chunk they own,
+ *                at most the chunks they touch; H nodes of K = P / H ranks, x = (H - 1) / H of the bytes
+ *                leave their node, whose link carries its K ranks' share: file_nodes, H agreed)
+ *   independent I,  I = bytes / BW_IND + (stretches + runs_partial) IND + runs_small IND_DIRTY if writing
+ *               (runs_small: runs of pieces whose runs average under a page: each dirties a page of
+ *               its own; a long run's pages are in BW_IND, measured by writing)
+ *               (the busiest rank's own, no collective data call: what multi-chunk costs when nothing
+ *               is shared, and the answer when pieces two ranks share are few long runs, e.g. slabs and
+ *               row blocks whose edge chunks are split; every call of ALL_CHUNK_IND is one contiguous
+ *               file stretch)
  * Ties go to the earlier of link, multi, aggregation, independent.
  * Where N overestimates (partial pieces nobody shares), multi looks dearer than it is: AUTO then errs
  * toward link, never toward thousands of collective calls.
  * --------------------------------------------------------------------------------------------------- */
+
+/* The call's direction for the model: a write (or a plan of one) pays IND_DIRTY per independent call. */
+static int model_writes(const cd_io *io) { return io->dir == DIR_WRITE || (io->dir == DIR_PLAN && !io->f->plan_read); }
 
 /* This rank's inputs to multi-chunk's estimate: its pieces that do not cover their chunk, its own
    part M of multi's time, and its time I with independent calls only (see above), in ns. Local and
@@ -37,7 +46,10 @@ static void multi_local(const cd_io *io, uint64_t *partial, uint64_t *ns, uint64
     *ns = *ind_ns = 0;
     if (io->l->storage != STORE_CHUNKED) return;
     const double *k = io->set.k;
-    double bw = 0, bp = 0, rp = 0, stretches = 0;
+    /* a write's small runs (under a page on average in their piece) each dirty a page of their own at
+       IND_DIRTY; a longer run's pages are in its bytes (BW_IND is measured by writing) */
+    const double dirty = model_writes(io) ? k[CD_K_IND_DIRTY] : 0.0;
+    double bw = 0, bp = 0, rp = 0, rs = 0, stretches = 0;
     MPI_Offset end = -1;
     for (uint64_t i = 0; i < io->map.n; i++) {
         const cd_piece *p = &io->map.pc[i];
@@ -46,6 +58,7 @@ static void multi_local(const cd_io *io, uint64_t *partial, uint64_t *ns, uint64
             (*partial)++;
             bp += b;
             rp += (double)p->nruns;
+            if (p->nruns && b < 4096.0 * (double)p->nruns) rs += (double)p->nruns;
             continue;
         }
         bw += b;
@@ -53,7 +66,7 @@ static void multi_local(const cd_io *io, uint64_t *partial, uint64_t *ns, uint64
         end = p->addr + (MPI_Offset)(p->nelem * io->fes);
     }
     double t = bw / k[CD_K_BW_IND] + stretches * k[CD_K_IND] + bp / k[CD_K_BW_IO] + rp * k[CD_K_RUN];
-    double ti = (bw + bp) / k[CD_K_BW_IND] + (stretches + rp) * k[CD_K_IND];
+    double ti = (bw + bp) / k[CD_K_BW_IND] + (stretches + rp) * k[CD_K_IND] + rs * dirty;
     *ns = t * 1e9 < 1.8e19 ? (uint64_t)(t * 1e9) : UINT64_MAX / 2;
     *ind_ns = ti * 1e9 < 1.8e19 ? (uint64_t)(ti * 1e9) : UINT64_MAX / 2;
 }
@@ -104,9 +117,15 @@ static int auto_choose(const cd_io *io, double est[4])
     const double N = io->set.ratio == 0 ? (C > S ? C : S) /* every touched chunk is collective */
                    : (unsigned)P >= need ? (double)g[AG_SUM_PARTIAL] / (double)need : 0.0;
     est[0] = k[CD_K_LAT] + R * k[CD_K_RUN] + (double)g[AG_MAX_MRUNS] * k[CD_K_MRUN] + B / k[CD_K_BW_IO];
-    est[1] = N * k[CD_K_LAT] + (double)g[AG_MAX_MULTI_NS] * 1e-9;
-    est[2] = k[CD_K_LAT] + 5 * k[CD_K_LAT_X] + R * k[CD_K_COPY] + C * k[CD_K_RUN] +
-             B * (2 / k[CD_K_BW_COPY] + 1 / k[CD_K_BW_NET]) + B / k[CD_K_BW_IO];
+    /* counting the ranks of shared chunks (nproc_exchange: counts, ids, counts back, the list of
+       collective chunks for multi; with the bytes each way for aggregation); nothing when the touched-
+       chunk map shows no chunk shared */
+    const double sx = io->disjoint ? 0.0 : 1.0;
+    est[1] = N * k[CD_K_LAT] + 4 * sx * k[CD_K_LAT_X] + (double)g[AG_MAX_MULTI_NS] * 1e-9;
+    /* the exchange: of a node's K B bytes, (H-1)/H leave it through its link (H nodes, agreed) */
+    const double H = (double)io->f->nodes, K = H > 1 ? (double)P / H : 1.0, off = H > 1 ? (H - 1) / H : 0.0;
+    est[2] = k[CD_K_LAT] + (5 + 5 * sx) * k[CD_K_LAT_X] + R * k[CD_K_COPY] + C * k[CD_K_RUN] +
+             B * (2 / k[CD_K_BW_COPY] + (1 - off) / k[CD_K_BW_NET] + off * K / k[CD_K_BW_NET_X]) + B / k[CD_K_BW_IO];
     est[3] = (double)g[AG_MAX_IND_NS] * 1e-9;
     int best = 0;
     for (int i = 1; i < 4; i++)
@@ -124,6 +143,9 @@ static void exec_chunked(cd_io *io)
     const int P = io->f->size;
     int opt = io->set.chunk_opt;
     x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
+    /* the model's H: collective, once a file (a plan-only file of the HDF5 bridge lives for one call: its
+       model counts one node) */
+    if (!io->f->plan_only) file_nodes(io->f);
     const int model_best = auto_choose(io, x->model_est); /* O(1): the report's advice compares every scheme */
     /* HDF5's own scheme for this call (the summary's time saved): its DXPL's, as HDF5 decides it */
     {
@@ -1256,4 +1278,15 @@ int colldiag_plan(colldiag_file *f, const colldiag_layout *l, const colldiag_sel
                   colldiag_xfer *x)
 {
     return cd_transfer(f, l, file_sel, mem_sel, NULL, NULL, x, DIR_PLAN, "colldiag_plan");
+}
+
+int colldiag_plan_read(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *file_sel, const colldiag_sel *mem_sel,
+                       colldiag_xfer *x)
+{
+    /* the plan's direction is the file's plan_read for the call (the HDF5 bridge's plan files carry it) */
+    const int was = f ? f->plan_read : 0;
+    if (f) f->plan_read = 1;
+    int rc = cd_transfer(f, l, file_sel, mem_sel, NULL, NULL, x, DIR_PLAN, "colldiag_plan_read");
+    if (f) f->plan_read = was;
+    return rc;
 }

@@ -87,6 +87,7 @@ struct colldiag_file {
     int read_only;       /* opened (or wrapped) MPI_MODE_RDONLY: under HDF5 1.14's rules, its small chunks are cached */
     int node_n;          /* ranks of comm on this rank's node (MPI_COMM_TYPE_SHARED), learnt by file_nodes: 0 not yet, -1 unknown */
     int *node_ranks;     /* their ranks in comm, ascending (node_n of them) */
+    int nodes;           /* nodes of comm, agreed by every rank (file_nodes; 0: not known), AUTO's H */
 };
 
 static int cd_mpi_fail(const char *fn, int mpirc, const char *what)
@@ -99,6 +100,7 @@ static int cd_mpi_fail(const char *fn, int mpirc, const char *what)
 }
 
 static int cd_any_fail(MPI_Comm comm, int failed);
+static void file_nodes(colldiag_file *f);
 
 /* A file on a duplicate of comm, for colldiag_file_open and _wrap. Collective from the first line: the
    duplicate is made on every rank before anything is checked, and the checks (the caller's own,
@@ -128,6 +130,7 @@ static int file_alloc(const char *fn, MPI_Comm comm, colldiag_file **out, int co
     f->fh = f->size_fh = MPI_FILE_NULL;
     f->fd = -1;
     f->ds_write = -1;
+    file_nodes(f); /* every rank is here (the checks are agreed): the nodes are learnt with the file, not in a call */
     *made = f;
     return 0;
 }
@@ -144,28 +147,36 @@ static void file_dealloc(colldiag_file *f)
    bytes crossing nodes (aggregation's exchange, colldiag_get_bytes_off_node). One MPI_Comm_split_type
    (MPI_COMM_TYPE_SHARED: the ranks MPI says share memory, one group a node) and an MPI_Allgather of
    the ranks inside it: O(ranks on the node) memory, nothing that grows with the job. Collective over
-   f->comm the first time (aggregation's exchange calls it, where every rank of the call is); after a
-   failure on any rank of a node, that node's ranks say "not known" (node_n -1), never hang: the
+   f->comm the first time (later calls return at once); after a failure on any rank of a node, that node's ranks say "not known" (node_n -1), never hang: the
    allocation is agreed inside the node before the gather. Split by key rank, so the gather comes back
-   in ascending order. */
+   in ascending order. Then one reduction over comm, on every rank whatever happened inside its node,
+   counts the nodes (their lowest ranks) for AUTO's model (decision.c: the exchange's bytes that leave
+   a node); a node that does not know makes the count 0, "not known", everywhere. Called when a file
+   is opened or wrapped (file_alloc, collective), so that no call pays it: one split, one gather inside
+   the node and one reduction of two ints. The HDF5 bridge's files, made locally, learn it in their
+   first collective chunked call (exec_chunked: agreed branches, every rank is there). */
 static void file_nodes(colldiag_file *f)
 {
     if (f->node_n) return;
     f->node_n = -1;
+    f->nodes = 0;
     MPI_Comm nc = MPI_COMM_NULL;
-    if (MPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, f->rank, MPI_INFO_NULL, &nc) != MPI_SUCCESS || nc == MPI_COMM_NULL) return;
-    int k = 0;
-    MPI_Comm_size(nc, &k);
-    int *r = k > 0 ? cd_malloc((size_t)k * sizeof *r) : NULL;
-    int bad = r == NULL, any = 1;
-    if (MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, nc) == MPI_SUCCESS && !any &&
-        MPI_Allgather(&f->rank, 1, MPI_INT, r, 1, MPI_INT, nc) == MPI_SUCCESS) {
-        f->node_ranks = r;
-        f->node_n = k;
-        r = NULL;
+    if (MPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, f->rank, MPI_INFO_NULL, &nc) == MPI_SUCCESS && nc != MPI_COMM_NULL) {
+        int k = 0;
+        MPI_Comm_size(nc, &k);
+        int *r = k > 0 ? cd_malloc((size_t)k * sizeof *r) : NULL;
+        int bad = r == NULL, any = 1;
+        if (MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, nc) == MPI_SUCCESS && !any &&
+            MPI_Allgather(&f->rank, 1, MPI_INT, r, 1, MPI_INT, nc) == MPI_SUCCESS) {
+            f->node_ranks = r;
+            f->node_n = k;
+            r = NULL;
+        }
+        cd_free(r);
+        MPI_Comm_free(&nc);
     }
-    cd_free(r);
-    MPI_Comm_free(&nc);
+    int mine[2] = {f->node_n > 0 && f->node_ranks[0] == f->rank, f->node_n <= 0}, all[2] = {0, 1};
+    if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_SUM, f->comm) == MPI_SUCCESS && all[1] == 0) f->nodes = all[0];
 }
 
 /* Whether rank r of f's communicator is on this rank's node (file_nodes known). */

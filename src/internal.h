@@ -67,7 +67,17 @@
 #define COLLDIAG_AUTO_MRUN 1.5e-7  /* s per memory block (>= COLLDIAG_PACK_RUN_BYTES, so not packed) MPI's datatype engine handles */
 #endif
 #ifndef COLLDIAG_AUTO_IND
-#define COLLDIAG_AUTO_IND 4.5e-6 /* s per independent MPI-IO call (one per contiguous file stretch) */
+#define COLLDIAG_AUTO_IND 4.5e-6 /* s per independent MPI-IO call (one per contiguous file stretch), a read's; a write adds IND_DIRTY */
+#endif
+#ifndef COLLDIAG_AUTO_IND_DIRTY
+/* s a small independent *write* adds to IND for the page it dirties. Buffered writes of runs that each
+   land in a page of their own (a column block, a chunk's rows) pay the kernel's page dirtying, block
+   reservation and the inode lock the writers share; reads and rewrites of dirty pages do not. Measured
+   by bench/calibrate.c as 64-byte writes one a fresh page (beyond the end of the file, as into a new
+   dataset) less IND: 12 us a write on 3 ranks here, 34 us on 8 ranks of 2 cores, against 1-1.4 us for a
+   read of a cached page. Without it the model took B3's column writes for as cheap as its reads and
+   chose independent writes 3.5x slower than aggregation (make bench-nodes, 2026-11-28). */
+#define COLLDIAG_AUTO_IND_DIRTY 1e-5
 #endif
 #ifndef COLLDIAG_AUTO_COPY
 #define COLLDIAG_AUTO_COPY 6e-9   /* s per run packed or placed by aggregation */
@@ -82,10 +92,21 @@
 #define COLLDIAG_AUTO_BW_COPY 1.8e10 /* B/s of memcpy */
 #endif
 #ifndef COLLDIAG_AUTO_BW_NET
-#define COLLDIAG_AUTO_BW_NET 3e9    /* B/s per rank through the aggregation exchange */
+#define COLLDIAG_AUTO_BW_NET 3e9    /* B/s per rank through the aggregation exchange, between ranks of one node */
+#endif
+#ifndef COLLDIAG_AUTO_BW_NET_X
+/* B/s a node's link carries out of the node in the aggregation exchange (all its ranks together). The
+   exchange sends a rank's pieces to their chunks' owners, spread over the ranks: with H nodes of K
+   ranks (MPI_COMM_TYPE_SHARED groups, agreed once a file), a fraction (H-1)/H of a node's K*B bytes
+   leaves it. Per node, not per rank, because the ranks of a node share its link whatever their number.
+   Default: a 100 Gb/s link (HDR100 InfiniBand, 100 GbE), what a cluster built in the last five years
+   has; on one node it plays no part. bench/calibrate.c measures it when run across nodes (sends to
+   other nodes only); on a slower network the default makes aggregation look too cheap: 14x slower than
+   independent reads on 200 Mbit/s links (make bench-nodes). */
+#define COLLDIAG_AUTO_BW_NET_X 1.25e10
 #endif
 /* The constants as one list: X(NAME) -> env COLLDIAG_AUTO_<NAME>, default COLLDIAG_AUTO_<NAME>. */
-#define CD_AUTO_CONSTANTS(X) X(LAT) X(LAT_X) X(RUN) X(MRUN) X(IND) X(COPY) X(BW_IO) X(BW_IND) X(BW_COPY) X(BW_NET)
+#define CD_AUTO_CONSTANTS(X) X(LAT) X(LAT_X) X(RUN) X(MRUN) X(IND) X(IND_DIRTY) X(COPY) X(BW_IO) X(BW_IND) X(BW_COPY) X(BW_NET) X(BW_NET_X)
 #define CD_AUTO_ENUM(n) CD_K_##n,
 enum { CD_AUTO_CONSTANTS(CD_AUTO_ENUM) CD_K_N };
 

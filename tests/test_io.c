@@ -291,105 +291,42 @@ static void run_case(const shape_t *s, int layout, int kind, const scheme_t *sc,
     if (thr < 1) thr = 1;
     int opt = sc->opt;
     if (opt == 0) opt = ((uint64_t)tot / (uint64_t)P >= sc->num) ? 1 : 2;
+    int opt_dir[2] = {opt, opt}; /* the scheme each direction runs */
     if (opt == 7 && layout != L_CONTIG) {
         /* AUTO: whatever the plan chooses must be link, multi, aggregation or all-independent, the same on every rank,
-           and then behave exactly as that scheme forced */
-        colldiag_file *pf;
-        colldiag_xfer *px;
-        rc = colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, drv, &pf);
-        CHECK(rc == 0, "open for plan: %s", colldiag_last_errmsg());
-        colldiag_xfer_create(&px);
-        colldiag_set_dxpl_mpio(px, (colldiag_xfer_mode_t)sc->mode);
-        colldiag_set_dxpl_mpio_chunk_opt(px, COLLDIAG_MPIO_CHUNK_AUTO);
-        rc = colldiag_plan(pf, l, o.fsel, o.msel, px);
-        CHECK(rc == 0, "plan: %s", colldiag_xfer_errmsg(px));
-        colldiag_actual_chunk_opt_mode_t pco;
-        colldiag_get_mpio_actual_chunk_opt_mode(px, &pco);
-        double e[4];
-        colldiag_get_auto_estimates(px, &e[0], &e[1], &e[2]);
-        colldiag_get_auto_estimate_independent(px, &e[3]);
-        int lo = (int)pco, hi = (int)pco;
-        PMPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        PMPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        CHECK(lo == hi, "AUTO chose %d..%d across ranks", lo, hi);
-        CHECK(pco == COLLDIAG_MPIO_LINK_CHUNK || pco == COLLDIAG_MPIO_MULTI_CHUNK || pco == COLLDIAG_MPIO_CHUNK_AGGREGATE ||
-                  pco == COLLDIAG_MPIO_ALL_CHUNK_IND,
-              "AUTO chose %s", colldiag_chunk_opt_name(pco));
-        int best = pco == COLLDIAG_MPIO_LINK_CHUNK ? 0 : pco == COLLDIAG_MPIO_MULTI_CHUNK ? 1 : pco == COLLDIAG_MPIO_CHUNK_AGGREGATE ? 2 : 3;
-        CHECK(e[0] >= 0 && e[1] >= 0 && e[2] >= 0 && e[3] >= 0 && e[best] <= e[0] && e[best] <= e[1] && e[best] <= e[2] &&
-                  e[best] <= e[3],
-              "AUTO estimates %g %g %g %g do not justify %s", e[0], e[1], e[2], e[3], colldiag_chunk_opt_name(pco));
-        opt = best == 0 ? 1 : best == 1 ? 2 : best == 2 ? 6 : 4;
-        colldiag_xfer_free(px);
-        colldiag_file_close(pf);
-    }
-    /* expected per chunk: collective? */
-    unsigned char *coll = calloc((size_t)nc, 1);
-    uint64_t gcoll = 0; /* collective chunks anybody touched */
-    for (uint64_t c = 0; c < nc; c++) {
-        if (!nproc[c]) continue;
-        if (opt == 1) coll[c] = 1;
-        else if (opt == 2 || opt == 3) coll[c] = sc->ratio == 0 || (unsigned)nproc[c] > thr;
-        gcoll += coll[c];
-    }
-    if (opt == 5)
-        for (uint64_t i = 0; i < nmine; i++) coll[mine[i]] = i < (uint64_t)minc;
-    /* aggregation: chunk c's owner is its first toucher at or after c mod P (cyclically); the owner moves
-       the chunk's covered bytes (the test's selections never overlap, so: every rank's elements in it) */
-    int *owner = malloc((size_t)nc * sizeof *owner);
-    uint64_t *covered = calloc((size_t)nc, sizeof *covered);
-    for (uint64_t c = 0; c < nc; c++) {
-        owner[c] = -1;
-        for (int k = 0; k < P && nproc[c]; k++) {
-            int r = (int)((c + (uint64_t)k) % (uint64_t)P);
-            for (int i = dsp[r]; i < dsp[r] + counts[r]; i++)
-                if (all[i] == c) { owner[c] = r; break; }
-            if (owner[c] >= 0) break;
+           and then behave exactly as that scheme forced. A write and a read may choose apart (a write's small
+           independent calls cost more: IND_DIRTY), so each direction is planned as itself. */
+        for (int d = 0; d < 2; d++) {
+            colldiag_file *pf;
+            colldiag_xfer *px;
+            rc = colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, drv, &pf);
+            CHECK(rc == 0, "open for plan: %s", colldiag_last_errmsg());
+            colldiag_xfer_create(&px);
+            colldiag_set_dxpl_mpio(px, (colldiag_xfer_mode_t)sc->mode);
+            colldiag_set_dxpl_mpio_chunk_opt(px, COLLDIAG_MPIO_CHUNK_AUTO);
+            rc = d ? colldiag_plan_read(pf, l, o.fsel, o.msel, px) : colldiag_plan(pf, l, o.fsel, o.msel, px);
+            CHECK(rc == 0, "plan: %s", colldiag_xfer_errmsg(px));
+            colldiag_actual_chunk_opt_mode_t pco;
+            colldiag_get_mpio_actual_chunk_opt_mode(px, &pco);
+            double e[4];
+            colldiag_get_auto_estimates(px, &e[0], &e[1], &e[2]);
+            colldiag_get_auto_estimate_independent(px, &e[3]);
+            int lo = (int)pco, hi = (int)pco;
+            PMPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+            PMPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            CHECK(lo == hi, "AUTO chose %d..%d across ranks", lo, hi);
+            CHECK(pco == COLLDIAG_MPIO_LINK_CHUNK || pco == COLLDIAG_MPIO_MULTI_CHUNK || pco == COLLDIAG_MPIO_CHUNK_AGGREGATE ||
+                      pco == COLLDIAG_MPIO_ALL_CHUNK_IND,
+                  "AUTO chose %s", colldiag_chunk_opt_name(pco));
+            int best = pco == COLLDIAG_MPIO_LINK_CHUNK ? 0 : pco == COLLDIAG_MPIO_MULTI_CHUNK ? 1 : pco == COLLDIAG_MPIO_CHUNK_AGGREGATE ? 2 : 3;
+            CHECK(e[0] >= 0 && e[1] >= 0 && e[2] >= 0 && e[3] >= 0 && e[best] <= e[0] && e[best] <= e[1] && e[best] <= e[2] &&
+                      e[best] <= e[3],
+                  "AUTO estimates %g %g %g %g do not justify %s", e[0], e[1], e[2], e[3], colldiag_chunk_opt_name(pco));
+            opt_dir[d] = best == 0 ? 1 : best == 1 ? 2 : best == 2 ? 6 : 4;
+            colldiag_xfer_free(px);
+            colldiag_file_close(pf);
         }
     }
-    PMPI_Allreduce(cnt_in, covered, (int)nc, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    if (opt == 6)
-        for (uint64_t c = 0; c < nc; c++) coll[c] = nproc[c] > 0;
-    const char *exp_opt;
-    const char *exp_mode;
-    uint32_t exp_cause = 0;
-    uint64_t exp_coll_calls = 0, exp_coll_bytes = 0, exp_ind_bytes = 0;
-    int chunked = layout != L_CONTIG;
-    if (sc->mode == 0 || drv == COLLDIAG_DRIVER_POSIX) {
-        exp_opt = "NO_CHUNK_OPTIMIZATION";
-        exp_mode = "NO_COLLECTIVE";
-        exp_cause = (sc->mode == 0 ? 0x01u : 0) | (drv == COLLDIAG_DRIVER_POSIX ? 0x10000u : 0);
-        exp_ind_bytes = o.nf * 4;
-    } else if (!chunked) {
-        exp_opt = "NO_CHUNK_OPTIMIZATION";
-        exp_mode = "CONTIGUOUS_COLLECTIVE";
-        exp_coll_calls = 1;
-        exp_coll_bytes = o.nf * 4;
-    } else {
-        static const char *const on[] = {"", "LINK_CHUNK", "MULTI_CHUNK", "COLL_CHUNK_ATONCE", "ALL_CHUNK_IND", "MULTI_CHUNK_NO_OPT", "CHUNK_AGGREGATE"};
-        exp_opt = on[opt];
-        int m = 0;
-        for (uint64_t i = 0; i < nmine; i++) {
-            m |= coll[mine[i]] ? 2 : 1;
-            if (coll[mine[i]]) exp_coll_bytes += cnt_in[mine[i]] * 4;
-            else exp_ind_bytes += cnt_in[mine[i]] * 4;
-        }
-        if (opt == 1 || opt == 6) m = 2;
-        if (opt == 6) { /* the owner moves whole chunks' covered bytes, in one collective call */
-            exp_coll_bytes = 0;
-            for (uint64_t c = 0; c < nc; c++)
-                if (owner[c] == me) exp_coll_bytes += covered[c] * 4;
-        }
-        static const char *const mn[] = {"NO_COLLECTIVE", "CHUNK_INDEPENDENT", "CHUNK_COLLECTIVE", "CHUNK_MIXED"};
-        exp_mode = mn[m];
-        exp_coll_calls = opt == 1 || opt == 3 || opt == 6 ? 1 : opt == 2 ? gcoll : opt == 5 ? (uint64_t)minc : 0;
-    }
-    if (sc->coll_opt == 1) { /* INDIVIDUAL_IO: same structure, every byte through independent calls */
-        exp_ind_bytes += exp_coll_bytes;
-        exp_coll_bytes = 0;
-        exp_coll_calls = 0;
-    }
-
     /* canary file */
     if (me == 0) {
         FILE *fp = fopen(path, "wb");
@@ -404,6 +341,73 @@ static void run_case(const shape_t *s, int layout, int kind, const scheme_t *sc,
     for (uint64_t k = 0; k < o.nf; k++) wbuf[o.mel ? o.mel[k] : k] = (int)(o.fel[k] + 1);
 
     for (int dir = 0; dir < 2; dir++) {
+        const int opt = opt_dir[dir];
+        /* expected per chunk: collective? */
+        unsigned char *coll = calloc((size_t)nc, 1);
+        uint64_t gcoll = 0; /* collective chunks anybody touched */
+        for (uint64_t c = 0; c < nc; c++) {
+            if (!nproc[c]) continue;
+            if (opt == 1) coll[c] = 1;
+            else if (opt == 2 || opt == 3) coll[c] = sc->ratio == 0 || (unsigned)nproc[c] > thr;
+            gcoll += coll[c];
+        }
+        if (opt == 5)
+            for (uint64_t i = 0; i < nmine; i++) coll[mine[i]] = i < (uint64_t)minc;
+        /* aggregation: chunk c's owner is its first toucher at or after c mod P (cyclically); the owner moves
+           the chunk's covered bytes (the test's selections never overlap, so: every rank's elements in it) */
+        int *owner = malloc((size_t)nc * sizeof *owner);
+        uint64_t *covered = calloc((size_t)nc, sizeof *covered);
+        for (uint64_t c = 0; c < nc; c++) {
+            owner[c] = -1;
+            for (int k = 0; k < P && nproc[c]; k++) {
+                int r = (int)((c + (uint64_t)k) % (uint64_t)P);
+                for (int i = dsp[r]; i < dsp[r] + counts[r]; i++)
+                    if (all[i] == c) { owner[c] = r; break; }
+                if (owner[c] >= 0) break;
+            }
+        }
+        PMPI_Allreduce(cnt_in, covered, (int)nc, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+        if (opt == 6)
+            for (uint64_t c = 0; c < nc; c++) coll[c] = nproc[c] > 0;
+        const char *exp_opt;
+        const char *exp_mode;
+        uint32_t exp_cause = 0;
+        uint64_t exp_coll_calls = 0, exp_coll_bytes = 0, exp_ind_bytes = 0;
+        int chunked = layout != L_CONTIG;
+        if (sc->mode == 0 || drv == COLLDIAG_DRIVER_POSIX) {
+            exp_opt = "NO_CHUNK_OPTIMIZATION";
+            exp_mode = "NO_COLLECTIVE";
+            exp_cause = (sc->mode == 0 ? 0x01u : 0) | (drv == COLLDIAG_DRIVER_POSIX ? 0x10000u : 0);
+            exp_ind_bytes = o.nf * 4;
+        } else if (!chunked) {
+            exp_opt = "NO_CHUNK_OPTIMIZATION";
+            exp_mode = "CONTIGUOUS_COLLECTIVE";
+            exp_coll_calls = 1;
+            exp_coll_bytes = o.nf * 4;
+        } else {
+            static const char *const on[] = {"", "LINK_CHUNK", "MULTI_CHUNK", "COLL_CHUNK_ATONCE", "ALL_CHUNK_IND", "MULTI_CHUNK_NO_OPT", "CHUNK_AGGREGATE"};
+            exp_opt = on[opt];
+            int m = 0;
+            for (uint64_t i = 0; i < nmine; i++) {
+                m |= coll[mine[i]] ? 2 : 1;
+                if (coll[mine[i]]) exp_coll_bytes += cnt_in[mine[i]] * 4;
+                else exp_ind_bytes += cnt_in[mine[i]] * 4;
+            }
+            if (opt == 1 || opt == 6) m = 2;
+            if (opt == 6) { /* the owner moves whole chunks' covered bytes, in one collective call */
+                exp_coll_bytes = 0;
+                for (uint64_t c = 0; c < nc; c++)
+                    if (owner[c] == me) exp_coll_bytes += covered[c] * 4;
+            }
+            static const char *const mn[] = {"NO_COLLECTIVE", "CHUNK_INDEPENDENT", "CHUNK_COLLECTIVE", "CHUNK_MIXED"};
+            exp_mode = mn[m];
+            exp_coll_calls = opt == 1 || opt == 3 || opt == 6 ? 1 : opt == 2 ? gcoll : opt == 5 ? (uint64_t)minc : 0;
+        }
+        if (sc->coll_opt == 1) { /* INDIVIDUAL_IO: same structure, every byte through independent calls */
+            exp_ind_bytes += exp_coll_bytes;
+            exp_coll_bytes = 0;
+            exp_coll_calls = 0;
+        }
         colldiag_file *f;
         rc = colldiag_file_open(MPI_COMM_WORLD, path, dir ? MPI_MODE_RDONLY : MPI_MODE_RDWR, MPI_INFO_NULL, drv, &f);
         CHECK(rc == 0, "open: %s", colldiag_last_errmsg());
@@ -515,6 +519,9 @@ static void run_case(const shape_t *s, int layout, int kind, const scheme_t *sc,
                 if (!sel[e]) CHECK(rbuf[e] == 0x3C3C3C3C, "read: unselected memory element %" PRIu64 " was overwritten", e);
             free(sel);
         }
+        free(coll);
+        free(owner);
+        free(covered);
     }
     free(wbuf);
     free(rbuf);
@@ -524,9 +531,6 @@ static void run_case(const shape_t *s, int layout, int kind, const scheme_t *sc,
     free(dsp);
     free(all);
     free(nproc);
-    free(coll);
-    free(owner);
-    free(covered);
     free_sel(&o);
     colldiag_layout_free(l);
 }

@@ -12,7 +12,9 @@
  * node its piece back. (Pieces of different sizes and 5 chunks over P ranks, so that counting the ranks
  * of the same node instead gives other numbers.) Every rank checks its own count and that it is known; rank 0 checks the text report's node
  * count and sum, the JSON's, and that a link-chunk write (MPI-IO's own exchange) says nothing is known.
- * The bytes read back must be the bytes written. With NODES, the host names must number NODES. Exit
+ * The bytes read back must be the bytes written. AUTO's estimate of aggregation must move with
+ * COLLDIAG_AUTO_BW_NET_X by the off-node bytes the test counts (none on one node). With NODES, the host
+ * names must number NODES. Exit
  * status 1 on every rank when any rank failed. */
 #define _GNU_SOURCE
 #include <mpi.h>
@@ -117,6 +119,35 @@ int main(int argc, char **argv)
         }
     }
     CHECK(memcmp(buf, back, rows * w * sizeof *buf) == 0, "the bytes read back are not the bytes written");
+
+    /* AUTO's model knows the nodes: aggregation's estimate carries B (H-1)/H (P/H) / BW_NET_X for the
+       bytes that leave a node through its link (docs/design.md), with H the nodes, P/H the ranks a node,
+       B the busiest rank's bytes: the test's own count of each. Two plans that differ only in
+       BW_NET_X must differ by exactly that on every rank (nothing at all on one node). */
+    {
+        const double X1 = 1e9, X2 = 1e6, H = hosts;
+        double Bmax = 0;
+        for (int r = 0; r < P; r++)
+            if ((double)(PIECE(r) * nchunks) > Bmax) Bmax = (double)(PIECE(r) * nchunks);
+        const double want = H > 1 ? Bmax * (H - 1) / H * ((double)P / H) * (1 / X2 - 1 / X1) : 0.0;
+        double est[2][4];
+        colldiag_set_dxpl_mpio_chunk_opt(x, COLLDIAG_MPIO_CHUNK_AUTO);
+        for (int v = 0; v < 2; v++) {
+            char val[32];
+            snprintf(val, sizeof val, "%g", v ? X2 : X1);
+            setenv("COLLDIAG_AUTO_BW_NET_X", val, 1);
+            CHECK(colldiag_plan(f, l, s, NULL, x) == 0, "AUTO plan (BW_NET_X %s): %s", val, colldiag_xfer_errmsg(x));
+            CHECK(colldiag_get_model_estimates(x, est[v]) == 0, "model estimates");
+        }
+        unsetenv("COLLDIAG_AUTO_BW_NET_X");
+        const double d = est[1][2] - est[0][2];
+        CHECK(d >= want * (1 - 1e-9) - 1e-12 && d <= want * (1 + 1e-9) + 1e-12,
+              "aggregation's estimate moved by %.9g s when BW_NET_X fell from %g to %g B/s, expected %.9g s (%d nodes, %d ranks)", d, X1, X2,
+              want, hosts, P);
+        for (int e = 0; e < 4; e++)
+            if (e != 2) CHECK(est[1][e] == est[0][e], "estimate %d moved with BW_NET_X: %g -> %g", e, est[0][e], est[1][e]);
+        if (me == 0) printf("AUTO's aggregation estimate: +%.6g s with BW_NET_X %g -> %g B/s (%d nodes; expected +%.6g s)\n", d, X1, X2, hosts, want);
+    }
     colldiag_xfer_free(x);
     colldiag_sel_free(s);
     colldiag_layout_free(l);
