@@ -50,7 +50,7 @@ for f in glob.glob(sys.argv[2] + "/out.*"):
         rows[(rate, c, name, d)][m.group(2)] = float(m.group(3))
         if m.group(2) == "auto": ran[(rate, c, name, d)] = l.split()[-1]
 for rate in ["none"] + sys.argv[3].split():
-    cal = [l.strip() for l in open("%s/cal.%s" % (sys.argv[2], rate)) if l.startswith("export COLLDIAG_AUTO_BW")]
+    cal = [l.strip() for l in open("%s/cal.%s" % (sys.argv[2], rate)) if l.startswith(("export COLLDIAG_AUTO_BW", "export COLLDIAG_AUTO_IND", "export COLLDIAG_AUTO_LAT_X"))]
     print("\nlink %s: calibrated %s" % ("unshaped" if rate == "none" else rate, ", ".join(x.split("COLLDIAG_AUTO_")[1] for x in cal)))
     print("%-10s %-6s %-5s %-15s %9s %-10s %9s %8s  %s" % ("constants", "patt.", "dir", "AUTO ran", "AUTO s", "best", "best s", "AUTO/best", "every scheme (s)"))
     for (r, c, name, d), v in sorted(rows.items(), key=lambda kv: (kv[0][1] != "default", kv[0][2], kv[0][3] != "write")):
