@@ -1402,6 +1402,18 @@ static void file_dealloc(colldiag_file *f)
    is opened or wrapped (file_alloc, collective), so that no call pays it: one split, one gather inside
    the node and one reduction of two ints. The HDF5 bridge's files, made locally, learn it in their
    first collective chunked call (exec_chunked: agreed branches, every rank is there). */
+#ifdef COLLDIAG_TESTING
+/* COLLDIAG_INJECT=nodes:RANK (test builds only, as cd_inject): RANK cannot allocate its node's list. */
+static int file_inject_nodes(const colldiag_file *f)
+{
+    const char *e = cd_getenv("COLLDIAG_INJECT");
+    int r;
+    return e && sscanf(e, "nodes:%d", &r) == 1 && r == f->rank;
+}
+#else
+#define file_inject_nodes(f) 0
+#endif
+
 static void file_nodes(colldiag_file *f)
 {
     if (f->node_n) return;
@@ -1411,7 +1423,7 @@ static void file_nodes(colldiag_file *f)
     if (MPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, f->rank, MPI_INFO_NULL, &nc) == MPI_SUCCESS && nc != MPI_COMM_NULL) {
         int k = 0;
         MPI_Comm_size(nc, &k);
-        int *r = k > 0 ? cd_malloc((size_t)k * sizeof *r) : NULL;
+        int *r = k > 0 && !file_inject_nodes(f) ? cd_malloc((size_t)k * sizeof *r) : NULL;
         int bad = r == NULL, any = 1;
         if (MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, nc) == MPI_SUCCESS && !any &&
             MPI_Allgather(&f->rank, 1, MPI_INT, r, 1, MPI_INT, nc) == MPI_SUCCESS) {

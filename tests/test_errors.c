@@ -467,6 +467,70 @@ static void run_inject(const char *phase, int opt, int bad, const char *path)
     colldiag_layout_free(l);
 }
 
+#ifdef COLLDIAG_TESTING
+/* The node lookup made when a file opens (COLLDIAG_INJECT=nodes:BAD: rank BAD cannot allocate its
+   node's list) fails soft and together: nobody hangs, every call still succeeds with the right bytes,
+   the ranks of BAD's node (by host name, the test's own way) do not know the bytes crossing nodes while
+   the others do, and no rank's AUTO prices the link (the node count is "not known" everywhere: two
+   plans that differ only in COLLDIAG_AUTO_BW_NET_X give the same estimates). */
+static void run_inject_nodes(int bad, const char *path)
+{
+    snprintf(g_case, sizeof g_case, "node lookup fails on rank %d", bad);
+    char name[MPI_MAX_PROCESSOR_NAME] = "", *names = malloc((size_t)P * MPI_MAX_PROCESSOR_NAME);
+    int len = 0;
+    MPI_Get_processor_name(name, &len);
+    MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, MPI_COMM_WORLD);
+    const int with_bad = !strcmp(names + (size_t)me * MPI_MAX_PROCESSOR_NAME, names + (size_t)bad * MPI_MAX_PROCESSOR_NAME);
+    free(names);
+    if (me == 0) fclose(fopen(path, "wb"));
+    MPI_Barrier(MPI_COMM_WORLD);
+    char inj[64];
+    snprintf(inj, sizeof inj, "nodes:%d", bad);
+    setenv("COLLDIAG_INJECT", inj, 1);
+    colldiag_file *f = NULL;
+    int rc = colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f);
+    unsetenv("COLLDIAG_INJECT");
+    CHECK(rc == 0, "open: %s", colldiag_last_errmsg());
+    /* one chunk of {4, 4P} ints; rank r writes columns [4r, 4r+4): every rank's piece goes to the owner */
+    const uint64_t dims[2] = {4, 4 * (uint64_t)P}, st[2] = {0, 4 * (uint64_t)me}, cnt[2] = {4, 4};
+    colldiag_layout *l = NULL;
+    colldiag_layout_chunked(2, dims, dims, sizeof(int), 0, &l);
+    colldiag_sel *s = NULL;
+    colldiag_sel_create(2, dims, &s);
+    colldiag_sel_select_hyperslab(s, COLLDIAG_SELECT_SET, st, NULL, cnt, NULL);
+    int buf[16], back[16];
+    for (int i = 0; i < 16; i++) buf[i] = me * 100 + i + 1;
+    memset(back, 0, sizeof back);
+    colldiag_xfer *x = NULL;
+    colldiag_xfer_create(&x);
+    colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
+    colldiag_set_dxpl_mpio_chunk_opt(x, COLLDIAG_MPIO_CHUNK_AGGREGATE_IO);
+    for (int dir = 0; dir < 2 && f; dir++) {
+        rc = dir ? colldiag_read(f, l, s, NULL, back, x) : colldiag_write(f, l, s, NULL, buf, x);
+        CHECK(rc == 0, "aggregated %s: %s", dir ? "read" : "write", colldiag_xfer_errmsg(x));
+        uint64_t bytes = 0;
+        int known = -1;
+        colldiag_get_bytes_off_node(x, &bytes, &known);
+        CHECK(known == !with_bad, "aggregated %s: bytes off the node %s known on a rank %s rank %d's node", dir ? "read" : "write",
+              known ? "" : "not", with_bad ? "on" : "off", bad);
+    }
+    CHECK(!memcmp(buf, back, sizeof buf), "the bytes read back differ from the bytes written");
+    double est[2][4] = {{0}};
+    colldiag_set_dxpl_mpio_chunk_opt(x, COLLDIAG_MPIO_CHUNK_AUTO);
+    for (int v = 0; v < 2 && f; v++) {
+        setenv("COLLDIAG_AUTO_BW_NET_X", v ? "1e3" : "1e12", 1);
+        CHECK(colldiag_plan(f, l, s, NULL, x) == 0, "AUTO plan: %s", colldiag_xfer_errmsg(x));
+        colldiag_get_model_estimates(x, est[v]);
+    }
+    unsetenv("COLLDIAG_AUTO_BW_NET_X");
+    CHECK(est[0][2] == est[1][2], "aggregation's estimate moved with BW_NET_X (%g -> %g) though the nodes are not known", est[0][2], est[1][2]);
+    colldiag_xfer_free(x);
+    colldiag_sel_free(s);
+    colldiag_layout_free(l);
+    if (f) CHECK(colldiag_file_close(f) == 0, "close: %s", colldiag_last_errmsg());
+}
+#endif
+
 /* argument checks that need no communication */
 static void local_checks(void)
 {
@@ -594,6 +658,8 @@ int main(int argc, char **argv)
                 if (ph == 2 && o == 3) continue;             /* all-independent builds no datatypes */
                 run_inject(phases[ph], iopts[o], bads[b], path);
             }
+    for (int b = 0; b < 3; b++)
+        if (b == 0 || bads[b] != bads[b - 1]) run_inject_nodes(bads[b], path);
 #endif
     if (me == 0) unlink(path);
     int status = test_summary("test_errors");
