@@ -77,7 +77,7 @@ module colldiag
               colldiag_set_dxpl_mpio_chunk_opt_num, colldiag_set_dxpl_mpio_chunk_opt_ratio, &
               colldiag_set_dxpl_mpio_collective_opt, &
               colldiag_set_coll_buffer
-    public :: colldiag_write, colldiag_read, colldiag_plan
+    public :: colldiag_write, colldiag_read, colldiag_plan, colldiag_plan_read
     public :: colldiag_write_multi, colldiag_read_multi, colldiag_plan_multi, colldiag_get_ndatasets, colldiag_get_dataset_mpio
     public :: colldiag_get_mpio_actual_chunk_opt_mode, colldiag_get_mpio_actual_io_mode, colldiag_get_mpio_no_collective_cause, &
               colldiag_get_chunk_info, colldiag_xfer_errmsg, colldiag_strerror, colldiag_last_errmsg, colldiag_chunk_opt_name, &
@@ -221,6 +221,10 @@ module colldiag
             type(*), intent(inout) :: buf(*)
         end function
         integer(c_int) function c_plan(f, l, fs, ms, x) bind(c, name="colldiag_plan")
+            import :: c_int, c_ptr
+            type(c_ptr), value :: f, l, fs, ms, x
+        end function
+        integer(c_int) function c_plan_read(f, l, fs, ms, x) bind(c, name="colldiag_plan_read")
             import :: c_int, c_ptr
             type(c_ptr), value :: f, l, fs, ms, x
         end function
@@ -665,6 +669,15 @@ contains
         type(colldiag_sel), intent(in) :: file_sel, mem_sel
         type(colldiag_xfer), intent(in) :: x
         rc = c_plan(f%p, l%p, file_sel%p, mem_sel%p, x%p)
+    end function
+
+    ! colldiag_plan of a read (AUTO may choose apart for a read and a write)
+    integer function colldiag_plan_read(f, l, file_sel, mem_sel, x) result(rc)
+        type(colldiag_file), intent(in) :: f
+        type(colldiag_layout), intent(in) :: l
+        type(colldiag_sel), intent(in) :: file_sel, mem_sel
+        type(colldiag_xfer), intent(in) :: x
+        rc = c_plan_read(f%p, l%p, file_sel%p, mem_sel%p, x%p)
     end function
 
     ! ---- results ----

@@ -108,6 +108,18 @@ program test_fortran
         call colldiag_xfer_free(x)
     end do
 
+    ! a read's plan (colldiag_plan_read) decides as the read does: AUTO's choice, then the read itself
+    b = -1
+    call expect(colldiag_xfer_create(x) == 0, "xfer")
+    call expect(colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE) == 0, "mode")
+    call expect(colldiag_set_dxpl_mpio_chunk_opt(x, COLLDIAG_MPIO_CHUNK_AUTO) == 0, "chunk opt")
+    call expect(colldiag_plan_read(f, l, sel, COLLDIAG_PACKED, x) == 0, "plan_read: " // colldiag_xfer_errmsg(x))
+    call expect(colldiag_get_mpio_actual_chunk_opt_mode(x, want_co) == 0, "planned chunk opt")
+    rc = colldiag_read(f, l, sel, COLLDIAG_PACKED, b, x)
+    call expect(rc == 0 .and. all(b == a), "AUTO read: " // colldiag_xfer_errmsg(x))
+    call expect(colldiag_get_mpio_actual_chunk_opt_mode(x, co) == 0 .and. co == want_co, "colldiag_plan_read chose as the read did")
+    call colldiag_xfer_free(x)
+
     ! points, 0-based, Fortran order: (i0, j0) = (2, 4*rank+1) is a(3, 4*rank+2); independent
     call expect(colldiag_sel_create(dims, pts) == 0, "points sel")
     call expect(colldiag_sel_select_elements(pts, COLLDIAG_SELECT_SET, reshape([2_int64, int(4 * rank + 1, int64)], [2, 1])) == 0, &
