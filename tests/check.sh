@@ -286,7 +286,7 @@ suite "fuzz ${FUZZ_SECONDS:-60} s" 300 make -s fuzz FUZZ_SECONDS=${FUZZ_SECONDS:
 # the benchmark runs (tiny sizes, once): it is not a timed test
 # make calibrate (quick sizes): every constant of AUTO's model printed as a positive number, and
 # colldiag accepts the printed environment (a plan with AUTO under it succeeds)
-suite "calibrate (quick) and its constants accepted" 300 bash -c "cd \"\${TMPDIR:-/tmp}\" && out=\$($OMPI -n 3 $PWD/build/openmpi/calibrate . quick) && echo \"\$out\" && [ \$(grep -cE '^export COLLDIAG_AUTO_[A-Z_]+=[0-9.]+(e[-+]?[0-9]+)?\$' <<<\"\$out\") = 10 ] && eval \"\$(grep ^export <<<\"\$out\")\" && COLLDIAG_CHUNK_OPT=auto $OMPI -n 3 \$(grep -o '^export [A-Z_]*' <<<\"\$out\" | sed 's/export /-x /') -x COLLDIAG_CHUNK_OPT $PWD/build/openmpi/rfc_modes >/dev/null"
+suite "calibrate (quick) and its constants accepted" 300 tests/calibrate_check.sh build/openmpi "$OMPI" "${TMPDIR:-/tmp}"
 # make bench-ranks at 2 and 4 ranks, then 64 across 8 simulated nodes (root: CI is): it runs and prints a
 # row per scheme (not a timed test)
 suite "bench-ranks (2, 4 ranks; 64 across 8 nodes)" 300 bash -c "out=\$(make -s bench-ranks RANKS_LIST='2 4' BENCH_DIR=\"\${TMPDIR:-/tmp}\") && echo \"\$out\" && [ \$(grep -cE '^[0-9]+ +(link|multi|aggregate) ' <<<\"\$out\") = 9 ] && [ \$(grep -c '^64 .*across 8 simulated nodes' <<<\"\$out\") = 3 ]"
