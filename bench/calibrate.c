@@ -27,14 +27,18 @@ static int cmp_d(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Median over reps of the slowest rank's time for one run of f (everybody starts together). */
-static double measure(void (*f)(void *), void *ctx)
+/* Median over reps of the slowest rank's time for one run of f, everybody starting together. With
+   span, each rank's time runs to a closing barrier, so the median is the time from the common start
+   until the last rank is done: for work each rank does alone (independent calls), where ranks that
+   share cores would otherwise hide the time they wait for one, which a call in a job does not. */
+static double measure_how(void (*f)(void *), void *ctx, int span)
 {
     double t[32];
     for (int r = 0; r < reps; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         f(ctx);
+        if (span) MPI_Barrier(MPI_COMM_WORLD);
         double dt = MPI_Wtime() - t0, mx = 0;
         MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         t[r] = mx;
@@ -42,25 +46,8 @@ static double measure(void (*f)(void *), void *ctx)
     qsort(t, (size_t)reps, sizeof *t, cmp_d);
     return t[reps / 2];
 }
-
-/* Median over reps of the time from a common start until the last rank is done (each rank's time to
-   a closing barrier). For work each rank does alone (independent calls): when ranks share cores, a
-   rank's own time misses the time it waits for the core, which a call in a job does not. */
-static double measure_span(void (*f)(void *), void *ctx)
-{
-    double t[32];
-    for (int r = 0; r < reps; r++) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        f(ctx);
-        MPI_Barrier(MPI_COMM_WORLD);
-        double dt = MPI_Wtime() - t0, mx = 0;
-        MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        t[r] = mx;
-    }
-    qsort(t, (size_t)reps, sizeof *t, cmp_d);
-    return t[reps / 2];
-}
+static double measure(void (*f)(void *), void *ctx) { return measure_how(f, ctx, 0); }
+static double measure_span(void (*f)(void *), void *ctx) { return measure_how(f, ctx, 1); }
 
 typedef struct {
     int calls;            /* calls per measurement */
