@@ -1049,6 +1049,11 @@ struct colldiag_layout {
        contiguous storage gets no fill unless H5D_FILL_TIME_ALLOC or a fill value is set, chunks get
        theirs unless H5D_FILL_TIME_NEVER or the fill value is undefined (tests/h5_defects.c, both). */
     int fill_unwritten;
+    /* A plan's chunk addresses are placeholders (dense), on this rank: HDF5 knows where the chunks are and
+       the plan could not ask it (h5_plan_chunk_addrs). The bytes at risk then count this rank's touched
+       chunks as if they lay past the end of the file (risk_local, AG_RISK_UNK). Not part of the digest:
+       ranks may differ. */
+    int addr_unknown;
     /* Lazy addresses (the HDF5 bridge): no table; a call's mapping asks the resolver for the chunks it
        touches that the cache does not hold (map_resolve), so work and memory follow touched chunks,
        never the dataset's chunk count. table_hash then names the index (same on every rank). */
@@ -1290,8 +1295,10 @@ enum {
     AG_RISK_DIG,       /* BOR of a digest of this rank's compact write (selection and bytes) ... */
     AG_RISK_DIG_NOT,   /* ... and of its complement: every rank writes the same iff AND of the two is 0 */
     AG_RISK_CBYTES,    /* SUM: bytes written into compact storage */
+    AG_RISK_UNK,       /* SUM: bytes of the touched chunks a rank did not select, where the plan could not learn the chunks'
+                          addresses (colldiag_layout's addr_unknown): they may lie past the end */
     AG_TOUCH,          /* BOR: the touched-chunk map, CD_TOUCH_WORDS words from here */
-    AG_N = AG_TOUCH + 8 /* 344 bytes in all: see touch_map */
+    AG_N = AG_TOUCH + 8 /* 352 bytes in all: see touch_map */
 };
 #define CD_TOUCH_WORDS (AG_N - AG_TOUCH)
 
@@ -1309,7 +1316,8 @@ static void cd_agree_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
             case AG_MAX_MULTI_NS: case AG_MAX_IND_NS: case AG_MAX_MRUNS: case AG_RISK_HI: case AG_RISK_FSIZE:
                 if (x > *y) *y = x;
                 break;
-            case AG_SUM_CHUNKS: case AG_SUM_RUNS: case AG_SUM_PARTIAL: case AG_SUM_TOUCH: case AG_RISK_PAST: case AG_RISK_OWN: case AG_RISK_CBYTES: *y += x; break;
+            case AG_SUM_CHUNKS: case AG_SUM_RUNS: case AG_SUM_PARTIAL: case AG_SUM_TOUCH: case AG_RISK_PAST: case AG_RISK_OWN: case AG_RISK_CBYTES:
+            case AG_RISK_UNK: *y += x; break;
             default: *y |= x; break;
             }
         }
@@ -1335,6 +1343,8 @@ struct colldiag_file {
     int node_n;          /* ranks of comm on this rank's node (MPI_COMM_TYPE_SHARED), learnt by file_nodes: 0 not yet, -1 unknown */
     int *node_ranks;     /* their ranks in comm, ascending (node_n of them) */
     int nodes;           /* nodes of comm, agreed by every rank (file_nodes; 0: not known), AUTO's H */
+    int md_local;        /* HDF5 bridge, plan_only: the HDF5 file's metadata reads are local (not H5Pset_all_coll_metadata_ops),
+                            so HDF5's chunk lookup may run on one rank (h5_plan_chunk_addrs) */
 };
 
 static int cd_mpi_fail(const char *fn, int mpirc, const char *what)
@@ -1667,6 +1677,7 @@ struct colldiag_xfer {
     /* The bytes at risk of HDF5's own path in the last write (decision.c, risk_agreed; colldiag_get_bytes_at_risk),
        agreed in a collective call; the words are formatted only when some are */
     uint64_t risk_bytes, risk_ranks;      /* ranks: bit r for rank r < 63, bit 63 for any other */
+    uint64_t compact_kept, compact_file_bytes; /* colldiag_h5_write_compact: the merged pieces' bytes, the dataset's */
     /* Data bytes the last call's aggregation exchange sent from this rank to ranks on other nodes
        (colldiag_get_bytes_off_node); nodes_known 1 once the call's exchange knew the nodes (file_nodes) */
     uint64_t off_node_bytes;
@@ -5773,9 +5784,21 @@ static void risk_local(cd_io *io, uint64_t v[AG_N])
 {
     v[AG_RISK_LO] = UINT64_MAX;
     v[AG_RISK_HI] = v[AG_RISK_PAST] = v[AG_RISK_OWN] = v[AG_RISK_FSIZE] = v[AG_RISK_RANKS] = 0;
-    v[AG_RISK_DIG] = v[AG_RISK_DIG_NOT] = v[AG_RISK_CBYTES] = 0;
+    v[AG_RISK_DIG] = v[AG_RISK_DIG_NOT] = v[AG_RISK_CBYTES] = v[AG_RISK_UNK] = 0;
     const uint64_t me = (uint64_t)1 << (io->f->rank < 63 ? io->f->rank : 63);
-    if (risk_holes_possible(io)) {
+    if (risk_holes_possible(io) && io->l->addr_unknown) {
+        /* the plan does not know where HDF5 put this rank's chunks: each may lie past the end of the file,
+           and then its bytes this rank does not select are holes (an estimate: another rank may select
+           them, and gaps between chunks are not counted) */
+        uint64_t unk = 0;
+        for (uint64_t i = 0; i < io->map.n; i++) {
+            const cd_piece *p = &io->map.pc[i];
+            if (p->addr < 0 || !p->nelem) continue;
+            unk += (chunk_elems_in(io->l, p->idx) - p->nelem) * io->fes;
+        }
+        v[AG_RISK_UNK] = unk;
+        if (unk) v[AG_RISK_RANKS] = me;
+    } else if (risk_holes_possible(io)) {
         const uint64_t span = io->l->storage == STORE_CHUNKED ? io->l->chunk_bytes : io->l->nelem * io->fes;
         uint64_t end = 0;
         for (uint64_t i = 0; i < io->map.n; i++) {
@@ -5835,8 +5858,24 @@ static void risk_agreed(cd_io *io, uint32_t global, uint64_t compact_cap)
        writes run by run (no derived type): nothing to sieve */
     const int coll = !global && io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO;
     const int sieved = !global && io->set.mode == COLLDIAG_MPIO_COLLECTIVE && io->set.coll_opt == COLLDIAG_MPIO_INDIVIDUAL_IO;
-    const uint64_t gaps = coll ? risk_gaps(g[AG_RISK_LO], g[AG_RISK_HI], g[AG_RISK_PAST], g[AG_RISK_FSIZE]) : sieved ? g[AG_RISK_OWN] : 0;
-    if (gaps) {
+    const uint64_t known = coll ? risk_gaps(g[AG_RISK_LO], g[AG_RISK_HI], g[AG_RISK_PAST], g[AG_RISK_FSIZE]) : sieved ? g[AG_RISK_OWN] : 0;
+    const uint64_t unk = coll || sieved ? g[AG_RISK_UNK] : 0, gaps = known + unk;
+    if (unk) {
+        x->risk_bytes = gaps;
+        x->risk_kinds |= COLLDIAG_RISK_HOLES | COLLDIAG_RISK_MAYBE;
+        x->risk_ranks = g[AG_RISK_RANKS];
+        risk_ranks_text(x->risk_ranks, who, sizeof who);
+        snprintf(x->risk_why, sizeof x->risk_why,
+                 "holes past the end of the file may be left in HDF5's %s: the chunks' addresses are not known to the plan (HDF5's "
+                 "chunk lookup would %s), so up to %" PRIu64 " bytes of the touched chunks that %s do not select are counted as if "
+                 "the chunks lay past the end of the file (storage without a written fill value)%s",
+                 coll ? "collective write" : "sieved independent writes",
+                 io->f->md_local ? "walk too much of the index" : "read metadata collectively in this file", unk, who,
+                 known ? "; with the holes of the chunks whose addresses are known" : "");
+        snprintf(x->risk_adv, sizeof x->risk_adv,
+                 "give the dataset a fill value (H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC) or H5Pset_fill_value; netCDF: do not "
+                 "set NC_NOFILL), or H5Fflush the file after creating it, or COLLDIAG_ACCELERATE=1");
+    } else if (known) {
         x->risk_bytes = gaps;
         x->risk_kinds |= COLLDIAG_RISK_HOLES;
         x->risk_ranks = g[AG_RISK_RANKS];
@@ -7829,7 +7868,7 @@ static void html_append(colldiag_file *f, const colldiag_xfer *x, const char *pa
    call by the rank that made it (CALLS); every rank counts its own in RANK_CALLS. */
 #define CD_SUM_SUMS(X)                                                                                                             \
     X(CALLS) X(RANK_CALLS) X(CALLS_COLLECTIVE) X(BYTES) X(BYTES_COLL) X(BYTES_IND) X(CALLS_CD) X(BYTES_CD) X(CALLS_H5) X(BYTES_H5)    \
-    X(RISK) X(RISK_CALLS) X(SAFE) X(SAFE_CALLS) X(PLANNED) X(DISAGREE) X(EST_CALLS)
+    X(RISK) X(RISK_CALLS) X(SAFE) X(SAFE_CALLS) X(KEPT) X(KEPT_CALLS) X(PLANNED) X(DISAGREE) X(EST_CALLS)
 /* The largest rank's total: seconds in the calls (all, through colldiag, through HDF5), and the model's
    estimates scaled to them: what colldiag's best scheme would save over HDF5's path in the calls HDF5
    ran (SAVE_*, by the best scheme), what colldiag saved in the calls it ran. */
@@ -7891,6 +7930,7 @@ typedef struct {
     uint64_t risk;               /* bytes at risk of HDF5's path (agreed: alike on every rank) */
     const char *risk_why;
     uint64_t made_safe;          /* bytes the file grew before HDF5's call (colldiag_h5_make_safe) */
+    uint64_t kept;               /* compact bytes merged across ranks before HDF5's call (colldiag_h5_write_compact) */
     double est_hdf5, est_best;   /* the model's seconds for HDF5's path and the best scheme; < 0 unknown */
     int best;                    /* the best scheme: 0 link, 1 multi, 2 aggregation, 3 all-independent */
     int planned, agree;          /* a plan ran (1) and HDF5 agreed with it (1); -1: no plan */
@@ -8016,6 +8056,10 @@ static void cd_sum_record(const cd_sum_call *c)
     if (cnt && c->made_safe) {
         d->u[CD_SUM_SAFE] += c->made_safe;
         d->u[CD_SUM_SAFE_CALLS]++;
+    }
+    if (cnt && c->kept) {
+        d->u[CD_SUM_KEPT] += c->kept;
+        d->u[CD_SUM_KEPT_CALLS]++;
     }
     if (cnt && c->planned >= 0) {
         d->u[CD_SUM_PLANNED] += c->planned > 0;
@@ -8419,6 +8463,8 @@ static void cd_sum_print_text(const cd_sum_tab *t, const cd_sum_view *v, double 
     }
     if (v->u[CD_SUM_SAFE]) fprintf(o, "   made safe: the file extended by %" PRIu64 " bytes before %" PRIu64 " of HDF5's collective writes\n",
                                    v->u[CD_SUM_SAFE], v->u[CD_SUM_SAFE_CALLS]);
+    if (v->u[CD_SUM_KEPT]) fprintf(o, "   kept: %" PRIu64 " bytes of compact data merged across ranks before %" PRIu64 " of HDF5's collective writes\n",
+                                   v->u[CD_SUM_KEPT], v->u[CD_SUM_KEPT_CALLS]);
     if (v->nadv) {
         fprintf(o, "   what to change first (by the time it would save, estimated):\n");
         for (size_t i = 0; i < v->nadv && i < CD_SUM_ADVICE; i++) {
@@ -8496,7 +8542,8 @@ static void cd_sum_print_json(const cd_sum_tab *t, const cd_sum_view *v, double 
             cd_sum_json_str(o, t->e[i].d.risk_why);
             fprintf(o, "}");
         }
-    fprintf(o, "],\"made_safe\":{\"bytes\":%" PRIu64 ",\"calls\":%" PRIu64 "},\"advice\":[", v->u[CD_SUM_SAFE], v->u[CD_SUM_SAFE_CALLS]);
+    fprintf(o, "],\"made_safe\":{\"bytes\":%" PRIu64 ",\"calls\":%" PRIu64 "},\"compact_kept\":{\"bytes\":%" PRIu64 ",\"calls\":%" PRIu64 "},\"advice\":[",
+            v->u[CD_SUM_SAFE], v->u[CD_SUM_SAFE_CALLS], v->u[CD_SUM_KEPT], v->u[CD_SUM_KEPT_CALLS]);
     for (size_t i = 0; i < v->nadv; i++) {
         const cd_sum_adv *a = &v->adv[i];
         fprintf(o, "%s{\"change\":", i ? "," : "");
@@ -9802,11 +9849,16 @@ done:
 #ifdef COLLDIAG_WITH_HDF5
 
 /* ---- planning what H5Dwrite / H5Dread will do ----
-   The plan needs the dataset's shape, chunking, filters and storage class, never its chunk addresses:
-   HDF5 1.10's decisions do not depend on them, and reading them costs a walk of the whole chunk index
-   per chunk (H5Dget_chunk_info) or per call (by coordinate). So a chunked dataset is planned on dense
-   addresses (chunk k at k x chunk bytes), and the plan's chunk list shows those, not HDF5's. */
+   The plan needs the dataset's shape, chunking, filters and storage class; HDF5 1.10's decisions never
+   depend on chunk addresses, and reading them costs a walk of the whole chunk index per chunk
+   (H5Dget_chunk_info_by_coord). So a chunked dataset is planned on dense addresses (chunk k at k x
+   chunk bytes), and the plan's chunk list shows those, not HDF5's, except where the bytes at risk need
+   the real ones: a collective write into chunks whose fill value HDF5 did not write (H5D_FILL_TIME_NEVER,
+   an undefined fill value: netCDF's NC_NOFILL), where a chunk past the end of the file gets MPI-IO's
+   buffer in its holes. Those plans ask HDF5 where the touched chunks are (h5_plan_chunk_addrs), or,
+   where they cannot, count the chunks as past the end (COLLDIAG_RISK_MAYBE): never a silent 0. */
 static int h5_plan_layout_learned(hid_t dset, int collective, colldiag_layout **out, const char *fn); /* h5_bridge.c */
+static void h5_plan_chunk_addrs(hid_t dset, colldiag_layout *l, const colldiag_file *f, hid_t fsp);     /* h5_lookup.c */
 static int h5_plan_layout(hid_t dset, colldiag_layout **out, const char *fn)
 {
     *out = NULL;
@@ -10017,6 +10069,8 @@ static int h5_plan_file(hid_t dset, int collective, colldiag_file **out, const c
     if (collective) {
         hid_t file = H5Iget_file_id(dset), fapl = H5Fget_access_plist(file);
         MPI_Info info = MPI_INFO_NULL;
+        hbool_t coll_md = 1;
+        f->md_local = H5Pget_all_coll_metadata_ops(fapl, &coll_md) >= 0 && !coll_md;
         if (H5Pget_fapl_mpio(fapl, &f->comm, &info) < 0) f->comm = MPI_COMM_NULL;
         if (info != MPI_INFO_NULL) MPI_Info_free(&info);
         H5Pclose(fapl);
@@ -10069,6 +10123,12 @@ static int h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space
     if (!rc) rc = colldiag_h5_sel(fsp, &fs);
     if (!rc) rc = colldiag_h5_sel(mem_space == H5S_ALL ? fsp : mem_space, &ms);
     if (file_space == H5S_ALL && fsp >= 0) H5Sclose(fsp);
+    /* a collective write into chunks without a written fill: the real addresses, for the bytes at risk */
+    if (!rc && dir == COLLDIAG_TO_FILE && f->comm != MPI_COMM_NULL && l->storage == STORE_CHUNKED && l->fill_unwritten) {
+        hid_t sp = file_space == H5S_ALL ? H5Dget_space(dset) : file_space;
+        h5_plan_chunk_addrs(dset, l, f, sp);
+        if (file_space == H5S_ALL && sp >= 0) H5Sclose(sp);
+    }
     if (!rc && bad) {
         rc = bad;
         snprintf(cd_errbuf, sizeof cd_errbuf, "%s", badmsg);
@@ -10886,6 +10946,106 @@ static int h5_identify(hid_t dset, h5_oid *oi)
 }
 
 /* The dataset's current extent and maximum dims (a scalar is one element of a 1-D extent); -1 if unreadable. */
+/* ---- storage HDF5 allocated since a file's last flush ----
+   Parallel HDF5 allocates a dataset's storage when it creates or extends the dataset, at its end of
+   allocation, and extends the file only at its next flush or close: until then that storage lies past
+   the end of the file, where a collective write's holes get MPI-IO's buffer (decision.c, risk_local).
+   A plan that cannot ask HDF5 where a dataset's chunks are (h5_plan_chunk_addrs: a file whose metadata
+   reads are collective, as netCDF-4's) still knows they lie inside the file when the program opened or
+   created the file in view (h5_alloc_watch) and has neither created nor extended the dataset since its
+   last flush: netCDF-4 creates its variables, then flushes at nc_enddef, so its NC_NOFILL writes are
+   not at risk until a variable grows along an unlimited dimension. The preload tells it every such call;
+   each is collective in parallel HDF5, so every rank knows alike. Memory: the datasets created or grown
+   since a file's last flush. */
+typedef struct h5_alloc {
+    unsigned long fileno;
+    size_t n;
+    uint64_t cap;
+    haddr_t *fresh;                      /* object addresses of datasets created or grown since the last flush */
+    struct h5_alloc *next;
+} h5_alloc;
+static h5_alloc *h5_allocs;
+
+static h5_alloc *h5_alloc_of(hid_t obj, int make)
+{
+    h5_oid oi;
+    if (h5_object_id(obj, &oi) < 0) return NULL;
+    h5_alloc *a = h5_allocs;
+    while (a && a->fileno != oi.fileno) a = a->next;
+    if (!a && make && (a = cd_calloc(1, sizeof *a))) {
+        a->fileno = oi.fileno;
+        a->next = h5_allocs;
+        h5_allocs = a;
+    }
+    return a;
+}
+
+/* The program created or opened file: its storage is inside it (a new file has none yet). */
+static void h5_alloc_watch(hid_t file)
+{
+    h5_alloc *a = file >= 0 ? h5_alloc_of(file, 1) : NULL;
+    if (a) a->n = 0;
+}
+
+/* dset was created or extended: its new storage may lie past the end until the file's next flush. A
+   dataset that cannot be recorded (no memory) makes its file unwatched: not known, never "inside". */
+static void h5_alloc_fresh(hid_t dset)
+{
+    h5_oid oi;
+    h5_alloc *a = dset >= 0 ? h5_alloc_of(dset, 0) : NULL;
+    if (!a || h5_object_id(dset, &oi) < 0) return;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->fresh[i] == oi.addr) return;
+    if (cd_grow((void **)&a->fresh, &a->cap, a->n + 1, sizeof *a->fresh)) {
+        h5_alloc **pp = &h5_allocs;
+        while (*pp != a) pp = &(*pp)->next;
+        *pp = a->next;
+        cd_free(a->fresh);
+        cd_free(a);
+        return;
+    }
+    a->fresh[a->n++] = oi.addr;
+}
+
+/* The file of obj was flushed (H5Fflush extends it to HDF5's end of allocation): every storage is inside. */
+static void h5_alloc_flushed(hid_t obj)
+{
+    h5_alloc *a = h5_allocs ? h5_alloc_of(obj, 0) : NULL;
+    if (a) a->n = 0;
+}
+
+/* The file of obj closes (NULL: every file, H5close). */
+static void h5_alloc_forget(hid_t obj)
+{
+    h5_oid oi = {0, 0};
+    const int all = obj < 0;
+    if (!h5_allocs || (!all && h5_object_id(obj, &oi) < 0)) return;
+    for (h5_alloc **pp = &h5_allocs; *pp;) {
+        h5_alloc *a = *pp;
+        if (!all && a->fileno != oi.fileno) { pp = &a->next; continue; }
+        *pp = a->next;
+        cd_free(a->fresh);
+        cd_free(a);
+    }
+}
+
+/* 1 when the dataset oi's storage is known to lie inside its file (see above); 0 when not known. */
+static int h5_alloc_inside_oi(const h5_oid *oi)
+{
+    const h5_alloc *a = h5_allocs;
+    while (a && a->fileno != oi->fileno) a = a->next;
+    if (!a) return 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->fresh[i] == oi->addr) return 0;
+    return 1;
+}
+
+static int h5_alloc_inside(hid_t dset)
+{
+    h5_oid oi;
+    return h5_allocs && h5_object_id(dset, &oi) >= 0 && h5_alloc_inside_oi(&oi);
+}
+
 static int h5_extent(hid_t dset, hsize_t *dims, hsize_t *maxd)
 {
     _Static_assert(COLLDIAG_MAX_RANK >= H5S_MAX_RANK, "an HDF5 extent must fit in colldiag's arrays");
@@ -11253,7 +11413,7 @@ static int h5_coord_resolve(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offs
 }
 
 /* 1 if this call finds its chunk addresses with HDF5's lookup (see above). fsp: the file selection. */
-static int h5_lookup_affordable(const h5_dentry *e, int rank, const hsize_t *dims, const hsize_t *maxd, hid_t fsp, int md_local)
+static int h5_lookup_affordable(const hsize_t *cdims, int rank, const hsize_t *dims, const hsize_t *maxd, hid_t fsp, int md_local)
 {
     if (md_local != 1) return 0;
     int unlim = 0, first = 0;
@@ -11268,10 +11428,58 @@ static int h5_lookup_affordable(const h5_dentry *e, int rank, const hsize_t *dim
     if (np == 0) return budget > 0;
     if (np < 0 || H5Sget_select_bounds(fsp, lo, hi) < 0) return 0;
     for (int d = 0; d < rank; d++) {
-        n *= (double)(dims[d] / e->cdims[d] + (dims[d] % e->cdims[d] != 0));
-        k *= (double)(hi[d] / e->cdims[d] - lo[d] / e->cdims[d] + 1);
+        n *= (double)(dims[d] / cdims[d] + (dims[d] % cdims[d] != 0));
+        k *= (double)(hi[d] / cdims[d] - lo[d] / cdims[d] + 1);
     }
     return n * k <= budget;
+}
+
+/* A plan's placeholder addresses (h5_plan_chunk_addrs): dense, as the plan's layout had them. */
+static int h5_dense_resolve(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, char *why, size_t wl)
+{
+    (void)why; (void)wl;
+    const h5_coord_ctx *c = ctx;
+    for (uint64_t i = 0; i < n; i++) addr[i] = (MPI_Offset)(idx[i] * c->ub);
+    return 0;
+}
+
+/* The chunk addresses of a plan whose bytes at risk need them (a collective write into chunks without a
+   written fill: h5_plan.c): HDF5's own lookup on this rank, for the chunks the call touches, where the
+   file's metadata reads are local (f->md_local: the lookup then never waits for another rank) and the
+   call is within COLLDIAG_H5_LOOKUP_BUDGET, as for an accelerated call (h5_lookup_affordable). Anywhere
+   else the layout's dense addresses stay, marked as placeholders (addr_unknown: risk_local then counts
+   this rank's touched chunks as past the end, COLLDIAG_RISK_MAYBE), unless the dataset's storage is
+   known to lie inside the file (h5_alloc_inside: nothing then at risk). Both give the layout the same
+   identity on every rank (its digest is agreed in the plan), from the object's address and the grid.
+   Local. */
+static void h5_plan_chunk_addrs(hid_t dset, colldiag_layout *l, const colldiag_file *f, hid_t fsp)
+{
+    hsize_t dims[H5S_MAX_RANK], maxd[H5S_MAX_RANK], ub = 0;
+    h5_oid oi;
+    hid_t space = H5Dget_space(dset);
+    const int rank = space >= 0 ? H5Sget_simple_extent_dims(space, dims, maxd) : -1;
+    if (space >= 0) H5Sclose(space);
+    hid_t file = H5Iget_file_id(dset), fcpl = file >= 0 ? H5Fget_create_plist(file) : -1;
+    if (fcpl < 0 || H5Pget_userblock(fcpl, &ub) < 0) ub = 0;
+    if (fcpl >= 0) H5Pclose(fcpl);
+    if (file >= 0) H5Fclose(file);
+    h5_coord_ctx *c = cd_calloc(1, sizeof *c);
+    l->addr_unknown = 1;
+    if (!c || rank != l->rank || h5_object_id(dset, &oi) < 0) { cd_free(c); return; }
+    hsize_t cd[H5S_MAX_RANK] = {0};
+    for (int d = 0; d < rank; d++) cd[d] = l->cdims[d];
+    const int exact = h5_lookup_affordable(cd, rank, dims, maxd, fsp, f->md_local);
+    c->dset = dset;
+    c->rank = rank;
+    for (int d = 0; d < rank; d++) { c->cdims[d] = l->cdims[d]; c->grid[d] = l->grid[d]; }
+    c->ub = exact ? h5_chunk_info_base(ub) : l->chunk_bytes; /* the placeholders' stride */
+    if (layout_set_resolver(l, exact ? h5_coord_resolve : h5_dense_resolve, c, cd_free, h5_chunks_ident(oi.addr, ub, l))) {
+        cd_free(c);
+        return;
+    }
+    /* not asked, but the dataset was neither created nor grown since the file's last flush: inside it */
+    if (!exact && h5_alloc_inside(dset)) l->fill_unwritten = 0;
+    else l->addr_unknown = !exact;
 }
 
 /* A lazy layout for the current extent answered by HDF5's lookup. 0, or -1 with e->why. */
@@ -11340,9 +11548,12 @@ static void h5_fetch_env(uint64_t *bytes, uint64_t *calls)
     *calls = c && *c ? strtoull(c, NULL, 10) : 2;
 }
 
-static int h5_small_first_call(hid_t dset, h5_dentry *e, const h5_fentry *fe, int rank, const hsize_t *dims)
+static int h5_small_first_call(hid_t dset, const h5_oid *oi, int dir, h5_dentry *e, const h5_fentry *fe, int rank, const hsize_t *dims)
 {
     if (!h5_env_uniform || !e || rank < 1 || fe->f->comm == MPI_COMM_NULL || fe->md_local || fe->read_only_all) return 0;
+    /* a write into storage that may lie past the end of the file goes to the agreement, whose bytes at
+       risk decide it (h5_defer_fetch): HDF5's own write could fill its holes with MPI-IO's buffer */
+    if (dir == DIR_WRITE && !h5_alloc_inside_oi(oi)) return 0;
     /* contiguous storage colldiag finds without an index: it runs the call. Any other (chunks; or
        storage colldiag never moves, whose calls HDF5 runs anyway) may be left to HDF5 here: decided
        without learning the dataset (h5_learn), whose facts one rank may know and another not yet */
@@ -11463,7 +11674,7 @@ static void h5_prepare(hid_t dset, const h5_oid *oi, hid_t mem_type, hid_t mem_s
     }
     if (!why[0]) {
         hid_t fsp = file_space == H5S_ALL ? H5Dget_space(dset) : file_space;
-        const int affordable = lookup && h5_lookup_affordable(e, rank, dims, maxd, fsp, fe->md_local);
+        const int affordable = lookup && h5_lookup_affordable(e->cdims, rank, dims, maxd, fsp, fe->md_local);
         const hssize_t np = may_skip && lookup && !affordable && collective ? H5Sget_select_npoints(fsp) : -1;
         if (np >= 0) { /* waits for the index: the selections are read if it is read (may_skip above) */
             need = 1;
@@ -11508,12 +11719,17 @@ static void h5_prepare(hid_t dset, const h5_oid *oi, hid_t mem_type, hid_t mem_s
    against ~0.1 ms for a clean writable file here, 1.5 ms for a dirty one), so its index is read at
    once: a small first read of an existing file (an analysis job's) then runs through colldiag
    (bench-bridge's call: 0.44 ms, HDF5's 1.5 ms). A writable file with collective metadata reads under
-   HDF5 1.12+ is never flushed (h5_flush_unsafe), whatever the call moves. The reason HDF5 runs the
-   call, or NULL: read the index. */
-static const char *h5_defer_fetch(h5_dentry *e, const colldiag_xfer *x)
+   HDF5 1.12+ is never flushed (h5_flush_unsafe), whatever the call moves. Nor is a write deferred whose
+   chunks have no written fill and may lie past the end of the file (created or extended since the
+   file's last flush, or not known: h5_alloc_inside): HDF5's own collective write could fill their holes
+   with MPI-IO's buffer, and the flush both finds the addresses and extends the file to cover them
+   (tests/h5_defects.c, holes-chunked-fill-never-collmd). The dataset's facts and its creations are alike
+   on every rank. The reason HDF5 runs the call, or NULL: read the index. */
+static const char *h5_defer_fetch(h5_dentry *e, const h5_oid *oi, int dir, const colldiag_xfer *x)
 {
     if (x->bridge_global >> 9 & 1) return h5_coll_md_why; /* some waiting rank's flush is h5_flush_unsafe */
     if (!(x->bridge_global >> 8 & 1)) return NULL;        /* no waiting rank's flush writes anything */
+    if (dir == DIR_WRITE && e->learned && e->chunked && e->fill_unwritten && !h5_alloc_inside_oi(oi)) return NULL;
     /* rank 0's thresholds (agree_env): a rank that flushes while another lets HDF5 run the call would hang */
     const uint64_t defers = x->bridge_global >> 4 & 15; /* waiting ranks' counts, ORed: never below any of them */
     if (x->bridge_max_bytes >= x->fetch_bytes || defers >= x->fetch_calls) return NULL;
@@ -11542,7 +11758,7 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
     if (!rc) h5_locate(dset, &oi, fe, &lo);
     const char *never = !rc && collective ? h5_never_fact(dset) : NULL;
     if (never) rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", never); /* alike on every rank: no agreement needed */
-    else if (!rc && collective && h5_small_first_call(dset, lo.e, fe, lo.rank, lo.dims)) {
+    else if (!rc && collective && h5_small_first_call(dset, &oi, dir, lo.e, fe, lo.rank, lo.dims)) {
         /* HDF5 runs it, decided alike on every rank without an agreement, before the rest of the DXPL is
            read (its data transform costs an HDF5 error pushed and cleared: ~3.6 us, a tenth of such a
            call). The reason as far as this rank knows the dataset (the decision is alike everywhere, the
@@ -11601,7 +11817,7 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
         if (!rc || !collective || (x->bridge_global & 3) != 1 || attempt > 0) break;
         /* every rank is healthy but some wait for the chunk index: fetch it together, then once more (or
            let HDF5 run a small call rather than flush) */
-        const char *defer = h5_defer_fetch(e, x);
+        const char *defer = h5_defer_fetch(e, &oi, dir, x);
         if (defer) {
             rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", defer);
             snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
@@ -11843,6 +12059,7 @@ void colldiag_h5_forget_datasets(hid_t obj)
 static void h5_forget_files(const unsigned long *fileno)
 {
     h5_forget_dsets(fileno, NULL);
+    if (!fileno) h5_alloc_forget(-1);
     int fin = 0;
     MPI_Finalized(&fin);
     for (h5_fentry **pp = &h5_files; *pp;) {
@@ -11861,7 +12078,19 @@ static void h5_forget_files(const unsigned long *fileno)
 
 void colldiag_h5_file_opened(hid_t file, hid_t fapl)
 {
-    if (H5Iget_type(file) == H5I_FILE) h5_note_file(file, fapl);
+    if (H5Iget_type(file) != H5I_FILE) return;
+    h5_note_file(file, fapl);
+    H5E_BEGIN_TRY { h5_alloc_watch(file); } H5E_END_TRY;
+}
+
+void colldiag_h5_extended(hid_t dset)
+{
+    if (h5_allocs) H5E_BEGIN_TRY { h5_alloc_fresh(dset); } H5E_END_TRY;
+}
+
+void colldiag_h5_flushed(hid_t obj)
+{
+    if (h5_allocs) H5E_BEGIN_TRY { h5_alloc_flushed(obj); } H5E_END_TRY;
 }
 
 void colldiag_h5_forget(hid_t obj)
@@ -11871,7 +12100,10 @@ void colldiag_h5_forget(hid_t obj)
     herr_t oe;
     H5E_BEGIN_TRY { oe = h5_object_id(obj, &oi); } H5E_END_TRY;
     if (oe < 0) return;
-    if (H5Iget_type(obj) == H5I_FILE) h5_forget_files(&oi.fileno);
+    if (H5Iget_type(obj) == H5I_FILE) {
+        h5_forget_files(&oi.fileno);
+        h5_alloc_forget(obj);
+    }
     else h5_forget_dsets(&oi.fileno, &oi.addr);
 }
 
@@ -11890,6 +12122,7 @@ int colldiag_h5_created(hid_t dset, hid_t dcpl)
             /* whatever was cached at this address belonged to an object since deleted (an anonymous
                dataset closed, say): a new dataset starts afresh */
             h5_forget_dsets(&oi.fileno, &oi.addr);
+            h5_alloc_fresh(dset); /* its storage lies past the end of the file until the next flush */
             /* only where the bridge can ever move bytes: an MPI-IO file (found without communicating) */
             rc = h5_bridge_file(dset, oi.fileno, 0, &fe, fn);
         }
@@ -11921,6 +12154,174 @@ int colldiag_h5_opened(hid_t dset)
         else h5_learn(dset, e);
     } H5E_END_TRY;
     cd_env_leave();
+    return rc;
+}
+
+/* ---- compact storage written collectively: every rank's bytes kept (colldiag_h5_write_compact) ----
+   A compact dataset lives in the object header, of which every rank changes its own copy, and HDF5 writes
+   one rank's copy: a collective write of different pieces on different ranks keeps one rank's
+   (tests/h5_defects.c, compact-*). colldiag cannot move compact data (it is not raw storage), but in a
+   collective call every rank can learn every other's pieces: at most the dataset, which HDF5 caps at
+   64 KiB. So every rank lays its own pieces into an image of the dataset with a byte of mask an
+   element, the ranks merge the images in one reduction (ascending rank order: where two ranks write the
+   same element the highest rank's bytes win, as the last writer would), each lays the merged pieces
+   over its own copy of the dataset, and HDF5 writes that whole image on every rank: whichever rank's
+   header copy HDF5 keeps then holds every rank's bytes. Memory and the reduction: the dataset's bytes
+   and one byte an element, whatever the rank count. HDF5's write is its own: h5_compact_write is the
+   real H5Dwrite (the preload sets it past its own wrapper). */
+static herr_t (*h5_compact_write)(hid_t, hid_t, hid_t, hid_t, hid_t, const void *) = H5Dwrite;
+static herr_t (*h5_compact_read)(hid_t, hid_t, hid_t, hid_t, hid_t, void *) = H5Dread;
+
+typedef struct { const void *p; size_t n; } h5_scatter_src;
+
+static herr_t h5_scatter_all(const void **buf, size_t *used, void *ctx)
+{
+    h5_scatter_src *s = ctx;
+    *buf = s->p;
+    *used = s->n;
+    return 0;
+}
+
+/* MPI_Allreduce's operator on records of a mask byte and an element: in ascending rank order, a rank's
+   element replaces what lower ranks wrote (not commutative: MPI applies it in rank order). */
+static void h5_compact_merge_op(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    int sz = 0;
+    MPI_Type_size(*dt, &sz);
+    const unsigned char *a = in;
+    unsigned char *b = inout;
+    for (int i = 0; i < *len; i++, a += sz, b += sz)
+        if (a[0] && !b[0]) memcpy(b, a, (size_t)sz);
+}
+
+/* This rank's records (rec: nelem of 1 + esize bytes) from its call, or why not (local). */
+static int h5_compact_records(hid_t dtype, hid_t mem_type, hid_t ms, hid_t fs, hid_t dxpl, const void *buf, size_t esize,
+                              uint64_t nelem, unsigned char *rec, char *why, size_t wl)
+{
+    const hssize_t n = H5Sget_select_npoints(fs);
+    const size_t msize = H5Tget_size(mem_type);
+    const hid_t p = dxpl == H5P_DEFAULT ? H5P_DATASET_XFER_DEFAULT : dxpl;
+    if (n < 0 || msize == 0) return snprintf(why, wl, "cannot read the call's selection or memory type");
+    if (H5Sget_select_npoints(ms) != n) return snprintf(why, wl, "the memory and file selections differ in size (HDF5 refuses the call)");
+    if (H5Pget_data_transform(p, NULL, 0) > 0) return snprintf(why, wl, "a data transform (HDF5 applies it)");
+    if (h5_type_variable(dtype) || h5_type_variable(mem_type)) return snprintf(why, wl, "a variable-length type");
+    if (n == 0) return 0;
+    const size_t big = msize > esize ? msize : esize;
+    unsigned char *pk = cd_malloc((size_t)n * big), *img = cd_calloc((size_t)nelem, esize), *mask = cd_calloc((size_t)nelem, 1),
+                  *ones = cd_malloc((size_t)n);
+    int rc = 0;
+    if (!pk || !img || !mask || !ones) rc = snprintf(why, wl, "no memory for the dataset's image");
+    else if (H5Dgather(ms, buf, mem_type, (size_t)n * msize, pk, NULL, NULL) < 0) rc = snprintf(why, wl, "HDF5 cannot gather the memory selection");
+    else if (H5Tequal(mem_type, dtype) <= 0 && H5Tconvert(mem_type, dtype, (size_t)n, pk, NULL, p) < 0)
+        rc = snprintf(why, wl, "HDF5 cannot convert the memory type to the dataset's");
+    if (!rc) {
+        h5_scatter_src v = {pk, (size_t)n * esize}, m = {ones, (size_t)n};
+        memset(ones, 1, (size_t)n);
+        if (H5Dscatter(h5_scatter_all, &v, dtype, fs, img) < 0 || H5Dscatter(h5_scatter_all, &m, H5T_NATIVE_UCHAR, fs, mask) < 0)
+            rc = snprintf(why, wl, "HDF5 cannot scatter into the dataset's selection");
+    }
+    for (uint64_t i = 0; !rc && i < nelem; i++) {
+        rec[i * (esize + 1)] = mask[i];
+        if (mask[i]) memcpy(rec + i * (esize + 1) + 1, img + i * esize, esize);
+    }
+    cd_free(pk);
+    cd_free(img);
+    cd_free(mask);
+    cd_free(ones);
+    return rc;
+}
+
+/* The merge, up to the image every rank hands HDF5 (*img_out, *type_out: the dataset's type, which the
+   caller closes), or a COLLDIAG_ERR_* alike on every rank. */
+static int h5_write_compact(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf, colldiag_xfer *x,
+                            unsigned char **img_out, hid_t *type_out, const char *fn)
+{
+    h5_oid oi;
+    h5_fentry *fe = NULL;
+    H5FD_mpio_xfer_t mode = H5FD_MPIO_INDEPENDENT;
+    int rc = h5_dxpl_mode(dxpl, &mode, fn);
+    if (!rc && mode != H5FD_MPIO_COLLECTIVE)
+        rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "an independent call: the other ranks' pieces cannot be known");
+    if (!rc && h5_identify(dset, &oi)) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
+    if (!rc) rc = h5_bridge_entry(dset, oi.fileno, &fe, fn);
+    if (!rc) rc = h5_bridge_file(dset, oi.fileno, 1, &fe, fn); /* the file's communicator: every rank of the call is here */
+    if (rc) return rc;
+    colldiag_file *f = fe->f;
+    /* from here every rank reaches the two reductions, whatever it finds */
+    char why[256] = "";
+    hid_t dtype = H5Dget_type(dset), dcpl = H5Dget_create_plist(dset), dsp = H5Dget_space(dset);
+    const hid_t fs = file_space == H5S_ALL ? dsp : file_space, ms = mem_space == H5S_ALL ? fs : mem_space;
+    const size_t esize = dtype >= 0 ? H5Tget_size(dtype) : 0;
+    const hssize_t ne = dsp >= 0 ? H5Sget_simple_extent_npoints(dsp) : -1;
+    const uint64_t nelem = ne > 0 ? (uint64_t)ne : 0;
+    unsigned char *rec = NULL;
+    if (dtype < 0 || dcpl < 0 || dsp < 0 || esize == 0) snprintf(why, sizeof why, "dset is not an open dataset");
+    else if (H5Pget_layout(dcpl) != H5D_COMPACT) snprintf(why, sizeof why, "the dataset is not compact");
+    else if (!nelem || esize > (size_t)INT_MAX - 1) snprintf(why, sizeof why, "the dataset has no elements");
+    else if (!(rec = cd_calloc((size_t)nelem, esize + 1))) snprintf(why, sizeof why, "no memory for the dataset's image");
+    else h5_compact_records(dtype, mem_type, ms, fs, dxpl, buf, esize, nelem, rec, why, sizeof why);
+    /* every rank can, or none merges: MIN of the rank (or P) of the first that cannot */
+    int me = why[0] ? f->rank : f->size, first = f->size;
+    int mrc = MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, f->comm);
+    if (mrc == MPI_SUCCESS && first == f->size) {
+        MPI_Datatype t = MPI_DATATYPE_NULL;
+        MPI_Op op = MPI_OP_NULL;
+        MPI_Type_contiguous((int)esize + 1, MPI_BYTE, &t);
+        MPI_Type_commit(&t);
+        MPI_Op_create(h5_compact_merge_op, 0, &op);
+        /* an element count beyond int is impossible: compact data is at most 64 KiB */
+        mrc = MPI_Allreduce(MPI_IN_PLACE, rec, (int)nelem, t, op, f->comm);
+        MPI_Op_free(&op);
+        MPI_Type_free(&t);
+    }
+    if (mrc != MPI_SUCCESS) {
+        rc = cd_fail(COLLDIAG_ERR_MPI, fn, "MPI_Allreduce of the compact dataset's pieces failed");
+    } else if (first < f->size) {
+        rc = why[0] ? cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", why)
+                    : cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "rank %d cannot merge its pieces (see its message)", first);
+    } else {
+        /* the merged pieces over this rank's copy, written whole: every rank's copy ends the same */
+        unsigned char *img = cd_malloc((size_t)nelem * esize);
+        uint64_t kept = 0;
+        if (!img || h5_compact_read(dset, dtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, img) < 0) {
+            /* a rank without its copy writes the merged pieces over zeros: the pieces are what count */
+            if (img) memset(img, 0, (size_t)nelem * esize);
+        }
+        for (uint64_t i = 0; img && i < nelem; i++)
+            if (rec[i * (esize + 1)]) { memcpy(img + i * esize, rec + i * (esize + 1) + 1, esize); kept += esize; }
+        if (x) {
+            x->compact_kept = kept;
+            x->compact_file_bytes = (uint64_t)nelem * esize;
+        }
+        *img_out = img;
+        if (img) *type_out = H5Tcopy(dtype);
+    }
+    cd_free(rec);
+    if (dsp >= 0) H5Sclose(dsp);
+    if (dtype >= 0) H5Tclose(dtype);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    return rc;
+}
+
+int colldiag_h5_write_compact(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf, colldiag_xfer *x,
+                              int *h5_ret)
+{
+    static const char fn[] = "colldiag_h5_write_compact";
+    int rc;
+    unsigned char *img = NULL;
+    hid_t t = -1;
+    if (x) x->compact_kept = x->compact_file_bytes = 0;
+    cd_env_enter();
+    H5E_BEGIN_TRY { rc = h5_write_compact(dset, mem_type, mem_space, file_space, dxpl, buf, x, &img, &t, fn); } H5E_END_TRY;
+    cd_env_leave();
+    if (rc && x) snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
+    /* HDF5's own write, outside colldiag's error silence: its errors are the program's to see */
+    if (!rc) {
+        const herr_t ret = img && t >= 0 ? h5_compact_write(dset, t, H5S_ALL, H5S_ALL, dxpl, img) : -1;
+        if (h5_ret) *h5_ret = ret;
+    }
+    if (t >= 0) H5Tclose(t);
+    cd_free(img);
     return rc;
 }
 

@@ -378,9 +378,15 @@ int colldiag_get_model_estimates(const colldiag_xfer *x, double est[4]);
      own copy, and HDF5 writes one rank's copy: every byte written is at risk unless every rank writes the
      same selection with the same bytes (an independent call cannot know: every byte it writes on a file
      of more than one rank). A plan compares the bytes only when given them (colldiag_set_plan_buffer).
+   - COLLDIAG_RISK_MAYBE (with HOLES): a plan of the HDF5 bridge could not learn where HDF5 put some
+     rank's chunks (HDF5's chunk lookup is local only when the file's metadata reads are, and walks the
+     whole index for each chunk: colldiag_h5_plan asks it within COLLDIAG_H5_LOOKUP_BUDGET): those chunks
+     are counted as if they lay past the end of the file, their bytes that rank does not select as holes.
+     An estimate, never a silent 0: the bytes may be fewer (the chunks may lie inside the file, another
+     rank may select them), or more (gaps between chunks are not counted).
    The classes are shown with HDF5 alone by tests/h5_defects.c (docs/hdf5.md, "What HDF5 and MPI-IO get
    wrong"). Either pointer may be NULL. */
-enum { COLLDIAG_RISK_HOLES = 1, COLLDIAG_RISK_COMPACT = 2 };
+enum { COLLDIAG_RISK_HOLES = 1, COLLDIAG_RISK_COMPACT = 2, COLLDIAG_RISK_MAYBE = 4 };
 int colldiag_get_bytes_at_risk(const colldiag_xfer *x, uint64_t *bytes, unsigned *kinds);
 /* The bytes at risk in words: why, and which ranks ("holes past the end of the file ...; ranks 0, 2
    write around them"), and the change that removes them (a fill value, identical data, or colldiag
@@ -619,8 +625,34 @@ int colldiag_h5_opened(hid_t dset);
    that it knows, without asking HDF5 later (copying an MPI-IO access list duplicates its communicator:
    collective), whether the file's metadata reads are collective (see colldiag_h5_opened). Without it
    the bridge learns that at the file's first collective colldiag_h5_write/read. Local; nothing with
-   HDF5 1.10. colldiag_h5_forget(file) drops it. */
+   HDF5 1.10. colldiag_h5_forget(file) drops it. It also starts watching where the file's storage is
+   (colldiag_h5_flushed). */
 void colldiag_h5_file_opened(hid_t file, hid_t fapl);
+/* Optional, for the code that creates, extends and flushes datasets (the preload calls them after every
+   H5Dcreate*, growing H5Dset_extent and H5Fflush): parallel HDF5 allocates a dataset's storage when it
+   creates or extends it, past the end of the file until the file's next flush, where a collective
+   write's holes get MPI-IO's buffer (COLLDIAG_RISK_HOLES). A plan that cannot ask HDF5 where a
+   dataset's chunks are (a file whose metadata reads are collective, as netCDF-4's) counts them as past
+   the end (COLLDIAG_RISK_MAYBE) unless it knows otherwise: the file was opened or created in view
+   (colldiag_h5_file_opened) and the dataset was neither created (colldiag_h5_created) nor extended
+   (colldiag_h5_extended) since its last flush (colldiag_h5_flushed, any object of the file). Local;
+   call them on every rank (the HDF5 calls they follow are collective). Memory: the datasets created or
+   extended since the file's last flush; colldiag_h5_forget(file) drops it. */
+void colldiag_h5_extended(hid_t dset);
+void colldiag_h5_flushed(hid_t obj);
+/* A collective write of a compact dataset (COLLDIAG_RISK_COMPACT: HDF5 keeps one rank's copy of the
+   object header, where compact data lives) with every rank's bytes kept: collective over the file's
+   communicator, on every rank of a collective H5Dwrite (dxpl collective), with that call's arguments.
+   The ranks merge their pieces in one reduction (where two write the same element, the highest rank's
+   bytes win), each lays them over its own copy of the dataset, and HDF5 writes that whole image on
+   every rank (H5Dwrite with H5S_ALL and the dataset's type, the caller's dxpl): every copy then holds
+   every rank's bytes. Memory: the dataset (at most 64 KiB) and a byte an element, whatever the rank
+   count. 0 with *h5_ret = HDF5's return value; COLLDIAG_ERR_UNSUPPORTED on every rank when any rank
+   cannot (an independent call, not compact, a data transform, a variable-length type, a selection HDF5
+   would refuse): then nothing was written, and the caller runs H5Dwrite itself. x (may be NULL) gets
+   the reason (colldiag_xfer_errmsg). The preload runs it under COLLDIAG_ACCELERATE=1. */
+int colldiag_h5_write_compact(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf,
+                              colldiag_xfer *x, int *h5_ret);
 #endif
 
 /* ---- Fortran support: what colldiag.f90 (module colldiag) binds besides the functions above ----

@@ -846,9 +846,21 @@ static void risk_local(cd_io *io, uint64_t v[AG_N])
 {
     v[AG_RISK_LO] = UINT64_MAX;
     v[AG_RISK_HI] = v[AG_RISK_PAST] = v[AG_RISK_OWN] = v[AG_RISK_FSIZE] = v[AG_RISK_RANKS] = 0;
-    v[AG_RISK_DIG] = v[AG_RISK_DIG_NOT] = v[AG_RISK_CBYTES] = 0;
+    v[AG_RISK_DIG] = v[AG_RISK_DIG_NOT] = v[AG_RISK_CBYTES] = v[AG_RISK_UNK] = 0;
     const uint64_t me = (uint64_t)1 << (io->f->rank < 63 ? io->f->rank : 63);
-    if (risk_holes_possible(io)) {
+    if (risk_holes_possible(io) && io->l->addr_unknown) {
+        /* the plan does not know where HDF5 put this rank's chunks: each may lie past the end of the file,
+           and then its bytes this rank does not select are holes (an estimate: another rank may select
+           them, and gaps between chunks are not counted) */
+        uint64_t unk = 0;
+        for (uint64_t i = 0; i < io->map.n; i++) {
+            const cd_piece *p = &io->map.pc[i];
+            if (p->addr < 0 || !p->nelem) continue;
+            unk += (chunk_elems_in(io->l, p->idx) - p->nelem) * io->fes;
+        }
+        v[AG_RISK_UNK] = unk;
+        if (unk) v[AG_RISK_RANKS] = me;
+    } else if (risk_holes_possible(io)) {
         const uint64_t span = io->l->storage == STORE_CHUNKED ? io->l->chunk_bytes : io->l->nelem * io->fes;
         uint64_t end = 0;
         for (uint64_t i = 0; i < io->map.n; i++) {
@@ -908,8 +920,24 @@ static void risk_agreed(cd_io *io, uint32_t global, uint64_t compact_cap)
        writes run by run (no derived type): nothing to sieve */
     const int coll = !global && io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO;
     const int sieved = !global && io->set.mode == COLLDIAG_MPIO_COLLECTIVE && io->set.coll_opt == COLLDIAG_MPIO_INDIVIDUAL_IO;
-    const uint64_t gaps = coll ? risk_gaps(g[AG_RISK_LO], g[AG_RISK_HI], g[AG_RISK_PAST], g[AG_RISK_FSIZE]) : sieved ? g[AG_RISK_OWN] : 0;
-    if (gaps) {
+    const uint64_t known = coll ? risk_gaps(g[AG_RISK_LO], g[AG_RISK_HI], g[AG_RISK_PAST], g[AG_RISK_FSIZE]) : sieved ? g[AG_RISK_OWN] : 0;
+    const uint64_t unk = coll || sieved ? g[AG_RISK_UNK] : 0, gaps = known + unk;
+    if (unk) {
+        x->risk_bytes = gaps;
+        x->risk_kinds |= COLLDIAG_RISK_HOLES | COLLDIAG_RISK_MAYBE;
+        x->risk_ranks = g[AG_RISK_RANKS];
+        risk_ranks_text(x->risk_ranks, who, sizeof who);
+        snprintf(x->risk_why, sizeof x->risk_why,
+                 "holes past the end of the file may be left in HDF5's %s: the chunks' addresses are not known to the plan (HDF5's "
+                 "chunk lookup would %s), so up to %" PRIu64 " bytes of the touched chunks that %s do not select are counted as if "
+                 "the chunks lay past the end of the file (storage without a written fill value)%s",
+                 coll ? "collective write" : "sieved independent writes",
+                 io->f->md_local ? "walk too much of the index" : "read metadata collectively in this file", unk, who,
+                 known ? "; with the holes of the chunks whose addresses are known" : "");
+        snprintf(x->risk_adv, sizeof x->risk_adv,
+                 "give the dataset a fill value (H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC) or H5Pset_fill_value; netCDF: do not "
+                 "set NC_NOFILL), or H5Fflush the file after creating it, or COLLDIAG_ACCELERATE=1");
+    } else if (known) {
         x->risk_bytes = gaps;
         x->risk_kinds |= COLLDIAG_RISK_HOLES;
         x->risk_ranks = g[AG_RISK_RANKS];

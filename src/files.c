@@ -43,8 +43,10 @@ enum {
     AG_RISK_DIG,       /* BOR of a digest of this rank's compact write (selection and bytes) ... */
     AG_RISK_DIG_NOT,   /* ... and of its complement: every rank writes the same iff AND of the two is 0 */
     AG_RISK_CBYTES,    /* SUM: bytes written into compact storage */
+    AG_RISK_UNK,       /* SUM: bytes of the touched chunks a rank did not select, where the plan could not learn the chunks'
+                          addresses (colldiag_layout's addr_unknown): they may lie past the end */
     AG_TOUCH,          /* BOR: the touched-chunk map, CD_TOUCH_WORDS words from here */
-    AG_N = AG_TOUCH + 8 /* 344 bytes in all: see touch_map */
+    AG_N = AG_TOUCH + 8 /* 352 bytes in all: see touch_map */
 };
 #define CD_TOUCH_WORDS (AG_N - AG_TOUCH)
 
@@ -62,7 +64,8 @@ static void cd_agree_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
             case AG_MAX_MULTI_NS: case AG_MAX_IND_NS: case AG_MAX_MRUNS: case AG_RISK_HI: case AG_RISK_FSIZE:
                 if (x > *y) *y = x;
                 break;
-            case AG_SUM_CHUNKS: case AG_SUM_RUNS: case AG_SUM_PARTIAL: case AG_SUM_TOUCH: case AG_RISK_PAST: case AG_RISK_OWN: case AG_RISK_CBYTES: *y += x; break;
+            case AG_SUM_CHUNKS: case AG_SUM_RUNS: case AG_SUM_PARTIAL: case AG_SUM_TOUCH: case AG_RISK_PAST: case AG_RISK_OWN: case AG_RISK_CBYTES:
+            case AG_RISK_UNK: *y += x; break;
             default: *y |= x; break;
             }
         }
@@ -88,6 +91,8 @@ struct colldiag_file {
     int node_n;          /* ranks of comm on this rank's node (MPI_COMM_TYPE_SHARED), learnt by file_nodes: 0 not yet, -1 unknown */
     int *node_ranks;     /* their ranks in comm, ascending (node_n of them) */
     int nodes;           /* nodes of comm, agreed by every rank (file_nodes; 0: not known), AUTO's H */
+    int md_local;        /* HDF5 bridge, plan_only: the HDF5 file's metadata reads are local (not H5Pset_all_coll_metadata_ops),
+                            so HDF5's chunk lookup may run on one rank (h5_plan_chunk_addrs) */
 };
 
 static int cd_mpi_fail(const char *fn, int mpirc, const char *what)

@@ -533,6 +533,106 @@ static int h5_identify(hid_t dset, h5_oid *oi)
 }
 
 /* The dataset's current extent and maximum dims (a scalar is one element of a 1-D extent); -1 if unreadable. */
+/* ---- storage HDF5 allocated since a file's last flush ----
+   Parallel HDF5 allocates a dataset's storage when it creates or extends the dataset, at its end of
+   allocation, and extends the file only at its next flush or close: until then that storage lies past
+   the end of the file, where a collective write's holes get MPI-IO's buffer (decision.c, risk_local).
+   A plan that cannot ask HDF5 where a dataset's chunks are (h5_plan_chunk_addrs: a file whose metadata
+   reads are collective, as netCDF-4's) still knows they lie inside the file when the program opened or
+   created the file in view (h5_alloc_watch) and has neither created nor extended the dataset since its
+   last flush: netCDF-4 creates its variables, then flushes at nc_enddef, so its NC_NOFILL writes are
+   not at risk until a variable grows along an unlimited dimension. The preload tells it every such call;
+   each is collective in parallel HDF5, so every rank knows alike. Memory: the datasets created or grown
+   since a file's last flush. */
+typedef struct h5_alloc {
+    unsigned long fileno;
+    size_t n;
+    uint64_t cap;
+    haddr_t *fresh;                      /* object addresses of datasets created or grown since the last flush */
+    struct h5_alloc *next;
+} h5_alloc;
+static h5_alloc *h5_allocs;
+
+static h5_alloc *h5_alloc_of(hid_t obj, int make)
+{
+    h5_oid oi;
+    if (h5_object_id(obj, &oi) < 0) return NULL;
+    h5_alloc *a = h5_allocs;
+    while (a && a->fileno != oi.fileno) a = a->next;
+    if (!a && make && (a = cd_calloc(1, sizeof *a))) {
+        a->fileno = oi.fileno;
+        a->next = h5_allocs;
+        h5_allocs = a;
+    }
+    return a;
+}
+
+/* The program created or opened file: its storage is inside it (a new file has none yet). */
+static void h5_alloc_watch(hid_t file)
+{
+    h5_alloc *a = file >= 0 ? h5_alloc_of(file, 1) : NULL;
+    if (a) a->n = 0;
+}
+
+/* dset was created or extended: its new storage may lie past the end until the file's next flush. A
+   dataset that cannot be recorded (no memory) makes its file unwatched: not known, never "inside". */
+static void h5_alloc_fresh(hid_t dset)
+{
+    h5_oid oi;
+    h5_alloc *a = dset >= 0 ? h5_alloc_of(dset, 0) : NULL;
+    if (!a || h5_object_id(dset, &oi) < 0) return;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->fresh[i] == oi.addr) return;
+    if (cd_grow((void **)&a->fresh, &a->cap, a->n + 1, sizeof *a->fresh)) {
+        h5_alloc **pp = &h5_allocs;
+        while (*pp != a) pp = &(*pp)->next;
+        *pp = a->next;
+        cd_free(a->fresh);
+        cd_free(a);
+        return;
+    }
+    a->fresh[a->n++] = oi.addr;
+}
+
+/* The file of obj was flushed (H5Fflush extends it to HDF5's end of allocation): every storage is inside. */
+static void h5_alloc_flushed(hid_t obj)
+{
+    h5_alloc *a = h5_allocs ? h5_alloc_of(obj, 0) : NULL;
+    if (a) a->n = 0;
+}
+
+/* The file of obj closes (NULL: every file, H5close). */
+static void h5_alloc_forget(hid_t obj)
+{
+    h5_oid oi = {0, 0};
+    const int all = obj < 0;
+    if (!h5_allocs || (!all && h5_object_id(obj, &oi) < 0)) return;
+    for (h5_alloc **pp = &h5_allocs; *pp;) {
+        h5_alloc *a = *pp;
+        if (!all && a->fileno != oi.fileno) { pp = &a->next; continue; }
+        *pp = a->next;
+        cd_free(a->fresh);
+        cd_free(a);
+    }
+}
+
+/* 1 when the dataset oi's storage is known to lie inside its file (see above); 0 when not known. */
+static int h5_alloc_inside_oi(const h5_oid *oi)
+{
+    const h5_alloc *a = h5_allocs;
+    while (a && a->fileno != oi->fileno) a = a->next;
+    if (!a) return 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->fresh[i] == oi->addr) return 0;
+    return 1;
+}
+
+static int h5_alloc_inside(hid_t dset)
+{
+    h5_oid oi;
+    return h5_allocs && h5_object_id(dset, &oi) >= 0 && h5_alloc_inside_oi(&oi);
+}
+
 static int h5_extent(hid_t dset, hsize_t *dims, hsize_t *maxd)
 {
     _Static_assert(COLLDIAG_MAX_RANK >= H5S_MAX_RANK, "an HDF5 extent must fit in colldiag's arrays");

@@ -43,7 +43,7 @@ static int h5_coord_resolve(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offs
 }
 
 /* 1 if this call finds its chunk addresses with HDF5's lookup (see above). fsp: the file selection. */
-static int h5_lookup_affordable(const h5_dentry *e, int rank, const hsize_t *dims, const hsize_t *maxd, hid_t fsp, int md_local)
+static int h5_lookup_affordable(const hsize_t *cdims, int rank, const hsize_t *dims, const hsize_t *maxd, hid_t fsp, int md_local)
 {
     if (md_local != 1) return 0;
     int unlim = 0, first = 0;
@@ -58,10 +58,58 @@ static int h5_lookup_affordable(const h5_dentry *e, int rank, const hsize_t *dim
     if (np == 0) return budget > 0;
     if (np < 0 || H5Sget_select_bounds(fsp, lo, hi) < 0) return 0;
     for (int d = 0; d < rank; d++) {
-        n *= (double)(dims[d] / e->cdims[d] + (dims[d] % e->cdims[d] != 0));
-        k *= (double)(hi[d] / e->cdims[d] - lo[d] / e->cdims[d] + 1);
+        n *= (double)(dims[d] / cdims[d] + (dims[d] % cdims[d] != 0));
+        k *= (double)(hi[d] / cdims[d] - lo[d] / cdims[d] + 1);
     }
     return n * k <= budget;
+}
+
+/* A plan's placeholder addresses (h5_plan_chunk_addrs): dense, as the plan's layout had them. */
+static int h5_dense_resolve(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, char *why, size_t wl)
+{
+    (void)why; (void)wl;
+    const h5_coord_ctx *c = ctx;
+    for (uint64_t i = 0; i < n; i++) addr[i] = (MPI_Offset)(idx[i] * c->ub);
+    return 0;
+}
+
+/* The chunk addresses of a plan whose bytes at risk need them (a collective write into chunks without a
+   written fill: h5_plan.c): HDF5's own lookup on this rank, for the chunks the call touches, where the
+   file's metadata reads are local (f->md_local: the lookup then never waits for another rank) and the
+   call is within COLLDIAG_H5_LOOKUP_BUDGET, as for an accelerated call (h5_lookup_affordable). Anywhere
+   else the layout's dense addresses stay, marked as placeholders (addr_unknown: risk_local then counts
+   this rank's touched chunks as past the end, COLLDIAG_RISK_MAYBE), unless the dataset's storage is
+   known to lie inside the file (h5_alloc_inside: nothing then at risk). Both give the layout the same
+   identity on every rank (its digest is agreed in the plan), from the object's address and the grid.
+   Local. */
+static void h5_plan_chunk_addrs(hid_t dset, colldiag_layout *l, const colldiag_file *f, hid_t fsp)
+{
+    hsize_t dims[H5S_MAX_RANK], maxd[H5S_MAX_RANK], ub = 0;
+    h5_oid oi;
+    hid_t space = H5Dget_space(dset);
+    const int rank = space >= 0 ? H5Sget_simple_extent_dims(space, dims, maxd) : -1;
+    if (space >= 0) H5Sclose(space);
+    hid_t file = H5Iget_file_id(dset), fcpl = file >= 0 ? H5Fget_create_plist(file) : -1;
+    if (fcpl < 0 || H5Pget_userblock(fcpl, &ub) < 0) ub = 0;
+    if (fcpl >= 0) H5Pclose(fcpl);
+    if (file >= 0) H5Fclose(file);
+    h5_coord_ctx *c = cd_calloc(1, sizeof *c);
+    l->addr_unknown = 1;
+    if (!c || rank != l->rank || h5_object_id(dset, &oi) < 0) { cd_free(c); return; }
+    hsize_t cd[H5S_MAX_RANK] = {0};
+    for (int d = 0; d < rank; d++) cd[d] = l->cdims[d];
+    const int exact = h5_lookup_affordable(cd, rank, dims, maxd, fsp, f->md_local);
+    c->dset = dset;
+    c->rank = rank;
+    for (int d = 0; d < rank; d++) { c->cdims[d] = l->cdims[d]; c->grid[d] = l->grid[d]; }
+    c->ub = exact ? h5_chunk_info_base(ub) : l->chunk_bytes; /* the placeholders' stride */
+    if (layout_set_resolver(l, exact ? h5_coord_resolve : h5_dense_resolve, c, cd_free, h5_chunks_ident(oi.addr, ub, l))) {
+        cd_free(c);
+        return;
+    }
+    /* not asked, but the dataset was neither created nor grown since the file's last flush: inside it */
+    if (!exact && h5_alloc_inside(dset)) l->fill_unwritten = 0;
+    else l->addr_unknown = !exact;
 }
 
 /* A lazy layout for the current extent answered by HDF5's lookup. 0, or -1 with e->why. */
@@ -130,9 +178,12 @@ static void h5_fetch_env(uint64_t *bytes, uint64_t *calls)
     *calls = c && *c ? strtoull(c, NULL, 10) : 2;
 }
 
-static int h5_small_first_call(hid_t dset, h5_dentry *e, const h5_fentry *fe, int rank, const hsize_t *dims)
+static int h5_small_first_call(hid_t dset, const h5_oid *oi, int dir, h5_dentry *e, const h5_fentry *fe, int rank, const hsize_t *dims)
 {
     if (!h5_env_uniform || !e || rank < 1 || fe->f->comm == MPI_COMM_NULL || fe->md_local || fe->read_only_all) return 0;
+    /* a write into storage that may lie past the end of the file goes to the agreement, whose bytes at
+       risk decide it (h5_defer_fetch): HDF5's own write could fill its holes with MPI-IO's buffer */
+    if (dir == DIR_WRITE && !h5_alloc_inside_oi(oi)) return 0;
     /* contiguous storage colldiag finds without an index: it runs the call. Any other (chunks; or
        storage colldiag never moves, whose calls HDF5 runs anyway) may be left to HDF5 here: decided
        without learning the dataset (h5_learn), whose facts one rank may know and another not yet */
@@ -253,7 +304,7 @@ static void h5_prepare(hid_t dset, const h5_oid *oi, hid_t mem_type, hid_t mem_s
     }
     if (!why[0]) {
         hid_t fsp = file_space == H5S_ALL ? H5Dget_space(dset) : file_space;
-        const int affordable = lookup && h5_lookup_affordable(e, rank, dims, maxd, fsp, fe->md_local);
+        const int affordable = lookup && h5_lookup_affordable(e->cdims, rank, dims, maxd, fsp, fe->md_local);
         const hssize_t np = may_skip && lookup && !affordable && collective ? H5Sget_select_npoints(fsp) : -1;
         if (np >= 0) { /* waits for the index: the selections are read if it is read (may_skip above) */
             need = 1;
@@ -298,12 +349,17 @@ static void h5_prepare(hid_t dset, const h5_oid *oi, hid_t mem_type, hid_t mem_s
    against ~0.1 ms for a clean writable file here, 1.5 ms for a dirty one), so its index is read at
    once: a small first read of an existing file (an analysis job's) then runs through colldiag
    (bench-bridge's call: 0.44 ms, HDF5's 1.5 ms). A writable file with collective metadata reads under
-   HDF5 1.12+ is never flushed (h5_flush_unsafe), whatever the call moves. The reason HDF5 runs the
-   call, or NULL: read the index. */
-static const char *h5_defer_fetch(h5_dentry *e, const colldiag_xfer *x)
+   HDF5 1.12+ is never flushed (h5_flush_unsafe), whatever the call moves. Nor is a write deferred whose
+   chunks have no written fill and may lie past the end of the file (created or extended since the
+   file's last flush, or not known: h5_alloc_inside): HDF5's own collective write could fill their holes
+   with MPI-IO's buffer, and the flush both finds the addresses and extends the file to cover them
+   (tests/h5_defects.c, holes-chunked-fill-never-collmd). The dataset's facts and its creations are alike
+   on every rank. The reason HDF5 runs the call, or NULL: read the index. */
+static const char *h5_defer_fetch(h5_dentry *e, const h5_oid *oi, int dir, const colldiag_xfer *x)
 {
     if (x->bridge_global >> 9 & 1) return h5_coll_md_why; /* some waiting rank's flush is h5_flush_unsafe */
     if (!(x->bridge_global >> 8 & 1)) return NULL;        /* no waiting rank's flush writes anything */
+    if (dir == DIR_WRITE && e->learned && e->chunked && e->fill_unwritten && !h5_alloc_inside_oi(oi)) return NULL;
     /* rank 0's thresholds (agree_env): a rank that flushes while another lets HDF5 run the call would hang */
     const uint64_t defers = x->bridge_global >> 4 & 15; /* waiting ranks' counts, ORed: never below any of them */
     if (x->bridge_max_bytes >= x->fetch_bytes || defers >= x->fetch_calls) return NULL;
@@ -332,7 +388,7 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
     if (!rc) h5_locate(dset, &oi, fe, &lo);
     const char *never = !rc && collective ? h5_never_fact(dset) : NULL;
     if (never) rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", never); /* alike on every rank: no agreement needed */
-    else if (!rc && collective && h5_small_first_call(dset, lo.e, fe, lo.rank, lo.dims)) {
+    else if (!rc && collective && h5_small_first_call(dset, &oi, dir, lo.e, fe, lo.rank, lo.dims)) {
         /* HDF5 runs it, decided alike on every rank without an agreement, before the rest of the DXPL is
            read (its data transform costs an HDF5 error pushed and cleared: ~3.6 us, a tenth of such a
            call). The reason as far as this rank knows the dataset (the decision is alike everywhere, the
@@ -391,7 +447,7 @@ static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_s
         if (!rc || !collective || (x->bridge_global & 3) != 1 || attempt > 0) break;
         /* every rank is healthy but some wait for the chunk index: fetch it together, then once more (or
            let HDF5 run a small call rather than flush) */
-        const char *defer = h5_defer_fetch(e, x);
+        const char *defer = h5_defer_fetch(e, &oi, dir, x);
         if (defer) {
             rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", defer);
             snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
@@ -633,6 +689,7 @@ void colldiag_h5_forget_datasets(hid_t obj)
 static void h5_forget_files(const unsigned long *fileno)
 {
     h5_forget_dsets(fileno, NULL);
+    if (!fileno) h5_alloc_forget(-1);
     int fin = 0;
     MPI_Finalized(&fin);
     for (h5_fentry **pp = &h5_files; *pp;) {
@@ -651,7 +708,19 @@ static void h5_forget_files(const unsigned long *fileno)
 
 void colldiag_h5_file_opened(hid_t file, hid_t fapl)
 {
-    if (H5Iget_type(file) == H5I_FILE) h5_note_file(file, fapl);
+    if (H5Iget_type(file) != H5I_FILE) return;
+    h5_note_file(file, fapl);
+    H5E_BEGIN_TRY { h5_alloc_watch(file); } H5E_END_TRY;
+}
+
+void colldiag_h5_extended(hid_t dset)
+{
+    if (h5_allocs) H5E_BEGIN_TRY { h5_alloc_fresh(dset); } H5E_END_TRY;
+}
+
+void colldiag_h5_flushed(hid_t obj)
+{
+    if (h5_allocs) H5E_BEGIN_TRY { h5_alloc_flushed(obj); } H5E_END_TRY;
 }
 
 void colldiag_h5_forget(hid_t obj)
@@ -661,7 +730,10 @@ void colldiag_h5_forget(hid_t obj)
     herr_t oe;
     H5E_BEGIN_TRY { oe = h5_object_id(obj, &oi); } H5E_END_TRY;
     if (oe < 0) return;
-    if (H5Iget_type(obj) == H5I_FILE) h5_forget_files(&oi.fileno);
+    if (H5Iget_type(obj) == H5I_FILE) {
+        h5_forget_files(&oi.fileno);
+        h5_alloc_forget(obj);
+    }
     else h5_forget_dsets(&oi.fileno, &oi.addr);
 }
 
@@ -680,6 +752,7 @@ int colldiag_h5_created(hid_t dset, hid_t dcpl)
             /* whatever was cached at this address belonged to an object since deleted (an anonymous
                dataset closed, say): a new dataset starts afresh */
             h5_forget_dsets(&oi.fileno, &oi.addr);
+            h5_alloc_fresh(dset); /* its storage lies past the end of the file until the next flush */
             /* only where the bridge can ever move bytes: an MPI-IO file (found without communicating) */
             rc = h5_bridge_file(dset, oi.fileno, 0, &fe, fn);
         }
@@ -711,6 +784,174 @@ int colldiag_h5_opened(hid_t dset)
         else h5_learn(dset, e);
     } H5E_END_TRY;
     cd_env_leave();
+    return rc;
+}
+
+/* ---- compact storage written collectively: every rank's bytes kept (colldiag_h5_write_compact) ----
+   A compact dataset lives in the object header, of which every rank changes its own copy, and HDF5 writes
+   one rank's copy: a collective write of different pieces on different ranks keeps one rank's
+   (tests/h5_defects.c, compact-*). colldiag cannot move compact data (it is not raw storage), but in a
+   collective call every rank can learn every other's pieces: at most the dataset, which HDF5 caps at
+   64 KiB. So every rank lays its own pieces into an image of the dataset with a byte of mask an
+   element, the ranks merge the images in one reduction (ascending rank order: where two ranks write the
+   same element the highest rank's bytes win, as the last writer would), each lays the merged pieces
+   over its own copy of the dataset, and HDF5 writes that whole image on every rank: whichever rank's
+   header copy HDF5 keeps then holds every rank's bytes. Memory and the reduction: the dataset's bytes
+   and one byte an element, whatever the rank count. HDF5's write is its own: h5_compact_write is the
+   real H5Dwrite (the preload sets it past its own wrapper). */
+static herr_t (*h5_compact_write)(hid_t, hid_t, hid_t, hid_t, hid_t, const void *) = H5Dwrite;
+static herr_t (*h5_compact_read)(hid_t, hid_t, hid_t, hid_t, hid_t, void *) = H5Dread;
+
+typedef struct { const void *p; size_t n; } h5_scatter_src;
+
+static herr_t h5_scatter_all(const void **buf, size_t *used, void *ctx)
+{
+    h5_scatter_src *s = ctx;
+    *buf = s->p;
+    *used = s->n;
+    return 0;
+}
+
+/* MPI_Allreduce's operator on records of a mask byte and an element: in ascending rank order, a rank's
+   element replaces what lower ranks wrote (not commutative: MPI applies it in rank order). */
+static void h5_compact_merge_op(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    int sz = 0;
+    MPI_Type_size(*dt, &sz);
+    const unsigned char *a = in;
+    unsigned char *b = inout;
+    for (int i = 0; i < *len; i++, a += sz, b += sz)
+        if (a[0] && !b[0]) memcpy(b, a, (size_t)sz);
+}
+
+/* This rank's records (rec: nelem of 1 + esize bytes) from its call, or why not (local). */
+static int h5_compact_records(hid_t dtype, hid_t mem_type, hid_t ms, hid_t fs, hid_t dxpl, const void *buf, size_t esize,
+                              uint64_t nelem, unsigned char *rec, char *why, size_t wl)
+{
+    const hssize_t n = H5Sget_select_npoints(fs);
+    const size_t msize = H5Tget_size(mem_type);
+    const hid_t p = dxpl == H5P_DEFAULT ? H5P_DATASET_XFER_DEFAULT : dxpl;
+    if (n < 0 || msize == 0) return snprintf(why, wl, "cannot read the call's selection or memory type");
+    if (H5Sget_select_npoints(ms) != n) return snprintf(why, wl, "the memory and file selections differ in size (HDF5 refuses the call)");
+    if (H5Pget_data_transform(p, NULL, 0) > 0) return snprintf(why, wl, "a data transform (HDF5 applies it)");
+    if (h5_type_variable(dtype) || h5_type_variable(mem_type)) return snprintf(why, wl, "a variable-length type");
+    if (n == 0) return 0;
+    const size_t big = msize > esize ? msize : esize;
+    unsigned char *pk = cd_malloc((size_t)n * big), *img = cd_calloc((size_t)nelem, esize), *mask = cd_calloc((size_t)nelem, 1),
+                  *ones = cd_malloc((size_t)n);
+    int rc = 0;
+    if (!pk || !img || !mask || !ones) rc = snprintf(why, wl, "no memory for the dataset's image");
+    else if (H5Dgather(ms, buf, mem_type, (size_t)n * msize, pk, NULL, NULL) < 0) rc = snprintf(why, wl, "HDF5 cannot gather the memory selection");
+    else if (H5Tequal(mem_type, dtype) <= 0 && H5Tconvert(mem_type, dtype, (size_t)n, pk, NULL, p) < 0)
+        rc = snprintf(why, wl, "HDF5 cannot convert the memory type to the dataset's");
+    if (!rc) {
+        h5_scatter_src v = {pk, (size_t)n * esize}, m = {ones, (size_t)n};
+        memset(ones, 1, (size_t)n);
+        if (H5Dscatter(h5_scatter_all, &v, dtype, fs, img) < 0 || H5Dscatter(h5_scatter_all, &m, H5T_NATIVE_UCHAR, fs, mask) < 0)
+            rc = snprintf(why, wl, "HDF5 cannot scatter into the dataset's selection");
+    }
+    for (uint64_t i = 0; !rc && i < nelem; i++) {
+        rec[i * (esize + 1)] = mask[i];
+        if (mask[i]) memcpy(rec + i * (esize + 1) + 1, img + i * esize, esize);
+    }
+    cd_free(pk);
+    cd_free(img);
+    cd_free(mask);
+    cd_free(ones);
+    return rc;
+}
+
+/* The merge, up to the image every rank hands HDF5 (*img_out, *type_out: the dataset's type, which the
+   caller closes), or a COLLDIAG_ERR_* alike on every rank. */
+static int h5_write_compact(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf, colldiag_xfer *x,
+                            unsigned char **img_out, hid_t *type_out, const char *fn)
+{
+    h5_oid oi;
+    h5_fentry *fe = NULL;
+    H5FD_mpio_xfer_t mode = H5FD_MPIO_INDEPENDENT;
+    int rc = h5_dxpl_mode(dxpl, &mode, fn);
+    if (!rc && mode != H5FD_MPIO_COLLECTIVE)
+        rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "an independent call: the other ranks' pieces cannot be known");
+    if (!rc && h5_identify(dset, &oi)) rc = cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
+    if (!rc) rc = h5_bridge_entry(dset, oi.fileno, &fe, fn);
+    if (!rc) rc = h5_bridge_file(dset, oi.fileno, 1, &fe, fn); /* the file's communicator: every rank of the call is here */
+    if (rc) return rc;
+    colldiag_file *f = fe->f;
+    /* from here every rank reaches the two reductions, whatever it finds */
+    char why[256] = "";
+    hid_t dtype = H5Dget_type(dset), dcpl = H5Dget_create_plist(dset), dsp = H5Dget_space(dset);
+    const hid_t fs = file_space == H5S_ALL ? dsp : file_space, ms = mem_space == H5S_ALL ? fs : mem_space;
+    const size_t esize = dtype >= 0 ? H5Tget_size(dtype) : 0;
+    const hssize_t ne = dsp >= 0 ? H5Sget_simple_extent_npoints(dsp) : -1;
+    const uint64_t nelem = ne > 0 ? (uint64_t)ne : 0;
+    unsigned char *rec = NULL;
+    if (dtype < 0 || dcpl < 0 || dsp < 0 || esize == 0) snprintf(why, sizeof why, "dset is not an open dataset");
+    else if (H5Pget_layout(dcpl) != H5D_COMPACT) snprintf(why, sizeof why, "the dataset is not compact");
+    else if (!nelem || esize > (size_t)INT_MAX - 1) snprintf(why, sizeof why, "the dataset has no elements");
+    else if (!(rec = cd_calloc((size_t)nelem, esize + 1))) snprintf(why, sizeof why, "no memory for the dataset's image");
+    else h5_compact_records(dtype, mem_type, ms, fs, dxpl, buf, esize, nelem, rec, why, sizeof why);
+    /* every rank can, or none merges: MIN of the rank (or P) of the first that cannot */
+    int me = why[0] ? f->rank : f->size, first = f->size;
+    int mrc = MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, f->comm);
+    if (mrc == MPI_SUCCESS && first == f->size) {
+        MPI_Datatype t = MPI_DATATYPE_NULL;
+        MPI_Op op = MPI_OP_NULL;
+        MPI_Type_contiguous((int)esize + 1, MPI_BYTE, &t);
+        MPI_Type_commit(&t);
+        MPI_Op_create(h5_compact_merge_op, 0, &op);
+        /* an element count beyond int is impossible: compact data is at most 64 KiB */
+        mrc = MPI_Allreduce(MPI_IN_PLACE, rec, (int)nelem, t, op, f->comm);
+        MPI_Op_free(&op);
+        MPI_Type_free(&t);
+    }
+    if (mrc != MPI_SUCCESS) {
+        rc = cd_fail(COLLDIAG_ERR_MPI, fn, "MPI_Allreduce of the compact dataset's pieces failed");
+    } else if (first < f->size) {
+        rc = why[0] ? cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", why)
+                    : cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "rank %d cannot merge its pieces (see its message)", first);
+    } else {
+        /* the merged pieces over this rank's copy, written whole: every rank's copy ends the same */
+        unsigned char *img = cd_malloc((size_t)nelem * esize);
+        uint64_t kept = 0;
+        if (!img || h5_compact_read(dset, dtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, img) < 0) {
+            /* a rank without its copy writes the merged pieces over zeros: the pieces are what count */
+            if (img) memset(img, 0, (size_t)nelem * esize);
+        }
+        for (uint64_t i = 0; img && i < nelem; i++)
+            if (rec[i * (esize + 1)]) { memcpy(img + i * esize, rec + i * (esize + 1) + 1, esize); kept += esize; }
+        if (x) {
+            x->compact_kept = kept;
+            x->compact_file_bytes = (uint64_t)nelem * esize;
+        }
+        *img_out = img;
+        if (img) *type_out = H5Tcopy(dtype);
+    }
+    cd_free(rec);
+    if (dsp >= 0) H5Sclose(dsp);
+    if (dtype >= 0) H5Tclose(dtype);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    return rc;
+}
+
+int colldiag_h5_write_compact(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf, colldiag_xfer *x,
+                              int *h5_ret)
+{
+    static const char fn[] = "colldiag_h5_write_compact";
+    int rc;
+    unsigned char *img = NULL;
+    hid_t t = -1;
+    if (x) x->compact_kept = x->compact_file_bytes = 0;
+    cd_env_enter();
+    H5E_BEGIN_TRY { rc = h5_write_compact(dset, mem_type, mem_space, file_space, dxpl, buf, x, &img, &t, fn); } H5E_END_TRY;
+    cd_env_leave();
+    if (rc && x) snprintf(x->errmsg, sizeof x->errmsg, "%s", cd_errbuf);
+    /* HDF5's own write, outside colldiag's error silence: its errors are the program's to see */
+    if (!rc) {
+        const herr_t ret = img && t >= 0 ? h5_compact_write(dset, t, H5S_ALL, H5S_ALL, dxpl, img) : -1;
+        if (h5_ret) *h5_ret = ret;
+    }
+    if (t >= 0) H5Tclose(t);
+    cd_free(img);
     return rc;
 }
 

@@ -1,11 +1,16 @@
 #ifdef COLLDIAG_WITH_HDF5
 
 /* ---- planning what H5Dwrite / H5Dread will do ----
-   The plan needs the dataset's shape, chunking, filters and storage class, never its chunk addresses:
-   HDF5 1.10's decisions do not depend on them, and reading them costs a walk of the whole chunk index
-   per chunk (H5Dget_chunk_info) or per call (by coordinate). So a chunked dataset is planned on dense
-   addresses (chunk k at k x chunk bytes), and the plan's chunk list shows those, not HDF5's. */
+   The plan needs the dataset's shape, chunking, filters and storage class; HDF5 1.10's decisions never
+   depend on chunk addresses, and reading them costs a walk of the whole chunk index per chunk
+   (H5Dget_chunk_info_by_coord). So a chunked dataset is planned on dense addresses (chunk k at k x
+   chunk bytes), and the plan's chunk list shows those, not HDF5's, except where the bytes at risk need
+   the real ones: a collective write into chunks whose fill value HDF5 did not write (H5D_FILL_TIME_NEVER,
+   an undefined fill value: netCDF's NC_NOFILL), where a chunk past the end of the file gets MPI-IO's
+   buffer in its holes. Those plans ask HDF5 where the touched chunks are (h5_plan_chunk_addrs), or,
+   where they cannot, count the chunks as past the end (COLLDIAG_RISK_MAYBE): never a silent 0. */
 static int h5_plan_layout_learned(hid_t dset, int collective, colldiag_layout **out, const char *fn); /* h5_bridge.c */
+static void h5_plan_chunk_addrs(hid_t dset, colldiag_layout *l, const colldiag_file *f, hid_t fsp);     /* h5_lookup.c */
 static int h5_plan_layout(hid_t dset, colldiag_layout **out, const char *fn)
 {
     *out = NULL;
@@ -216,6 +221,8 @@ static int h5_plan_file(hid_t dset, int collective, colldiag_file **out, const c
     if (collective) {
         hid_t file = H5Iget_file_id(dset), fapl = H5Fget_access_plist(file);
         MPI_Info info = MPI_INFO_NULL;
+        hbool_t coll_md = 1;
+        f->md_local = H5Pget_all_coll_metadata_ops(fapl, &coll_md) >= 0 && !coll_md;
         if (H5Pget_fapl_mpio(fapl, &f->comm, &info) < 0) f->comm = MPI_COMM_NULL;
         if (info != MPI_INFO_NULL) MPI_Info_free(&info);
         H5Pclose(fapl);
@@ -268,6 +275,12 @@ static int h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space
     if (!rc) rc = colldiag_h5_sel(fsp, &fs);
     if (!rc) rc = colldiag_h5_sel(mem_space == H5S_ALL ? fsp : mem_space, &ms);
     if (file_space == H5S_ALL && fsp >= 0) H5Sclose(fsp);
+    /* a collective write into chunks without a written fill: the real addresses, for the bytes at risk */
+    if (!rc && dir == COLLDIAG_TO_FILE && f->comm != MPI_COMM_NULL && l->storage == STORE_CHUNKED && l->fill_unwritten) {
+        hid_t sp = file_space == H5S_ALL ? H5Dget_space(dset) : file_space;
+        h5_plan_chunk_addrs(dset, l, f, sp);
+        if (file_space == H5S_ALL && sp >= 0) H5Sclose(sp);
+    }
     if (!rc && bad) {
         rc = bad;
         snprintf(cd_errbuf, sizeof cd_errbuf, "%s", badmsg);

@@ -101,6 +101,11 @@ struct colldiag_layout {
        contiguous storage gets no fill unless H5D_FILL_TIME_ALLOC or a fill value is set, chunks get
        theirs unless H5D_FILL_TIME_NEVER or the fill value is undefined (tests/h5_defects.c, both). */
     int fill_unwritten;
+    /* A plan's chunk addresses are placeholders (dense), on this rank: HDF5 knows where the chunks are and
+       the plan could not ask it (h5_plan_chunk_addrs). The bytes at risk then count this rank's touched
+       chunks as if they lay past the end of the file (risk_local, AG_RISK_UNK). Not part of the digest:
+       ranks may differ. */
+    int addr_unknown;
     /* Lazy addresses (the HDF5 bridge): no table; a call's mapping asks the resolver for the chunks it
        touches that the cache does not hold (map_resolve), so work and memory follow touched chunks,
        never the dataset's chunk count. table_hash then names the index (same on every rank). */

@@ -92,6 +92,7 @@ struct colldiag_xfer {
     /* The bytes at risk of HDF5's own path in the last write (decision.c, risk_agreed; colldiag_get_bytes_at_risk),
        agreed in a collective call; the words are formatted only when some are */
     uint64_t risk_bytes, risk_ranks;      /* ranks: bit r for rank r < 63, bit 63 for any other */
+    uint64_t compact_kept, compact_file_bytes; /* colldiag_h5_write_compact: the merged pieces' bytes, the dataset's */
     /* Data bytes the last call's aggregation exchange sent from this rank to ranks on other nodes
        (colldiag_get_bytes_off_node); nodes_known 1 once the call's exchange knew the nodes (file_nodes) */
     uint64_t off_node_bytes;

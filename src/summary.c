@@ -15,7 +15,7 @@
    call by the rank that made it (CALLS); every rank counts its own in RANK_CALLS. */
 #define CD_SUM_SUMS(X)                                                                                                             \
     X(CALLS) X(RANK_CALLS) X(CALLS_COLLECTIVE) X(BYTES) X(BYTES_COLL) X(BYTES_IND) X(CALLS_CD) X(BYTES_CD) X(CALLS_H5) X(BYTES_H5)    \
-    X(RISK) X(RISK_CALLS) X(SAFE) X(SAFE_CALLS) X(PLANNED) X(DISAGREE) X(EST_CALLS)
+    X(RISK) X(RISK_CALLS) X(SAFE) X(SAFE_CALLS) X(KEPT) X(KEPT_CALLS) X(PLANNED) X(DISAGREE) X(EST_CALLS)
 /* The largest rank's total: seconds in the calls (all, through colldiag, through HDF5), and the model's
    estimates scaled to them: what colldiag's best scheme would save over HDF5's path in the calls HDF5
    ran (SAVE_*, by the best scheme), what colldiag saved in the calls it ran. */
@@ -77,6 +77,7 @@ typedef struct {
     uint64_t risk;               /* bytes at risk of HDF5's path (agreed: alike on every rank) */
     const char *risk_why;
     uint64_t made_safe;          /* bytes the file grew before HDF5's call (colldiag_h5_make_safe) */
+    uint64_t kept;               /* compact bytes merged across ranks before HDF5's call (colldiag_h5_write_compact) */
     double est_hdf5, est_best;   /* the model's seconds for HDF5's path and the best scheme; < 0 unknown */
     int best;                    /* the best scheme: 0 link, 1 multi, 2 aggregation, 3 all-independent */
     int planned, agree;          /* a plan ran (1) and HDF5 agreed with it (1); -1: no plan */
@@ -202,6 +203,10 @@ static void cd_sum_record(const cd_sum_call *c)
     if (cnt && c->made_safe) {
         d->u[CD_SUM_SAFE] += c->made_safe;
         d->u[CD_SUM_SAFE_CALLS]++;
+    }
+    if (cnt && c->kept) {
+        d->u[CD_SUM_KEPT] += c->kept;
+        d->u[CD_SUM_KEPT_CALLS]++;
     }
     if (cnt && c->planned >= 0) {
         d->u[CD_SUM_PLANNED] += c->planned > 0;
@@ -605,6 +610,8 @@ static void cd_sum_print_text(const cd_sum_tab *t, const cd_sum_view *v, double 
     }
     if (v->u[CD_SUM_SAFE]) fprintf(o, "   made safe: the file extended by %" PRIu64 " bytes before %" PRIu64 " of HDF5's collective writes\n",
                                    v->u[CD_SUM_SAFE], v->u[CD_SUM_SAFE_CALLS]);
+    if (v->u[CD_SUM_KEPT]) fprintf(o, "   kept: %" PRIu64 " bytes of compact data merged across ranks before %" PRIu64 " of HDF5's collective writes\n",
+                                   v->u[CD_SUM_KEPT], v->u[CD_SUM_KEPT_CALLS]);
     if (v->nadv) {
         fprintf(o, "   what to change first (by the time it would save, estimated):\n");
         for (size_t i = 0; i < v->nadv && i < CD_SUM_ADVICE; i++) {
@@ -682,7 +689,8 @@ static void cd_sum_print_json(const cd_sum_tab *t, const cd_sum_view *v, double 
             cd_sum_json_str(o, t->e[i].d.risk_why);
             fprintf(o, "}");
         }
-    fprintf(o, "],\"made_safe\":{\"bytes\":%" PRIu64 ",\"calls\":%" PRIu64 "},\"advice\":[", v->u[CD_SUM_SAFE], v->u[CD_SUM_SAFE_CALLS]);
+    fprintf(o, "],\"made_safe\":{\"bytes\":%" PRIu64 ",\"calls\":%" PRIu64 "},\"compact_kept\":{\"bytes\":%" PRIu64 ",\"calls\":%" PRIu64 "},\"advice\":[",
+            v->u[CD_SUM_SAFE], v->u[CD_SUM_SAFE_CALLS], v->u[CD_SUM_KEPT], v->u[CD_SUM_KEPT_CALLS]);
     for (size_t i = 0; i < v->nadv; i++) {
         const cd_sum_adv *a = &v->adv[i];
         fprintf(o, "%s{\"change\":", i ? "," : "");

@@ -8,7 +8,9 @@
 #     run must have been predicted before HDF5 ran it (its H5Dwrite's line has "bytes_at_risk" > 0), and no
 #     control may have any (a full write, a chunked dataset, a written fill value, a file already long).
 #  3. accelerated (COLLDIAG_ACCELERATE=1): every holes-* case comes out right (colldiag writes the call
-#     or extends the file before HDF5's); compact storage, which colldiag cannot move, is warned.
+#     or extends the file before HDF5's), and every collective compact-* case (the ranks' pieces merged
+#     before HDF5 writes the whole dataset on every rank: colldiag_h5_write_compact); an independent
+#     compact write, whose ranks cannot know each other's pieces, is warned.
 # Usage: tests/test_defects.sh BUILD_DIR "LAUNCHER" RANKS [LABEL]
 set -u
 B=$1 RUN=$2 NP=$3 LABEL=${4:-}
@@ -47,14 +49,21 @@ for case, v in sorted(verdict.items()):
     print("%-34s %-6s bytes_at_risk %d" % (case, v, r))
 sys.exit(bad)
 PY
-echo "== accelerated (COLLDIAG_ACCELERATE=1): every holes-* case right"
+echo "== accelerated (COLLDIAG_ACCELERATE=1): every holes-* case and every collective compact-* case right"
 COLLDIAG_REPORT=0 COLLDIAG_ACCELERATE=1 LD_PRELOAD=$LIB $RUN -n "$NP" $X "$B/h5_defects" "$T" --must-be-right \
-    "$(grep -o '^holes-[a-z0-9-]*' "$T/plain.out" | paste -sd, -)" >"$T/accel.out" 2>&1 || fail=1
+    "$(grep -o '^\(holes\|compact\)-[a-z0-9-]*' "$T/plain.out" | grep -v -- '-independent$' | paste -sd, -)" >"$T/accel.out" 2>&1 || fail=1
 cat "$T/accel.out"
 grep -q "^holes-collective: right" "$T/accel.out" || { echo "FAIL: no holes-collective verdict under COLLDIAG_ACCELERATE=1"; fail=1; }
-# what colldiag cannot move is warned, without a report: each compact-* case its own dataset's line,
-# when more than one rank writes it (on one rank, the one copy is the program's: no warning then)
-for c in $(grep -o '^compact-[a-z0-9-]*' "$T/plain.out"); do
+grep -q "^compact-ranks-differ: right" "$T/accel.out" || { echo "FAIL: compact-ranks-differ not right under COLLDIAG_ACCELERATE=1"; fail=1; }
+# what colldiag cannot keep is warned, without a report: each independent compact-* case its own
+# dataset's line, when more than one rank writes it (on one rank, the one copy is the program's: no
+# warning then); a collective one is merged, not warned
+for c in $(grep -o '^compact-[a-z0-9-]*' "$T/plain.out" | grep -v -- '-independent$'); do
+    if grep -q "^colldiag: H5Dwrite .*h5_defects-$c\.h5:/data: [0-9]* bytes at risk" "$T/accel.out"; then
+        echo "FAIL $c: warned under COLLDIAG_ACCELERATE=1, where its ranks' pieces are merged"; fail=1
+    fi
+done
+for c in $(grep -o '^compact-[a-z0-9-]*-independent' "$T/plain.out"); do
     if grep -q "^colldiag: H5Dwrite .*h5_defects-$c\.h5:/data: [0-9]* bytes at risk" "$T/accel.out"; then
         [ "$NP" -gt 1 ] || { echo "FAIL $c: warned under COLLDIAG_ACCELERATE=1 on one rank, where nothing is at risk"; fail=1; }
     else

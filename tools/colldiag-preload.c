@@ -167,6 +167,9 @@ static const char *sync_op;   /* the call's name in the report when it is not H5
 /* The file's size before and after colldiag made HDF5's collective write safe (made_safe), for the
    report of the call; equal when nothing grew. */
 static uint64_t safe_from, safe_to;
+/* The compact bytes colldiag merged across ranks before HDF5 wrote the whole dataset (write_call), and
+   the dataset's; 0 when it did not. */
+static uint64_t kept_bytes, kept_of;
 
 /* Under COLLDIAG_ACCELERATE, every collective write HDF5 runs is made safe first (engine.c): the file
    extended to HDF5's end of allocation, so that MPI-IO's collective write finds no storage past its end
@@ -358,6 +361,7 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
                 json_str(o, accel_why);
             }
             if (safe_to > safe_from) fprintf(o, ",\"made_safe\":{\"from\":%" PRIu64 ",\"to\":%" PRIu64 "}", safe_from, safe_to);
+            if (kept_bytes) fprintf(o, ",\"compact_kept\":{\"bytes\":%" PRIu64 ",\"of\":%" PRIu64 "}", kept_bytes, kept_of);
             fprintf(o, "}\n");
         }
         free(cd);
@@ -394,6 +398,10 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
             fprintf(o, "  made safe: colldiag extended the file from %" PRIu64 " to %" PRIu64 " bytes (the end of the dataset's storage) before HDF5's "
                        "collective write, so that no storage lay past its end%s\n", safe_from, safe_to,
                     x->risk_bytes ? ": the bytes at risk above read zeros, as the program left them" : "");
+        if (o && kept_bytes)
+            fprintf(o, "  kept: colldiag merged every rank's pieces of the compact dataset (%" PRIu64 " of its %" PRIu64 " bytes) and HDF5 "
+                       "wrote the whole dataset on every rank, so that whichever rank's object header HDF5 keeps holds them all%s\n",
+                    kept_bytes, kept_of, x->risk_bytes ? ": no byte at risk above is lost" : "");
     }
     if (o) {
         fclose(o);
@@ -512,6 +520,7 @@ static void sum_hdf5_call(int wr, hid_t dset, hid_t dxpl, double secs, const col
     c.bytes = call_bytes;
     c.secs = secs;
     c.made_safe = safe_to > safe_from ? safe_to - safe_from : 0;
+    c.kept = kept_bytes;
     c.est_hdf5 = c.est_best = -1;
     c.planned = x ? planned : -1;
     c.agree = agree;
@@ -819,6 +828,35 @@ static void warn_compact(hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, c
     cd_internal--;
 }
 
+/* HDF5 runs a write the accelerated path left to it. A collective write of a compact dataset first has
+   every rank's pieces merged, and HDF5 then writes the whole merged dataset on every rank
+   (colldiag_h5_write_compact: whichever rank's copy of the object header HDF5 keeps holds every rank's
+   bytes); where that cannot be (alike on every rank), or for an independent compact write, the bytes
+   at risk are warned (warn_compact, without a report: warn) and HDF5 runs the program's own call. Every rank of a collective
+   call comes here alike: the storage class is the dataset's (the bridge's reason), the transfer mode the
+   call's, COLLDIAG_ACCELERATE rank 0's. */
+static colldiag_xfer kept_storage;
+static herr_t write_call(int compact, int warn, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, h5w_fn real_write)
+{
+    kept_bytes = kept_of = 0;
+    if (compact && sum_collective(dxpl)) {
+        xfer_release(&kept_storage);
+        xfer_init(&kept_storage);
+        int ret = -1;
+        h5_compact_write = real_write;
+        cd_internal++;
+        const int rc = colldiag_h5_write_compact(dset, mt, ms, fs, dxpl, wbuf, &kept_storage, &ret);
+        cd_internal--;
+        if (rc == 0) {
+            kept_bytes = kept_storage.compact_kept;
+            kept_of = kept_storage.compact_file_bytes;
+            return ret;
+        }
+    }
+    if (compact && warn) warn_compact(dset, mt, ms, fs, dxpl, wbuf);
+    return real_write(dset, mt, ms, fs, dxpl, wbuf);
+}
+
 /* The one wrapper behind both functions (explain, below, reads the environment once for the call and
    the bridge's work inside it). */
 static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, void *rbuf)
@@ -834,10 +872,10 @@ static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid
         return 0; /* H5Dwrite/H5Dread's success */
     accel_why = why[0] ? why : NULL;
     h5_plist_gen++; /* HDF5 runs the call: it sets the DXPL's actual-mode properties (h5_set_actual) */
+    const int compact = wr && accel_why && strstr(accel_why, "a compact dataset"); /* under COLLDIAG_ACCELERATE (write_call) */
     if (!on) {
         made_safe(wr, dset, dxpl, acc);
-        if (wr && accel_why && strstr(accel_why, "a compact dataset")) warn_compact(dset, mt, ms, fs, dxpl, wbuf);
-        return wr ? real_write(dset, mt, ms, fs, dxpl, wbuf) : real_read(dset, mt, ms, fs, dxpl, rbuf);
+        return wr ? write_call(compact, 1, dset, mt, ms, fs, dxpl, wbuf, real_write) : real_read(dset, mt, ms, fs, dxpl, rbuf);
     }
     /* HDF5 records its actual modes in the DXPL it is given; H5P_DEFAULT cannot be read back */
     const int light = summary_only(mode);
@@ -848,9 +886,8 @@ static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid
     if (light) { /* the summary alone: HDF5's own answers, no plan, nothing communicated */
         cd_internal++;
         made_safe(wr, dset, use, acc);
-        if (wr && accel_why && strstr(accel_why, "a compact dataset")) warn_compact(dset, mt, ms, fs, dxpl, wbuf);
         const double t0 = MPI_Wtime();
-        const herr_t ret = wr ? real_write(dset, mt, ms, fs, use, wbuf) : real_read(dset, mt, ms, fs, use, rbuf);
+        const herr_t ret = wr ? write_call(compact, 1, dset, mt, ms, fs, use, wbuf, real_write) : real_read(dset, mt, ms, fs, use, rbuf);
         call_secs = MPI_Wtime() - t0;
         if (ret >= 0) sum_hdf5_call(wr, dset, use, call_secs, NULL, 0, 0);
         cd_internal--;
@@ -864,7 +901,7 @@ static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid
     const int planned = colldiag_h5_plan(dset, mt, ms, fs, use, wr ? COLLDIAG_TO_FILE : COLLDIAG_TO_MEMORY, x, &f) == 0;
     made_safe(wr, dset, use, acc); /* after the plan: its bytes at risk are HDF5's path's as the program left the file */
     const double t0 = MPI_Wtime();
-    herr_t ret = wr ? real_write(dset, mt, ms, fs, use, wbuf) : real_read(dset, mt, ms, fs, use, rbuf);
+    herr_t ret = wr ? write_call(compact, 0, dset, mt, ms, fs, use, wbuf, real_write) /* the report warns */ : real_read(dset, mt, ms, fs, use, rbuf);
     call_secs = MPI_Wtime() - t0;
     unsigned v[V_N];
     values_of(x, planned, use, ret, v);
@@ -1328,7 +1365,7 @@ herr_t H5Fclose(hid_t file)
     static herr_t (*real_close)(hid_t);
     if (!real_close) real_close = (herr_t(*)(hid_t))dlsym(RTLD_NEXT, "H5Fclose");
     /* not colldiag's own closes of the ids it asks HDF5 for, and only the application's last reference */
-    if (!cd_internal && (h5_files || h5_dsets || h5_n_md_files) && H5Iget_ref(file) == 1) colldiag_h5_forget(file);
+    if (!cd_internal && (h5_files || h5_dsets || h5_n_md_files || h5_allocs) && H5Iget_ref(file) == 1) colldiag_h5_forget(file);
     return real_close(file);
 }
 
@@ -1429,14 +1466,14 @@ herr_t H5Dset_extent(hid_t dset, const hsize_t size[])
 {
     static herr_t (*real)(hid_t, const hsize_t *);
     if (!real) real = (herr_t(*)(hid_t, const hsize_t *))dlsym(RTLD_NEXT, "H5Dset_extent");
-    int shrinks = 0, cuts = 0;
+    int shrinks = 0, cuts = 0, grows = 0;
     if (!cd_internal && size) {
         hsize_t old[H5S_MAX_RANK], ch[H5S_MAX_RANK];
         hid_t sp, dcpl;
         H5E_BEGIN_TRY { sp = H5Dget_space(dset); } H5E_END_TRY;
         const int r = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
         if (r > 0 && H5Sget_simple_extent_dims(sp, old, NULL) >= 0)
-            for (int d = 0; d < r; d++) shrinks |= size[d] < old[d];
+            for (int d = 0; d < r; d++) { shrinks |= size[d] < old[d]; grows |= size[d] > old[d]; }
         if (sp >= 0) H5Sclose(sp);
         if (shrinks) { /* rare: the chunk dims only then */
             H5E_BEGIN_TRY {
@@ -1450,6 +1487,7 @@ herr_t H5Dset_extent(hid_t dset, const hsize_t size[])
     herr_t ret = real(dset, size);
     if (shrinks && h5_dsets) colldiag_h5_forget(dset);
     if (cuts && ret >= 0) note_shrink(dset);
+    if (grows && ret >= 0) colldiag_h5_extended(dset); /* new chunks, past the end until the next flush */
     return ret;
 }
 
@@ -1465,6 +1503,7 @@ herr_t H5Dset_extent(hid_t dset, const hsize_t size[])
 static void note_created(hid_t dset, hid_t dcpl)
 {
     if (dset < 0 || cd_internal) return;
+    colldiag_h5_extended(dset); /* its storage lies past the end of the file until the next flush (created: as extended) */
     const char *acc = cd_getenv("COLLDIAG_ACCELERATE");
     cd_internal++;
     /* explaining alone, a file whose metadata reads need every rank still needs the bridge's facts (its
@@ -1549,6 +1588,7 @@ herr_t H5Fflush(hid_t obj, H5F_scope_t scope)
     static herr_t (*real)(hid_t, H5F_scope_t);
     if (!real) real = (herr_t(*)(hid_t, H5F_scope_t))dlsym(RTLD_NEXT, "H5Fflush");
     herr_t ret = real(obj, scope);
+    if (ret >= 0 && !cd_internal) colldiag_h5_flushed(obj); /* the file now reaches HDF5's end of allocation */
     h5_oid oi;
     herr_t oe = -1;
     if (ret >= 0 && h5_files) H5E_BEGIN_TRY { oe = h5_object_id(obj, &oi); } H5E_END_TRY;
