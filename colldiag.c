@@ -60,6 +60,13 @@
    reads_by_stretch: the HDF5 preload's contiguous reads). */
 #define CD_CAUSE_SHORT_READ ((uint64_t)1 << 42)
 
+/* A static function only some programs built from this file call (the HDF5 preload includes colldiag.c). */
+#if defined(__GNUC__) || defined(__clang__)
+#define CD_MAYBE_UNUSED __attribute__((unused))
+#else
+#define CD_MAYBE_UNUSED
+#endif
+
 #ifndef COLLDIAG_MALLOC
 #define COLLDIAG_MALLOC(n) malloc(n)
 #define COLLDIAG_CALLOC(n, s) calloc((n), (s))
@@ -5845,6 +5852,19 @@ static void risk_ranks_text(uint64_t m, char *b, size_t n)
     if (m >> 63 && k < n) snprintf(b + k, n - k, "%sranks past 62", first ? " " : " and ");
 }
 
+/* The bytes at risk from merged words g (the agreement's AG_RISK_*, or the run's summary's merge of the
+   same words: summary.c): coll, HDF5's path is one collective MPI-IO write; sieved, independent writes of
+   a collective call's types a sieving MPI-IO layer fills (see risk_agreed); compact_cap, the compact
+   storage's bytes. *holes: the holes' part (of which *unk counted without known addresses), *compact:
+   the compact part. Pure. */
+static void risk_count(const uint64_t g[AG_N], int coll, int sieved, uint64_t compact_cap, uint64_t *holes, uint64_t *unk, uint64_t *compact)
+{
+    const uint64_t known = coll ? risk_gaps(g[AG_RISK_LO], g[AG_RISK_HI], g[AG_RISK_PAST], g[AG_RISK_FSIZE]) : sieved ? g[AG_RISK_OWN] : 0;
+    *unk = coll || sieved ? g[AG_RISK_UNK] : 0;
+    *holes = known + *unk;
+    *compact = g[AG_RISK_CBYTES] && (g[AG_RISK_DIG] & g[AG_RISK_DIG_NOT]) ? (g[AG_RISK_CBYTES] < compact_cap ? g[AG_RISK_CBYTES] : compact_cap) : 0;
+}
+
 /* The prediction from the agreed values (every rank alike): x->risk_*. global: the agreed causes (any
    makes HDF5's path independent, which writes no holes); compact_cap: the compact storage's bytes. */
 static void risk_agreed(cd_io *io, uint32_t global, uint64_t compact_cap)
@@ -5858,8 +5878,9 @@ static void risk_agreed(cd_io *io, uint32_t global, uint64_t compact_cap)
        writes run by run (no derived type): nothing to sieve */
     const int coll = !global && io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO;
     const int sieved = !global && io->set.mode == COLLDIAG_MPIO_COLLECTIVE && io->set.coll_opt == COLLDIAG_MPIO_INDIVIDUAL_IO;
-    const uint64_t known = coll ? risk_gaps(g[AG_RISK_LO], g[AG_RISK_HI], g[AG_RISK_PAST], g[AG_RISK_FSIZE]) : sieved ? g[AG_RISK_OWN] : 0;
-    const uint64_t unk = coll || sieved ? g[AG_RISK_UNK] : 0, gaps = known + unk;
+    uint64_t gaps, unk, compact;
+    risk_count(g, coll, sieved, compact_cap, &gaps, &unk, &compact);
+    const uint64_t known = gaps - unk;
     if (unk) {
         x->risk_bytes = gaps;
         x->risk_kinds |= COLLDIAG_RISK_HOLES | COLLDIAG_RISK_MAYBE;
@@ -5895,8 +5916,8 @@ static void risk_agreed(cd_io *io, uint32_t global, uint64_t compact_cap)
                  "give the dataset a fill value (H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC) or H5Pset_fill_value), or H5Fflush the file "
                  "after creating it, or COLLDIAG_ACCELERATE=1 (colldiag then extends the file before HDF5's collective write, or writes the call itself)");
     }
-    if (g[AG_RISK_CBYTES] && (g[AG_RISK_DIG] & g[AG_RISK_DIG_NOT])) {
-        x->risk_bytes = g[AG_RISK_CBYTES] < compact_cap ? g[AG_RISK_CBYTES] : compact_cap;
+    if (compact) {
+        x->risk_bytes = compact;
         x->risk_kinds |= COLLDIAG_RISK_COMPACT;
         x->risk_ranks = g[AG_RISK_RANKS];
         risk_ranks_text(x->risk_ranks, who, sizeof who);
@@ -5994,6 +6015,41 @@ static void map_selection(cd_io *io, uint32_t cause)
                 break;
             }
 }
+
+#ifdef COLLDIAG_WITH_HDF5
+/* This rank's words of a collective write's bytes at risk (risk_local) without the agreement: the run's
+   summary records them per call and merges them at its end with the agreement's own operator
+   (summary.c, cd_sum_risk_record), so that the summary alone names the bytes a plan would, without a
+   collective per call. x: the call's settings (a collective DXPL); wbuf: its bytes (compact storage's
+   digest). v: AG_N words, the AG_RISK_* ones set (the rest neutral for cd_agree_fn). 0, or the error
+   that kept the selection from being mapped (then nothing is known). Local. */
+static int cd_risk_local(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *fs, const colldiag_sel *ms, const void *wbuf,
+                         colldiag_xfer *x, uint64_t v[AG_N])
+{
+    cd_io io;
+    char msg[CD_MSG_CAP] = "";
+    memset(&io, 0, sizeof io);
+    memset(v, 0, AG_N * sizeof *v);
+    v[AG_FAIL] = v[AG_MIN_CHUNKS] = UINT64_MAX;
+    io.msg = msg;
+    io.fn = "colldiag summary";
+    io.f = f;
+    io.l = l;
+    io.fs = fs;
+    io.ms = ms;
+    io.risk_buf = wbuf;
+    io.x = x;
+    io.dir = DIR_PLAN;
+    io.fes = l ? l->esize : 1;
+    io.mes = x->conv ? x->mem_esize : io.fes;
+    io.fes_max = io.fes_min = io.fes;
+    if (settings_effective(io.fn, x, &io.set)) return COLLDIAG_ERR_ARG;
+    if (check_args(&io)) return finish(&io, io.code);
+    map_selection(&io, 0);
+    if (!io.code) risk_local(&io, v);
+    return finish(&io, io.code);
+}
+#endif
 
 /* An independent call (or one dataset of an independent multi-dataset call): no communication; the
    data moves with independent calls. */
@@ -8188,6 +8244,163 @@ static void cd_sum_combine(MPI_Comm comm, cd_sum_tab *t)
     }
 }
 
+/* ---- bytes at risk found by the summary alone ----
+   COLLDIAG_REPORT=summary plans no call (a plan agrees, which costs a collective a call), yet the most
+   important line of a run must not depend on the expensive mode. A collective write that may be at risk
+   (storage past the end of the file without a written fill, or compact storage: the preload's
+   sum_risk_possible, from the dataset's facts and the file's size) records this rank's words of the
+   prediction (cd_risk_local: the same as a plan's first reduction), keyed by its file, dataset and the
+   ordinal of the collective write on it, which every rank of the file's communicator counts alike. At the
+   end the ranks merge the records by key with the agreement's own operator (cd_agree_fn), in the same
+   binomial tree as the counters, and rank 0 counts each call's bytes at risk as the plan would have
+   (risk_count): exact, at no communication per call. Memory: one record (~400 bytes) a write that may
+   be at risk, at most CD_SUM_RISK_MAX a rank; beyond, the calls are counted as not examined. */
+#define CD_SUM_RISK_MAX 4096
+typedef struct {
+    char *key;                   /* "FILE\tDATASET\tW\tN": the N-th collective write of the dataset */
+    uint64_t v[AG_N];            /* the words, merged by cd_agree_fn */
+    uint32_t kind;               /* bit 0: HDF5's path was one collective write; bit 1: sieved independent writes */
+    uint64_t cap;                /* the dataset's bytes (compact storage's bound) */
+} cd_sum_rrec;
+static cd_sum_rrec *cd_sum_rr;
+static size_t cd_sum_nrr;
+static uint64_t cd_sum_rr_cap, cd_sum_rr_over; /* records not kept: over CD_SUM_RISK_MAX */
+
+static cd_sum_rrec *cd_sum_rr_find(const char *key, int make)
+{
+    for (size_t i = 0; i < cd_sum_nrr; i++)
+        if (!strcmp(cd_sum_rr[i].key, key)) return &cd_sum_rr[i];
+    if (!make || cd_grow((void **)&cd_sum_rr, &cd_sum_rr_cap, cd_sum_nrr + 1, sizeof *cd_sum_rr)) return NULL;
+    cd_sum_rrec *r = &cd_sum_rr[cd_sum_nrr];
+    const size_t kl = strlen(key) + 1;
+    if (!(r->key = cd_malloc(kl))) return NULL;
+    memcpy(r->key, key, kl);
+    cd_sum_nrr++;
+    return r;
+}
+
+/* b into a (the same key): the agreement's operator on the words. */
+static void cd_sum_rr_merge(cd_sum_rrec *a, const uint64_t *v, uint32_t kind, uint64_t cap)
+{
+    int n = AG_N;
+    cd_agree_fn((void *)v, a->v, &n, NULL);
+    a->kind |= kind;
+    if (cap > a->cap) a->cap = cap;
+}
+
+/* The call's words, into this rank's records (local). */
+CD_MAYBE_UNUSED static void cd_sum_risk_record(const char *file, const char *dset, uint64_t seq, const uint64_t v[AG_N], uint32_t kind, uint64_t cap)
+{
+    if (cd_sum_done) return;
+    char key[2200];
+    snprintf(key, sizeof key, "%s\t%s\tW\t%" PRIu64, file ? file : "", dset ? dset : "", seq);
+    cd_sum_rrec *r = cd_sum_nrr < CD_SUM_RISK_MAX ? cd_sum_rr_find(key, 1) : NULL;
+    if (!r) { cd_sum_rr_over++; return; }
+    memcpy(r->v, v, sizeof r->v);
+    r->kind = kind;
+    r->cap = cap;
+}
+
+static void cd_sum_rr_free(void)
+{
+    for (size_t i = 0; i < cd_sum_nrr; i++) cd_free(cd_sum_rr[i].key);
+    cd_free(cd_sum_rr);
+    cd_sum_rr = NULL;
+    cd_sum_nrr = 0;
+    cd_sum_rr_cap = 0;
+}
+
+/* Collective over comm, as cd_sum_combine: every rank's records merged into rank 0's by key. The count
+   of records not kept travels in the first word. */
+static void cd_sum_rr_combine(MPI_Comm comm)
+{
+    int me = 0, P = 1;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &P);
+    const size_t rec = sizeof(uint32_t) + AG_N * sizeof(uint64_t) + sizeof(uint32_t) + sizeof(uint64_t);
+    for (int step = 1; step < P; step <<= 1) {
+        if (me & step) {
+            uint64_t len = sizeof(uint64_t);
+            for (size_t i = 0; i < cd_sum_nrr; i++) len += rec + strlen(cd_sum_rr[i].key);
+            unsigned char *b = len <= (uint64_t)INT_MAX ? cd_malloc(len) : NULL, *p = b;
+            if (b) {
+                memcpy(p, &cd_sum_rr_over, sizeof cd_sum_rr_over);
+                p += sizeof cd_sum_rr_over;
+                for (size_t i = 0; i < cd_sum_nrr; i++) {
+                    const cd_sum_rrec *r = &cd_sum_rr[i];
+                    const uint32_t kl = (uint32_t)strlen(r->key);
+                    memcpy(p, &kl, sizeof kl); p += sizeof kl;
+                    memcpy(p, r->key, kl); p += kl;
+                    memcpy(p, r->v, sizeof r->v); p += sizeof r->v;
+                    memcpy(p, &r->kind, sizeof r->kind); p += sizeof r->kind;
+                    memcpy(p, &r->cap, sizeof r->cap); p += sizeof r->cap;
+                }
+            } else {
+                len = 0;
+            }
+            MPI_Send(&len, 1, MPI_UINT64_T, me - step, 7303, comm);
+            if (len) MPI_Send(b, (int)len, MPI_BYTE, me - step, 7304, comm);
+            cd_free(b);
+            return;
+        }
+        if (me + step < P) {
+            uint64_t len = 0;
+            MPI_Recv(&len, 1, MPI_UINT64_T, me + step, 7303, comm, MPI_STATUS_IGNORE);
+            unsigned char *b = len ? cd_malloc(len) : NULL;
+            if (len) MPI_Recv(b ? (void *)b : (void *)&len, b ? (int)len : 0, MPI_BYTE, me + step, 7304, comm, MPI_STATUS_IGNORE);
+            if (b && len >= sizeof(uint64_t)) {
+                uint64_t k = 0, over = 0;
+                memcpy(&over, b, sizeof over);
+                cd_sum_rr_over += over;
+                k = sizeof over;
+                char key[2200];
+                while (k + sizeof(uint32_t) <= len) {
+                    uint32_t kl, kind;
+                    uint64_t v[AG_N], cap;
+                    memcpy(&kl, b + k, sizeof kl);
+                    if (kl >= sizeof key || len - k < rec + kl) break;
+                    k += sizeof kl;
+                    memcpy(key, b + k, kl); key[kl] = 0; k += kl;
+                    memcpy(v, b + k, sizeof v); k += sizeof v;
+                    memcpy(&kind, b + k, sizeof kind); k += sizeof kind;
+                    memcpy(&cap, b + k, sizeof cap); k += sizeof cap;
+                    cd_sum_rrec *r = cd_sum_rr_find(key, 0);
+                    if (r) cd_sum_rr_merge(r, v, kind, cap);
+                    else if ((r = cd_sum_rr_find(key, 1))) { memcpy(r->v, v, sizeof v); r->kind = kind; r->cap = cap; }
+                    else cd_sum_rr_over++;
+                }
+            }
+            cd_free(b);
+        }
+    }
+}
+
+/* Rank 0, after the merge: each recorded call's bytes at risk, as the plan counts them, into its
+   dataset's counters. */
+static void cd_sum_rr_fold(cd_sum_tab *t)
+{
+    for (size_t i = 0; i < cd_sum_nrr; i++) {
+        const cd_sum_rrec *r = &cd_sum_rr[i];
+        uint64_t holes, unk, compact;
+        risk_count(r->v, r->kind & 1, (r->kind >> 1) & 1, r->cap, &holes, &unk, &compact);
+        const uint64_t bytes = compact ? compact : holes;
+        if (!bytes) continue;
+        char key[2200];
+        snprintf(key, sizeof key, "%s", r->key);
+        char *tab = strrchr(key, '\t');
+        if (tab) *tab = 0; /* the dataset's own key: "FILE\tDATASET\tW" */
+        cd_sum_data *d = cd_sum_find(t, key);
+        if (!d) continue;
+        d->u[CD_SUM_RISK] += bytes;
+        d->u[CD_SUM_RISK_CALLS]++;
+        if (!d->risk_why[0])
+            snprintf(d->risk_why, sizeof d->risk_why, "%s",
+                     compact ? "compact storage written with different selections or bytes on different ranks: HDF5 keeps one rank's copy"
+                     : unk   ? "holes past the end of the file may be left in HDF5's collective write (chunk addresses not known: an estimate)"
+                             : "holes past the end of the file in HDF5's collective write: the bytes between the ranks' pieces get MPI-IO's buffer");
+    }
+}
+
 /* ---- what the summary says ---- */
 
 /* A key's parts: file, dataset, direction. */
@@ -8461,6 +8674,9 @@ static void cd_sum_print_text(const cd_sum_tab *t, const cd_sum_view *v, double 
                 fprintf(o, "     %s:%s %" PRIu64 " bytes (%.120s)\n", file, dset, t->e[i].d.u[CD_SUM_RISK], t->e[i].d.risk_why);
             }
     }
+    if (cd_sum_rr_over)
+        fprintf(o, "   bytes at risk not examined: %" PRIu64 " collective writes that may be at risk (past %d a rank; COLLDIAG_REPORT=1 plans every call)\n",
+                cd_sum_rr_over, CD_SUM_RISK_MAX);
     if (v->u[CD_SUM_SAFE]) fprintf(o, "   made safe: the file extended by %" PRIu64 " bytes before %" PRIu64 " of HDF5's collective writes\n",
                                    v->u[CD_SUM_SAFE], v->u[CD_SUM_SAFE_CALLS]);
     if (v->u[CD_SUM_KEPT]) fprintf(o, "   kept: %" PRIu64 " bytes of compact data merged across ranks before %" PRIu64 " of HDF5's collective writes\n",
@@ -8640,9 +8856,11 @@ static void cd_sum_finish(MPI_Comm comm, int combine, const char *mode)
         if (MPI_Comm_dup(comm, &c) == MPI_SUCCESS) {
             MPI_Comm_rank(c, &me);
             cd_sum_combine(c, &cd_sum);
+            cd_sum_rr_combine(c);
             MPI_Comm_free(&c);
         }
     }
+    if (me == 0 && dest) cd_sum_rr_fold(&cd_sum);
     if (me == 0 && dest) {
         cd_sum_view v;
         const char *scope = combine ? "" : ": rank 0 only (the program ended without MPI_Finalize; the other ranks' calls are not in it)";
@@ -8657,6 +8875,7 @@ static void cd_sum_finish(MPI_Comm comm, int combine, const char *mode)
         cd_sum_view_free(&v);
     }
     cd_sum_free(&cd_sum);
+    cd_sum_rr_free();
 }
 
 /* A call of the kit's own (colldiag_write/read), recorded when COLLDIAG_REPORT is set: its key is the
@@ -9859,6 +10078,7 @@ done:
    where they cannot, count the chunks as past the end (COLLDIAG_RISK_MAYBE): never a silent 0. */
 static int h5_plan_layout_learned(hid_t dset, int collective, colldiag_layout **out, const char *fn); /* h5_bridge.c */
 static void h5_plan_chunk_addrs(hid_t dset, colldiag_layout *l, const colldiag_file *f, hid_t fsp);     /* h5_lookup.c */
+static int h5_alloc_md_local(hid_t obj);                                                                    /* h5_bridge.c */
 static int h5_plan_layout(hid_t dset, colldiag_layout **out, const char *fn)
 {
     *out = NULL;
@@ -10152,6 +10372,53 @@ static int h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space
     colldiag_layout_free(l);
     if (file_out) *file_out = f;
     else colldiag_file_close(f);
+    return rc;
+}
+
+/* This rank's words of a collective H5Dwrite's bytes at risk, without the plan's agreement (decision.c,
+   cd_risk_local): the layout, selections and chunk addresses as h5_plan finds them, on a plan file with
+   no communicator. For the run's summary alone (COLLDIAG_REPORT=summary), which merges the words at its
+   end: the same count as a plan's, no collective per call. The caller makes it only in a collective call
+   (every rank is there: a dataset learned here on a file whose metadata reads are collective is learned
+   by every rank alike). v: AG_N words; *cap: the dataset's bytes. 0, or an error (nothing to record). */
+CD_MAYBE_UNUSED static int h5_risk_words(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf, uint64_t v[AG_N],
+                         uint64_t *cap)
+{
+    static const char fn[] = "colldiag summary";
+    colldiag_xfer x;
+    xfer_init(&x);
+    colldiag_layout *l = NULL;
+    colldiag_sel *fs = NULL, *ms = NULL;
+    colldiag_file *f = NULL;
+    int rc = h5_dxpl_settings(dxpl, &x, fn);
+    if (!rc && x.set.mode != COLLDIAG_MPIO_COLLECTIVE) rc = COLLDIAG_ERR_ARG;
+    if (!rc) rc = h5_plan_file(dset, 0, &f, fn);
+    if (!rc) {
+        f->md_local = h5_alloc_md_local(dset);
+        rc = h5_reads_need_all_ranks(dset) ? h5_plan_layout_learned(dset, 1, &l, fn) : h5_plan_layout(dset, &l, fn);
+    }
+    if (!rc) {
+        hid_t dtype = H5Dget_type(dset);
+        const htri_t same = dtype >= 0 ? H5Tequal(mem_type, dtype) : -1;
+        const size_t msize = H5Tget_size(mem_type);
+        if (dtype >= 0) H5Tclose(dtype);
+        if (same < 0 || msize == 0) rc = COLLDIAG_ERR_ARG;
+        else if (!same) rc = colldiag_set_type_conversion(&x, msize, h5_never_convert, NULL);
+    }
+    hid_t fsp = file_space == H5S_ALL ? H5Dget_space(dset) : file_space;
+    if (!rc) rc = colldiag_h5_sel(fsp, &fs);
+    if (!rc) rc = colldiag_h5_sel(mem_space == H5S_ALL ? fsp : mem_space, &ms);
+    if (!rc && l->storage == STORE_CHUNKED && l->fill_unwritten) h5_plan_chunk_addrs(dset, l, f, fsp);
+    if (file_space == H5S_ALL && fsp >= 0) H5Sclose(fsp);
+    if (!rc) {
+        rc = cd_risk_local(f, l, fs, ms, buf, &x, v);
+        *cap = l->nelem * l->esize;
+    }
+    colldiag_sel_free(fs);
+    colldiag_sel_free(ms);
+    colldiag_layout_free(l);
+    colldiag_file_close(f);
+    xfer_release(&x);
     return rc;
 }
 
@@ -10959,6 +11226,8 @@ static int h5_identify(hid_t dset, h5_oid *oi)
    since a file's last flush. */
 typedef struct h5_alloc {
     unsigned long fileno;
+    int md_local;                        /* the program's access list asked for local metadata reads (1) or not (0) */
+    uint64_t size_seen;                  /* the largest size the run's summary saw the file have (sum_risk_possible) */
     size_t n;
     uint64_t cap;
     haddr_t *fresh;                      /* object addresses of datasets created or grown since the last flush */
@@ -10980,11 +11249,23 @@ static h5_alloc *h5_alloc_of(hid_t obj, int make)
     return a;
 }
 
-/* The program created or opened file: its storage is inside it (a new file has none yet). */
-static void h5_alloc_watch(hid_t file)
+/* The program created or opened file with the access list fapl: its storage is inside it (a new file
+   has none yet). */
+static void h5_alloc_watch(hid_t file, hid_t fapl)
 {
     h5_alloc *a = file >= 0 ? h5_alloc_of(file, 1) : NULL;
-    if (a) a->n = 0;
+    hbool_t coll = 0;
+    if (!a) return;
+    a->n = 0;
+    a->size_seen = 0;
+    a->md_local = fapl == H5P_DEFAULT || (H5Pget_all_coll_metadata_ops(fapl, &coll) >= 0 && !coll);
+}
+
+/* Whether the program opened obj's file with local metadata reads (1), or that is not known (0). */
+static int h5_alloc_md_local(hid_t obj)
+{
+    const h5_alloc *a = h5_allocs ? h5_alloc_of(obj, 0) : NULL;
+    return a ? a->md_local : 0;
 }
 
 /* dset was created or extended: its new storage may lie past the end until the file's next flush. A
@@ -12080,7 +12361,7 @@ void colldiag_h5_file_opened(hid_t file, hid_t fapl)
 {
     if (H5Iget_type(file) != H5I_FILE) return;
     h5_note_file(file, fapl);
-    H5E_BEGIN_TRY { h5_alloc_watch(file); } H5E_END_TRY;
+    H5E_BEGIN_TRY { h5_alloc_watch(file, fapl); } H5E_END_TRY;
 }
 
 void colldiag_h5_extended(hid_t dset)

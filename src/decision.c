@@ -907,6 +907,19 @@ static void risk_ranks_text(uint64_t m, char *b, size_t n)
     if (m >> 63 && k < n) snprintf(b + k, n - k, "%sranks past 62", first ? " " : " and ");
 }
 
+/* The bytes at risk from merged words g (the agreement's AG_RISK_*, or the run's summary's merge of the
+   same words: summary.c): coll, HDF5's path is one collective MPI-IO write; sieved, independent writes of
+   a collective call's types a sieving MPI-IO layer fills (see risk_agreed); compact_cap, the compact
+   storage's bytes. *holes: the holes' part (of which *unk counted without known addresses), *compact:
+   the compact part. Pure. */
+static void risk_count(const uint64_t g[AG_N], int coll, int sieved, uint64_t compact_cap, uint64_t *holes, uint64_t *unk, uint64_t *compact)
+{
+    const uint64_t known = coll ? risk_gaps(g[AG_RISK_LO], g[AG_RISK_HI], g[AG_RISK_PAST], g[AG_RISK_FSIZE]) : sieved ? g[AG_RISK_OWN] : 0;
+    *unk = coll || sieved ? g[AG_RISK_UNK] : 0;
+    *holes = known + *unk;
+    *compact = g[AG_RISK_CBYTES] && (g[AG_RISK_DIG] & g[AG_RISK_DIG_NOT]) ? (g[AG_RISK_CBYTES] < compact_cap ? g[AG_RISK_CBYTES] : compact_cap) : 0;
+}
+
 /* The prediction from the agreed values (every rank alike): x->risk_*. global: the agreed causes (any
    makes HDF5's path independent, which writes no holes); compact_cap: the compact storage's bytes. */
 static void risk_agreed(cd_io *io, uint32_t global, uint64_t compact_cap)
@@ -920,8 +933,9 @@ static void risk_agreed(cd_io *io, uint32_t global, uint64_t compact_cap)
        writes run by run (no derived type): nothing to sieve */
     const int coll = !global && io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO;
     const int sieved = !global && io->set.mode == COLLDIAG_MPIO_COLLECTIVE && io->set.coll_opt == COLLDIAG_MPIO_INDIVIDUAL_IO;
-    const uint64_t known = coll ? risk_gaps(g[AG_RISK_LO], g[AG_RISK_HI], g[AG_RISK_PAST], g[AG_RISK_FSIZE]) : sieved ? g[AG_RISK_OWN] : 0;
-    const uint64_t unk = coll || sieved ? g[AG_RISK_UNK] : 0, gaps = known + unk;
+    uint64_t gaps, unk, compact;
+    risk_count(g, coll, sieved, compact_cap, &gaps, &unk, &compact);
+    const uint64_t known = gaps - unk;
     if (unk) {
         x->risk_bytes = gaps;
         x->risk_kinds |= COLLDIAG_RISK_HOLES | COLLDIAG_RISK_MAYBE;
@@ -957,8 +971,8 @@ static void risk_agreed(cd_io *io, uint32_t global, uint64_t compact_cap)
                  "give the dataset a fill value (H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC) or H5Pset_fill_value), or H5Fflush the file "
                  "after creating it, or COLLDIAG_ACCELERATE=1 (colldiag then extends the file before HDF5's collective write, or writes the call itself)");
     }
-    if (g[AG_RISK_CBYTES] && (g[AG_RISK_DIG] & g[AG_RISK_DIG_NOT])) {
-        x->risk_bytes = g[AG_RISK_CBYTES] < compact_cap ? g[AG_RISK_CBYTES] : compact_cap;
+    if (compact) {
+        x->risk_bytes = compact;
         x->risk_kinds |= COLLDIAG_RISK_COMPACT;
         x->risk_ranks = g[AG_RISK_RANKS];
         risk_ranks_text(x->risk_ranks, who, sizeof who);
@@ -1056,6 +1070,41 @@ static void map_selection(cd_io *io, uint32_t cause)
                 break;
             }
 }
+
+#ifdef COLLDIAG_WITH_HDF5
+/* This rank's words of a collective write's bytes at risk (risk_local) without the agreement: the run's
+   summary records them per call and merges them at its end with the agreement's own operator
+   (summary.c, cd_sum_risk_record), so that the summary alone names the bytes a plan would, without a
+   collective per call. x: the call's settings (a collective DXPL); wbuf: its bytes (compact storage's
+   digest). v: AG_N words, the AG_RISK_* ones set (the rest neutral for cd_agree_fn). 0, or the error
+   that kept the selection from being mapped (then nothing is known). Local. */
+static int cd_risk_local(colldiag_file *f, const colldiag_layout *l, const colldiag_sel *fs, const colldiag_sel *ms, const void *wbuf,
+                         colldiag_xfer *x, uint64_t v[AG_N])
+{
+    cd_io io;
+    char msg[CD_MSG_CAP] = "";
+    memset(&io, 0, sizeof io);
+    memset(v, 0, AG_N * sizeof *v);
+    v[AG_FAIL] = v[AG_MIN_CHUNKS] = UINT64_MAX;
+    io.msg = msg;
+    io.fn = "colldiag summary";
+    io.f = f;
+    io.l = l;
+    io.fs = fs;
+    io.ms = ms;
+    io.risk_buf = wbuf;
+    io.x = x;
+    io.dir = DIR_PLAN;
+    io.fes = l ? l->esize : 1;
+    io.mes = x->conv ? x->mem_esize : io.fes;
+    io.fes_max = io.fes_min = io.fes;
+    if (settings_effective(io.fn, x, &io.set)) return COLLDIAG_ERR_ARG;
+    if (check_args(&io)) return finish(&io, io.code);
+    map_selection(&io, 0);
+    if (!io.code) risk_local(&io, v);
+    return finish(&io, io.code);
+}
+#endif
 
 /* An independent call (or one dataset of an independent multi-dataset call): no communication; the
    data moves with independent calls. */

@@ -546,6 +546,8 @@ static int h5_identify(hid_t dset, h5_oid *oi)
    since a file's last flush. */
 typedef struct h5_alloc {
     unsigned long fileno;
+    int md_local;                        /* the program's access list asked for local metadata reads (1) or not (0) */
+    uint64_t size_seen;                  /* the largest size the run's summary saw the file have (sum_risk_possible) */
     size_t n;
     uint64_t cap;
     haddr_t *fresh;                      /* object addresses of datasets created or grown since the last flush */
@@ -567,11 +569,23 @@ static h5_alloc *h5_alloc_of(hid_t obj, int make)
     return a;
 }
 
-/* The program created or opened file: its storage is inside it (a new file has none yet). */
-static void h5_alloc_watch(hid_t file)
+/* The program created or opened file with the access list fapl: its storage is inside it (a new file
+   has none yet). */
+static void h5_alloc_watch(hid_t file, hid_t fapl)
 {
     h5_alloc *a = file >= 0 ? h5_alloc_of(file, 1) : NULL;
-    if (a) a->n = 0;
+    hbool_t coll = 0;
+    if (!a) return;
+    a->n = 0;
+    a->size_seen = 0;
+    a->md_local = fapl == H5P_DEFAULT || (H5Pget_all_coll_metadata_ops(fapl, &coll) >= 0 && !coll);
+}
+
+/* Whether the program opened obj's file with local metadata reads (1), or that is not known (0). */
+static int h5_alloc_md_local(hid_t obj)
+{
+    const h5_alloc *a = h5_allocs ? h5_alloc_of(obj, 0) : NULL;
+    return a ? a->md_local : 0;
 }
 
 /* dset was created or extended: its new storage may lie past the end until the file's next flush. A

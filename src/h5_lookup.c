@@ -710,7 +710,7 @@ void colldiag_h5_file_opened(hid_t file, hid_t fapl)
 {
     if (H5Iget_type(file) != H5I_FILE) return;
     h5_note_file(file, fapl);
-    H5E_BEGIN_TRY { h5_alloc_watch(file); } H5E_END_TRY;
+    H5E_BEGIN_TRY { h5_alloc_watch(file, fapl); } H5E_END_TRY;
 }
 
 void colldiag_h5_extended(hid_t dset)

@@ -11,6 +11,7 @@
    where they cannot, count the chunks as past the end (COLLDIAG_RISK_MAYBE): never a silent 0. */
 static int h5_plan_layout_learned(hid_t dset, int collective, colldiag_layout **out, const char *fn); /* h5_bridge.c */
 static void h5_plan_chunk_addrs(hid_t dset, colldiag_layout *l, const colldiag_file *f, hid_t fsp);     /* h5_lookup.c */
+static int h5_alloc_md_local(hid_t obj);                                                                    /* h5_bridge.c */
 static int h5_plan_layout(hid_t dset, colldiag_layout **out, const char *fn)
 {
     *out = NULL;
@@ -304,6 +305,53 @@ static int h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space
     colldiag_layout_free(l);
     if (file_out) *file_out = f;
     else colldiag_file_close(f);
+    return rc;
+}
+
+/* This rank's words of a collective H5Dwrite's bytes at risk, without the plan's agreement (decision.c,
+   cd_risk_local): the layout, selections and chunk addresses as h5_plan finds them, on a plan file with
+   no communicator. For the run's summary alone (COLLDIAG_REPORT=summary), which merges the words at its
+   end: the same count as a plan's, no collective per call. The caller makes it only in a collective call
+   (every rank is there: a dataset learned here on a file whose metadata reads are collective is learned
+   by every rank alike). v: AG_N words; *cap: the dataset's bytes. 0, or an error (nothing to record). */
+CD_MAYBE_UNUSED static int h5_risk_words(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf, uint64_t v[AG_N],
+                         uint64_t *cap)
+{
+    static const char fn[] = "colldiag summary";
+    colldiag_xfer x;
+    xfer_init(&x);
+    colldiag_layout *l = NULL;
+    colldiag_sel *fs = NULL, *ms = NULL;
+    colldiag_file *f = NULL;
+    int rc = h5_dxpl_settings(dxpl, &x, fn);
+    if (!rc && x.set.mode != COLLDIAG_MPIO_COLLECTIVE) rc = COLLDIAG_ERR_ARG;
+    if (!rc) rc = h5_plan_file(dset, 0, &f, fn);
+    if (!rc) {
+        f->md_local = h5_alloc_md_local(dset);
+        rc = h5_reads_need_all_ranks(dset) ? h5_plan_layout_learned(dset, 1, &l, fn) : h5_plan_layout(dset, &l, fn);
+    }
+    if (!rc) {
+        hid_t dtype = H5Dget_type(dset);
+        const htri_t same = dtype >= 0 ? H5Tequal(mem_type, dtype) : -1;
+        const size_t msize = H5Tget_size(mem_type);
+        if (dtype >= 0) H5Tclose(dtype);
+        if (same < 0 || msize == 0) rc = COLLDIAG_ERR_ARG;
+        else if (!same) rc = colldiag_set_type_conversion(&x, msize, h5_never_convert, NULL);
+    }
+    hid_t fsp = file_space == H5S_ALL ? H5Dget_space(dset) : file_space;
+    if (!rc) rc = colldiag_h5_sel(fsp, &fs);
+    if (!rc) rc = colldiag_h5_sel(mem_space == H5S_ALL ? fsp : mem_space, &ms);
+    if (!rc && l->storage == STORE_CHUNKED && l->fill_unwritten) h5_plan_chunk_addrs(dset, l, f, fsp);
+    if (file_space == H5S_ALL && fsp >= 0) H5Sclose(fsp);
+    if (!rc) {
+        rc = cd_risk_local(f, l, fs, ms, buf, &x, v);
+        *cap = l->nelem * l->esize;
+    }
+    colldiag_sel_free(fs);
+    colldiag_sel_free(ms);
+    colldiag_layout_free(l);
+    colldiag_file_close(f);
+    xfer_release(&x);
     return rc;
 }
 

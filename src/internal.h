@@ -23,6 +23,13 @@
    reads_by_stretch: the HDF5 preload's contiguous reads). */
 #define CD_CAUSE_SHORT_READ ((uint64_t)1 << 42)
 
+/* A static function only some programs built from this file call (the HDF5 preload includes colldiag.c). */
+#if defined(__GNUC__) || defined(__clang__)
+#define CD_MAYBE_UNUSED __attribute__((unused))
+#else
+#define CD_MAYBE_UNUSED
+#endif
+
 #ifndef COLLDIAG_MALLOC
 #define COLLDIAG_MALLOC(n) malloc(n)
 #define COLLDIAG_CALLOC(n, s) calloc((n), (s))

@@ -335,6 +335,163 @@ static void cd_sum_combine(MPI_Comm comm, cd_sum_tab *t)
     }
 }
 
+/* ---- bytes at risk found by the summary alone ----
+   COLLDIAG_REPORT=summary plans no call (a plan agrees, which costs a collective a call), yet the most
+   important line of a run must not depend on the expensive mode. A collective write that may be at risk
+   (storage past the end of the file without a written fill, or compact storage: the preload's
+   sum_risk_possible, from the dataset's facts and the file's size) records this rank's words of the
+   prediction (cd_risk_local: the same as a plan's first reduction), keyed by its file, dataset and the
+   ordinal of the collective write on it, which every rank of the file's communicator counts alike. At the
+   end the ranks merge the records by key with the agreement's own operator (cd_agree_fn), in the same
+   binomial tree as the counters, and rank 0 counts each call's bytes at risk as the plan would have
+   (risk_count): exact, at no communication per call. Memory: one record (~400 bytes) a write that may
+   be at risk, at most CD_SUM_RISK_MAX a rank; beyond, the calls are counted as not examined. */
+#define CD_SUM_RISK_MAX 4096
+typedef struct {
+    char *key;                   /* "FILE\tDATASET\tW\tN": the N-th collective write of the dataset */
+    uint64_t v[AG_N];            /* the words, merged by cd_agree_fn */
+    uint32_t kind;               /* bit 0: HDF5's path was one collective write; bit 1: sieved independent writes */
+    uint64_t cap;                /* the dataset's bytes (compact storage's bound) */
+} cd_sum_rrec;
+static cd_sum_rrec *cd_sum_rr;
+static size_t cd_sum_nrr;
+static uint64_t cd_sum_rr_cap, cd_sum_rr_over; /* records not kept: over CD_SUM_RISK_MAX */
+
+static cd_sum_rrec *cd_sum_rr_find(const char *key, int make)
+{
+    for (size_t i = 0; i < cd_sum_nrr; i++)
+        if (!strcmp(cd_sum_rr[i].key, key)) return &cd_sum_rr[i];
+    if (!make || cd_grow((void **)&cd_sum_rr, &cd_sum_rr_cap, cd_sum_nrr + 1, sizeof *cd_sum_rr)) return NULL;
+    cd_sum_rrec *r = &cd_sum_rr[cd_sum_nrr];
+    const size_t kl = strlen(key) + 1;
+    if (!(r->key = cd_malloc(kl))) return NULL;
+    memcpy(r->key, key, kl);
+    cd_sum_nrr++;
+    return r;
+}
+
+/* b into a (the same key): the agreement's operator on the words. */
+static void cd_sum_rr_merge(cd_sum_rrec *a, const uint64_t *v, uint32_t kind, uint64_t cap)
+{
+    int n = AG_N;
+    cd_agree_fn((void *)v, a->v, &n, NULL);
+    a->kind |= kind;
+    if (cap > a->cap) a->cap = cap;
+}
+
+/* The call's words, into this rank's records (local). */
+CD_MAYBE_UNUSED static void cd_sum_risk_record(const char *file, const char *dset, uint64_t seq, const uint64_t v[AG_N], uint32_t kind, uint64_t cap)
+{
+    if (cd_sum_done) return;
+    char key[2200];
+    snprintf(key, sizeof key, "%s\t%s\tW\t%" PRIu64, file ? file : "", dset ? dset : "", seq);
+    cd_sum_rrec *r = cd_sum_nrr < CD_SUM_RISK_MAX ? cd_sum_rr_find(key, 1) : NULL;
+    if (!r) { cd_sum_rr_over++; return; }
+    memcpy(r->v, v, sizeof r->v);
+    r->kind = kind;
+    r->cap = cap;
+}
+
+static void cd_sum_rr_free(void)
+{
+    for (size_t i = 0; i < cd_sum_nrr; i++) cd_free(cd_sum_rr[i].key);
+    cd_free(cd_sum_rr);
+    cd_sum_rr = NULL;
+    cd_sum_nrr = 0;
+    cd_sum_rr_cap = 0;
+}
+
+/* Collective over comm, as cd_sum_combine: every rank's records merged into rank 0's by key. The count
+   of records not kept travels in the first word. */
+static void cd_sum_rr_combine(MPI_Comm comm)
+{
+    int me = 0, P = 1;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &P);
+    const size_t rec = sizeof(uint32_t) + AG_N * sizeof(uint64_t) + sizeof(uint32_t) + sizeof(uint64_t);
+    for (int step = 1; step < P; step <<= 1) {
+        if (me & step) {
+            uint64_t len = sizeof(uint64_t);
+            for (size_t i = 0; i < cd_sum_nrr; i++) len += rec + strlen(cd_sum_rr[i].key);
+            unsigned char *b = len <= (uint64_t)INT_MAX ? cd_malloc(len) : NULL, *p = b;
+            if (b) {
+                memcpy(p, &cd_sum_rr_over, sizeof cd_sum_rr_over);
+                p += sizeof cd_sum_rr_over;
+                for (size_t i = 0; i < cd_sum_nrr; i++) {
+                    const cd_sum_rrec *r = &cd_sum_rr[i];
+                    const uint32_t kl = (uint32_t)strlen(r->key);
+                    memcpy(p, &kl, sizeof kl); p += sizeof kl;
+                    memcpy(p, r->key, kl); p += kl;
+                    memcpy(p, r->v, sizeof r->v); p += sizeof r->v;
+                    memcpy(p, &r->kind, sizeof r->kind); p += sizeof r->kind;
+                    memcpy(p, &r->cap, sizeof r->cap); p += sizeof r->cap;
+                }
+            } else {
+                len = 0;
+            }
+            MPI_Send(&len, 1, MPI_UINT64_T, me - step, 7303, comm);
+            if (len) MPI_Send(b, (int)len, MPI_BYTE, me - step, 7304, comm);
+            cd_free(b);
+            return;
+        }
+        if (me + step < P) {
+            uint64_t len = 0;
+            MPI_Recv(&len, 1, MPI_UINT64_T, me + step, 7303, comm, MPI_STATUS_IGNORE);
+            unsigned char *b = len ? cd_malloc(len) : NULL;
+            if (len) MPI_Recv(b ? (void *)b : (void *)&len, b ? (int)len : 0, MPI_BYTE, me + step, 7304, comm, MPI_STATUS_IGNORE);
+            if (b && len >= sizeof(uint64_t)) {
+                uint64_t k = 0, over = 0;
+                memcpy(&over, b, sizeof over);
+                cd_sum_rr_over += over;
+                k = sizeof over;
+                char key[2200];
+                while (k + sizeof(uint32_t) <= len) {
+                    uint32_t kl, kind;
+                    uint64_t v[AG_N], cap;
+                    memcpy(&kl, b + k, sizeof kl);
+                    if (kl >= sizeof key || len - k < rec + kl) break;
+                    k += sizeof kl;
+                    memcpy(key, b + k, kl); key[kl] = 0; k += kl;
+                    memcpy(v, b + k, sizeof v); k += sizeof v;
+                    memcpy(&kind, b + k, sizeof kind); k += sizeof kind;
+                    memcpy(&cap, b + k, sizeof cap); k += sizeof cap;
+                    cd_sum_rrec *r = cd_sum_rr_find(key, 0);
+                    if (r) cd_sum_rr_merge(r, v, kind, cap);
+                    else if ((r = cd_sum_rr_find(key, 1))) { memcpy(r->v, v, sizeof v); r->kind = kind; r->cap = cap; }
+                    else cd_sum_rr_over++;
+                }
+            }
+            cd_free(b);
+        }
+    }
+}
+
+/* Rank 0, after the merge: each recorded call's bytes at risk, as the plan counts them, into its
+   dataset's counters. */
+static void cd_sum_rr_fold(cd_sum_tab *t)
+{
+    for (size_t i = 0; i < cd_sum_nrr; i++) {
+        const cd_sum_rrec *r = &cd_sum_rr[i];
+        uint64_t holes, unk, compact;
+        risk_count(r->v, r->kind & 1, (r->kind >> 1) & 1, r->cap, &holes, &unk, &compact);
+        const uint64_t bytes = compact ? compact : holes;
+        if (!bytes) continue;
+        char key[2200];
+        snprintf(key, sizeof key, "%s", r->key);
+        char *tab = strrchr(key, '\t');
+        if (tab) *tab = 0; /* the dataset's own key: "FILE\tDATASET\tW" */
+        cd_sum_data *d = cd_sum_find(t, key);
+        if (!d) continue;
+        d->u[CD_SUM_RISK] += bytes;
+        d->u[CD_SUM_RISK_CALLS]++;
+        if (!d->risk_why[0])
+            snprintf(d->risk_why, sizeof d->risk_why, "%s",
+                     compact ? "compact storage written with different selections or bytes on different ranks: HDF5 keeps one rank's copy"
+                     : unk   ? "holes past the end of the file may be left in HDF5's collective write (chunk addresses not known: an estimate)"
+                             : "holes past the end of the file in HDF5's collective write: the bytes between the ranks' pieces get MPI-IO's buffer");
+    }
+}
+
 /* ---- what the summary says ---- */
 
 /* A key's parts: file, dataset, direction. */
@@ -608,6 +765,9 @@ static void cd_sum_print_text(const cd_sum_tab *t, const cd_sum_view *v, double 
                 fprintf(o, "     %s:%s %" PRIu64 " bytes (%.120s)\n", file, dset, t->e[i].d.u[CD_SUM_RISK], t->e[i].d.risk_why);
             }
     }
+    if (cd_sum_rr_over)
+        fprintf(o, "   bytes at risk not examined: %" PRIu64 " collective writes that may be at risk (past %d a rank; COLLDIAG_REPORT=1 plans every call)\n",
+                cd_sum_rr_over, CD_SUM_RISK_MAX);
     if (v->u[CD_SUM_SAFE]) fprintf(o, "   made safe: the file extended by %" PRIu64 " bytes before %" PRIu64 " of HDF5's collective writes\n",
                                    v->u[CD_SUM_SAFE], v->u[CD_SUM_SAFE_CALLS]);
     if (v->u[CD_SUM_KEPT]) fprintf(o, "   kept: %" PRIu64 " bytes of compact data merged across ranks before %" PRIu64 " of HDF5's collective writes\n",
@@ -787,9 +947,11 @@ static void cd_sum_finish(MPI_Comm comm, int combine, const char *mode)
         if (MPI_Comm_dup(comm, &c) == MPI_SUCCESS) {
             MPI_Comm_rank(c, &me);
             cd_sum_combine(c, &cd_sum);
+            cd_sum_rr_combine(c);
             MPI_Comm_free(&c);
         }
     }
+    if (me == 0 && dest) cd_sum_rr_fold(&cd_sum);
     if (me == 0 && dest) {
         cd_sum_view v;
         const char *scope = combine ? "" : ": rank 0 only (the program ended without MPI_Finalize; the other ranks' calls are not in it)";
@@ -804,6 +966,7 @@ static void cd_sum_finish(MPI_Comm comm, int combine, const char *mode)
         cd_sum_view_free(&v);
     }
     cd_sum_free(&cd_sum);
+    cd_sum_rr_free();
 }
 
 /* A call of the kit's own (colldiag_write/read), recorded when COLLDIAG_REPORT is set: its key is the

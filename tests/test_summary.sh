@@ -75,6 +75,27 @@ sys.exit(1 if bad else 0)
 PY
 done
 
+# 2b. bytes at risk, the summary alone (issue 61): HDF5's own defects (tests/h5_defects.c) through the
+# summary with nothing planned per call name the same bytes at risk, dataset by dataset, as the planned
+# run, and every case whose file came out wrong in that very run is among them
+run defects-s "summary:$T/defects-s.json" 0 "$B/h5_defects" "$T" || { echo "FAIL h5_defects (summary): exit $?"; fail=1; }
+run defects-p "json:$T/defects-p.jsonl" 0 "$B/h5_defects" "$T" || { echo "FAIL h5_defects (planned): exit $?"; fail=1; }
+python3 - "$T/defects-s.json" "$T/defects-p.jsonl" "$T/defects-s.out" <<'PY' || fail=1
+import json, re, sys
+s = json.load(open(sys.argv[1]))
+p = [json.loads(l) for l in open(sys.argv[2]) if l.strip()][-1]
+risk = lambda x: {e["dataset"]: (e["bytes"], e["calls"]) for e in x["risk"]}
+a, b = risk(s), risk(p)
+bad = ["%s: summary alone %s, planned %s" % (k, a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+wrong = [m.group(1) for m in (re.match(r"^([a-z0-9-]+): DEFECT", l) for l in open(sys.argv[3])) if m]
+for c in wrong:
+    if not any(("h5_defects-%s.h5:" % c) in k for k in a): bad.append("%s: its file came out wrong, the summary alone named no byte at risk" % c)
+if not wrong: bad.append("no case came out wrong: the check proves nothing")
+print("defects: summary alone names %d bytes at risk in %d datasets, %d wrong files: %s" %
+      (s["bytes_at_risk"], len(a), len(wrong), "as the planned run, every wrong file named" if not bad else "DIFFERS: " + "; ".join(bad)))
+sys.exit(1 if bad else 0)
+PY
+
 # 3. the one screen: once, on rank 0, from the header to the table of datasets, naming what to change first
 run screen summary 0 "$B/h5_client" "$T/screen.h5" "$T/screen.own.jsonl" || { echo "FAIL the screen's run: exit $?"; fail=1; }
 heads=$(grep -c '^== colldiag run summary: 3 ranks' "$T/screen.out")

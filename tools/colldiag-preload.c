@@ -428,7 +428,14 @@ static colldiag_file *accel_file(hid_t dset);
    H5Iget_name cost microseconds, a small call's budget). The last id asked for is remembered too: an id
    names one object while the library is open (h5_identify), and programs write a dataset many times
    in a row. */
-typedef struct { unsigned long fileno; haddr_t addr; char *file, *name; size_t esize; int file_rank; } sum_names;
+typedef struct {
+    unsigned long fileno;
+    haddr_t addr;
+    char *file, *name;
+    size_t esize;
+    int file_rank, file_size;
+    uint64_t coll_writes; /* the dataset's collective writes so far: alike on every rank of its file (sum_risk_light) */
+} sum_names;
 static sum_names *sum_nm;
 static size_t sum_nn, sum_ncap;
 static hid_t sum_last_id = -1;
@@ -460,6 +467,8 @@ static const sum_names *sum_names_of(hid_t dset)
     if (t >= 0) H5Tclose(t);
     h5_fentry *fe = NULL; /* this rank's place in the file's communicator (local: the bridge's entry) */
     n->file_rank = h5_bridge_entry(dset, oi.fileno, &fe, "colldiag summary") == 0 ? fe->f->rank : -1;
+    n->file_size = fe ? fe->f->size : 1;
+    n->coll_writes = 0;
     if (!n->file || !n->name) { free(n->file); free(n->name); return NULL; }
     sum_last_id = dset;
     sum_last = sum_nn;
@@ -493,6 +502,77 @@ static int sum_collective(hid_t dxpl)
     return got >= 0 && m == H5FD_MPIO_COLLECTIVE;
 }
 
+/* COLLDIAG_REPORT=summary: whether a collective write may have bytes at risk in HDF5's path, from what
+   this rank knows without communicating (summary.c, "bytes at risk found by the summary alone"):
+   compact storage on a file of several ranks; contiguous storage without a written fill that reaches
+   past the file's size (asked only when the storage ends past the largest size seen); chunks without a
+   written fill not known to lie inside the file (h5_alloc_inside). The dataset's facts are learned once
+   (h5_learn: a collective call, every rank alike). Cheap where nothing can be at risk: a cached entry
+   and a comparison. */
+static int sum_risk_possible(hid_t dset, const sum_names *n)
+{
+    h5_oid oi;
+    if (h5_identify(dset, &oi)) return 0;
+    h5_dentry *e = h5_dataset(dset, &oi);
+    if (!e) return 1; /* not known: look (h5_risk_words decides) */
+    if (!e->learned) h5_learn(dset, e);
+    if (e->layout == H5D_COMPACT) return n->file_size > 1;
+    if (!e->fill_unwritten) return 0;
+    if (e->layout == H5D_CHUNKED) return !h5_alloc_inside_oi(&oi);
+    const haddr_t a = H5Dget_offset(dset);
+    if (a == HADDR_UNDEF) return 0; /* no storage yet (the bridge refuses its calls; HDF5 allocates it) */
+    const uint64_t end = (uint64_t)a + H5Dget_storage_size(dset);
+    h5_alloc *al = h5_allocs ? h5_alloc_of(dset, 0) : NULL;
+    if (al && end <= al->size_seen) return 0;
+    MPI_File fh;
+    int r, p;
+    MPI_Offset sz = 0;
+    if (h5_mpi_file(dset, &fh, &r, &p, "colldiag summary") || MPI_File_get_size(fh, &sz) != MPI_SUCCESS) return 1;
+    if (al && (uint64_t)sz > al->size_seen) al->size_seen = (uint64_t)sz;
+    return end > (uint64_t)sz;
+}
+
+/* COLLDIAG_REPORT=summary, before HDF5 runs a collective write (and before it is made safe: the risk is
+   HDF5's path's as the program left the file): this rank's words of the bytes at risk, when there may
+   be any (h5_risk_words); recorded after the call, with HDF5's own cause (sum_risk_record). */
+static uint64_t risk_v[AG_N], risk_cap, risk_own; /* risk_own: an independent compact write's bytes (its rank's alone) */
+static int risk_have;
+static const char risk_own_why[] = "compact storage written independently on a file of several ranks: HDF5 keeps one rank's copy of the "
+                                   "object header, so these bytes survive only if every rank writes the same";
+static void sum_risk_light(hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf)
+{
+    risk_have = 0;
+    risk_own = 0;
+    sum_names *n = (sum_names *)sum_names_of(dset);
+    if (!n) return;
+    if (!sum_collective(dxpl)) { /* as a plan's risk_independent: nothing is agreed, the rank's own bytes */
+        h5_dentry *e = n->file_size > 1 ? h5_cached_entry(dset) : NULL;
+        h5_oid oi;
+        /* learned here only where one rank may read the object header alone */
+        if (!e && n->file_size > 1 && !h5_reads_need_all_ranks(dset) && !h5_identify(dset, &oi)) e = h5_dataset(dset, &oi);
+        if (e && !e->learned && !h5_reads_need_all_ranks(dset)) h5_learn(dset, e);
+        if (e && e->learned && e->layout == H5D_COMPACT) risk_own = call_bytes;
+        return;
+    }
+    n->coll_writes++;
+    if (sum_risk_possible(dset, n)) risk_have = h5_risk_words(dset, mt, ms, fs, dxpl, wbuf, risk_v, &risk_cap) == 0;
+}
+
+/* ... and after it: HDF5's own global cause says whether its path was one collective write (any cause
+   makes it write run by run: no holes), its collective_opt whether independent writes were sieved. */
+static void sum_risk_record(hid_t dset, hid_t dxpl)
+{
+    const sum_names *n = risk_have ? sum_names_of(dset) : NULL;
+    risk_have = 0;
+    if (!n) return;
+    uint32_t l = 0, g = 0;
+    H5FD_mpio_collective_opt_t copt = H5FD_MPIO_COLLECTIVE_IO;
+    H5Pget_mpio_no_collective_cause(dxpl, &l, &g);
+    H5E_BEGIN_TRY { if (H5Pget(dxpl, "mpio_collective_opt", &copt) < 0) copt = H5FD_MPIO_COLLECTIVE_IO; } H5E_END_TRY;
+    const uint32_t kind = !g ? (copt == H5FD_MPIO_COLLECTIVE_IO ? 1u : 2u) : 0u;
+    cd_sum_risk_record(n->file, n->name, n->coll_writes, risk_v, kind, risk_cap);
+}
+
 /* A call HDF5 ran: its answers from the DXPL it ran with (x: colldiag's plan of it, or NULL). */
 static void sum_hdf5_call(int wr, hid_t dset, hid_t dxpl, double secs, const colldiag_xfer *x, int planned, int agree)
 {
@@ -524,6 +604,10 @@ static void sum_hdf5_call(int wr, hid_t dset, hid_t dxpl, double secs, const col
     c.est_hdf5 = c.est_best = -1;
     c.planned = x ? planned : -1;
     c.agree = agree;
+    if (!x && risk_own) { /* the summary alone: an independent compact write (sum_risk_light) */
+        c.risk = risk_own;
+        c.risk_why = risk_own_why;
+    }
     if (x && planned) {
         c.risk = x->risk_bytes;
         c.risk_why = x->risk_why;
@@ -885,11 +969,14 @@ static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid
     call_bytes = nm ? sum_bytes(dset, fs, nm->esize) : 0;
     if (light) { /* the summary alone: HDF5's own answers, no plan, nothing communicated */
         cd_internal++;
+        if (wr) sum_risk_light(dset, mt, ms, fs, use, wbuf);
         made_safe(wr, dset, use, acc);
         const double t0 = MPI_Wtime();
         const herr_t ret = wr ? write_call(compact, 1, dset, mt, ms, fs, use, wbuf, real_write) : real_read(dset, mt, ms, fs, use, rbuf);
         call_secs = MPI_Wtime() - t0;
         if (ret >= 0) sum_hdf5_call(wr, dset, use, call_secs, NULL, 0, 0);
+        if (wr) sum_risk_record(dset, use);
+        risk_own = 0;
         cd_internal--;
         if (use != dxpl) H5Pclose(use);
         return ret;
