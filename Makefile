@@ -35,13 +35,13 @@ H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
 TESTS = $(B)/test_multi $(B)/test_untouched $(B)/test_offnode $(B)/heap $(B)/bench-timestep $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/nodes_probe $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/bench-bridge $(B)/bench-manyvars $(B)/calibrate $(B)/ranks $(B)/virtual
 EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/h5_collmd_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/fuzz_h5 $(B)/h5_defects \
-           $(B)/patterns $(B)/libpmpi_file_calls.so $(B)/heap_kept
+           $(B)/patterns $(B)/libpmpi_file_calls.so $(B)/heap_kept $(B)/libcolldiag_wrap.a $(B)/colldiag-wrap.flags
 
 # Debian 12 packages the build, the tests and the demo need.
 DEB_PKGS = make gcc gfortran libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
            clang libclang-rt-14-dev valgrind python3-h5py-mpi python3-mpi4py libnetcdf-mpi-dev chromium
 
-.PHONY: bench-nodes bench-virtual bench-summary bench-heap bench-field bench-patterns bench-readme deps-hdf5-1.14 check-hdf5-1.14 preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
+.PHONY: wrap bench-nodes bench-virtual bench-summary bench-heap bench-field bench-patterns bench-readme deps-hdf5-1.14 check-hdf5-1.14 preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
 
 .DEFAULT_GOAL := all
 
@@ -100,6 +100,20 @@ $(B)/hdf5_interop: examples/hdf5_interop.c $(B)/colldiag_h5.o colldiag.h
 preload: $(B)/libcolldiag_preload.so
 $(B)/libcolldiag_preload.so: tools/colldiag-preload.c colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -fPIC -shared -I. $< $(H5LIBS) -ldl -o $@
+# make wrap: the link-time route for a program linked against HDF5 statically (plain h5pcc: libhdf5.a),
+# whose calls the preload cannot see: the same wrappers as an archive (-DCOLLDIAG_WRAP) and the flags to
+# link it with, one -Wl,--wrap= a wrapped function (every CD_WRAP(NAME) of tools/colldiag-preload.c):
+#   h5pcc.openmpi -o app app.c $$(cat build/openmpi/colldiag-wrap.flags)
+comma := ,
+WRAPPED = $(sort $(shell sed -n 's/.*CD_WRAP.\(H5[A-Za-z0-9_]*\).*/\1/p; s/^FORWARD.[a-z_]*, \(H5[A-Za-z0-9_]*\),.*/\1/p' tools/colldiag-preload.c))
+wrap: $(B)/libcolldiag_wrap.a $(B)/colldiag-wrap.flags
+$(B)/colldiag_wrap.o: tools/colldiag-preload.c colldiag.c colldiag.h | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -DCOLLDIAG_WRAP -I. -c $< -o $@
+$(B)/libcolldiag_wrap.a: $(B)/colldiag_wrap.o
+	rm -f $@ && ar rcs $@ $<
+$(B)/colldiag-wrap.flags: tools/colldiag-preload.c Makefile | $(B)
+	echo "-Wl,$(subst $(eval) ,$(comma),$(addprefix --wrap=,$(WRAPPED))) $(abspath $(B)/libcolldiag_wrap.a) -ldl" >$@
+
 # plain HDF5 and netCDF-4 programs (no colldiag) the preload library is tested on; the netCDF one only
 # where libnetcdf-mpi-dev is installed (Debian builds it for Open MPI; its pkg-config file is wrong)
 NCDIR = /usr/lib/x86_64-linux-gnu/netcdf/mpi/include

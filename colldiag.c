@@ -7971,6 +7971,9 @@ static cd_sum_tab cd_sum; /* this rank's */
    many datasets it raised a cause on: the sets of one entry are of different ranks, so they merge exactly). */
 static const char cd_sum_run_key[] = "\t\t*";
 static int cd_sum_done;    /* the summary was written (or this process will not write one) */
+/* What the summary could not see, said first (rank 0's): the HDF5 preload sets it for a program whose
+   HDF5 is linked statically, whose calls no wrapper sees. NULL: nothing known to be unseen. */
+static const char *cd_sum_unseen;
 
 /* What one call was, on this rank. */
 typedef struct {
@@ -8639,6 +8642,7 @@ static void cd_sum_print_text(const cd_sum_tab *t, const cd_sum_view *v, double 
     cd_sum_bytes_text(v->u[CD_SUM_BYTES_COLL], b1, sizeof b1);
     cd_sum_bytes_text(v->u[CD_SUM_BYTES_IND], b2, sizeof b2);
     fprintf(o, "   bytes:    collective %s, independent %s\n", b1, b2);
+    if (cd_sum_unseen) fprintf(o, "   NOT SEEN: %s\n", cd_sum_unseen);
     fprintf(o, "   io mode:  ");
     for (int k = 0, any = 0; k < CD_SUM_NMODE; k++)
         if (v->mode_calls[k] || v->mode_bytes[k]) {
@@ -8663,7 +8667,8 @@ static void cd_sum_print_text(const cd_sum_tab *t, const cd_sum_view *v, double 
                 fprintf(o, "       %s:%s (%s) %" PRIu64 " calls\n", file, dset, w ? "write" : "read", t->e[i].d.cause_calls[b]);
             }
     }
-    if (!nc) fprintf(o, "   causes:   none: every call that could be collective was\n");
+    if (!nc && !v->u[CD_SUM_CALLS]) fprintf(o, "   causes:   none seen: colldiag saw no H5Dwrite or H5Dread call%s\n", cd_sum_unseen ? " (see NOT SEEN)" : "");
+    else if (!nc) fprintf(o, "   causes:   none: every call that could be collective was\n");
     if (v->u[CD_SUM_RISK]) {
         fprintf(o, "   bytes at risk in HDF5's path: %" PRIu64 " in %" PRIu64 " calls\n", v->u[CD_SUM_RISK], v->u[CD_SUM_RISK_CALLS]);
         for (size_t i = 0; i < t->n; i++)
@@ -8688,6 +8693,8 @@ static void cd_sum_print_text(const cd_sum_tab *t, const cd_sum_view *v, double 
             if (a->kind == 0) fprintf(o, "     %zu. %s\n        %s; in %.200s\n", i + 1, a->change, a->why, a->where);
             else fprintf(o, "     %zu. %s (saves ~%.3g s)\n        %s; in %.200s\n", i + 1, a->change, a->save, a->why, a->where);
         }
+    } else if (cd_sum_unseen) {
+        fprintf(o, "   what to change first: let colldiag see the program's HDF5 calls (NOT SEEN above)\n");
     } else {
         fprintf(o, "   what to change first: nothing the summary can estimate%s\n",
                 v->u[CD_SUM_PLANNED] ? "" : " (its estimates come from plans: COLLDIAG_REPORT=json:PATH plans every call, at a cost)");
@@ -8722,6 +8729,10 @@ static void cd_sum_print_json(const cd_sum_tab *t, const cd_sum_view *v, double 
     fprintf(o, ",\"engines\":{\"colldiag\":{\"calls\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"seconds\":%.9f},\"hdf5\":{\"calls\":%" PRIu64
                ",\"bytes\":%" PRIu64 ",\"seconds\":%.9f}}",
             v->u[CD_SUM_CALLS_CD], v->u[CD_SUM_BYTES_CD], v->secs_cd, v->u[CD_SUM_CALLS_H5], v->u[CD_SUM_BYTES_H5], v->secs_h5);
+    if (cd_sum_unseen) {
+        fprintf(o, ",\"not_seen\":");
+        cd_sum_json_str(o, cd_sum_unseen);
+    }
     fprintf(o, ",\"io_modes\":{");
     for (int k = 0, any = 0; k < CD_SUM_NMODE; k++)
         if (v->mode_calls[k] || v->mode_bytes[k])

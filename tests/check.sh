@@ -172,6 +172,10 @@ suite "openmpi/ompio HDF5's defects: shown, predicted, prevented (8 ranks)" 300 
 suite "openmpi/romio HDF5's defects: shown, predicted, prevented (3 ranks)" 300 env OMPI_MCA_io=romio321 tests/test_defects.sh build/openmpi "$OMPI" 3 "romio, "
 suite "openmpi/romio HDF5's defects: shown, predicted, prevented (1 rank)" 300 env OMPI_MCA_io=romio321 tests/test_defects.sh build/openmpi "$OMPI" 1 "romio, "
 suite "mpich HDF5's defects: shown, predicted, prevented (3 ranks)" 300 tests/test_defects.sh build/mpich "$MPICH" 3 "mpich, "
+# a program linked against HDF5 statically (plain h5pcc): told so under the preload, and explained and
+# protected through colldiag's wrappers (make wrap)
+suite "openmpi/ompio static HDF5: told under the preload, explained and protected through the wrappers (4 ranks)" 300 tests/test_static.sh build/openmpi "$OMPI" 4 h5pcc.openmpi
+suite "mpich static HDF5: told under the preload, explained and protected through the wrappers (2 ranks)" 300 tests/test_static.sh build/mpich "$MPICH" 2 h5pcc.mpich
 # never slower than HDF5 on contiguous datasets: an accelerated program makes no more MPI-IO calls than plain HDF5
 suite "openmpi/ompio preload: contiguous calls make no more MPI-IO calls than HDF5's" 300 tests/test_contig_calls.sh build/openmpi "$OMPI"
 suite "openmpi/romio preload: contiguous calls make no more MPI-IO calls than HDF5's" 300 env OMPI_MCA_io=romio321 tests/test_contig_calls.sh build/openmpi "$OMPI"

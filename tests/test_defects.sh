@@ -12,18 +12,22 @@
 #     before HDF5 writes the whole dataset on every rank: colldiag_h5_write_compact); an independent
 #     compact write, whose ranks cannot know each other's pieces, is warned.
 # Usage: tests/test_defects.sh BUILD_DIR "LAUNCHER" RANKS [LABEL]
+# DEFECTS_BIN: another build of h5_defects (default BUILD_DIR/h5_defects); DEFECTS_PRELOAD=none runs it
+# without the preload (a program linked with colldiag's wrappers: make wrap, tests/test_static.sh).
 set -u
 B=$1 RUN=$2 NP=$3 LABEL=${4:-}
 T=$(mktemp -d "${TMPDIR:-/tmp}/colldiag_defects.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 LIB=$PWD/$B/libcolldiag_preload.so
+[ "${DEFECTS_PRELOAD:-}" = none ] && LIB=
+BIN=${DEFECTS_BIN:-$B/h5_defects}
 case "$RUN" in *openmpi*) X="-x LD_PRELOAD -x COLLDIAG_REPORT -x COLLDIAG_ACCELERATE ${OMPI_MCA_io:+-x OMPI_MCA_io}" ;; *) X="" ;; esac
 fail=0
 echo "== plain HDF5 ($LABEL$NP ranks)"
-$RUN -n "$NP" "$B/h5_defects" "$T" >"$T/plain.out" 2>&1 || { echo "FAIL plain run: exit $?"; fail=1; }
+$RUN -n "$NP" "$BIN" "$T" >"$T/plain.out" 2>&1 || { echo "FAIL plain run: exit $?"; fail=1; }
 cat "$T/plain.out"
 echo "== explained (COLLDIAG_REPORT=json): every wrong file predicted, no control at risk"
-COLLDIAG_REPORT=json:$T/calls.jsonl LD_PRELOAD=$LIB $RUN -n "$NP" $X "$B/h5_defects" "$T" >"$T/explained.out" 2>&1 ||
+COLLDIAG_REPORT=json:$T/calls.jsonl LD_PRELOAD=$LIB $RUN -n "$NP" $X "$BIN" "$T" >"$T/explained.out" 2>&1 ||
     { echo "FAIL explained run: exit $?"; cat "$T/explained.out"; fail=1; }
 python3 - "$T/explained.out" "$T/calls.jsonl" <<'PY' || fail=1
 import json, re, sys
@@ -50,7 +54,7 @@ for case, v in sorted(verdict.items()):
 sys.exit(bad)
 PY
 echo "== accelerated (COLLDIAG_ACCELERATE=1): every holes-* case and every collective compact-* case right"
-COLLDIAG_REPORT=0 COLLDIAG_ACCELERATE=1 LD_PRELOAD=$LIB $RUN -n "$NP" $X "$B/h5_defects" "$T" --must-be-right \
+COLLDIAG_REPORT=0 COLLDIAG_ACCELERATE=1 LD_PRELOAD=$LIB $RUN -n "$NP" $X "$BIN" "$T" --must-be-right \
     "$(grep -o '^\(holes\|compact\)-[a-z0-9-]*' "$T/plain.out" | grep -v -- '-independent$' | paste -sd, -)" >"$T/accel.out" 2>&1 || fail=1
 cat "$T/accel.out"
 grep -q "^holes-collective: right" "$T/accel.out" || { echo "FAIL: no holes-collective verdict under COLLDIAG_ACCELERATE=1"; fail=1; }

@@ -83,9 +83,10 @@ fi
 
 # COLLDIAG_ACCELERATE=1: the same client, plain and accelerated, must leave the same files (h5dump),
 # print the same lines and exit alike, and most collective calls must have run through colldiag.
-# h5_client's compact dataset is left out: each rank writes different data into it, which parallel
-# HDF5 keeps in the object header of whichever rank flushes it last (the accelerated run's index
-# flush changes which one); HDF5 asks that every rank write the same data there.
+# h5_client's compact dataset is left out: each rank writes different data into it, which plain parallel
+# HDF5 keeps in the object header of whichever rank flushes it last (HDF5 asks that every rank write the
+# same data there); accelerated, colldiag merges the ranks' pieces first, and every rank's are kept
+# (checked below).
 same_datasets() { # what, plain file, other file: every dataset but the compact one alike (h5dump)
     local ds
     for ds in $(h5ls "$2" 2>/dev/null | awk '{print $1}'); do
@@ -168,6 +169,24 @@ PY
 }
 accel_identity c .h5 "" "$B/h5_client"
 ACC=1 accel_identity c1 .h5 "" "$B/h5_client"
+# ... where the plain run keeps one rank's copy of the compact dataset's object header, the accelerated
+# ones keep every rank's rows (colldiag_h5_write_compact): rank r wrote its band of the 12 x 12 ints,
+# value 1000 r + its index in the band
+for f in "$T/c.acc.h5" "$T/c1.acc.h5" "$T/c.plain.h5"; do
+    h5dump -d /compact -y -w 0 "$f" 2>/dev/null | python3 -c '
+import re, sys
+t = sys.stdin.read()
+v = [int(x) for x in re.findall(r"-?\d+", t[t.index("DATA {") + 6:])]
+N, P = 12, 3
+want = []
+for r in range(P):
+    lo, hi = N * r // P, N * (r + 1) // P
+    want += [1000 * r + i for i in range((hi - lo) * N)]
+right = sum(a == b for a, b in zip(v, want))
+plain = sys.argv[1].endswith(".plain.h5")
+print("%s: compact dataset, %d of %d elements as every rank wrote them" % (sys.argv[1].split("/")[-1], right, len(want)))
+sys.exit(0 if plain or (len(v) >= len(want) and right == len(want)) else 1)' "$f" || { echo "FAIL $f: the compact dataset lost a rank's bytes under COLLDIAG_ACCELERATE"; fail=1; }
+done
 # netCDF-4 reads metadata collectively, so HDF5's chunk lookup is off and the index must come from the
 # file after a flush: by default HDF5 runs its small first calls (the flush would cost more); with
 # COLLDIAG_H5_FETCH_CALLS=0 colldiag reads the index at once and moves them itself. Same files either way.

@@ -23,10 +23,43 @@
 #define _GNU_SOURCE
 #include "../colldiag.c"
 
+#include <ctype.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <sys/mman.h>
+
+/* Two routes into a program's HDF5 calls, one source:
+   - the preload (make preload): every wrapper has the HDF5 function's own name, and LD_PRELOAD puts it
+     before HDF5's; the real function is the next one, dlsym(RTLD_NEXT). It sees a program whose HDF5
+     is a shared library, and nothing else;
+   - the link-time route (make wrap, -DCOLLDIAG_WRAP), for a program linked against HDF5 statically (plain
+     h5pcc does: libhdf5.a), whose calls never pass through a shared library: the program is linked with
+     build/<mpi>/libcolldiag_wrap.a and -Wl,--wrap=NAME for every wrapped function (the flags in
+     build/<mpi>/colldiag-wrap.flags), so that the linker sends its calls of NAME to __wrap_NAME and the
+     wrapper's own to __real_NAME, HDF5's. Darshan instruments static programs the same way. */
+#ifdef COLLDIAG_WRAP
+#define CD_WRAP(name) __wrap_##name
+#define CD_LOOKUP(name) ((void *)&__real_##name)
+#define CD_REAL_DECL(name) extern __typeof__(name) __real_##name;
+CD_REAL_DECL(H5Dwrite) CD_REAL_DECL(H5Dread) CD_REAL_DECL(H5Fclose) CD_REAL_DECL(H5Fcreate) CD_REAL_DECL(H5Fopen) CD_REAL_DECL(H5close)
+CD_REAL_DECL(H5Pset_dxpl_mpio) CD_REAL_DECL(H5Pset_dxpl_mpio_collective_opt) CD_REAL_DECL(H5Pset_dxpl_mpio_chunk_opt)
+CD_REAL_DECL(H5Pset_dxpl_mpio_chunk_opt_num) CD_REAL_DECL(H5Pset_dxpl_mpio_chunk_opt_ratio) CD_REAL_DECL(H5Pset_data_transform)
+CD_REAL_DECL(H5Premove) CD_REAL_DECL(H5Pcopy_prop) CD_REAL_DECL(H5Pset) CD_REAL_DECL(H5Dset_extent) CD_REAL_DECL(H5Dopen2)
+CD_REAL_DECL(H5Oopen) CD_REAL_DECL(H5Dcreate2) CD_REAL_DECL(H5Dcreate_anon) CD_REAL_DECL(H5Fflush) CD_REAL_DECL(H5Ldelete)
+CD_REAL_DECL(H5Ldelete_by_idx) CD_REAL_DECL(H5Ocopy) CD_REAL_DECL(H5Odecr_refcount)
+#ifndef H5_NO_DEPRECATED_SYMBOLS
+CD_REAL_DECL(H5Dopen1) CD_REAL_DECL(H5Dcreate1) CD_REAL_DECL(H5Gunlink)
+#endif
+#if H5_VERSION_GE(1, 14, 0)
+CD_REAL_DECL(H5Dwrite_multi) CD_REAL_DECL(H5Dread_multi) CD_REAL_DECL(H5Dwrite_async) CD_REAL_DECL(H5Dread_async)
+CD_REAL_DECL(H5Dwrite_multi_async) CD_REAL_DECL(H5Dread_multi_async)
+#endif
+#else
+#define CD_WRAP(name) name
+#define CD_LOOKUP(name) dlsym(RTLD_NEXT, #name)
+#endif
 
 typedef herr_t (*h5w_fn)(hid_t, hid_t, hid_t, hid_t, hid_t, const void *);
 typedef herr_t (*h5r_fn)(hid_t, hid_t, hid_t, hid_t, hid_t, void *);
@@ -947,8 +980,8 @@ static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid
 {
     static h5w_fn real_write;
     static h5r_fn real_read;
-    if (!real_write) real_write = (h5w_fn)dlsym(RTLD_NEXT, "H5Dwrite");
-    if (!real_read) real_read = (h5r_fn)dlsym(RTLD_NEXT, "H5Dread");
+    if (!real_write) real_write = (h5w_fn)CD_LOOKUP(H5Dwrite);
+    if (!real_read) real_read = (h5r_fn)CD_LOOKUP(H5Dread);
     const char *mode = cd_getenv("COLLDIAG_REPORT"), *acc = cd_getenv("COLLDIAG_ACCELERATE");
     int on = mode && *mode && strcmp(mode, "0");
     char why[1024] = "";
@@ -1010,12 +1043,12 @@ static herr_t explain(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dx
     return ret;
 }
 
-herr_t H5Dwrite(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf)
+herr_t CD_WRAP(H5Dwrite)(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf)
 {
     return explain(1, dset, mem_type, mem_space, file_space, dxpl, buf, NULL);
 }
 
-herr_t H5Dread(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, void *buf)
+herr_t CD_WRAP(H5Dread)(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, void *buf)
 {
     return explain(0, dset, mem_type, mem_space, file_space, dxpl, NULL, buf);
 }
@@ -1229,19 +1262,19 @@ static herr_t multi_call(int wr, size_t count, hid_t *dsets, hid_t *mts, hid_t *
     return ret;
 }
 
-#define CD_REAL(fn, type) static type real; if (!real) real = (type)dlsym(RTLD_NEXT, fn)
+#define CD_REAL(fn, type) static type real; if (!real) real = (type)CD_LOOKUP(fn)
 typedef herr_t (*h5wm_fn)(size_t, hid_t *, hid_t *, hid_t *, hid_t *, hid_t, const void **);
 typedef herr_t (*h5rm_fn)(size_t, hid_t *, hid_t *, hid_t *, hid_t *, hid_t, void **);
-herr_t H5Dwrite_multi(size_t count, hid_t dset_id[], hid_t mem_type_id[], hid_t mem_space_id[], hid_t file_space_id[], hid_t dxpl_id,
+herr_t CD_WRAP(H5Dwrite_multi)(size_t count, hid_t dset_id[], hid_t mem_type_id[], hid_t mem_space_id[], hid_t file_space_id[], hid_t dxpl_id,
                       const void *buf[])
 {
-    CD_REAL("H5Dwrite_multi", h5wm_fn);
+    CD_REAL(H5Dwrite_multi, h5wm_fn);
     return multi_call(1, count, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf, NULL, real, NULL);
 }
-herr_t H5Dread_multi(size_t count, hid_t dset_id[], hid_t mem_type_id[], hid_t mem_space_id[], hid_t file_space_id[], hid_t dxpl_id,
+herr_t CD_WRAP(H5Dread_multi)(size_t count, hid_t dset_id[], hid_t mem_type_id[], hid_t mem_space_id[], hid_t file_space_id[], hid_t dxpl_id,
                      void *buf[])
 {
-    CD_REAL("H5Dread_multi", h5rm_fn);
+    CD_REAL(H5Dread_multi, h5rm_fn);
     return multi_call(0, count, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, NULL, buf, NULL, real);
 }
 #undef H5Dwrite_async
@@ -1252,10 +1285,10 @@ typedef herr_t (*h5wa_fn)(const char *, const char *, unsigned, hid_t, hid_t, hi
 typedef herr_t (*h5ra_fn)(const char *, const char *, unsigned, hid_t, hid_t, hid_t, hid_t, hid_t, void *, hid_t);
 typedef herr_t (*h5wma_fn)(const char *, const char *, unsigned, size_t, hid_t *, hid_t *, hid_t *, hid_t *, hid_t, const void **, hid_t);
 typedef herr_t (*h5rma_fn)(const char *, const char *, unsigned, size_t, hid_t *, hid_t *, hid_t *, hid_t *, hid_t, void **, hid_t);
-herr_t H5Dwrite_async(const char *app_file, const char *app_func, unsigned app_line, hid_t dset_id, hid_t mem_type_id, hid_t mem_space_id,
+herr_t CD_WRAP(H5Dwrite_async)(const char *app_file, const char *app_func, unsigned app_line, hid_t dset_id, hid_t mem_type_id, hid_t mem_space_id,
                       hid_t file_space_id, hid_t dxpl_id, const void *buf, hid_t es_id)
 {
-    CD_REAL("H5Dwrite_async", h5wa_fn);
+    CD_REAL(H5Dwrite_async, h5wa_fn);
     if (es_id == H5ES_NONE) { /* synchronous */
         sync_op = "H5Dwrite_async";
         const herr_t ret = explain(1, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf, NULL);
@@ -1265,10 +1298,10 @@ herr_t H5Dwrite_async(const char *app_file, const char *app_func, unsigned app_l
     declined("H5Dwrite_async", 1, &dset_id);
     return real(app_file, app_func, app_line, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf, es_id);
 }
-herr_t H5Dread_async(const char *app_file, const char *app_func, unsigned app_line, hid_t dset_id, hid_t mem_type_id, hid_t mem_space_id,
+herr_t CD_WRAP(H5Dread_async)(const char *app_file, const char *app_func, unsigned app_line, hid_t dset_id, hid_t mem_type_id, hid_t mem_space_id,
                      hid_t file_space_id, hid_t dxpl_id, void *buf, hid_t es_id)
 {
-    CD_REAL("H5Dread_async", h5ra_fn);
+    CD_REAL(H5Dread_async, h5ra_fn);
     if (es_id == H5ES_NONE) { /* synchronous */
         sync_op = "H5Dread_async";
         const herr_t ret = explain(0, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, NULL, buf);
@@ -1278,18 +1311,18 @@ herr_t H5Dread_async(const char *app_file, const char *app_func, unsigned app_li
     declined("H5Dread_async", 1, &dset_id);
     return real(app_file, app_func, app_line, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf, es_id);
 }
-herr_t H5Dwrite_multi_async(const char *app_file, const char *app_func, unsigned app_line, size_t count, hid_t dset_id[], hid_t mem_type_id[],
+herr_t CD_WRAP(H5Dwrite_multi_async)(const char *app_file, const char *app_func, unsigned app_line, size_t count, hid_t dset_id[], hid_t mem_type_id[],
                             hid_t mem_space_id[], hid_t file_space_id[], hid_t dxpl_id, const void *buf[], hid_t es_id)
 {
-    CD_REAL("H5Dwrite_multi_async", h5wma_fn);
+    CD_REAL(H5Dwrite_multi_async, h5wma_fn);
     if (es_id == H5ES_NONE) return H5Dwrite_multi(count, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf); /* synchronous */
     declined("H5Dwrite_multi_async", count, dset_id);
     return real(app_file, app_func, app_line, count, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf, es_id);
 }
-herr_t H5Dread_multi_async(const char *app_file, const char *app_func, unsigned app_line, size_t count, hid_t dset_id[], hid_t mem_type_id[],
+herr_t CD_WRAP(H5Dread_multi_async)(const char *app_file, const char *app_func, unsigned app_line, size_t count, hid_t dset_id[], hid_t mem_type_id[],
                            hid_t mem_space_id[], hid_t file_space_id[], hid_t dxpl_id, void *buf[], hid_t es_id)
 {
-    CD_REAL("H5Dread_multi_async", h5rma_fn);
+    CD_REAL(H5Dread_multi_async, h5rma_fn);
     if (es_id == H5ES_NONE) return H5Dread_multi(count, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf); /* synchronous */
     declined("H5Dread_multi_async", count, dset_id);
     return real(app_file, app_func, app_line, count, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf, es_id);
@@ -1427,12 +1460,60 @@ static void keep_heap_warm(void)
     mallopt(M_TRIM_THRESHOLD, 2 * CD_HEAP_MMAP_MAX);
 }
 
+/* ---- a program whose HDF5 the preload cannot see ----
+   A program linked against HDF5 statically (plain h5pcc: libhdf5.a) calls its own copy of H5Dwrite, not
+   a shared library's: LD_PRELOAD changes nothing for it (the preload even loads a second, unused HDF5),
+   and a summary of "0 calls, causes: none" would tell its user the run was explained and protected
+   when none of it was. Its executable then holds HDF5's version string (H5_VERS_INFO, which HDF5 keeps
+   in the library itself: a program linked against the shared library does not carry it). Looked for
+   once, by rank 0, when COLLDIAG_REPORT or COLLDIAG_ACCELERATE is set (a scan of the executable: ~1 ms
+   for 6 MB here); said on stderr at once and in the run's summary (cd_sum_unseen). Not in the link-time
+   route, which is how such a program is seen. */
+static void static_hdf5_check(void)
+{
+#ifndef COLLDIAG_WRAP
+    static char static_note[1024];
+    const char *rep = cd_getenv("COLLDIAG_REPORT"), *acc = cd_getenv("COLLDIAG_ACCELERATE");
+    const int on = (rep && *rep && strcmp(rep, "0")) || (acc && *acc && strcmp(acc, "0"));
+    int me = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    if (!on || me != 0) return;
+    char exe[PATH_MAX];
+    const ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    const int fd = el > 0 ? open("/proc/self/exe", O_RDONLY | O_CLOEXEC) : -1;
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0) { if (fd >= 0) close(fd); return; }
+    exe[el] = 0;
+    static const char mark[] = "HDF5 library version: ";
+    char *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) return;
+    const char *hit = memmem(map, (size_t)st.st_size, mark, sizeof mark - 1);
+    char ver[32] = "";
+    if (hit) {
+        size_t k = 0;
+        for (const char *v = hit + sizeof mark - 1; v < map + st.st_size && k + 1 < sizeof ver && (isdigit((unsigned char)*v) || *v == '.' || *v == '-'); v++)
+            ver[k++] = *v;
+        ver[k] = 0;
+    }
+    munmap(map, (size_t)st.st_size);
+    if (!hit) return;
+    snprintf(static_note, sizeof static_note,
+             "%.300s carries HDF5 %s linked statically (plain h5pcc links libhdf5.a): the preload sees none of its HDF5 calls and "
+             "neither explains nor protects them. Rebuild it with h5pcc -shlib, or link colldiag's wrappers in: make wrap, then "
+             "h5pcc ... $(cat build/<mpi>/colldiag-wrap.flags) (docs/hdf5.md)", exe, ver[0] ? ver : "(version unknown)");
+    cd_sum_unseen = static_note;
+    fprintf(stderr, "colldiag: %s\n", static_note);
+#endif
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
     const int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS) same_environment();
     if (rc == MPI_SUCCESS) keep_heap_warm();
     if (rc == MPI_SUCCESS) sum_arm();
+    if (rc == MPI_SUCCESS) static_hdf5_check();
     return rc;
 }
 
@@ -1442,15 +1523,16 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     if (rc == MPI_SUCCESS) same_environment();
     if (rc == MPI_SUCCESS) keep_heap_warm();
     if (rc == MPI_SUCCESS) sum_arm();
+    if (rc == MPI_SUCCESS) static_hdf5_check();
     return rc;
 }
 
 /* The bridge caches a communicator and chunk addresses per file: dropped when the application closes it
    (H5Fclose is collective in parallel HDF5, as colldiag_h5_forget is for a file). */
-herr_t H5Fclose(hid_t file)
+herr_t CD_WRAP(H5Fclose)(hid_t file)
 {
     static herr_t (*real_close)(hid_t);
-    if (!real_close) real_close = (herr_t(*)(hid_t))dlsym(RTLD_NEXT, "H5Fclose");
+    if (!real_close) real_close = (herr_t(*)(hid_t))CD_LOOKUP(H5Fclose);
     /* not colldiag's own closes of the ids it asks HDF5 for, and only the application's last reference */
     if (!cd_internal && (h5_files || h5_dsets || h5_n_md_files || h5_allocs) && H5Iget_ref(file) == 1) colldiag_h5_forget(file);
     return real_close(file);
@@ -1458,19 +1540,19 @@ herr_t H5Fclose(hid_t file)
 
 /* Whether a file's metadata reads are collective is read from the program's own access list when it
    opens the file (h5_note_file: asking HDF5 later copies the list, which duplicates its communicator). */
-hid_t H5Fcreate(const char *name, unsigned flags, hid_t fcpl, hid_t fapl)
+hid_t CD_WRAP(H5Fcreate)(const char *name, unsigned flags, hid_t fcpl, hid_t fapl)
 {
     static hid_t (*real)(const char *, unsigned, hid_t, hid_t);
-    if (!real) real = (hid_t(*)(const char *, unsigned, hid_t, hid_t))dlsym(RTLD_NEXT, "H5Fcreate");
+    if (!real) real = (hid_t(*)(const char *, unsigned, hid_t, hid_t))CD_LOOKUP(H5Fcreate);
     const hid_t f = real(name, flags, fcpl, fapl);
     if (!cd_internal) colldiag_h5_file_opened(f, fapl);
     return f;
 }
 
-hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl)
+hid_t CD_WRAP(H5Fopen)(const char *name, unsigned flags, hid_t fapl)
 {
     static hid_t (*real)(const char *, unsigned, hid_t);
-    if (!real) real = (hid_t(*)(const char *, unsigned, hid_t))dlsym(RTLD_NEXT, "H5Fopen");
+    if (!real) real = (hid_t(*)(const char *, unsigned, hid_t))CD_LOOKUP(H5Fopen);
     const hid_t f = real(name, flags, fapl);
     if (!cd_internal) colldiag_h5_file_opened(f, fapl);
     return f;
@@ -1480,10 +1562,10 @@ hid_t H5Fopen(const char *name, unsigned flags, hid_t fapl)
    after it: the bridge's dataset ids and file numbers would then name other objects. So everything the
    bridge cached goes first. (HDF5's own shutdown at exit runs no H5close call; there is nothing left to
    use the cache then.) */
-herr_t H5close(void)
+herr_t CD_WRAP(H5close)(void)
 {
     static herr_t (*real)(void);
-    if (!real) real = (herr_t(*)(void))dlsym(RTLD_NEXT, "H5close");
+    if (!real) real = (herr_t(*)(void))CD_LOOKUP(H5close);
     if (!cd_internal) h5_forget_files(NULL);
     h5_plist_gen++; /* the ids start again: a new list could have the remembered one's */
     sum_names_forget(); /* ... and the summary's names of datasets */
@@ -1500,10 +1582,10 @@ herr_t H5close(void)
 __attribute__((constructor)) static void watch_plists(void) { h5_plist_watched = 1; }
 
 #define FORWARD(ret, name, params, args)                                                                                              \
-    ret name params                                                                                                                   \
+    ret CD_WRAP(name) params                                                                                                          \
     {                                                                                                                                 \
         static ret(*real) params;                                                                                                     \
-        if (!real) real = (ret(*) params)dlsym(RTLD_NEXT, #name);                                                                     \
+        if (!real) real = (ret(*) params)CD_LOOKUP(name);                                                                     \
         h5_plist_gen++;                                                                                                               \
         return real args;                                                                                                             \
     }
@@ -1517,10 +1599,10 @@ FORWARD(herr_t, H5Premove, (hid_t p, const char *name), (p, name))
 FORWARD(herr_t, H5Pcopy_prop, (hid_t dst, hid_t src, const char *name), (dst, src, name))
 #undef FORWARD
 
-herr_t H5Pset(hid_t p, const char *name, const void *value)
+herr_t CD_WRAP(H5Pset)(hid_t p, const char *name, const void *value)
 {
     static herr_t (*real)(hid_t, const char *, const void *);
-    if (!real) real = (herr_t(*)(hid_t, const char *, const void *))dlsym(RTLD_NEXT, "H5Pset");
+    if (!real) real = (herr_t(*)(hid_t, const char *, const void *))CD_LOOKUP(H5Pset);
     static const char *const ours[] = {"actual_chunk_opt_mode", "actual_io_mode", "local_no_collective_cause", "global_no_collective_cause"};
     int counted = 1;
     for (size_t i = 0; cd_internal && name && i < sizeof ours / sizeof ours[0]; i++)
@@ -1549,10 +1631,10 @@ static void note_shrink(hid_t dset)
    into a mounted file; deletions are rare, and the next call of each dataset finds its chunks again).
    Both after HDF5's own call, whose result is returned unchanged. A shrink that cuts a chunk also
    marks the file (note_shrink). */
-herr_t H5Dset_extent(hid_t dset, const hsize_t size[])
+herr_t CD_WRAP(H5Dset_extent)(hid_t dset, const hsize_t size[])
 {
     static herr_t (*real)(hid_t, const hsize_t *);
-    if (!real) real = (herr_t(*)(hid_t, const hsize_t *))dlsym(RTLD_NEXT, "H5Dset_extent");
+    if (!real) real = (herr_t(*)(hid_t, const hsize_t *))CD_LOOKUP(H5Dset_extent);
     int shrinks = 0, cuts = 0, grows = 0;
     if (!cd_internal && size) {
         hsize_t old[H5S_MAX_RANK], ch[H5S_MAX_RANK];
@@ -1610,59 +1692,59 @@ static void note_opened(hid_t dset)
     cd_internal--;
 }
 
-hid_t H5Dopen2(hid_t loc, const char *name, hid_t dapl)
+hid_t CD_WRAP(H5Dopen2)(hid_t loc, const char *name, hid_t dapl)
 {
     static hid_t (*real)(hid_t, const char *, hid_t);
-    if (!real) real = (hid_t(*)(hid_t, const char *, hid_t))dlsym(RTLD_NEXT, "H5Dopen2");
+    if (!real) real = (hid_t(*)(hid_t, const char *, hid_t))CD_LOOKUP(H5Dopen2);
     const hid_t d = real(loc, name, dapl);
     note_opened(d);
     return d;
 }
 
 /* netCDF-4 opens a file's variables with H5Oopen as it walks the file at nc_open (every rank) */
-hid_t H5Oopen(hid_t loc, const char *name, hid_t lapl)
+hid_t CD_WRAP(H5Oopen)(hid_t loc, const char *name, hid_t lapl)
 {
     static hid_t (*real)(hid_t, const char *, hid_t);
-    if (!real) real = (hid_t(*)(hid_t, const char *, hid_t))dlsym(RTLD_NEXT, "H5Oopen");
+    if (!real) real = (hid_t(*)(hid_t, const char *, hid_t))CD_LOOKUP(H5Oopen);
     const hid_t o = real(loc, name, lapl);
     if (o >= 0 && H5Iget_type(o) == H5I_DATASET) note_opened(o);
     return o;
 }
 
 #ifndef H5_NO_DEPRECATED_SYMBOLS
-hid_t H5Dopen1(hid_t loc, const char *name)
+hid_t CD_WRAP(H5Dopen1)(hid_t loc, const char *name)
 {
     static hid_t (*real)(hid_t, const char *);
-    if (!real) real = (hid_t(*)(hid_t, const char *))dlsym(RTLD_NEXT, "H5Dopen1");
+    if (!real) real = (hid_t(*)(hid_t, const char *))CD_LOOKUP(H5Dopen1);
     const hid_t d = real(loc, name);
     note_opened(d);
     return d;
 }
 #endif
 
-hid_t H5Dcreate2(hid_t loc, const char *name, hid_t type, hid_t space, hid_t lcpl, hid_t dcpl, hid_t dapl)
+hid_t CD_WRAP(H5Dcreate2)(hid_t loc, const char *name, hid_t type, hid_t space, hid_t lcpl, hid_t dcpl, hid_t dapl)
 {
     static hid_t (*real)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t, hid_t);
-    if (!real) real = (hid_t(*)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t, hid_t))dlsym(RTLD_NEXT, "H5Dcreate2");
+    if (!real) real = (hid_t(*)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t, hid_t))CD_LOOKUP(H5Dcreate2);
     const hid_t d = real(loc, name, type, space, lcpl, dcpl, dapl);
     note_created(d, dcpl);
     return d;
 }
 
-hid_t H5Dcreate_anon(hid_t loc, hid_t type, hid_t space, hid_t dcpl, hid_t dapl)
+hid_t CD_WRAP(H5Dcreate_anon)(hid_t loc, hid_t type, hid_t space, hid_t dcpl, hid_t dapl)
 {
     static hid_t (*real)(hid_t, hid_t, hid_t, hid_t, hid_t);
-    if (!real) real = (hid_t(*)(hid_t, hid_t, hid_t, hid_t, hid_t))dlsym(RTLD_NEXT, "H5Dcreate_anon");
+    if (!real) real = (hid_t(*)(hid_t, hid_t, hid_t, hid_t, hid_t))CD_LOOKUP(H5Dcreate_anon);
     const hid_t d = real(loc, type, space, dcpl, dapl);
     note_created(d, dcpl);
     return d;
 }
 
 #ifndef H5_NO_DEPRECATED_SYMBOLS
-hid_t H5Dcreate1(hid_t loc, const char *name, hid_t type, hid_t space, hid_t dcpl)
+hid_t CD_WRAP(H5Dcreate1)(hid_t loc, const char *name, hid_t type, hid_t space, hid_t dcpl)
 {
     static hid_t (*real)(hid_t, const char *, hid_t, hid_t, hid_t);
-    if (!real) real = (hid_t(*)(hid_t, const char *, hid_t, hid_t, hid_t))dlsym(RTLD_NEXT, "H5Dcreate1");
+    if (!real) real = (hid_t(*)(hid_t, const char *, hid_t, hid_t, hid_t))CD_LOOKUP(H5Dcreate1);
     const hid_t d = real(loc, name, type, space, dcpl);
     note_created(d, dcpl);
     return d;
@@ -1670,10 +1752,10 @@ hid_t H5Dcreate1(hid_t loc, const char *name, hid_t type, hid_t space, hid_t dcp
 #endif
 
 /* A flush writes HDF5's cached chunks, pruned ones too: calls on the file may run through colldiag again. */
-herr_t H5Fflush(hid_t obj, H5F_scope_t scope)
+herr_t CD_WRAP(H5Fflush)(hid_t obj, H5F_scope_t scope)
 {
     static herr_t (*real)(hid_t, H5F_scope_t);
-    if (!real) real = (herr_t(*)(hid_t, H5F_scope_t))dlsym(RTLD_NEXT, "H5Fflush");
+    if (!real) real = (herr_t(*)(hid_t, H5F_scope_t))CD_LOOKUP(H5Fflush);
     herr_t ret = real(obj, scope);
     if (ret >= 0 && !cd_internal) colldiag_h5_flushed(obj); /* the file now reaches HDF5's end of allocation */
     h5_oid oi;
@@ -1689,19 +1771,19 @@ static void forget_all_datasets(void)
     if (!cd_internal) h5_forget_dsets(NULL, NULL);
 }
 
-herr_t H5Ldelete(hid_t loc, const char *name, hid_t lapl)
+herr_t CD_WRAP(H5Ldelete)(hid_t loc, const char *name, hid_t lapl)
 {
     static herr_t (*real)(hid_t, const char *, hid_t);
-    if (!real) real = (herr_t(*)(hid_t, const char *, hid_t))dlsym(RTLD_NEXT, "H5Ldelete");
+    if (!real) real = (herr_t(*)(hid_t, const char *, hid_t))CD_LOOKUP(H5Ldelete);
     herr_t ret = real(loc, name, lapl);
     forget_all_datasets();
     return ret;
 }
 
-herr_t H5Ldelete_by_idx(hid_t loc, const char *group, H5_index_t idx_type, H5_iter_order_t order, hsize_t n, hid_t lapl)
+herr_t CD_WRAP(H5Ldelete_by_idx)(hid_t loc, const char *group, H5_index_t idx_type, H5_iter_order_t order, hsize_t n, hid_t lapl)
 {
     static herr_t (*real)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t);
-    if (!real) real = (herr_t(*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t))dlsym(RTLD_NEXT, "H5Ldelete_by_idx");
+    if (!real) real = (herr_t(*)(hid_t, const char *, H5_index_t, H5_iter_order_t, hsize_t, hid_t))CD_LOOKUP(H5Ldelete_by_idx);
     herr_t ret = real(loc, group, idx_type, order, n, lapl);
     forget_all_datasets();
     return ret;
@@ -1709,29 +1791,29 @@ herr_t H5Ldelete_by_idx(hid_t loc, const char *group, H5_index_t idx_type, H5_it
 
 /* Copies are new objects, possibly at the address of an anonymous dataset closed since (see
    note_created): the datasets cached go, as at a deletion. Rare. */
-herr_t H5Ocopy(hid_t src_loc, const char *src_name, hid_t dst_loc, const char *dst_name, hid_t ocpypl, hid_t lcpl)
+herr_t CD_WRAP(H5Ocopy)(hid_t src_loc, const char *src_name, hid_t dst_loc, const char *dst_name, hid_t ocpypl, hid_t lcpl)
 {
     static herr_t (*real)(hid_t, const char *, hid_t, const char *, hid_t, hid_t);
-    if (!real) real = (herr_t(*)(hid_t, const char *, hid_t, const char *, hid_t, hid_t))dlsym(RTLD_NEXT, "H5Ocopy");
+    if (!real) real = (herr_t(*)(hid_t, const char *, hid_t, const char *, hid_t, hid_t))CD_LOOKUP(H5Ocopy);
     herr_t ret = real(src_loc, src_name, dst_loc, dst_name, ocpypl, lcpl);
     forget_all_datasets();
     return ret;
 }
 
-herr_t H5Odecr_refcount(hid_t obj)
+herr_t CD_WRAP(H5Odecr_refcount)(hid_t obj)
 {
     static herr_t (*real)(hid_t);
-    if (!real) real = (herr_t(*)(hid_t))dlsym(RTLD_NEXT, "H5Odecr_refcount");
+    if (!real) real = (herr_t(*)(hid_t))CD_LOOKUP(H5Odecr_refcount);
     herr_t ret = real(obj);
     forget_all_datasets();
     return ret;
 }
 
 #ifndef H5_NO_DEPRECATED_SYMBOLS
-herr_t H5Gunlink(hid_t loc, const char *name)
+herr_t CD_WRAP(H5Gunlink)(hid_t loc, const char *name)
 {
     static herr_t (*real)(hid_t, const char *);
-    if (!real) real = (herr_t(*)(hid_t, const char *))dlsym(RTLD_NEXT, "H5Gunlink");
+    if (!real) real = (herr_t(*)(hid_t, const char *))CD_LOOKUP(H5Gunlink);
     herr_t ret = real(loc, name);
     forget_all_datasets();
     return ret;
