@@ -366,7 +366,7 @@ int colldiag_get_model_estimates(const colldiag_xfer *x, double est[4]);
 /* The bytes at risk of HDF5's own path for the last write or planned write (colldiag_plan, colldiag_h5_plan,
    colldiag_write): bytes of the file that HDF5 + MPI-IO, given this call, would not leave as the program
    wrote them. The same on every rank of a collective call (agreed in its one reduction, no extra
-   communication); 0 after reads, and when nothing is at risk. kinds: an OR of
+   communication); 0 when nothing is at risk (reads: only COLLDIAG_RISK_READS). kinds: an OR of
    - COLLDIAG_RISK_HOLES: HDF5's path is one collective MPI-IO write whose extent reaches past the end
      of the file into storage whose fill value was not written (colldiag_layout_set_fill_written): MPI-IO
      fills the gaps between the ranks' pieces by read-modify-write, and past the end the read returns
@@ -384,9 +384,14 @@ int colldiag_get_model_estimates(const colldiag_xfer *x, double est[4]);
      are counted as if they lay past the end of the file, their bytes that rank does not select as holes.
      An estimate, never a silent 0: the bytes may be fewer (the chunks may lie inside the file, another
      rank may select them), or more (gaps between chunks are not counted).
+   - COLLDIAG_RISK_READS (with MAYBE): a collective read (or its plan) on Open MPI 4.1.0-4.1.4's ompio with
+     its read data sieving on, whose ranks' selections overlap: the MPI-IO layer returns zeros for the
+     bytes that follow one rank's request ending inside another's (Open MPI issue #10546, fixed in 4.1.5;
+     tests/mpi_read_overlap.c). bytes: the bytes read by more than one rank, at least (ranks' extents
+     whose bytes add up to more than the span they cover; ranks reading the same extent are left out).
    The classes are shown with HDF5 alone by tests/h5_defects.c (docs/hdf5.md, "What HDF5 and MPI-IO get
    wrong"). Either pointer may be NULL. */
-enum { COLLDIAG_RISK_HOLES = 1, COLLDIAG_RISK_COMPACT = 2, COLLDIAG_RISK_MAYBE = 4 };
+enum { COLLDIAG_RISK_HOLES = 1, COLLDIAG_RISK_COMPACT = 2, COLLDIAG_RISK_MAYBE = 4, COLLDIAG_RISK_READS = 8 };
 int colldiag_get_bytes_at_risk(const colldiag_xfer *x, uint64_t *bytes, unsigned *kinds);
 /* The bytes at risk in words: why, and which ranks ("holes past the end of the file ...; ranks 0, 2
    write around them"), and the change that removes them (a fill value, identical data, or colldiag

@@ -777,6 +777,12 @@ static int risk_writes(const cd_io *io)
     return io->l && (io->dir == DIR_WRITE || (io->dir == DIR_PLAN && !io->f->plan_read));
 }
 
+/* ... or reads. */
+static int risk_reads(const cd_io *io)
+{
+    return io->l && (io->dir == DIR_READ || (io->dir == DIR_PLAN && io->f->plan_read));
+}
+
 /* 1 when HDF5's path for this call may fill holes of unwritten storage by read-modify-write: a
    collective MPI-IO write, or independent ones the layer sieves (the local half: the agreed global cause
    decides which, risk_agreed). */
@@ -841,14 +847,79 @@ static int risk_dig_run(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
     return d->buf ? cd_mem_runs(d->io->ms, k, n, risk_dig_mrun, d) : 0;
 }
 
+/* ---- reads at risk: Open MPI 4.1.0-4.1.4's ompio ----
+   Its read data sieving (fbtl posix, on by default for reads whose requests average under 1 MiB with
+   gaps under 4 KiB) reads from the first request of a group to the end of the group's *last* request,
+   assuming the last ends furthest. In a collective read the aggregator's requests are every rank's, sorted
+   by offset: where one rank's request ends inside another's (ranks reading overlapping ranges, one
+   starting later and ending sooner), the bytes past the inner one's end are never read and come back as
+   whatever the buffer held, zeros mostly: HDF5's reads and colldiag's alike. Open MPI issue #10546, fixed
+   in 4.1.5 and 5.0.0 (fbtl/posix: fix length calculation for data sieving). Shown with plain MPI-IO by
+   tests/mpi_read_overlap.c and with HDF5 by tests/h5_defects.c (reads-overlap-collective); it was
+   fuzz_h5's "same bytes, not the file's" reads (all of them, with HDF5's lone wrong reads: seed 7, 300
+   cases, 18 and 57 of them, none with the sieving off). Predicted from the agreement: ranks' read extents
+   (the selection's first and last byte for contiguous storage, the touched chunks' storage for chunked)
+   whose bytes add up to more than the span they cover must overlap (pigeonhole); reads whose extents are
+   all the same are left out (ranks reading the same selection, which the bug spares). Sound, not
+   complete: an estimate (COLLDIAG_RISK_MAYBE). Prevented under the HDF5 preload's COLLDIAG_ACCELERATE by
+   turning the sieving off (OMPI_MCA_fbtl_posix_read_datasieving=0) before MPI_Init. */
+static int risk_read_stack(void)
+{
+#ifdef OPEN_MPI
+    static int version = -1; /* 1: Open MPI 4.1.0 - 4.1.4, 0: another */
+    if (version < 0) {
+        char v[MPI_MAX_LIBRARY_VERSION_STRING];
+        int n = 0, a = 0, b = 0, c = 0;
+        version = MPI_Get_library_version(v, &n) == MPI_SUCCESS && sscanf(v, "Open MPI v%d.%d.%d", &a, &b, &c) == 3 && a == 4 && b == 1 && c <= 4;
+    }
+    if (!version) return 0;
+    const char *io = getenv("OMPI_MCA_io"), *ds = getenv("OMPI_MCA_fbtl_posix_read_datasieving");
+    if (io && strstr(io, "romio") && !strchr(io, '^')) return 0;
+    return !(ds && (!strcmp(ds, "0") || !strcmp(ds, "false") || !strcmp(ds, "no") || !strcmp(ds, "FALSE")));
+#else
+    return 0;
+#endif
+}
+
+/* This rank's part of a collective read's prediction: its extent and bytes (see above). */
+static void risk_read_local(cd_io *io, uint64_t v[AG_N])
+{
+    uint64_t lo = UINT64_MAX, hi = 0, bytes = 0;
+    if (io->l->storage == STORE_CHUNKED) {
+        for (uint64_t i = 0; i < io->map.n; i++) {
+            const cd_piece *p = &io->map.pc[i];
+            if (p->addr < 0 || !p->nelem) continue;
+            bytes += p->nelem * io->fes;
+            if ((uint64_t)p->addr < lo) lo = (uint64_t)p->addr;
+            if ((uint64_t)p->addr + io->l->chunk_bytes > hi) hi = (uint64_t)p->addr + io->l->chunk_bytes;
+        }
+    } else if (io->l->storage == STORE_CONTIG) {
+        uint64_t first, last;
+        for (uint64_t i = 0; i < io->map.n; i++) bytes += io->map.pc[i].nelem * io->fes;
+        if (bytes && sel_first_last(io->fs, &first, &last)) {
+            lo = (uint64_t)io->l->addr + first * io->fes;
+            hi = (uint64_t)io->l->addr + (last + 1) * io->fes;
+        }
+    }
+    if (!bytes || lo >= hi) return;
+    v[AG_RISK_LO] = lo;
+    v[AG_RISK_HI] = hi;
+    v[AG_RISK_PAST] = bytes;
+    v[AG_RISK_FSIZE] = lo;
+    v[AG_RISK_RD_NHI] = ~hi;
+    v[AG_RISK_RANKS] = (uint64_t)1 << (io->f->rank < 63 ? io->f->rank : 63);
+}
+
 /* This rank's part of the prediction, into the first reduction's vector (AG_RISK_*). */
 static void risk_local(cd_io *io, uint64_t v[AG_N])
 {
     v[AG_RISK_LO] = UINT64_MAX;
     v[AG_RISK_HI] = v[AG_RISK_PAST] = v[AG_RISK_OWN] = v[AG_RISK_FSIZE] = v[AG_RISK_RANKS] = 0;
-    v[AG_RISK_DIG] = v[AG_RISK_DIG_NOT] = v[AG_RISK_CBYTES] = v[AG_RISK_UNK] = 0;
+    v[AG_RISK_DIG] = v[AG_RISK_DIG_NOT] = v[AG_RISK_CBYTES] = v[AG_RISK_UNK] = v[AG_RISK_RD_NHI] = 0;
     const uint64_t me = (uint64_t)1 << (io->f->rank < 63 ? io->f->rank : 63);
-    if (risk_holes_possible(io) && io->l->addr_unknown) {
+    if (risk_reads(io) && io->set.mode == COLLDIAG_MPIO_COLLECTIVE && io->f->driver == COLLDIAG_DRIVER_MPIO && risk_read_stack()) {
+        risk_read_local(io, v);
+    } else if (risk_holes_possible(io) && io->l->addr_unknown) {
         /* the plan does not know where HDF5 put this rank's chunks: each may lie past the end of the file,
            and then its bytes this rank does not select are holes (an estimate: another rank may select
            them, and gaps between chunks are not counted) */
@@ -927,6 +998,25 @@ static void risk_agreed(cd_io *io, uint32_t global, uint64_t compact_cap)
     colldiag_xfer *x = io->x;
     const uint64_t *g = io->g;
     char who[160];
+    /* a collective read on a stack whose reads are at risk (risk_read_stack): the words are the read's */
+    if (risk_reads(io)) {
+        if (global || !g[AG_RISK_PAST] || g[AG_RISK_HI] <= g[AG_RISK_LO] || !risk_read_stack()) return;
+        const uint64_t span = g[AG_RISK_HI] - g[AG_RISK_LO], same = g[AG_RISK_FSIZE] == g[AG_RISK_LO] && ~g[AG_RISK_RD_NHI] == g[AG_RISK_HI];
+        if (g[AG_RISK_PAST] > span && !same) {
+            x->risk_bytes = g[AG_RISK_PAST] - span;
+            x->risk_kinds |= COLLDIAG_RISK_READS | COLLDIAG_RISK_MAYBE;
+            x->risk_ranks = g[AG_RISK_RANKS];
+            risk_ranks_text(x->risk_ranks, who, sizeof who);
+            snprintf(x->risk_why, sizeof x->risk_why,
+                     "a collective read whose ranks' selections overlap (at least %" PRIu64 " bytes read by more than one rank; %s read), on "
+                     "Open MPI 4.1.0-4.1.4's ompio, whose read data sieving returns zeros for the bytes that follow one rank's request "
+                     "ending inside another's (Open MPI issue #10546, fixed in 4.1.5)", x->risk_bytes, who);
+            snprintf(x->risk_adv, sizeof x->risk_adv,
+                     "OMPI_MCA_fbtl_posix_read_datasieving=0 (every rank, before MPI_Init: mpirun -x), or Open MPI 4.1.5 or later, or "
+                     "ROMIO (OMPI_MCA_io=romio321), or COLLDIAG_ACCELERATE=1 under the preload (it turns the sieving off)");
+        }
+        return;
+    }
     /* HDF5's path: one collective MPI-IO write (no cause, collective_opt COLLECTIVE_IO), or with
        INDIVIDUAL_IO independent MPI-IO writes of the same derived types, which only a sieving MPI-IO layer
        fills holes of (each rank's own). An independent call, or a collective one with a cause, HDF5

@@ -45,8 +45,11 @@ enum {
     AG_RISK_CBYTES,    /* SUM: bytes written into compact storage */
     AG_RISK_UNK,       /* SUM: bytes of the touched chunks a rank did not select, where the plan could not learn the chunks'
                           addresses (colldiag_layout's addr_unknown): they may lie past the end */
+    AG_RISK_RD_NHI,    /* MAX: a collective read's ~(end of this rank's extent), on a stack whose reads are at risk
+                          (risk_read_local): ~ of the smallest end. The read also uses LO (MIN first byte), HI (MAX end),
+                          PAST (SUM bytes) and FSIZE (MAX first byte) */
     AG_TOUCH,          /* BOR: the touched-chunk map, CD_TOUCH_WORDS words from here */
-    AG_N = AG_TOUCH + 8 /* 352 bytes in all: see touch_map */
+    AG_N = AG_TOUCH + 8 /* 360 bytes in all: see touch_map */
 };
 #define CD_TOUCH_WORDS (AG_N - AG_TOUCH)
 
@@ -61,7 +64,7 @@ static void cd_agree_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
             switch (i) {
             case AG_FAIL: case AG_MIN_CHUNKS: case AG_RISK_LO: if (x < *y) *y = x; break;
             case AG_MAX_CHUNKS: case AG_MAX_BYTES: case AG_MAX_PIECE: case AG_MAX_RUNS: case AG_MAX_END: case AG_MAX_FSIZE:
-            case AG_MAX_MULTI_NS: case AG_MAX_IND_NS: case AG_MAX_MRUNS: case AG_RISK_HI: case AG_RISK_FSIZE:
+            case AG_MAX_MULTI_NS: case AG_MAX_IND_NS: case AG_MAX_MRUNS: case AG_RISK_HI: case AG_RISK_FSIZE: case AG_RISK_RD_NHI:
                 if (x > *y) *y = x;
                 break;
             case AG_SUM_CHUNKS: case AG_SUM_RUNS: case AG_SUM_PARTIAL: case AG_SUM_TOUCH: case AG_RISK_PAST: case AG_RISK_OWN: case AG_RISK_CBYTES:

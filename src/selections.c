@@ -277,6 +277,43 @@ struct colldiag_sel {
     uint64_t npts, cap;
 };
 
+/* The first and last selected elements in row-major order (linear offsets in the selection's extent):
+   the first span of every level, and the last; a point list's smallest and largest. 0 when nothing is
+   selected (*first > *last then). O(rank) for hyperslabs, O(points) for points. */
+static int sel_first_last(const colldiag_sel *s, uint64_t *first, uint64_t *last)
+{
+    *first = 1;
+    *last = 0;
+    if (!s || s->space == SPACE_NULL || s->type == SEL_NONE) return 0;
+    if (s->space == SPACE_SCALAR) { *first = *last = 0; return 1; }
+    if (s->type == SEL_POINTS) {
+        if (!s->npts) return 0;
+        uint64_t lo = UINT64_MAX, hi = 0;
+        for (uint64_t i = 0; i < s->npts; i++) {
+            if (s->pts[i] < lo) lo = s->pts[i];
+            if (s->pts[i] > hi) hi = s->pts[i];
+        }
+        *first = lo;
+        *last = hi;
+        return 1;
+    }
+    const cd_node *a = s->tree, *b = s->tree;
+    uint64_t f = 0, l = 0;
+    for (int d = 0; d < s->rank; d++) {
+        if (!a || !b || !a->n || !b->n) return 0;
+        cd_span sa, sb;
+        node_span(a, 0, &sa);
+        node_span(b, b->n - 1, &sb);
+        f = f * s->dims[d] + sa.lo;
+        l = l * s->dims[d] + sb.hi;
+        a = sa.down;
+        b = sb.down;
+    }
+    *first = f;
+    *last = l;
+    return 1;
+}
+
 static const char *seloper_name(colldiag_seloper_t op) { return op == COLLDIAG_SELECT_SET ? "SET" : "OR"; }
 
 static cd_node *tree_all(const colldiag_sel *s)

@@ -95,6 +95,8 @@ suite "mpich preload: collective-metadata file, one rank calling alone" 200 test
 suite "openmpi/ompio HDF5's defects: shown, predicted, prevented (4 ranks)" 300 tests/test_defects.sh "$BO" "$OMPI" 4 "ompio, "
 [ -n "$ROMIO" ] && suite "openmpi/$ROMIO HDF5's defects: shown, predicted, prevented (3 ranks)" 300 env OMPI_MCA_io=$ROMIO tests/test_defects.sh "$BO" "$OMPI" 3 "$ROMIO, "
 suite "mpich HDF5's defects: shown, predicted, prevented (3 ranks)" 300 tests/test_defects.sh "$BM" "$MPICH" 3 "mpich, "
+# a program linked against HDF5 statically (plain h5pcc links libhdf5.a here too): told, then wrapped
+suite "openmpi static HDF5: told under the preload, explained and protected through the wrappers (3 ranks)" 300 tests/test_static.sh "$BO" "$OMPI" 3 h5pcc.openmpi
 if pkg-config --atleast-version=1.14 hdf5-openmpi 2>/dev/null; then
     suite "openmpi preload: H5Dwrite_multi, H5Dread_multi and the async calls: explained as HDF5 decides, accelerated, never missed" 180 bash -c \
         "make -s MPI=openmpi B=$BO $BO/h5_multi_client && tests/test_multi_entry.sh $BO '$OMPI'"

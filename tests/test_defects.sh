@@ -26,6 +26,8 @@ fail=0
 echo "== plain HDF5 ($LABEL$NP ranks)"
 $RUN -n "$NP" "$BIN" "$T" >"$T/plain.out" 2>&1 || { echo "FAIL plain run: exit $?"; fail=1; }
 cat "$T/plain.out"
+# the MPI-IO layer's own reads, without HDF5 (tests/mpi_read_overlap.c: needs 3 ranks to show)
+[ "$NP" -ge 3 ] && [ -x "$B/mpi_read_overlap" ] && $RUN -n "$NP" "$B/mpi_read_overlap" "$T/overlap.bin"
 echo "== explained (COLLDIAG_REPORT=json): every wrong file predicted, no control at risk"
 COLLDIAG_REPORT=json:$T/calls.jsonl LD_PRELOAD=$LIB $RUN -n "$NP" $X "$BIN" "$T" >"$T/explained.out" 2>&1 ||
     { echo "FAIL explained run: exit $?"; cat "$T/explained.out"; fail=1; }
@@ -38,7 +40,7 @@ for l in open(sys.argv[1]):
 risk = {}
 for n, l in enumerate(open(sys.argv[2]), 1):
     j = json.loads(l)
-    if j.get("op") != "H5Dwrite": continue
+    if j.get("op") not in ("H5Dwrite", "H5Dread"): continue
     m = re.search(r"h5_defects-([a-z0-9-]+)\.h5$", j.get("file", ""))
     if not m: continue
     if "bytes_at_risk" not in j: print("FAIL line %d: no bytes_at_risk" % n); sys.exit(1)
@@ -55,7 +57,7 @@ sys.exit(bad)
 PY
 echo "== accelerated (COLLDIAG_ACCELERATE=1): every holes-* case and every collective compact-* case right"
 COLLDIAG_REPORT=0 COLLDIAG_ACCELERATE=1 LD_PRELOAD=$LIB $RUN -n "$NP" $X "$BIN" "$T" --must-be-right \
-    "$(grep -o '^\(holes\|compact\)-[a-z0-9-]*' "$T/plain.out" | grep -v -- '-independent$' | paste -sd, -)" >"$T/accel.out" 2>&1 || fail=1
+    "$(grep -o '^\(holes\|compact\|reads\)-[a-z0-9-]*' "$T/plain.out" | grep -v -- '-independent$' | paste -sd, -)" >"$T/accel.out" 2>&1 || fail=1
 cat "$T/accel.out"
 grep -q "^holes-collective: right" "$T/accel.out" || { echo "FAIL: no holes-collective verdict under COLLDIAG_ACCELERATE=1"; fail=1; }
 grep -q "^compact-ranks-differ: right" "$T/accel.out" || { echo "FAIL: compact-ranks-differ not right under COLLDIAG_ACCELERATE=1"; fail=1; }

@@ -1507,8 +1507,22 @@ static void static_hdf5_check(void)
 #endif
 }
 
+/* Under COLLDIAG_ACCELERATE, before MPI_Init reads its parameters: Open MPI 4.1.0-4.1.4's ompio returns
+   zeros for part of a collective read whose ranks' requests overlap, through its read data sieving
+   (colldiag.c, risk_read_stack: issue #10546, fixed in 4.1.5), HDF5's reads and colldiag's alike. The
+   sieving off, those reads are right (tests/h5_defects.c, reads-overlap-collective; fuzz_h5's reads of
+   "the same bytes, not the file's"); each aggregator then reads each request as it is. Not when the
+   program's environment sets the parameter itself. */
+static void mend_reads(void)
+{
+    const char *acc = getenv("COLLDIAG_ACCELERATE");
+    if (acc && *acc && strcmp(acc, "0") && !getenv("OMPI_MCA_fbtl_posix_read_datasieving") && risk_read_stack())
+        setenv("OMPI_MCA_fbtl_posix_read_datasieving", "0", 1);
+}
+
 int MPI_Init(int *argc, char ***argv)
 {
+    mend_reads();
     const int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS) same_environment();
     if (rc == MPI_SUCCESS) keep_heap_warm();
@@ -1519,6 +1533,7 @@ int MPI_Init(int *argc, char ***argv)
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    mend_reads();
     const int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS) same_environment();
     if (rc == MPI_SUCCESS) keep_heap_warm();
