@@ -5121,6 +5121,19 @@ static int auto_choose(const cd_io *io, double est[4])
 }
 
 /* Chunked collective execution: the scheme, its per-chunk decisions, and the data. */
+/* HDF5's own scheme for this chunked call, as HDF5 decides it from its DXPL and the agreed chunk counts:
+   0 link-chunk (1.14's selection I/O included), 1 multi-chunk, -1 not HDF5's to say (a colldiag scheme
+   asked). x->h5_opt: the DXPL's own, where colldiag's scheme replaced it (the bridge). */
+static int hdf5_scheme_of(const cd_io *io)
+{
+    const colldiag_xfer *x = io->x;
+    const int h = x->h5_opt_set ? x->h5_opt : io->set.chunk_opt;
+    const int sel = h == COLLDIAG_MPIO_CHUNK_SELECTION_IO ||
+                    (x->h5_opt_set && io->set.rules == COLLDIAG_HDF5_RULES_1_14 && !(io->g[AG_CAUSE] & CD_CAUSE_SEL_OFF_114));
+    return sel || h == COLLDIAG_MPIO_CHUNK_ONE_IO ? 0 : h == COLLDIAG_MPIO_CHUNK_MULTI_IO ? 1
+         : h == COLLDIAG_MPIO_CHUNK_DEFAULT ? (io->g[AG_SUM_CHUNKS] / (uint64_t)io->f->size >= io->set.num ? 0 : 1) : -1;
+}
+
 static void exec_chunked(cd_io *io)
 {
     colldiag_xfer *x = io->x;
@@ -5133,14 +5146,8 @@ static void exec_chunked(cd_io *io)
     if (!io->f->plan_only) file_nodes(io->f);
     const int model_best = auto_choose(io, x->model_est); /* O(1): the report's advice compares every scheme */
     /* HDF5's own scheme for this call (the summary's time saved): its DXPL's, as HDF5 decides it */
-    {
-        const int h = x->h5_opt_set ? x->h5_opt : opt;
-        const int sel = h == COLLDIAG_MPIO_CHUNK_SELECTION_IO || (x->h5_opt_set && io->set.rules == COLLDIAG_HDF5_RULES_1_14 &&
-                                                                   !(io->g[AG_CAUSE] & CD_CAUSE_SEL_OFF_114));
-        x->hdf5_scheme = sel || h == COLLDIAG_MPIO_CHUNK_ONE_IO ? 0 : h == COLLDIAG_MPIO_CHUNK_MULTI_IO ? 1
-                       : h == COLLDIAG_MPIO_CHUNK_DEFAULT ? (io->g[AG_SUM_CHUNKS] / (uint64_t)P >= io->set.num ? 0 : 1) : -1;
-        x->hdf5_est = x->hdf5_scheme >= 0 ? x->model_est[x->hdf5_scheme] : -1.0;
-    }
+    x->hdf5_scheme = hdf5_scheme_of(io);
+    x->hdf5_est = x->hdf5_scheme >= 0 ? x->model_est[x->hdf5_scheme] : -1.0;
     if (opt == COLLDIAG_MPIO_CHUNK_AUTO) {
         opt = model_best;
         memcpy(x->auto_est, x->model_est, sizeof x->auto_est);
@@ -5774,7 +5781,8 @@ static int risk_reads(const cd_io *io)
 static int risk_holes_possible(cd_io *io)
 {
     return risk_writes(io) && io->l->storage != STORE_COMPACT && io->l->fill_unwritten && io->f->driver == COLLDIAG_DRIVER_MPIO &&
-           io->set.mode == COLLDIAG_MPIO_COLLECTIVE && (io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO || risk_ds(io->f));
+           io->set.mode == COLLDIAG_MPIO_COLLECTIVE &&
+           (io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO || risk_ds(io->f) || io->l->storage == STORE_CHUNKED); /* chunked: see risk_agreed's multi */
 }
 
 /* The file's size as this rank sees it now: the file colldiag writes, or for a plan HDF5's own. */
@@ -5976,6 +5984,17 @@ static void risk_count(const uint64_t g[AG_N], int coll, int sieved, uint64_t co
     *compact = g[AG_RISK_CBYTES] && (g[AG_RISK_DIG] & g[AG_RISK_DIG_NOT]) ? (g[AG_RISK_CBYTES] < compact_cap ? g[AG_RISK_CBYTES] : compact_cap) : 0;
 }
 
+/* A collective read's bytes at risk from merged words (risk_read_local's; the agreement or the run's
+   summary): the bytes read by more than one rank, at least, on a stack whose reads are at risk. Pure
+   but for the stack's facts (risk_read_stack). */
+static uint64_t risk_read_count(const uint64_t g[AG_N])
+{
+    if (!g[AG_RISK_PAST] || g[AG_RISK_HI] <= g[AG_RISK_LO] || !risk_read_stack()) return 0;
+    const uint64_t span = g[AG_RISK_HI] - g[AG_RISK_LO];
+    const int same = g[AG_RISK_FSIZE] == g[AG_RISK_LO] && ~g[AG_RISK_RD_NHI] == g[AG_RISK_HI];
+    return g[AG_RISK_PAST] > span && !same ? g[AG_RISK_PAST] - span : 0;
+}
+
 /* The prediction from the agreed values (every rank alike): x->risk_*. global: the agreed causes (any
    makes HDF5's path independent, which writes no holes); compact_cap: the compact storage's bytes. */
 static void risk_agreed(cd_io *io, uint32_t global, uint64_t compact_cap)
@@ -5985,10 +6004,9 @@ static void risk_agreed(cd_io *io, uint32_t global, uint64_t compact_cap)
     char who[160];
     /* a collective read on a stack whose reads are at risk (risk_read_stack): the words are the read's */
     if (risk_reads(io)) {
-        if (global || !g[AG_RISK_PAST] || g[AG_RISK_HI] <= g[AG_RISK_LO] || !risk_read_stack()) return;
-        const uint64_t span = g[AG_RISK_HI] - g[AG_RISK_LO], same = g[AG_RISK_FSIZE] == g[AG_RISK_LO] && ~g[AG_RISK_RD_NHI] == g[AG_RISK_HI];
-        if (g[AG_RISK_PAST] > span && !same) {
-            x->risk_bytes = g[AG_RISK_PAST] - span;
+        const uint64_t over = global ? 0 : risk_read_count(g);
+        if (over) {
+            x->risk_bytes = over;
             x->risk_kinds |= COLLDIAG_RISK_READS | COLLDIAG_RISK_MAYBE;
             x->risk_ranks = g[AG_RISK_RANKS];
             risk_ranks_text(x->risk_ranks, who, sizeof who);
@@ -6006,8 +6024,12 @@ static void risk_agreed(cd_io *io, uint32_t global, uint64_t compact_cap)
        INDIVIDUAL_IO independent MPI-IO writes of the same derived types, which only a sieving MPI-IO layer
        fills holes of (each rank's own). An independent call, or a collective one with a cause, HDF5
        writes run by run (no derived type): nothing to sieve */
-    const int coll = !global && io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO;
-    const int sieved = !global && io->set.mode == COLLDIAG_MPIO_COLLECTIVE && io->set.coll_opt == COLLDIAG_MPIO_INDIVIDUAL_IO;
+    /* HDF5 1.10's multi-chunk path writes each collective chunk with MPI_File_write_at_all whatever the
+       collective_opt (INDIVIDUAL_IO included: its per-chunk calls are collective for the chunks enough
+       ranks share), so there the holes are a collective write's (fuzz_h5, seed 7 case 12 on ompio) */
+    const int multi = io->l && io->l->storage == STORE_CHUNKED && io->set.rules != COLLDIAG_HDF5_RULES_1_14 && hdf5_scheme_of(io) == 1;
+    const int coll = !global && (io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO || multi);
+    const int sieved = !global && io->set.mode == COLLDIAG_MPIO_COLLECTIVE && io->set.coll_opt == COLLDIAG_MPIO_INDIVIDUAL_IO && !coll;
     uint64_t gaps, unk, compact;
     risk_count(g, coll, sieved, compact_cap, &gaps, &unk, &compact);
     const uint64_t known = gaps - unk;
@@ -8392,7 +8414,8 @@ static void cd_sum_combine(MPI_Comm comm, cd_sum_tab *t)
 typedef struct {
     char *key;                   /* "FILE\tDATASET\tW\tN": the N-th collective write of the dataset */
     uint64_t v[AG_N];            /* the words, merged by cd_agree_fn */
-    uint32_t kind;               /* bit 0: HDF5's path was one collective write; bit 1: sieved independent writes */
+    uint32_t kind;               /* bit 0: HDF5's path was one collective write; bit 1: sieved independent writes;
+                                    bit 2: a collective read (COLLDIAG_RISK_READS) */
     uint64_t cap;                /* the dataset's bytes (compact storage's bound) */
 } cd_sum_rrec;
 static cd_sum_rrec *cd_sum_rr;
@@ -8426,7 +8449,7 @@ CD_MAYBE_UNUSED static void cd_sum_risk_record(const char *file, const char *dse
 {
     if (cd_sum_done) return;
     char key[2200];
-    snprintf(key, sizeof key, "%s\t%s\tW\t%" PRIu64, file ? file : "", dset ? dset : "", seq);
+    snprintf(key, sizeof key, "%s\t%s\t%c\t%" PRIu64, file ? file : "", dset ? dset : "", kind & 4 ? 'R' : 'W', seq);
     cd_sum_rrec *r = cd_sum_nrr < CD_SUM_RISK_MAX ? cd_sum_rr_find(key, 1) : NULL;
     if (!r) { cd_sum_rr_over++; return; }
     memcpy(r->v, v, sizeof r->v);
@@ -8514,21 +8537,23 @@ static void cd_sum_rr_fold(cd_sum_tab *t)
 {
     for (size_t i = 0; i < cd_sum_nrr; i++) {
         const cd_sum_rrec *r = &cd_sum_rr[i];
-        uint64_t holes, unk, compact;
-        risk_count(r->v, r->kind & 1, (r->kind >> 1) & 1, r->cap, &holes, &unk, &compact);
-        const uint64_t bytes = compact ? compact : holes;
+        uint64_t holes = 0, unk = 0, compact = 0;
+        const uint64_t reads = r->kind & 4 ? risk_read_count(r->v) : 0;
+        if (!(r->kind & 4)) risk_count(r->v, r->kind & 1, (r->kind >> 1) & 1, r->cap, &holes, &unk, &compact);
+        const uint64_t bytes = reads ? reads : compact ? compact : holes;
         if (!bytes) continue;
         char key[2200];
         snprintf(key, sizeof key, "%s", r->key);
         char *tab = strrchr(key, '\t');
-        if (tab) *tab = 0; /* the dataset's own key: "FILE\tDATASET\tW" */
+        if (tab) *tab = 0; /* the dataset's own key: "FILE\tDATASET\tW" (or R) */
         cd_sum_data *d = cd_sum_find(t, key);
         if (!d) continue;
         d->u[CD_SUM_RISK] += bytes;
         d->u[CD_SUM_RISK_CALLS]++;
         if (!d->risk_why[0])
             snprintf(d->risk_why, sizeof d->risk_why, "%s",
-                     compact ? "compact storage written with different selections or bytes on different ranks: HDF5 keeps one rank's copy"
+                     reads   ? "a collective read whose ranks overlap, on Open MPI 4.1.0-4.1.4's ompio: its read data sieving returns zeros"
+                     : compact ? "compact storage written with different selections or bytes on different ranks: HDF5 keeps one rank's copy"
                      : unk   ? "holes past the end of the file may be left in HDF5's collective write (chunk addresses not known: an estimate)"
                              : "holes past the end of the file in HDF5's collective write: the bytes between the ranks' pieces get MPI-IO's buffer");
     }
@@ -10516,14 +10541,14 @@ static int h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space
     return rc;
 }
 
-/* This rank's words of a collective H5Dwrite's bytes at risk, without the plan's agreement (decision.c,
+/* This rank's words of a collective H5Dwrite's (or, read, H5Dread's) bytes at risk, without the plan's agreement (decision.c,
    cd_risk_local): the layout, selections and chunk addresses as h5_plan finds them, on a plan file with
    no communicator. For the run's summary alone (COLLDIAG_REPORT=summary), which merges the words at its
    end: the same count as a plan's, no collective per call. The caller makes it only in a collective call
    (every rank is there: a dataset learned here on a file whose metadata reads are collective is learned
    by every rank alike). v: AG_N words; *cap: the dataset's bytes. 0, or an error (nothing to record). */
-CD_MAYBE_UNUSED static int h5_risk_words(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf, uint64_t v[AG_N],
-                         uint64_t *cap)
+CD_MAYBE_UNUSED static int h5_risk_words(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf, int read,
+                                         uint64_t v[AG_N], uint64_t *cap)
 {
     static const char fn[] = "colldiag summary";
     colldiag_xfer x;
@@ -10536,6 +10561,7 @@ CD_MAYBE_UNUSED static int h5_risk_words(hid_t dset, hid_t mem_type, hid_t mem_s
     if (!rc) rc = h5_plan_file(dset, 0, &f, fn);
     if (!rc) {
         f->md_local = h5_alloc_md_local(dset);
+        f->plan_read = read; /* a read's words are its extent's (risk_read_local) */
         rc = h5_reads_need_all_ranks(dset) ? h5_plan_layout_learned(dset, 1, &l, fn) : h5_plan_layout(dset, &l, fn);
     }
     if (!rc) {
@@ -10549,7 +10575,7 @@ CD_MAYBE_UNUSED static int h5_risk_words(hid_t dset, hid_t mem_type, hid_t mem_s
     hid_t fsp = file_space == H5S_ALL ? H5Dget_space(dset) : file_space;
     if (!rc) rc = colldiag_h5_sel(fsp, &fs);
     if (!rc) rc = colldiag_h5_sel(mem_space == H5S_ALL ? fsp : mem_space, &ms);
-    if (!rc && l->storage == STORE_CHUNKED && l->fill_unwritten) h5_plan_chunk_addrs(dset, l, f, fsp);
+    if (!rc && !read && l->storage == STORE_CHUNKED && l->fill_unwritten) h5_plan_chunk_addrs(dset, l, f, fsp);
     if (file_space == H5S_ALL && fsp >= 0) H5Sclose(fsp);
     if (!rc) {
         rc = cd_risk_local(f, l, fs, ms, buf, &x, v);
@@ -10932,6 +10958,8 @@ static h5_fentry *h5_files;
 static h5_dentry *h5_dsets;
 static h5_dentry *h5_cached_entry(hid_t dset);
 static int h5_identify(hid_t dset, h5_oid *oi);
+static int h5_alloc_inside(hid_t dset);  /* below: storage HDF5 allocated since a file's last flush */
+static void h5_alloc_covered(hid_t dset);
 
 /* The dataset cache's index: two hash chains through every entry, by (file, object address) and by the
    id of its last call, so that finding a dataset costs the same among ten datasets or ten thousand (a
@@ -11168,13 +11196,54 @@ static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_f
    the ranks' sizes (the file never shrinks here) and MPI_File_set_size when it must grow; on a file of
    one rank, its size alone. *from, *to: the size before and after (equal when nothing grew). 0, or -1
    when the dataset is not contiguous or a step failed (its HDF5 call then runs as without the preload). */
+#if H5_VERSION_GE(1, 14, 0)
+static int h5_chunk_end_cb(const hsize_t *offset, unsigned filter_mask, haddr_t addr, hsize_t size, void *op_data)
+{
+    (void)offset;
+    (void)filter_mask;
+    uint64_t *end = op_data;
+    if (addr != HADDR_UNDEF && size && (uint64_t)addr + size > *end) *end = (uint64_t)addr + size;
+    return H5_ITER_CONT;
+}
+#endif
+
+/* The end of a chunked dataset's storage when its chunks have no written fill and may lie past the end of
+   the file (h5_alloc_inside), else 0. HDF5 1.12 and later only, and there only where colldiag may not
+   read the index after a flush (a writable file whose metadata reads are collective: h5_flush_unsafe):
+   H5Dchunk_iter walks the whole index once (every rank alike, in the same order: a collective metadata
+   read on one rank meets the others'). HDF5 1.10 has no H5Dchunk_iter, and there the accelerated path
+   flushes and moves such a write itself. O(chunks) once a dataset until the file is flushed. */
+static uint64_t h5_chunked_end(hid_t dset)
+{
+#if H5_VERSION_GE(1, 14, 0)
+    if (!h5_reads_need_all_ranks(dset) || h5_alloc_inside(dset)) return 0;
+    hid_t dcpl = H5Dget_create_plist(dset);
+    const int risky = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_nfilters(dcpl) == 0 && h5_fill_unwritten(dcpl, H5D_CHUNKED);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (!risky) return 0;
+    hsize_t ub = 0;
+    hid_t file = H5Iget_file_id(dset), fcpl = file >= 0 ? H5Fget_create_plist(file) : -1;
+    if (fcpl < 0 || H5Pget_userblock(fcpl, &ub) < 0) ub = 0;
+    if (fcpl >= 0) H5Pclose(fcpl);
+    if (file >= 0) H5Fclose(file);
+    uint64_t end = 0;
+    if (H5Dchunk_iter(dset, H5P_DEFAULT, h5_chunk_end_cb, &end) < 0) return 0;
+    return end ? end + h5_chunk_info_base(ub) : 0;
+#else
+    (void)dset;
+    return 0;
+#endif
+}
+
 static int h5_make_safe(hid_t dset, uint64_t *from, uint64_t *to)
 {
     static const char fn[] = "colldiag_h5_make_safe";
     *from = *to = 0;
     const haddr_t a = H5Dget_offset(dset);
-    if (a == HADDR_UNDEF) return -1; /* not contiguous (or no storage): alike on every rank */
-    const uint64_t end = (uint64_t)a + H5Dget_storage_size(dset);
+    const int chunked = a == HADDR_UNDEF;
+    /* contiguous storage's end; chunks' where they may be at risk (h5_chunked_end): alike on every rank */
+    const uint64_t end = !chunked ? (uint64_t)a + H5Dget_storage_size(dset) : h5_chunked_end(dset);
+    if (!end) return -1; /* no storage at risk colldiag can cover */
     h5_oid oi;
     h5_fentry *fe = NULL;
     if (h5_identify(dset, &oi) || h5_bridge_file(dset, oi.fileno, 1, &fe, fn)) return -1;
@@ -11190,6 +11259,7 @@ static int h5_make_safe(hid_t dset, uint64_t *from, uint64_t *to)
         *to = end;
     }
     if (*to > f->covered_to) f->covered_to = *to;
+    if (chunked) h5_alloc_covered(dset); /* its chunks are inside the file now */
     return 0;
 }
 
@@ -11449,6 +11519,16 @@ static void h5_alloc_forget(hid_t obj)
         cd_free(a->fresh);
         cd_free(a);
     }
+}
+
+/* dset's storage now lies inside its file (colldiag extended the file over it: h5_make_safe). */
+static void h5_alloc_covered(hid_t dset)
+{
+    h5_oid oi;
+    h5_alloc *a = h5_allocs ? h5_alloc_of(dset, 0) : NULL;
+    if (!a || h5_object_id(dset, &oi) < 0) return;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->fresh[i] == oi.addr) { a->fresh[i] = a->fresh[--a->n]; return; }
 }
 
 /* 1 when the dataset oi's storage is known to lie inside its file (see above); 0 when not known. */
@@ -11916,6 +11996,7 @@ static int h5_build_coord_layout(hid_t dset, const h5_oid *oi, h5_dentry *e, int
     if (fcpl >= 0) H5Pclose(fcpl);
     if (file >= 0) H5Fclose(file);
     if (!rc) rc = colldiag_layout_chunked(rank, d64, c64, H5Tget_size(e->type), 0, &e->l);
+    if (!rc) colldiag_layout_set_fill_written(e->l, !e->fill_unwritten); /* the bytes at risk of HDF5's path need it */
     if (!rc) {
         c->dset = dset;
         c->rank = rank;
@@ -11973,9 +12054,10 @@ static void h5_fetch_env(uint64_t *bytes, uint64_t *calls)
 static int h5_small_first_call(hid_t dset, const h5_oid *oi, int dir, h5_dentry *e, const h5_fentry *fe, int rank, const hsize_t *dims)
 {
     if (!h5_env_uniform || !e || rank < 1 || fe->f->comm == MPI_COMM_NULL || fe->md_local || fe->read_only_all) return 0;
-    /* a write into storage that may lie past the end of the file goes to the agreement, whose bytes at
-       risk decide it (h5_defer_fetch): HDF5's own write could fill its holes with MPI-IO's buffer */
-    if (dir == DIR_WRITE && !h5_alloc_inside_oi(oi)) return 0;
+    /* a write into chunks without a written fill that may lie past the end of the file goes to the
+       agreement, whose bytes at risk decide it (h5_defer_fetch): HDF5's own write could fill their holes
+       with MPI-IO's buffer (a dataset not learned yet is left as it was: its facts may differ by rank) */
+    if (dir == DIR_WRITE && e->learned && e->chunked && e->fill_unwritten && !h5_alloc_inside_oi(oi)) return 0;
     /* contiguous storage colldiag finds without an index: it runs the call. Any other (chunks; or
        storage colldiag never moves, whose calls HDF5 runs anyway) may be left to HDF5 here: decided
        without learning the dataset (h5_learn), whose facts one rank may know and another not yet */

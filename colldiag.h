@@ -557,8 +557,13 @@ int colldiag_h5_read(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_spa
    over the file's communicator: nothing when the file is already known to be that long (alike on every
    rank), else one MPI_Allreduce of the ranks' file sizes and, when it must grow, MPI_File_set_size. The
    file never shrinks. *size_before, *size_after (either may be NULL): the file's size before and after.
-   0, or COLLDIAG_ERR_UNSUPPORTED (not contiguous, not an MPI-IO file, the size unreadable) on every rank
-   alike (the storage class is the dataset's), or on the rank whose MPI call failed. */
+   Under HDF5 1.14, a chunked dataset whose chunks have no written fill value (H5D_FILL_TIME_NEVER) and
+   may lie past the end of the file (see colldiag_h5_flushed), in a file whose metadata reads are
+   collective (netCDF-4's, where colldiag cannot flush to read the chunk index), is made safe the same
+   way: H5Dchunk_iter finds the end of its chunks (every rank walks the whole index alike: O(chunks),
+   once until the file is flushed). 0, or COLLDIAG_ERR_UNSUPPORTED (no storage at risk it can cover, not
+   an MPI-IO file, the size unreadable) on every rank alike (the storage is the dataset's), or on the
+   rank whose MPI call failed. */
 int colldiag_h5_make_safe(hid_t dset, uint64_t *size_before, uint64_t *size_after);
 /* HDF5 1.14's H5Dwrite_multi / H5Dread_multi on 1.10, in its argument order: count datasets of one
    file moved in one colldiag_write_multi / read_multi call (one collective data call with link-chunk),

@@ -136,6 +136,19 @@ static int auto_choose(const cd_io *io, double est[4])
 }
 
 /* Chunked collective execution: the scheme, its per-chunk decisions, and the data. */
+/* HDF5's own scheme for this chunked call, as HDF5 decides it from its DXPL and the agreed chunk counts:
+   0 link-chunk (1.14's selection I/O included), 1 multi-chunk, -1 not HDF5's to say (a colldiag scheme
+   asked). x->h5_opt: the DXPL's own, where colldiag's scheme replaced it (the bridge). */
+static int hdf5_scheme_of(const cd_io *io)
+{
+    const colldiag_xfer *x = io->x;
+    const int h = x->h5_opt_set ? x->h5_opt : io->set.chunk_opt;
+    const int sel = h == COLLDIAG_MPIO_CHUNK_SELECTION_IO ||
+                    (x->h5_opt_set && io->set.rules == COLLDIAG_HDF5_RULES_1_14 && !(io->g[AG_CAUSE] & CD_CAUSE_SEL_OFF_114));
+    return sel || h == COLLDIAG_MPIO_CHUNK_ONE_IO ? 0 : h == COLLDIAG_MPIO_CHUNK_MULTI_IO ? 1
+         : h == COLLDIAG_MPIO_CHUNK_DEFAULT ? (io->g[AG_SUM_CHUNKS] / (uint64_t)io->f->size >= io->set.num ? 0 : 1) : -1;
+}
+
 static void exec_chunked(cd_io *io)
 {
     colldiag_xfer *x = io->x;
@@ -148,14 +161,8 @@ static void exec_chunked(cd_io *io)
     if (!io->f->plan_only) file_nodes(io->f);
     const int model_best = auto_choose(io, x->model_est); /* O(1): the report's advice compares every scheme */
     /* HDF5's own scheme for this call (the summary's time saved): its DXPL's, as HDF5 decides it */
-    {
-        const int h = x->h5_opt_set ? x->h5_opt : opt;
-        const int sel = h == COLLDIAG_MPIO_CHUNK_SELECTION_IO || (x->h5_opt_set && io->set.rules == COLLDIAG_HDF5_RULES_1_14 &&
-                                                                   !(io->g[AG_CAUSE] & CD_CAUSE_SEL_OFF_114));
-        x->hdf5_scheme = sel || h == COLLDIAG_MPIO_CHUNK_ONE_IO ? 0 : h == COLLDIAG_MPIO_CHUNK_MULTI_IO ? 1
-                       : h == COLLDIAG_MPIO_CHUNK_DEFAULT ? (io->g[AG_SUM_CHUNKS] / (uint64_t)P >= io->set.num ? 0 : 1) : -1;
-        x->hdf5_est = x->hdf5_scheme >= 0 ? x->model_est[x->hdf5_scheme] : -1.0;
-    }
+    x->hdf5_scheme = hdf5_scheme_of(io);
+    x->hdf5_est = x->hdf5_scheme >= 0 ? x->model_est[x->hdf5_scheme] : -1.0;
     if (opt == COLLDIAG_MPIO_CHUNK_AUTO) {
         opt = model_best;
         memcpy(x->auto_est, x->model_est, sizeof x->auto_est);
@@ -789,7 +796,8 @@ static int risk_reads(const cd_io *io)
 static int risk_holes_possible(cd_io *io)
 {
     return risk_writes(io) && io->l->storage != STORE_COMPACT && io->l->fill_unwritten && io->f->driver == COLLDIAG_DRIVER_MPIO &&
-           io->set.mode == COLLDIAG_MPIO_COLLECTIVE && (io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO || risk_ds(io->f));
+           io->set.mode == COLLDIAG_MPIO_COLLECTIVE &&
+           (io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO || risk_ds(io->f) || io->l->storage == STORE_CHUNKED); /* chunked: see risk_agreed's multi */
 }
 
 /* The file's size as this rank sees it now: the file colldiag writes, or for a plan HDF5's own. */
@@ -991,6 +999,17 @@ static void risk_count(const uint64_t g[AG_N], int coll, int sieved, uint64_t co
     *compact = g[AG_RISK_CBYTES] && (g[AG_RISK_DIG] & g[AG_RISK_DIG_NOT]) ? (g[AG_RISK_CBYTES] < compact_cap ? g[AG_RISK_CBYTES] : compact_cap) : 0;
 }
 
+/* A collective read's bytes at risk from merged words (risk_read_local's; the agreement or the run's
+   summary): the bytes read by more than one rank, at least, on a stack whose reads are at risk. Pure
+   but for the stack's facts (risk_read_stack). */
+static uint64_t risk_read_count(const uint64_t g[AG_N])
+{
+    if (!g[AG_RISK_PAST] || g[AG_RISK_HI] <= g[AG_RISK_LO] || !risk_read_stack()) return 0;
+    const uint64_t span = g[AG_RISK_HI] - g[AG_RISK_LO];
+    const int same = g[AG_RISK_FSIZE] == g[AG_RISK_LO] && ~g[AG_RISK_RD_NHI] == g[AG_RISK_HI];
+    return g[AG_RISK_PAST] > span && !same ? g[AG_RISK_PAST] - span : 0;
+}
+
 /* The prediction from the agreed values (every rank alike): x->risk_*. global: the agreed causes (any
    makes HDF5's path independent, which writes no holes); compact_cap: the compact storage's bytes. */
 static void risk_agreed(cd_io *io, uint32_t global, uint64_t compact_cap)
@@ -1000,10 +1019,9 @@ static void risk_agreed(cd_io *io, uint32_t global, uint64_t compact_cap)
     char who[160];
     /* a collective read on a stack whose reads are at risk (risk_read_stack): the words are the read's */
     if (risk_reads(io)) {
-        if (global || !g[AG_RISK_PAST] || g[AG_RISK_HI] <= g[AG_RISK_LO] || !risk_read_stack()) return;
-        const uint64_t span = g[AG_RISK_HI] - g[AG_RISK_LO], same = g[AG_RISK_FSIZE] == g[AG_RISK_LO] && ~g[AG_RISK_RD_NHI] == g[AG_RISK_HI];
-        if (g[AG_RISK_PAST] > span && !same) {
-            x->risk_bytes = g[AG_RISK_PAST] - span;
+        const uint64_t over = global ? 0 : risk_read_count(g);
+        if (over) {
+            x->risk_bytes = over;
             x->risk_kinds |= COLLDIAG_RISK_READS | COLLDIAG_RISK_MAYBE;
             x->risk_ranks = g[AG_RISK_RANKS];
             risk_ranks_text(x->risk_ranks, who, sizeof who);
@@ -1021,8 +1039,12 @@ static void risk_agreed(cd_io *io, uint32_t global, uint64_t compact_cap)
        INDIVIDUAL_IO independent MPI-IO writes of the same derived types, which only a sieving MPI-IO layer
        fills holes of (each rank's own). An independent call, or a collective one with a cause, HDF5
        writes run by run (no derived type): nothing to sieve */
-    const int coll = !global && io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO;
-    const int sieved = !global && io->set.mode == COLLDIAG_MPIO_COLLECTIVE && io->set.coll_opt == COLLDIAG_MPIO_INDIVIDUAL_IO;
+    /* HDF5 1.10's multi-chunk path writes each collective chunk with MPI_File_write_at_all whatever the
+       collective_opt (INDIVIDUAL_IO included: its per-chunk calls are collective for the chunks enough
+       ranks share), so there the holes are a collective write's (fuzz_h5, seed 7 case 12 on ompio) */
+    const int multi = io->l && io->l->storage == STORE_CHUNKED && io->set.rules != COLLDIAG_HDF5_RULES_1_14 && hdf5_scheme_of(io) == 1;
+    const int coll = !global && (io->set.coll_opt == COLLDIAG_MPIO_COLLECTIVE_IO || multi);
+    const int sieved = !global && io->set.mode == COLLDIAG_MPIO_COLLECTIVE && io->set.coll_opt == COLLDIAG_MPIO_INDIVIDUAL_IO && !coll;
     uint64_t gaps, unk, compact;
     risk_count(g, coll, sieved, compact_cap, &gaps, &unk, &compact);
     const uint64_t known = gaps - unk;

@@ -111,6 +111,8 @@ static h5_fentry *h5_files;
 static h5_dentry *h5_dsets;
 static h5_dentry *h5_cached_entry(hid_t dset);
 static int h5_identify(hid_t dset, h5_oid *oi);
+static int h5_alloc_inside(hid_t dset);  /* below: storage HDF5 allocated since a file's last flush */
+static void h5_alloc_covered(hid_t dset);
 
 /* The dataset cache's index: two hash chains through every entry, by (file, object address) and by the
    id of its last call, so that finding a dataset costs the same among ten datasets or ten thousand (a
@@ -347,13 +349,54 @@ static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_f
    the ranks' sizes (the file never shrinks here) and MPI_File_set_size when it must grow; on a file of
    one rank, its size alone. *from, *to: the size before and after (equal when nothing grew). 0, or -1
    when the dataset is not contiguous or a step failed (its HDF5 call then runs as without the preload). */
+#if H5_VERSION_GE(1, 14, 0)
+static int h5_chunk_end_cb(const hsize_t *offset, unsigned filter_mask, haddr_t addr, hsize_t size, void *op_data)
+{
+    (void)offset;
+    (void)filter_mask;
+    uint64_t *end = op_data;
+    if (addr != HADDR_UNDEF && size && (uint64_t)addr + size > *end) *end = (uint64_t)addr + size;
+    return H5_ITER_CONT;
+}
+#endif
+
+/* The end of a chunked dataset's storage when its chunks have no written fill and may lie past the end of
+   the file (h5_alloc_inside), else 0. HDF5 1.12 and later only, and there only where colldiag may not
+   read the index after a flush (a writable file whose metadata reads are collective: h5_flush_unsafe):
+   H5Dchunk_iter walks the whole index once (every rank alike, in the same order: a collective metadata
+   read on one rank meets the others'). HDF5 1.10 has no H5Dchunk_iter, and there the accelerated path
+   flushes and moves such a write itself. O(chunks) once a dataset until the file is flushed. */
+static uint64_t h5_chunked_end(hid_t dset)
+{
+#if H5_VERSION_GE(1, 14, 0)
+    if (!h5_reads_need_all_ranks(dset) || h5_alloc_inside(dset)) return 0;
+    hid_t dcpl = H5Dget_create_plist(dset);
+    const int risky = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_nfilters(dcpl) == 0 && h5_fill_unwritten(dcpl, H5D_CHUNKED);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (!risky) return 0;
+    hsize_t ub = 0;
+    hid_t file = H5Iget_file_id(dset), fcpl = file >= 0 ? H5Fget_create_plist(file) : -1;
+    if (fcpl < 0 || H5Pget_userblock(fcpl, &ub) < 0) ub = 0;
+    if (fcpl >= 0) H5Pclose(fcpl);
+    if (file >= 0) H5Fclose(file);
+    uint64_t end = 0;
+    if (H5Dchunk_iter(dset, H5P_DEFAULT, h5_chunk_end_cb, &end) < 0) return 0;
+    return end ? end + h5_chunk_info_base(ub) : 0;
+#else
+    (void)dset;
+    return 0;
+#endif
+}
+
 static int h5_make_safe(hid_t dset, uint64_t *from, uint64_t *to)
 {
     static const char fn[] = "colldiag_h5_make_safe";
     *from = *to = 0;
     const haddr_t a = H5Dget_offset(dset);
-    if (a == HADDR_UNDEF) return -1; /* not contiguous (or no storage): alike on every rank */
-    const uint64_t end = (uint64_t)a + H5Dget_storage_size(dset);
+    const int chunked = a == HADDR_UNDEF;
+    /* contiguous storage's end; chunks' where they may be at risk (h5_chunked_end): alike on every rank */
+    const uint64_t end = !chunked ? (uint64_t)a + H5Dget_storage_size(dset) : h5_chunked_end(dset);
+    if (!end) return -1; /* no storage at risk colldiag can cover */
     h5_oid oi;
     h5_fentry *fe = NULL;
     if (h5_identify(dset, &oi) || h5_bridge_file(dset, oi.fileno, 1, &fe, fn)) return -1;
@@ -369,6 +412,7 @@ static int h5_make_safe(hid_t dset, uint64_t *from, uint64_t *to)
         *to = end;
     }
     if (*to > f->covered_to) f->covered_to = *to;
+    if (chunked) h5_alloc_covered(dset); /* its chunks are inside the file now */
     return 0;
 }
 
@@ -628,6 +672,16 @@ static void h5_alloc_forget(hid_t obj)
         cd_free(a->fresh);
         cd_free(a);
     }
+}
+
+/* dset's storage now lies inside its file (colldiag extended the file over it: h5_make_safe). */
+static void h5_alloc_covered(hid_t dset)
+{
+    h5_oid oi;
+    h5_alloc *a = h5_allocs ? h5_alloc_of(dset, 0) : NULL;
+    if (!a || h5_object_id(dset, &oi) < 0) return;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->fresh[i] == oi.addr) { a->fresh[i] = a->fresh[--a->n]; return; }
 }
 
 /* 1 when the dataset oi's storage is known to lie inside its file (see above); 0 when not known. */

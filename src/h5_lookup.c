@@ -124,6 +124,7 @@ static int h5_build_coord_layout(hid_t dset, const h5_oid *oi, h5_dentry *e, int
     if (fcpl >= 0) H5Pclose(fcpl);
     if (file >= 0) H5Fclose(file);
     if (!rc) rc = colldiag_layout_chunked(rank, d64, c64, H5Tget_size(e->type), 0, &e->l);
+    if (!rc) colldiag_layout_set_fill_written(e->l, !e->fill_unwritten); /* the bytes at risk of HDF5's path need it */
     if (!rc) {
         c->dset = dset;
         c->rank = rank;
@@ -181,9 +182,10 @@ static void h5_fetch_env(uint64_t *bytes, uint64_t *calls)
 static int h5_small_first_call(hid_t dset, const h5_oid *oi, int dir, h5_dentry *e, const h5_fentry *fe, int rank, const hsize_t *dims)
 {
     if (!h5_env_uniform || !e || rank < 1 || fe->f->comm == MPI_COMM_NULL || fe->md_local || fe->read_only_all) return 0;
-    /* a write into storage that may lie past the end of the file goes to the agreement, whose bytes at
-       risk decide it (h5_defer_fetch): HDF5's own write could fill its holes with MPI-IO's buffer */
-    if (dir == DIR_WRITE && !h5_alloc_inside_oi(oi)) return 0;
+    /* a write into chunks without a written fill that may lie past the end of the file goes to the
+       agreement, whose bytes at risk decide it (h5_defer_fetch): HDF5's own write could fill their holes
+       with MPI-IO's buffer (a dataset not learned yet is left as it was: its facts may differ by rank) */
+    if (dir == DIR_WRITE && e->learned && e->chunked && e->fill_unwritten && !h5_alloc_inside_oi(oi)) return 0;
     /* contiguous storage colldiag finds without an index: it runs the call. Any other (chunks; or
        storage colldiag never moves, whose calls HDF5 runs anyway) may be left to HDF5 here: decided
        without learning the dataset (h5_learn), whose facts one rank may know and another not yet */

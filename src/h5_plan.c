@@ -308,14 +308,14 @@ static int h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space
     return rc;
 }
 
-/* This rank's words of a collective H5Dwrite's bytes at risk, without the plan's agreement (decision.c,
+/* This rank's words of a collective H5Dwrite's (or, read, H5Dread's) bytes at risk, without the plan's agreement (decision.c,
    cd_risk_local): the layout, selections and chunk addresses as h5_plan finds them, on a plan file with
    no communicator. For the run's summary alone (COLLDIAG_REPORT=summary), which merges the words at its
    end: the same count as a plan's, no collective per call. The caller makes it only in a collective call
    (every rank is there: a dataset learned here on a file whose metadata reads are collective is learned
    by every rank alike). v: AG_N words; *cap: the dataset's bytes. 0, or an error (nothing to record). */
-CD_MAYBE_UNUSED static int h5_risk_words(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf, uint64_t v[AG_N],
-                         uint64_t *cap)
+CD_MAYBE_UNUSED static int h5_risk_words(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf, int read,
+                                         uint64_t v[AG_N], uint64_t *cap)
 {
     static const char fn[] = "colldiag summary";
     colldiag_xfer x;
@@ -328,6 +328,7 @@ CD_MAYBE_UNUSED static int h5_risk_words(hid_t dset, hid_t mem_type, hid_t mem_s
     if (!rc) rc = h5_plan_file(dset, 0, &f, fn);
     if (!rc) {
         f->md_local = h5_alloc_md_local(dset);
+        f->plan_read = read; /* a read's words are its extent's (risk_read_local) */
         rc = h5_reads_need_all_ranks(dset) ? h5_plan_layout_learned(dset, 1, &l, fn) : h5_plan_layout(dset, &l, fn);
     }
     if (!rc) {
@@ -341,7 +342,7 @@ CD_MAYBE_UNUSED static int h5_risk_words(hid_t dset, hid_t mem_type, hid_t mem_s
     hid_t fsp = file_space == H5S_ALL ? H5Dget_space(dset) : file_space;
     if (!rc) rc = colldiag_h5_sel(fsp, &fs);
     if (!rc) rc = colldiag_h5_sel(mem_space == H5S_ALL ? fsp : mem_space, &ms);
-    if (!rc && l->storage == STORE_CHUNKED && l->fill_unwritten) h5_plan_chunk_addrs(dset, l, f, fsp);
+    if (!rc && !read && l->storage == STORE_CHUNKED && l->fill_unwritten) h5_plan_chunk_addrs(dset, l, f, fsp);
     if (file_space == H5S_ALL && fsp >= 0) H5Sclose(fsp);
     if (!rc) {
         rc = cd_risk_local(f, l, fs, ms, buf, &x, v);

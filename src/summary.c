@@ -353,7 +353,8 @@ static void cd_sum_combine(MPI_Comm comm, cd_sum_tab *t)
 typedef struct {
     char *key;                   /* "FILE\tDATASET\tW\tN": the N-th collective write of the dataset */
     uint64_t v[AG_N];            /* the words, merged by cd_agree_fn */
-    uint32_t kind;               /* bit 0: HDF5's path was one collective write; bit 1: sieved independent writes */
+    uint32_t kind;               /* bit 0: HDF5's path was one collective write; bit 1: sieved independent writes;
+                                    bit 2: a collective read (COLLDIAG_RISK_READS) */
     uint64_t cap;                /* the dataset's bytes (compact storage's bound) */
 } cd_sum_rrec;
 static cd_sum_rrec *cd_sum_rr;
@@ -387,7 +388,7 @@ CD_MAYBE_UNUSED static void cd_sum_risk_record(const char *file, const char *dse
 {
     if (cd_sum_done) return;
     char key[2200];
-    snprintf(key, sizeof key, "%s\t%s\tW\t%" PRIu64, file ? file : "", dset ? dset : "", seq);
+    snprintf(key, sizeof key, "%s\t%s\t%c\t%" PRIu64, file ? file : "", dset ? dset : "", kind & 4 ? 'R' : 'W', seq);
     cd_sum_rrec *r = cd_sum_nrr < CD_SUM_RISK_MAX ? cd_sum_rr_find(key, 1) : NULL;
     if (!r) { cd_sum_rr_over++; return; }
     memcpy(r->v, v, sizeof r->v);
@@ -475,21 +476,23 @@ static void cd_sum_rr_fold(cd_sum_tab *t)
 {
     for (size_t i = 0; i < cd_sum_nrr; i++) {
         const cd_sum_rrec *r = &cd_sum_rr[i];
-        uint64_t holes, unk, compact;
-        risk_count(r->v, r->kind & 1, (r->kind >> 1) & 1, r->cap, &holes, &unk, &compact);
-        const uint64_t bytes = compact ? compact : holes;
+        uint64_t holes = 0, unk = 0, compact = 0;
+        const uint64_t reads = r->kind & 4 ? risk_read_count(r->v) : 0;
+        if (!(r->kind & 4)) risk_count(r->v, r->kind & 1, (r->kind >> 1) & 1, r->cap, &holes, &unk, &compact);
+        const uint64_t bytes = reads ? reads : compact ? compact : holes;
         if (!bytes) continue;
         char key[2200];
         snprintf(key, sizeof key, "%s", r->key);
         char *tab = strrchr(key, '\t');
-        if (tab) *tab = 0; /* the dataset's own key: "FILE\tDATASET\tW" */
+        if (tab) *tab = 0; /* the dataset's own key: "FILE\tDATASET\tW" (or R) */
         cd_sum_data *d = cd_sum_find(t, key);
         if (!d) continue;
         d->u[CD_SUM_RISK] += bytes;
         d->u[CD_SUM_RISK_CALLS]++;
         if (!d->risk_why[0])
             snprintf(d->risk_why, sizeof d->risk_why, "%s",
-                     compact ? "compact storage written with different selections or bytes on different ranks: HDF5 keeps one rank's copy"
+                     reads   ? "a collective read whose ranks overlap, on Open MPI 4.1.0-4.1.4's ompio: its read data sieving returns zeros"
+                     : compact ? "compact storage written with different selections or bytes on different ranks: HDF5 keeps one rank's copy"
                      : unk   ? "holes past the end of the file may be left in HDF5's collective write (chunk addresses not known: an estimate)"
                              : "holes past the end of the file in HDF5's collective write: the bytes between the ranks' pieces get MPI-IO's buffer");
     }

@@ -467,7 +467,7 @@ typedef struct {
     char *file, *name;
     size_t esize;
     int file_rank, file_size;
-    uint64_t coll_writes; /* the dataset's collective writes so far: alike on every rank of its file (sum_risk_light) */
+    uint64_t coll_writes, coll_reads; /* the dataset's collective writes and reads so far: alike on every rank of its file (sum_risk_light) */
 } sum_names;
 static sum_names *sum_nm;
 static size_t sum_nn, sum_ncap;
@@ -501,7 +501,7 @@ static const sum_names *sum_names_of(hid_t dset)
     h5_fentry *fe = NULL; /* this rank's place in the file's communicator (local: the bridge's entry) */
     n->file_rank = h5_bridge_entry(dset, oi.fileno, &fe, "colldiag summary") == 0 ? fe->f->rank : -1;
     n->file_size = fe ? fe->f->size : 1;
-    n->coll_writes = 0;
+    n->coll_writes = n->coll_reads = 0;
     if (!n->file || !n->name) { free(n->file); free(n->name); return NULL; }
     sum_last_id = dset;
     sum_last = sum_nn;
@@ -572,12 +572,21 @@ static uint64_t risk_v[AG_N], risk_cap, risk_own; /* risk_own: an independent co
 static int risk_have;
 static const char risk_own_why[] = "compact storage written independently on a file of several ranks: HDF5 keeps one rank's copy of the "
                                    "object header, so these bytes survive only if every rank writes the same";
-static void sum_risk_light(hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf)
+static uint32_t risk_kind_read; /* 4: the words are a read's (COLLDIAG_RISK_READS) */
+static void sum_risk_light(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf)
 {
     risk_have = 0;
     risk_own = 0;
+    risk_kind_read = 0;
     sum_names *n = (sum_names *)sum_names_of(dset);
     if (!n) return;
+    if (!wr) { /* a collective read on a stack whose overlapping reads go wrong (decision.c, risk_read_stack) */
+        if (!sum_collective(dxpl) || !risk_read_stack()) return;
+        n->coll_reads++;
+        risk_have = h5_risk_words(dset, mt, ms, fs, dxpl, NULL, 1, risk_v, &risk_cap) == 0;
+        risk_kind_read = 4;
+        return;
+    }
     if (!sum_collective(dxpl)) { /* as a plan's risk_independent: nothing is agreed, the rank's own bytes */
         h5_dentry *e = n->file_size > 1 ? h5_cached_entry(dset) : NULL;
         h5_oid oi;
@@ -588,7 +597,7 @@ static void sum_risk_light(hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl,
         return;
     }
     n->coll_writes++;
-    if (sum_risk_possible(dset, n)) risk_have = h5_risk_words(dset, mt, ms, fs, dxpl, wbuf, risk_v, &risk_cap) == 0;
+    if (sum_risk_possible(dset, n)) risk_have = h5_risk_words(dset, mt, ms, fs, dxpl, wbuf, 0, risk_v, &risk_cap) == 0;
 }
 
 /* ... and after it: HDF5's own global cause says whether its path was one collective write (any cause
@@ -602,6 +611,10 @@ static void sum_risk_record(hid_t dset, hid_t dxpl)
     H5FD_mpio_collective_opt_t copt = H5FD_MPIO_COLLECTIVE_IO;
     H5Pget_mpio_no_collective_cause(dxpl, &l, &g);
     H5E_BEGIN_TRY { if (H5Pget(dxpl, "mpio_collective_opt", &copt) < 0) copt = H5FD_MPIO_COLLECTIVE_IO; } H5E_END_TRY;
+    if (risk_kind_read) { /* a read's: its cause decides nothing (ompio sieves the collective read it makes) */
+        if (!g) cd_sum_risk_record(n->file, n->name, n->coll_reads, risk_v, 4u, risk_cap);
+        return;
+    }
     const uint32_t kind = !g ? (copt == H5FD_MPIO_COLLECTIVE_IO ? 1u : 2u) : 0u;
     cd_sum_risk_record(n->file, n->name, n->coll_writes, risk_v, kind, risk_cap);
 }
@@ -1002,13 +1015,13 @@ static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid
     call_bytes = nm ? sum_bytes(dset, fs, nm->esize) : 0;
     if (light) { /* the summary alone: HDF5's own answers, no plan, nothing communicated */
         cd_internal++;
-        if (wr) sum_risk_light(dset, mt, ms, fs, use, wbuf);
+        sum_risk_light(wr, dset, mt, ms, fs, use, wbuf);
         made_safe(wr, dset, use, acc);
         const double t0 = MPI_Wtime();
         const herr_t ret = wr ? write_call(compact, 1, dset, mt, ms, fs, use, wbuf, real_write) : real_read(dset, mt, ms, fs, use, rbuf);
         call_secs = MPI_Wtime() - t0;
         if (ret >= 0) sum_hdf5_call(wr, dset, use, call_secs, NULL, 0, 0);
-        if (wr) sum_risk_record(dset, use);
+        sum_risk_record(dset, use);
         risk_own = 0;
         cd_internal--;
         if (use != dxpl) H5Pclose(use);
