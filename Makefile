@@ -33,7 +33,7 @@ SCN_PUBLIC ?= tests/scenarios/public
 H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
-TESTS = $(B)/test_multi $(B)/test_untouched $(B)/test_offnode $(B)/heap $(B)/bench-timestep $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/mpi_read_overlap $(B)/nodes_probe $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/bench-bridge $(B)/bench-manyvars $(B)/calibrate $(B)/ranks $(B)/virtual
+TESTS = $(B)/test_auto $(B)/bench-auto $(B)/test_multi $(B)/test_untouched $(B)/test_offnode $(B)/heap $(B)/bench-timestep $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/mpi_read_overlap $(B)/nodes_probe $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/bench-bridge $(B)/bench-manyvars $(B)/calibrate $(B)/ranks $(B)/virtual
 EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/h5_collmd_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/fuzz_h5 $(B)/h5_defects \
            $(B)/patterns $(B)/libpmpi_file_calls.so $(B)/heap_kept $(B)/libcolldiag_wrap.a $(B)/colldiag-wrap.flags
 
@@ -41,7 +41,7 @@ EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_
 DEB_PKGS = make gcc gfortran libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
            clang libclang-rt-14-dev valgrind python3-h5py-mpi python3-mpi4py libnetcdf-mpi-dev chromium
 
-.PHONY: wrap bench-nodes bench-virtual bench-summary bench-heap bench-field bench-patterns bench-readme deps-hdf5-1.14 check-hdf5-1.14 preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
+.PHONY: wrap bench-auto bench-nodes bench-virtual bench-summary bench-heap bench-field bench-patterns bench-readme deps-hdf5-1.14 check-hdf5-1.14 preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
 
 .DEFAULT_GOAL := all
 
@@ -182,6 +182,9 @@ $(B)/test_large: tests/test_large.c $(B)/colldiag.o colldiag.h
 # layout's crash in touch_map showed only unoptimised), so the error matrix runs the code as written.
 $(B)/test_errors: tests/test_errors.c colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -O0 -DCOLLDIAG_TESTING -I. -Itests $< colldiag.c -o $@
+# AUTO that measures, with an injected clock (test builds only: COLLDIAG_INJECT=clock:...)
+$(B)/test_auto: tests/test_auto.c colldiag.c colldiag.h tests/testutil.h | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_TESTING -I. -Itests $< colldiag.c -o $@
 
 # The interposer goes into the executables that count MPI calls.
 # colldiag.c compiled in with a counting allocator
@@ -268,6 +271,11 @@ bench-virtual: $(B)/virtual
 # make bench-nodes [NODES="2 2"] [NODES_RATES=200mbit] [NODES_REPS=3]
 NODES ?= 2 2
 NODES_REPS ?= 3
+# AUTO that measures against every fixed scheme in time-step loops, default constants (bench/auto.sh)
+$(B)/bench-auto: bench/auto.c colldiag.c colldiag.h | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) -I. $< colldiag.c -o $@
+bench-auto: $(B)/bench-auto
+	bench/auto.sh $(B) $(or $(AUTO_CALLS),10) $(or $(AUTO_REPS),3) $(or $(BENCH_DIR),/tmp)
 bench-nodes: $(B)/bench $(B)/calibrate
 	bench/nodes.sh $(B) $(NODES) $(NODES_REPS) $(or $(BENCH_DIR),/tmp)
 # The same with parallel HDF5's link, multi and independent writes as columns.

@@ -18,6 +18,7 @@
  *   owners.c        per-chunk rank counts and owners, without a chunks x ranks gather
  *   aggregation.c   chunk aggregation (AGGREGATE_IO): moving pieces to their chunk's owner
  *   engine.c        which engine moves an HDF5 call under COLLDIAG_ACCELERATE: one ordered rule list (pure)
+ *   measure.c       AUTO that measures: what each scheme cost the job's own calls, by pattern; wisdom across runs
  *   decision.c      AUTO's cost model, the schemes, results, the agreement and the transfer itself
  *   multi.c         many datasets in one call (write_multi / read_multi / plan_multi)
  *   report.c        cause strings, getters and the collective report (text, JSON)
@@ -38,6 +39,7 @@
 #define _GNU_SOURCE
 #include "colldiag.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -46,6 +48,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <sys/vfs.h>
+#endif
 #include <unistd.h>
 
 /* An internal chunk optimisation, never set by a user: HDF5 1.14's selection I/O (decision.c), which runs
@@ -1344,8 +1349,13 @@ enum {
     AG_RISK_RD_NHI,    /* MAX: a collective read's ~(end of this rank's extent), on a stack whose reads are at risk
                           (risk_read_local): ~ of the smallest end. The read also uses LO (MIN first byte), HI (MAX end),
                           PAST (SUM bytes) and FSIZE (MAX first byte) */
+    AG_MEAS_T,         /* MAX: the group's last AUTO call's time on this rank, ns + 1 (measure.c; 0: none) */
+    AG_MEAS_SIG,       /* BOR of that call's pattern and scheme ... */
+    AG_MEAS_SIG_NOT,   /* ... and of its complement: every rank had the same iff AND of the two is 0 */
+    AG_WIS,            /* BOR of a digest of the AUTO wisdom this rank read for the group (measure.c; 0: none) ... */
+    AG_WIS_NOT,        /* ... and of its complement (all ones: none): every rank read the same iff AND of the two is 0 */
     AG_TOUCH,          /* BOR: the touched-chunk map, CD_TOUCH_WORDS words from here */
-    AG_N = AG_TOUCH + 8 /* 360 bytes in all: see touch_map */
+    AG_N = AG_TOUCH + 8 /* 384 bytes in all: see touch_map */
 };
 #define CD_TOUCH_WORDS (AG_N - AG_TOUCH)
 
@@ -1360,7 +1370,7 @@ static void cd_agree_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
             switch (i) {
             case AG_FAIL: case AG_MIN_CHUNKS: case AG_RISK_LO: if (x < *y) *y = x; break;
             case AG_MAX_CHUNKS: case AG_MAX_BYTES: case AG_MAX_PIECE: case AG_MAX_RUNS: case AG_MAX_END: case AG_MAX_FSIZE:
-            case AG_MAX_MULTI_NS: case AG_MAX_IND_NS: case AG_MAX_MRUNS: case AG_RISK_HI: case AG_RISK_FSIZE: case AG_RISK_RD_NHI:
+            case AG_MAX_MULTI_NS: case AG_MAX_IND_NS: case AG_MAX_MRUNS: case AG_RISK_HI: case AG_RISK_FSIZE: case AG_RISK_RD_NHI: case AG_MEAS_T:
                 if (x > *y) *y = x;
                 break;
             case AG_SUM_CHUNKS: case AG_SUM_RUNS: case AG_SUM_PARTIAL: case AG_SUM_TOUCH: case AG_RISK_PAST: case AG_RISK_OWN: case AG_RISK_CBYTES:
@@ -1392,7 +1402,44 @@ struct colldiag_file {
     int nodes;           /* nodes of comm, agreed by every rank (file_nodes; 0: not known), AUTO's H */
     int md_local;        /* HDF5 bridge, plan_only: the HDF5 file's metadata reads are local (not H5Pset_all_coll_metadata_ops),
                             so HDF5's chunk lookup may run on one rank (h5_plan_chunk_addrs) */
+    uint64_t group;      /* comm's members, hashed (comm_group_id; 0: no communicator): AUTO's measurements are its (measure.c) */
+    uint64_t fs_type;    /* the file system's type (statfs), 0 unknown: part of AUTO's patterns */
 };
+
+/* The file system a path lies on (statfs's f_type; 0 when unknown): part of where AUTO's wisdom was
+   measured (measure.c). */
+static uint64_t path_fs_type(const char *path)
+{
+#ifdef __linux__
+    struct statfs st;
+    if (path && statfs(path, &st) == 0) return (uint64_t)(unsigned long)st.f_type;
+#else
+    (void)path;
+#endif
+    return 0;
+}
+
+/* A communicator's members as world ranks, hashed: what AUTO's measurements are kept under (measure.c).
+   Local (group operations); O(size). Every member computes the same. */
+static uint64_t comm_group_id(MPI_Comm c)
+{
+    MPI_Group g = MPI_GROUP_NULL, w = MPI_GROUP_NULL;
+    int n = 0;
+    if (c == MPI_COMM_NULL || MPI_Comm_group(c, &g) != MPI_SUCCESS) return 0;
+    MPI_Comm_group(MPI_COMM_WORLD, &w);
+    MPI_Group_size(g, &n);
+    uint64_t h = cd_hash_u64(0x6770u, (uint64_t)n);
+    int in[256], out[256];
+    for (int at = 0; at < n; at += 256) {
+        const int k = n - at < 256 ? n - at : 256;
+        for (int i = 0; i < k; i++) in[i] = at + i;
+        MPI_Group_translate_ranks(g, k, in, w, out);
+        for (int i = 0; i < k; i++) h = cd_hash_u64(h, (uint64_t)(uint32_t)out[i]);
+    }
+    MPI_Group_free(&g);
+    MPI_Group_free(&w);
+    return h ? h : 1;
+}
 
 static int cd_mpi_fail(const char *fn, int mpirc, const char *what)
 {
@@ -1430,6 +1477,7 @@ static int file_alloc(const char *fn, MPI_Comm comm, colldiag_file **out, int co
     f->comm = dup;
     MPI_Comm_rank(f->comm, &f->rank);
     MPI_Comm_size(f->comm, &f->size);
+    f->group = comm_group_id(dup);
     MPI_Op_create(cd_agree_fn, 1, &f->op);
     f->fh = f->size_fh = MPI_FILE_NULL;
     f->fd = -1;
@@ -1582,6 +1630,7 @@ int colldiag_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info
         }
     }
     f->driver = driver;
+    f->fs_type = path_fs_type(path);
     *out = f;
     return 0;
 }
@@ -1649,6 +1698,7 @@ typedef struct {
     double k[CD_K_N];           /* AUTO's constants (env COLLDIAG_AUTO_*); agreed */
     int rules;                  /* colldiag_hdf5_rules_t: whose decisions DEFAULT reproduces (env COLLDIAG_HDF5_RULES); agreed */
     int sel_io;                 /* colldiag_selection_io_t, under 1.14's rules; agreed */
+    int auto_measure;           /* AUTO learns from measured calls (measure.c; env COLLDIAG_AUTO_MODE=measure|estimate); agreed */
     const char *chunk_opt_src;  /* "setting", "default" or the env text */
     char env_text[96];
 } cd_settings;
@@ -1686,6 +1736,14 @@ struct colldiag_xfer {
     int ratio0;                           /* ratio 0: every chunk collective */
     double auto_est[4];                   /* AUTO's estimates (link, multi, aggregation, all-independent), -1 when not AUTO */
     double model_est[4];                  /* the same model for every collective chunked call, whatever ran; -1 otherwise */
+    /* AUTO that measures (measure.c), the last call: 0 the model alone, 1 the pattern's first call (the corrected
+       model), 2 the measured best, 3 trying a scheme not measured yet; each scheme's median agreed time (-1
+       none), calls measured, corrected estimate; the pattern */
+    int meas_kind, meas_s;
+    int auto_s;                           /* the scheme AUTO ran (0 link .. 3 all-independent), -1: not AUTO */
+    double meas_t[4], meas_ec[4];
+    uint32_t meas_n[4];
+    uint64_t meas_sig;
     int planned;                          /* the last call was a plan: the counters are what it would move */
     /* HDF5 bridge (colldiag_h5_write/read), consumed by the next transfer: a rank that found its call
        ineligible (or waits for the chunk index) fails with pre_code in the first reduction, like a bad
@@ -1767,6 +1825,7 @@ static void xfer_init(colldiag_xfer *x)
     x->set.coll_buf = COLLDIAG_COLL_BUFFER_BYTES;
     x->set.rules = COLLDIAG_HDF5_RULES_1_10; /* SPEC.md's contract; the bridge follows the HDF5 it runs with */
     x->set.sel_io = COLLDIAG_SELECTION_IO_DEFAULT;
+    x->set.auto_measure = 1;
     x->chunk_cache = -1;
     x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
     x->model_est[0] = x->model_est[1] = x->model_est[2] = x->model_est[3] = -1.0;
@@ -1799,6 +1858,13 @@ void colldiag_xfer_free(colldiag_xfer *x)
     if (!x) return;
     xfer_release(x);
     cd_free(x);
+}
+
+int colldiag_set_auto_measure(colldiag_xfer *x, int on)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_set_auto_measure", "x is NULL");
+    x->set.auto_measure = on != 0;
+    return 0;
 }
 
 int colldiag_set_dxpl_mpio(colldiag_xfer *x, colldiag_xfer_mode_t mode)
@@ -1972,6 +2038,12 @@ static int settings_effective(const char *fn, const colldiag_xfer *x, cd_setting
         else if (!strcmp(e, "1.14") || !strcmp(e, "114")) s->rules = COLLDIAG_HDF5_RULES_1_14;
         else return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_HDF5_RULES=\"%.40s\" is not 1.10 or 1.14", e);
     }
+    e = cd_getenv("COLLDIAG_AUTO_MODE");
+    if (e && *e) {
+        if (!strcmp(e, "measure")) s->auto_measure = 1;
+        else if (!strcmp(e, "estimate")) s->auto_measure = 0;
+        else return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_AUTO_MODE=\"%.40s\" is not measure or estimate", e);
+    }
     e = cd_getenv("COLLDIAG_COLL_BUFFER");
     if (e && *e && cd_parse_bytes(e, &s->coll_buf))
         return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_COLL_BUFFER=\"%.40s\" is not a byte count >= 1 (suffix k, m or g allowed)", e);
@@ -2010,7 +2082,7 @@ static uint64_t settings_digest(const cd_settings *s)
         memcpy(&bits, &s->k[i], sizeof bits);
         h = cd_hash_u64(h, bits);
     }
-    h = cd_hash_u64(h, (uint64_t)s->rules * 4u + (uint64_t)s->sel_io);
+    h = cd_hash_u64(h, (uint64_t)s->rules * 4u + (uint64_t)s->sel_io + 64u * (uint64_t)s->auto_measure);
     return cd_hash_u64(h, (uint64_t)s->coll_opt);
 }
 
@@ -4040,6 +4112,7 @@ static void set_reason(cd_io *io, const char *fmt, ...)
 }
 
 /* AUTO's reason, to be formatted when asked (xfer_reason): its estimates are x->auto_est. */
+static void meas_reason(const colldiag_xfer *x, char *b, size_t n, const char *chosen); /* measure.c */
 static void set_reason_auto(cd_io *io, uint64_t runs, uint64_t chunks, int P, int opt, size_t nsub)
 {
     colldiag_xfer *x = io->x;
@@ -4060,7 +4133,9 @@ static const char *xfer_reason(const colldiag_xfer *cx)
     colldiag_xfer *x = (colldiag_xfer *)cx;
     if (x->rz_auto) {
         x->rz_auto = 0;
-        if (x->rz_nsub)
+        if (x->meas_kind && !x->rz_nsub)
+            meas_reason(x, x->reason, sizeof x->reason, cd_chunk_opt_env[x->rz_opt]);
+        else if (x->rz_nsub)
             snprintf(x->reason, sizeof x->reason, "AUTO over %zu datasets: estimated link %.3g s, multi %.3g s, aggregation %.3g s, independent "
                      "%.3g s -> %s", x->rz_nsub, x->auto_est[0], x->auto_est[1], x->auto_est[2], x->auto_est[3], cd_chunk_opt_env[x->rz_opt]);
         else
@@ -4982,6 +5057,535 @@ static int engine_of(int rule) { return rule < CD_RULE_N ? cd_rule_engine[rule] 
 static const char *engine_why(int rule) { return rule < CD_RULE_N ? cd_rule_why[rule] : "decided by colldiag's agreement"; }
 static const char *engine_rule_name(int rule) { return rule < CD_RULE_N ? cd_rule_name[rule] : "AGREE"; }
 
+/* ---- src/measure.c ---- */
+/* ====================================================================================================
+ * 7b. measure: AUTO learns what each scheme costs from the job's own calls
+ *
+ * AUTO's model (decision.c, auto_choose) prices each scheme with constants measured on one machine; on
+ * another, or across a slow network, they are guesses, and nothing corrects them while the job runs.
+ * But every call AUTO decides is a measurement, and a time-step loop calls the same pattern hundreds of
+ * times: as FFTW's planner times candidates and keeps wisdom, AUTO times what it runs
+ * (COLLDIAG_AUTO_MODE=measure, the default; =estimate keeps the pure model).
+ *
+ * - A call's time is its slowest rank's: each rank keeps its own elapsed time of the last AUTO call of a
+ *   group of ranks (the communicator's members), and the group's next collective call carries it in its
+ *   one reduction (AG_MEAS_*: MAX of the times, with the call's pattern and scheme, checked alike), so
+ *   that every rank adds the same number to the same table: no collective of its own, and no rank's
+ *   clock alone decides anything.
+ * - A pattern is a signature of agreed facts only (a rank with another would choose another scheme):
+ *   storage and chunk shape, element size, direction, the ranks and nodes, and the agreement's totals
+ *   (bytes, chunks, runs, shared pieces) in buckets of a factor of 1.4: a time-step loop's calls share one.
+ * - The first call of a pattern runs the model's best, its estimates corrected by what the job has seen
+ *   of the model's error (each scheme's measured/estimated ratio, a geometric mean over every pattern
+ *   of the group that ran it: the job's own scale for that scheme's terms). From
+ *   the second call on, the measured best runs (the median of its last 8 calls), unless a scheme not
+ *   run yet could beat it by more than 15% by its corrected estimate (against the best's fastest call,
+ *   once it ran twice: a pattern's first call pays for a cold start): then that scheme is tried, on a
+ *   real call (never by repeating I/O), at most twice a pattern. A scheme estimated slower than the
+ *   measured best is never tried.
+ * - Wisdom (COLLDIAG_WISDOM=PATH): what was measured is saved when MPI finalizes (the group's first
+ *   file's rank 0) and loaded at a group's first collective call, keyed by where it was measured (ranks,
+ *   nodes, ranks per node, the MPI library and its I/O component, the file system): wisdom from
+ *   elsewhere is ignored, with one line saying why. Every rank reads the file; the
+ *   first call's reduction checks they read the same (or none uses it), so a later run starts right at
+ *   its first call.
+ * Memory: the patterns a group has seen (at most CD_MEAS_SIGS, ~200 bytes each); work: a lookup a call.
+ * Tests never time: in test builds COLLDIAG_INJECT=clock:L,M,A,I[,skew] gives each scheme its cost
+ * (rank r sees scheme k's times 1 + skew ((r + k) mod 4): ranks that disagree on the cheapest).
+ * ==================================================================================================== */
+
+#define CD_MEAS_SAMPLES 8   /* agreed times kept per scheme and pattern: the median of the last ones decides */
+#define CD_MEAS_TRIES 2     /* calls a pattern may spend on schemes it has not measured */
+#define CD_MEAS_SIGS 1024   /* patterns remembered per group (the oldest go first beyond) */
+#define CD_MEAS_GAIN 0.87   /* an untried scheme is tried when its corrected estimate beats the measured best by > 15% */
+
+static const char *const cd_meas_name[4] = {"link", "multi", "aggregation", "independent"};
+
+/* ln and exp without libm (the kit needs MPI and libc only): ratios of times, within 1e-12..1e12; the
+   same arithmetic on every rank, so every rank decides alike. */
+static double meas_ln(double x)
+{
+    if (!(x > 1e-300)) return -690.0;
+    int e = 0;
+    while (x >= 2.0) { x *= 0.5; e++; }
+    while (x < 1.0) { x *= 2.0; e--; }
+    const double z = (x - 1.0) / (x + 1.0), z2 = z * z; /* ln x = 2 atanh z, z <= 1/3 */
+    double t = z, sum = 0;
+    for (int k = 1; k < 30; k += 2) { sum += t / k; t *= z2; }
+    return 2.0 * sum + e * 0.69314718055994530942;
+}
+static double meas_exp(double y)
+{
+    if (y > 690) y = 690;
+    if (y < -690) return 0;
+    int k = (int)(y / 0.69314718055994530942);
+    double r = y - k * 0.69314718055994530942, term = 1, sum = 1;
+    for (int i = 1; i < 25; i++) { term *= r / i; sum += term; }
+    for (; k > 0; k--) sum *= 2.0;
+    for (; k < 0; k++) sum *= 0.5;
+    return sum;
+}
+
+typedef struct {
+    uint64_t sig;
+    double est[4];                  /* the model's estimates at the pattern's last call */
+    double t[4][CD_MEAS_SAMPLES];   /* agreed seconds of the scheme's last calls (a ring) */
+    uint32_t n[4];                  /* calls measured, each scheme */
+    uint32_t tries;                 /* calls spent on schemes not measured before */
+} cd_sig;
+
+typedef struct cd_group {
+    uint64_t id;                    /* the members, hashed (comm_group_id) */
+    cd_sig *s;
+    size_t n;
+    uint64_t cap;
+    double lr[4];                   /* sum of log(measured / estimated) per scheme: the model's error on this job */
+    uint32_t lrn[4];
+    int pend, pend_s;               /* the last AUTO call's measurement, carried by the next call's reduction */
+    uint64_t pend_sig;
+    double pend_t, pend_est;
+    int wis;                        /* wisdom: 0 not asked yet, 1 asked (loaded or not) */
+    uint64_t wis_dig;               /* what this rank read (0: nothing), agreed in the first call */
+    cd_sig *wis_s;                  /* ... held until the agreement says every rank read the same */
+    size_t wis_n;
+    int saver;                      /* this rank writes the group's wisdom at the end */
+    char where[300];                /* ranks, nodes, ranks per node, MPI, I/O component */
+    struct cd_group *next;
+} cd_group;
+static cd_group *cd_groups;
+
+static cd_group *meas_group(uint64_t id)
+{
+    if (!id) return NULL;
+    cd_group *g = cd_groups;
+    while (g && g->id != id) g = g->next;
+    if (!g && (g = cd_calloc(1, sizeof *g))) {
+        g->id = id;
+        g->next = cd_groups;
+        cd_groups = g;
+    }
+    return g;
+}
+
+/* Forgets what every group measured (colldiag_auto_forget). */
+static void meas_forget(void)
+{
+    for (cd_group *g = cd_groups, *n; g; g = n) {
+        n = g->next;
+        cd_free(g->s);
+        cd_free(g->wis_s);
+        cd_free(g);
+    }
+    cd_groups = NULL;
+}
+
+static int meas_on(const cd_io *io) { return io->set.auto_measure && io->f->group && !io->f->plan_only; }
+
+/* Buckets of a factor of sqrt(2): 0 for 0. */
+static uint64_t meas_bucket(uint64_t x)
+{
+    if (!x) return 0;
+    uint64_t b = 0;
+    while (x >> (b / 2 + 1)) b += 2;               /* b/2 = floor(log2 x) */
+    return b + 1 + (x >= (uint64_t)(1.41421356 * (double)((uint64_t)1 << (b / 2))));
+}
+
+/* The call's pattern, from agreed facts only (alike on every rank). */
+static uint64_t meas_sig(const cd_io *io)
+{
+    const colldiag_layout *l = io->l;
+    const uint64_t *g = io->g;
+    const uint64_t P = (uint64_t)io->f->size;
+    uint64_t h = cd_hash_u64(0x5165u, (uint64_t)l->storage * 16u + (uint64_t)l->rank);
+    for (int d = 0; d < l->rank; d++) h = cd_hash_u64(h, l->cdims[d]);
+    h = cd_hash_u64(h, (uint64_t)l->esize * 4u + (uint64_t)(io->dir == DIR_WRITE || (io->dir == DIR_PLAN && !io->f->plan_read)) * 2u +
+                           (uint64_t)io->disjoint);
+    h = cd_hash_u64(h, P * 65536u + (uint64_t)(io->f->nodes > 0 ? io->f->nodes : 0));
+    h = cd_hash_u64(h, meas_bucket(g[AG_MAX_BYTES]) << 48 | meas_bucket(g[AG_SUM_CHUNKS]) << 32 |
+                           meas_bucket(g[AG_MAX_RUNS] > g[AG_SUM_RUNS] / P ? g[AG_MAX_RUNS] : g[AG_SUM_RUNS] / P) << 16 |
+                           meas_bucket(g[AG_SUM_PARTIAL]));
+    return h;
+}
+
+static cd_sig *meas_find(cd_group *gr, uint64_t sig, int make)
+{
+    for (size_t i = 0; i < gr->n; i++)
+        if (gr->s[i].sig == sig) return &gr->s[i];
+    if (!make) return NULL;
+    if (gr->n >= CD_MEAS_SIGS) { /* the oldest pattern goes */
+        memmove(gr->s, gr->s + 1, (gr->n - 1) * sizeof *gr->s);
+        gr->n--;
+    }
+    if (cd_grow((void **)&gr->s, &gr->cap, gr->n + 1, sizeof *gr->s)) return NULL;
+    cd_sig *s = &gr->s[gr->n++];
+    memset(s, 0, sizeof *s);
+    s->sig = sig;
+    return s;
+}
+
+static int meas_cmp_d(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median of a scheme's kept times (-1: never measured). */
+static double meas_median(const cd_sig *s, int k)
+{
+    const uint32_t n = s->n[k] < CD_MEAS_SAMPLES ? s->n[k] : CD_MEAS_SAMPLES;
+    if (!n) return -1;
+    double v[CD_MEAS_SAMPLES];
+    memcpy(v, s->t[k], n * sizeof *v);
+    qsort(v, n, sizeof *v, meas_cmp_d);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The fastest of a scheme's kept times. */
+static double meas_min(const cd_sig *s, int k)
+{
+    const uint32_t n = s->n[k] < CD_MEAS_SAMPLES ? s->n[k] : CD_MEAS_SAMPLES;
+    double m = n ? s->t[k][0] : -1;
+    for (uint32_t i = 1; i < n; i++) m = s->t[k][i] < m ? s->t[k][i] : m;
+    return m;
+}
+
+/* The model's error on this job, scheme by scheme: exp(mean log(measured / estimated)) over every
+   pattern that ran it; 1 for a scheme never measured. (Not the others' error: one slow scheme says
+   nothing of the others, and lending them its error would keep AUTO from ever trying them.) */
+static void meas_scale(const cd_group *gr, double c[4])
+{
+    for (int k = 0; k < 4; k++) c[k] = gr->lrn[k] ? meas_exp(gr->lr[k] / gr->lrn[k]) : 1.0;
+}
+
+/* This rank's part of the group's pending measurement, into the reduction's vector (AG_MEAS_*). */
+static void meas_wisdom_local(const cd_io *io, uint64_t v[AG_N]);
+static void meas_wisdom_agreed(const cd_io *io);
+static void meas_local(const cd_io *io, uint64_t v[AG_N])
+{
+    meas_wisdom_local(io, v);
+    /* no measurement pending: a pattern no id has (all ones in the complement), so that a rank without
+       one makes every rank drop the others' (they would record what it does not) */
+    v[AG_MEAS_T] = v[AG_MEAS_SIG] = 0;
+    v[AG_MEAS_SIG_NOT] = UINT64_MAX;
+    cd_group *gr = io->f->plan_only ? NULL : meas_group(io->f->group);
+    if (!gr || !gr->pend) return;
+    const uint64_t id = cd_hash_u64(gr->pend_sig, (uint64_t)gr->pend_s + 1);
+    v[AG_MEAS_T] = gr->pend_t > 0 ? (uint64_t)(gr->pend_t * 1e9) + 1 : 1;
+    v[AG_MEAS_SIG] = id;
+    v[AG_MEAS_SIG_NOT] = ~id;
+}
+
+/* After the reduction, alike on every rank: the previous call's time, its slowest rank's, into the
+   table, if every rank had the same pending measurement. */
+static void meas_agreed(const cd_io *io)
+{
+    cd_group *gr = io->f->plan_only ? NULL : meas_group(io->f->group);
+    if (!gr) return;
+    meas_wisdom_agreed(io);
+    const uint64_t *g = io->g;
+    const int same = g[AG_MEAS_SIG] && !(g[AG_MEAS_SIG] & g[AG_MEAS_SIG_NOT]);
+    if (gr->pend && same && g[AG_MEAS_SIG] == cd_hash_u64(gr->pend_sig, (uint64_t)gr->pend_s + 1)) {
+        cd_sig *s = meas_find(gr, gr->pend_sig, 1);
+        const double t = (double)(g[AG_MEAS_T] - 1) * 1e-9;
+        const int k = gr->pend_s;
+        if (s) {
+            s->t[k][s->n[k] % CD_MEAS_SAMPLES] = t;
+            s->n[k]++;
+        }
+        if (gr->pend_est > 0 && t > 0) { gr->lr[k] += meas_ln(t / gr->pend_est); gr->lrn[k]++; }
+    }
+    gr->pend = 0;
+}
+
+/* AUTO's choice for this call (0 link .. 3 independent), measured where it can be: est, the model's
+   estimates; x gets what was measured and why. A plan chooses the same as the call would, without
+   counting a try. Alike on every rank: agreed facts and the group's table only. */
+static int meas_choose(cd_io *io, const double est[4])
+{
+    colldiag_xfer *x = io->x;
+    int best_est = 0;
+    for (int k = 1; k < 4; k++)
+        if (est[k] < est[best_est]) best_est = k;
+    x->meas_kind = 0;
+    for (int k = 0; k < 4; k++) { x->meas_t[k] = -1; x->meas_n[k] = 0; x->meas_ec[k] = est[k]; }
+    cd_group *gr = meas_on(io) ? meas_group(io->f->group) : NULL;
+    if (!gr) return best_est;
+    const uint64_t sig = meas_sig(io);
+    cd_sig *s = meas_find(gr, sig, io->dir != DIR_PLAN);
+    double c[4];
+    meas_scale(gr, c);
+    int best_ec = 0, best_m = -1, cand = -1;
+    for (int k = 0; k < 4; k++) {
+        x->meas_ec[k] = est[k] * c[k];
+        if (x->meas_ec[k] < x->meas_ec[best_ec]) best_ec = k;
+        x->meas_t[k] = s ? meas_median(s, k) : -1;
+        x->meas_n[k] = s ? s->n[k] : 0;
+        if (x->meas_t[k] >= 0 && (best_m < 0 || x->meas_t[k] < x->meas_t[best_m])) best_m = k;
+    }
+    if (s && io->dir != DIR_PLAN) memcpy(s->est, est, sizeof s->est);
+    x->meas_sig = sig;
+    if (best_m < 0) { /* the pattern's first call: the corrected model */
+        x->meas_kind = 1;
+        return x->meas_s = best_ec;
+    }
+    for (int k = 0; k < 4; k++)
+        if (x->meas_t[k] < 0 && (cand < 0 || x->meas_ec[k] < x->meas_ec[cand])) cand = k;
+    /* a try needs the best measured twice (a pattern's first call pays for a cold start: the file's first
+       pages, MPI-IO's buffers), and must beat the fastest of its calls, not their median: a try that
+       loses costs a whole call */
+    if (cand >= 0 && s && s->tries < CD_MEAS_TRIES && s->n[best_m] >= 2 && x->meas_ec[cand] < CD_MEAS_GAIN * meas_min(s, best_m)) {
+        if (io->dir != DIR_PLAN) s->tries++;
+        x->meas_kind = 3;
+        return x->meas_s = cand;
+    }
+    x->meas_kind = 2;
+    return x->meas_s = best_m;
+}
+
+/* After an AUTO call ran scheme k (0..3) and succeeded on this rank: its elapsed time, to be agreed in
+   the group's next call. In test builds, COLLDIAG_INJECT=clock:L,M,A,I[,skew] gives the time. */
+static void meas_done(const cd_io *io, int k, double elapsed)
+{
+    cd_group *gr = meas_on(io) && io->dir != DIR_PLAN ? meas_group(io->f->group) : NULL;
+    if (!gr || k < 0 || k > 3) return;
+#ifdef COLLDIAG_TESTING
+    /* rank r sees scheme k cost c[k] (1 + skew ((r + k) mod 4)): with a skew, the ranks disagree on which
+       scheme is cheapest, and only the agreed (slowest) time keeps them together */
+    const char *e = cd_getenv("COLLDIAG_INJECT");
+    double c[4], skew = 0;
+    if (e && !strncmp(e, "clock:", 6) && sscanf(e + 6, "%lf,%lf,%lf,%lf,%lf", &c[0], &c[1], &c[2], &c[3], &skew) >= 4)
+        elapsed = c[k] * (1.0 + skew * ((io->f->rank + k) % 4));
+#endif
+    gr->pend = 1;
+    gr->pend_s = k;
+    gr->pend_sig = io->x->meas_sig;
+    gr->pend_t = elapsed;
+    gr->pend_est = io->x->model_est[k];
+}
+
+/* The reason's words for a measured AUTO call (xfer_reason): what each scheme measured, or its
+   corrected estimate, and why the choice. */
+static void meas_reason(const colldiag_xfer *x, char *b, size_t n, const char *chosen)
+{
+    static const char *const why[4] = {"", "the pattern's first call, the model corrected by the job's measurements",
+                                       "the measured best", "trying a scheme not measured yet, whose estimate could beat the measured best"};
+    size_t k = (size_t)snprintf(b, n, "AUTO (measured):");
+    for (int s = 0; s < 4 && k < n; s++) {
+        if (x->meas_t[s] >= 0)
+            k += (size_t)snprintf(b + k, n - k, "%s %s %.3g s (%u call%s)", s ? "," : "", cd_meas_name[s], x->meas_t[s], x->meas_n[s],
+                                  x->meas_n[s] == 1 ? "" : "s");
+        else
+            k += (size_t)snprintf(b + k, n - k, "%s %s est. %.3g s", s ? "," : "", cd_meas_name[s], x->meas_ec[s]);
+    }
+    if (k < n) snprintf(b + k, n - k, " -> %s (%s)", chosen, why[x->meas_kind]);
+}
+
+/* ---- wisdom (COLLDIAG_WISDOM=PATH) ----
+   A text file, a block a place:
+     colldiag-wisdom 1
+     where ranks=3 nodes=1 per_node=3 mpi=Open_MPI_v4.1.4 io=ompio fs=ef53
+     scale LR0 N0 LR1 N1 LR2 N2 LR3 N3                  (the model's error per scheme: sum of logs, count)
+     sig HEX tries T link SECONDS CALLS multi - 0 aggregation SECONDS CALLS independent - 0
+   The where is what the group's first call knew (its ranks, its nodes where known, the MPI library and
+   its I/O component, the file system of that call's file): a later run of the same program there
+   computes the same at its first call. Blocks of other places are kept when the file is written again. */
+#define CD_WIS_LINE 512
+
+static void meas_where(const colldiag_file *f, char *b, size_t n)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "", mpi[96];
+    int ll = 0;
+    MPI_Get_library_version(lib, &ll);
+    size_t k = 0;
+    for (const char *p = lib; *p && *p != '\n' && *p != ',' && k + 1 < sizeof mpi; p++) mpi[k++] = isalnum((unsigned char)*p) || *p == '.' ? *p : '_';
+    mpi[k] = 0;
+    const char *io = "romio";
+#ifdef OPEN_MPI
+    const char *e = getenv("OMPI_MCA_io");
+    io = e && strstr(e, "romio") && !strchr(e, '^') ? "romio" : "ompio";
+#endif
+    snprintf(b, n, "ranks=%d nodes=%d per_node=%d mpi=%s io=%s fs=%" PRIx64, f->size, f->nodes > 0 ? f->nodes : 0, f->node_n > 0 ? f->node_n : 0,
+             mpi, io, f->fs_type);
+}
+
+static const char *meas_path(void)
+{
+    const char *p = cd_getenv("COLLDIAG_WISDOM");
+    return p && *p ? p : NULL;
+}
+
+static int meas_finalize_kv = MPI_KEYVAL_INVALID;
+static void meas_save(void);
+static int meas_at_finalize(MPI_Comm comm, int key, void *val, void *extra)
+{
+    (void)comm; (void)key; (void)val; (void)extra;
+    meas_save();
+    return MPI_SUCCESS;
+}
+
+/* The blocks of the wisdom file (at most 64 KiB of them are kept per place), or NULL. */
+static char *meas_read_file(const char *path)
+{
+    FILE *in = fopen(path, "r");
+    if (!in) return NULL;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    char line[CD_WIS_LINE];
+    while (m && fgets(line, sizeof line, in)) fputs(line, m);
+    if (m) fclose(m);
+    fclose(in);
+    return text;
+}
+
+/* The group's first collective call, before its reduction (every rank of it, alike): this rank reads
+   the wisdom of this place into gr->wis_s and its digest; meas_wisdom_agreed keeps it if every rank read
+   the same. The end of the run saves it (meas_save, registered here). */
+static void meas_wisdom_load(cd_io *io)
+{
+    cd_group *gr = meas_on(io) ? meas_group(io->f->group) : NULL;
+    if (!gr || gr->wis) return;
+    gr->wis = 1;
+    const char *path = meas_path();
+    if (!path) return;
+    meas_where(io->f, gr->where, sizeof gr->where);
+    gr->saver = io->f->rank == 0;
+    if (meas_finalize_kv == MPI_KEYVAL_INVALID &&
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, meas_at_finalize, &meas_finalize_kv, NULL) == MPI_SUCCESS)
+        MPI_Comm_set_attr(MPI_COMM_SELF, meas_finalize_kv, NULL);
+    char *text = meas_read_file(path);
+    if (!text) return;
+    uint64_t dig = 0x77697364u, cap = 0;
+    int here = 0, blocks = 0;
+    char other[300] = "";
+    for (char *line = text, *nl; line && *line; line = nl) {
+        nl = strchr(line, '\n');
+        if (nl) *nl++ = 0;
+        if (!strncmp(line, "where ", 6)) {
+            blocks++;
+            here = !strcmp(line + 6, gr->where);
+            if (!here && !other[0]) snprintf(other, sizeof other, "%s", line + 6);
+            continue;
+        }
+        if (!here) continue;
+        dig = cd_hash_u64(dig, cd_hash_u64(0, strlen(line)) ^ (uint64_t)(unsigned char)line[0]);
+        for (const char *c = line; *c; c++) dig = dig * 131u + (unsigned char)*c;
+        double lr[4];
+        unsigned ln[4];
+        if (sscanf(line, "scale %lf %u %lf %u %lf %u %lf %u", &lr[0], &ln[0], &lr[1], &ln[1], &lr[2], &ln[2], &lr[3], &ln[3]) == 8) {
+            for (int k = 0; k < 4; k++) { gr->lr[k] = lr[k]; gr->lrn[k] = ln[k]; } /* applied only once agreed: see below */
+            continue;
+        }
+        unsigned long long sig = 0;
+        unsigned tries = 0;
+        char tk[4][24];
+        unsigned cn[4];
+        if (sscanf(line, "sig %llx tries %u link %23s %u multi %23s %u aggregation %23s %u independent %23s %u", &sig, &tries, tk[0], &cn[0], tk[1],
+                   &cn[1], tk[2], &cn[2], tk[3], &cn[3]) != 10)
+            continue;
+        if (cd_grow((void **)&gr->wis_s, &cap, gr->wis_n + 1, sizeof *gr->wis_s)) break;
+        cd_sig *s = &gr->wis_s[gr->wis_n++];
+        memset(s, 0, sizeof *s);
+        s->sig = (uint64_t)sig;
+        s->tries = tries;
+        for (int k = 0; k < 4; k++)
+            if (strcmp(tk[k], "-") && cn[k]) {
+                s->t[k][0] = strtod(tk[k], NULL);
+                s->n[k] = 1; /* one sample, the saved median: this run's own calls soon outnumber it */
+            }
+    }
+    free(text);
+    gr->wis_dig = gr->wis_n ? (dig ? dig : 1) : 0;
+    if (!gr->wis_n) {
+        for (int k = 0; k < 4; k++) { gr->lr[k] = 0; gr->lrn[k] = 0; }
+        if (gr->saver && blocks)
+            fprintf(stderr, "colldiag: wisdom %s was measured elsewhere (%s), not here (%s): ignored\n", path, other[0] ? other : "?", gr->where);
+    }
+}
+
+/* The wisdom's words in the first call's reduction (AG_WIS*), and after it: kept if every rank read the
+   same, else dropped by every rank. */
+static void meas_wisdom_local(const cd_io *io, uint64_t v[AG_N])
+{
+    cd_group *gr = io->f->plan_only ? NULL : meas_group(io->f->group);
+    const uint64_t d = gr && gr->wis_s ? gr->wis_dig : 0;
+    v[AG_WIS] = d;
+    v[AG_WIS_NOT] = d ? ~d : UINT64_MAX;
+}
+
+static void meas_wisdom_agreed(const cd_io *io)
+{
+    cd_group *gr = io->f->plan_only ? NULL : meas_group(io->f->group);
+    if (!gr || !gr->wis_s) return;
+    const int same = io->g[AG_WIS] && !(io->g[AG_WIS] & io->g[AG_WIS_NOT]);
+    if (same) {
+        for (size_t i = 0; i < gr->wis_n; i++) {
+            cd_sig *s = meas_find(gr, gr->wis_s[i].sig, 1);
+            if (s && !s->n[0] && !s->n[1] && !s->n[2] && !s->n[3]) *s = gr->wis_s[i];
+        }
+    } else {
+        for (int k = 0; k < 4; k++) { gr->lr[k] = 0; gr->lrn[k] = 0; }
+        if (io->f->rank == 0) fprintf(stderr, "colldiag: the ranks read different wisdom from %s (or some none): ignored\n", meas_path() ? meas_path() : "");
+    }
+    cd_free(gr->wis_s);
+    gr->wis_s = NULL;
+    gr->wis_n = 0;
+}
+
+/* MPI_Finalize (an attribute of MPI_COMM_SELF): world rank 0 writes the groups it saves (it was rank 0
+   of their first file), each as its place's block, keeping the file's blocks of other places. */
+static void meas_save(void)
+{
+    const char *path = getenv("COLLDIAG_WISDOM");
+    int me = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    if (!path || !*path || me != 0) return;
+    char *old = meas_read_file(path), *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) { free(old); return; }
+    fprintf(m, "colldiag-wisdom 1\n");
+    for (cd_group *gr = cd_groups; gr; gr = gr->next) {
+        if (!gr->saver || !gr->where[0]) continue;
+        fprintf(m, "where %s\nscale", gr->where);
+        for (int k = 0; k < 4; k++) fprintf(m, " %.17g %u", gr->lr[k], gr->lrn[k]);
+        fprintf(m, "\n");
+        for (size_t i = 0; i < gr->n; i++) {
+            const cd_sig *s = &gr->s[i];
+            fprintf(m, "sig %016" PRIx64 " tries %u", s->sig, s->tries);
+            for (int k = 0; k < 4; k++) {
+                const double t = meas_median(s, k);
+                if (t >= 0) fprintf(m, " %s %.9g %u", cd_meas_name[k], t, s->n[k]);
+                else fprintf(m, " %s - 0", cd_meas_name[k]);
+            }
+            fprintf(m, "\n");
+        }
+    }
+    /* the other places' blocks, as they were */
+    int keep = 0;
+    for (char *line = old, *nl; line && *line; line = nl) {
+        nl = strchr(line, '\n');
+        if (nl) *nl++ = 0;
+        if (!strncmp(line, "where ", 6)) {
+            keep = 1;
+            for (cd_group *gr = cd_groups; gr; gr = gr->next)
+                if (gr->saver && !strcmp(line + 6, gr->where)) keep = 0;
+        }
+        if (keep && strncmp(line, "colldiag-wisdom", 15)) fprintf(m, "%s\n", line);
+    }
+    fclose(m);
+    free(old);
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *o = fopen(tmp, "w");
+    if (o) {
+        fwrite(text, 1, len, o);
+        if (fclose(o) == 0) rename(tmp, path);
+        else remove(tmp);
+    }
+    free(text);
+}
+
 /* ---- src/decision.c ---- */
 /* ---------------------------------------------------------------------------------------------------
  * 7. decision: AUTO's cost model
@@ -5144,12 +5748,17 @@ static void exec_chunked(cd_io *io)
     /* the model's H: collective, once a file (a plan-only file of the HDF5 bridge lives for one call: its
        model counts one node) */
     if (!io->f->plan_only) file_nodes(io->f);
-    const int model_best = auto_choose(io, x->model_est); /* O(1): the report's advice compares every scheme */
+    int model_best = auto_choose(io, x->model_est); /* O(1): the report's advice compares every scheme */
     /* HDF5's own scheme for this call (the summary's time saved): its DXPL's, as HDF5 decides it */
     x->hdf5_scheme = hdf5_scheme_of(io);
     x->hdf5_est = x->hdf5_scheme >= 0 ? x->model_est[x->hdf5_scheme] : -1.0;
     if (opt == COLLDIAG_MPIO_CHUNK_AUTO) {
+        static const int scheme_opt[4] = {COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_CHUNK_AGGREGATE_IO,
+                                          COLLDIAG_MPIO_ALL_CHUNK_IND_IO};
+        if (io->set.auto_measure) model_best = scheme_opt[meas_choose(io, x->model_est)]; /* measure.c */
         opt = model_best;
+        for (int k = 0; k < 4; k++)
+            if (scheme_opt[k] == opt) x->auto_s = k;
         memcpy(x->auto_est, x->model_est, sizeof x->auto_est);
         set_reason_auto(io, io->g[AG_SUM_RUNS], io->g[AG_SUM_CHUNKS], P, opt, 0);
     } else if (opt == COLLDIAG_MPIO_CHUNK_SELECTION_IO) {
@@ -5332,6 +5941,7 @@ static void agree_neutral(const cd_io *io, uint32_t cause, uint64_t v[AG_N])
     if (io->code)
         v[AG_BRIDGE] = io->prefail == 2 ? 1 | (io->x->pre_defers < 15 ? io->x->pre_defers : 15) << 4 | (uint64_t)(io->x->pre_flush_writes & 3) << 8 : 2;
     if (io->code && io->prefail == 2) v[AG_MAX_BYTES] = io->x->pre_bytes;
+    meas_local(io, v); /* the group's pending measurement: a rank that failed has it too */
 }
 
 /* COLLDIAG_REPORT's kind: 0 none (unset, "" or "0"), 1 text, 2 json:PATH, 3 html:PATH. */
@@ -5576,6 +6186,8 @@ static void xfer_reset(colldiag_xfer *x)
     x->thr = 0;
     x->ratio0 = 0;
     x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
+    x->meas_kind = 0;
+    x->auto_s = -1;
     x->model_est[0] = x->model_est[1] = x->model_est[2] = x->model_est[3] = -1.0;
     x->planned = 0;
     x->chunk_opt_done = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
@@ -6132,6 +6744,7 @@ static void agree_local(cd_io *io, uint32_t cause, uint64_t v[AG_N])
     write_extent(io, &v[AG_MAX_END], &v[AG_MAX_FSIZE]);
     touch_map(io, &v[AG_TOUCH], &v[AG_SUM_TOUCH]);
     risk_local(io, v);
+    meas_local(io, v);
 }
 
 /* Maps a checked selection onto the layout's chunks (nothing for null spaces) and refuses what cannot
@@ -6229,6 +6842,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
                        const void *wbuf, void *rbuf, colldiag_xfer *x, int dir, const char *fn)
 {
     if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL (this rank cannot take part: its results have nowhere to go)");
+    const double t_call = cd_now(); /* AUTO's measurement: the call as the program sees it (measure.c) */
     xfer_reset(x);
     x->planned = dir == DIR_PLAN;
     if (!f) {
@@ -6292,6 +6906,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
        the neutral vector and nothing after this line reads its arguments (it leaves right after the
        reduction, as does everybody, since its ERROR_WHILE_CHECKING bit is in the global cause). */
     uint64_t v[AG_N];
+    meas_wisdom_load(&io); /* AUTO's wisdom, at the group's first collective call (measure.c) */
     if (io.code) agree_neutral(&io, cause, v);
     else agree_local(&io, cause, v);
     agree_env(&io, v);
@@ -6307,6 +6922,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     rc = MPI_Allreduce(v, io.g, AG_N, MPI_UINT64_T, f->op, f->comm);
     if (rc != MPI_SUCCESS) return finish(&io, cd_mpi_err(&io, rc, "MPI_Allreduce (cause agreement)"));
     agreed_env(&io);
+    meas_agreed(&io); /* the group's previous AUTO call's agreed time, into its table (measure.c) */
     x->bridge_global = io.g[AG_BRIDGE];
     x->bridge_max_bytes = io.g[AG_MAX_BYTES];
     x->pre_bytes = x->pre_defers = 0;
@@ -6390,6 +7006,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     fill_chunk_info(&io);
     rc = agree_end(&io);
     x->cnt.t_decide = cd_now() - t0 - x->cnt.t_io;
+    if (!rc && x->meas_kind) meas_done(&io, x->meas_s, cd_now() - t_call); /* the next call of the group agrees it */
     return finish(&io, rc);
 }
 
@@ -7214,6 +7831,22 @@ int colldiag_get_model_estimates(const colldiag_xfer *x, double est[4])
     return 0;
 }
 
+int colldiag_get_auto_measured(const colldiag_xfer *x, double seconds[4], unsigned calls[4], int *kind, int *chosen)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_auto_measured", "x is NULL");
+    for (int k = 0; k < 4; k++) {
+        if (seconds) seconds[k] = x->meas_kind ? x->meas_t[k] : -1;
+        if (calls) calls[k] = x->meas_kind ? x->meas_n[k] : 0;
+    }
+    if (kind) *kind = x->meas_kind;
+    if (chosen) *chosen = x->auto_s;
+    return 0;
+}
+
+void colldiag_auto_forget(void) { meas_forget(); }
+
+void colldiag_auto_save_wisdom(void) { meas_save(); }
+
 int colldiag_get_auto_estimate_independent(const colldiag_xfer *x, double *independent_s)
 {
     if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_auto_estimate_independent", "x is NULL");
@@ -7652,6 +8285,14 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
     fprintf(out, "{\"colldiag\":\"%s\",\"nprocs\":%d,\"scheme\":{\"chunk_opt\":\"%s\",\"reason\":", colldiag_version(), r.P,
             colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)r.h[0].chunk_opt));
     json_str(out, r.h[0].reason);
+    if (x->meas_kind) { /* AUTO that measures (measure.c): alike on every rank, so rank 0's is the call's */
+        static const char *const kinds[4] = {"", "first call", "measured best", "trying"};
+        fprintf(out, ",\"auto\":{\"kind\":\"%s\",\"measured\":{", kinds[x->meas_kind]);
+        for (int k = 0, any = 0; k < 4; k++)
+            if (x->meas_n[k]) fprintf(out, "%s\"%s\":{\"seconds\":%.9g,\"calls\":%u}", any++ ? "," : "", cd_meas_name[k], x->meas_t[k], x->meas_n[k]);
+        fprintf(out, "},\"estimates\":{\"link\":%.6g,\"multi\":%.6g,\"aggregation\":%.6g,\"independent\":%.6g}}", x->meas_ec[0], x->meas_ec[1],
+                x->meas_ec[2], x->meas_ec[3]);
+    }
     /* a plan's bytes and calls are what the planned transfer would make; nothing moved */
     fprintf(out, "},\"counters\":\"%s\",\"ranks\":[", x->planned ? "planned" : "moved");
     for (int p = 0; p < r.P; p++) {
@@ -11172,6 +11813,13 @@ static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_f
         h5_note_file_md(h5_fileno_of(dset), e->md_local == 0); /* a collective call: every rank learns it here */
         if (e->f->comm == MPI_COMM_NULL) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot get the file's communicator");
         MPI_Op_create(cd_agree_fn, 1, &e->f->op);
+        e->f->group = comm_group_id(e->f->comm); /* AUTO's measurements are the group's (measure.c) */
+        {
+            char name[4096] = "";
+            hid_t file = H5Iget_file_id(dset);
+            if (file >= 0 && H5Fget_name(file, name, sizeof name) > 0) e->f->fs_type = path_fs_type(name);
+            if (file >= 0) H5Fclose(file);
+        }
         /* whether the file is read-only everywhere, agreed once (every rank makes comm in the same call):
            the no-agreement shortcut may then decide on it (h5_small_first_call); a rank's own intent
            alone would split the ranks of a program that opened the file with other flags on some */

@@ -362,6 +362,30 @@ int colldiag_get_auto_estimate_independent(const colldiag_xfer *x, double *indep
    all-independent on this call; -1 each after a contiguous, compact or independent call or a failure.
    What the HDF5 preload's advice compares ("HDF5: link-chunk, est. 5.1 s; aggregation est. 0.014 s"). */
 int colldiag_get_model_estimates(const colldiag_xfer *x, double est[4]);
+/* AUTO that measures (the default; env COLLDIAG_AUTO_MODE=estimate, or this with 0, keeps the pure model):
+   every call AUTO decides is timed (its slowest rank's time, agreed in the next collective call of the
+   same ranks at no extra communication), kept per pattern (the call's agreed shape: storage, chunk
+   shape, element size, direction, ranks, nodes, bytes, chunks, runs in buckets of a factor of 1.4), and
+   from a pattern's second call on AUTO runs the scheme measured fastest, trying a scheme not measured
+   yet (at most twice a pattern) only where its estimate, corrected by what the job's calls have shown
+   of the model's error, beats the measured best by more than 15%. Every rank decides alike. COLLDIAG_WISDOM=PATH
+   saves what was measured at MPI_Finalize and loads it at the first call of a later run on the same
+   ranks, nodes, MPI and file system (elsewhere it is ignored, with one line saying why). Part of the
+   agreed settings. 0, or COLLDIAG_ERR_ARG. */
+int colldiag_set_auto_measure(colldiag_xfer *x, int on);
+/* What AUTO's last call knew of each scheme (link, multi, aggregation, all-independent): seconds[k] the
+   median of the agreed times of the pattern's calls that ran it (-1: none yet), calls[k] how many,
+   *kind 0 when the model alone decided (COLLDIAG_AUTO_MODE=estimate), 1 the pattern's first call (the
+   model, corrected by the job's measurements), 2 the measured best, 3 a scheme tried because its
+   corrected estimate could beat the measured best; *chosen the scheme it ran (0 link .. 3
+   all-independent), -1 when the last call did not run AUTO. Any pointer may be NULL. */
+int colldiag_get_auto_measured(const colldiag_xfer *x, double seconds[4], unsigned calls[4], int *kind, int *chosen);
+/* Forgets every measurement this process made (local; wisdom saved at the end is then what is measured
+   afterwards). For benchmarks that compare AUTO from a cold start. */
+void colldiag_auto_forget(void);
+/* Writes what AUTO measured to COLLDIAG_WISDOM now (world rank 0; what MPI_Finalize does anyway): for a
+   program that ends without MPI_Finalize, or that wants the file before it ends. Local. */
+void colldiag_auto_save_wisdom(void);
 
 /* The bytes at risk of HDF5's own path for the last write or planned write (colldiag_plan, colldiag_h5_plan,
    colldiag_write): bytes of the file that HDF5 + MPI-IO, given this call, would not leave as the program

@@ -159,12 +159,17 @@ static void exec_chunked(cd_io *io)
     /* the model's H: collective, once a file (a plan-only file of the HDF5 bridge lives for one call: its
        model counts one node) */
     if (!io->f->plan_only) file_nodes(io->f);
-    const int model_best = auto_choose(io, x->model_est); /* O(1): the report's advice compares every scheme */
+    int model_best = auto_choose(io, x->model_est); /* O(1): the report's advice compares every scheme */
     /* HDF5's own scheme for this call (the summary's time saved): its DXPL's, as HDF5 decides it */
     x->hdf5_scheme = hdf5_scheme_of(io);
     x->hdf5_est = x->hdf5_scheme >= 0 ? x->model_est[x->hdf5_scheme] : -1.0;
     if (opt == COLLDIAG_MPIO_CHUNK_AUTO) {
+        static const int scheme_opt[4] = {COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_CHUNK_AGGREGATE_IO,
+                                          COLLDIAG_MPIO_ALL_CHUNK_IND_IO};
+        if (io->set.auto_measure) model_best = scheme_opt[meas_choose(io, x->model_est)]; /* measure.c */
         opt = model_best;
+        for (int k = 0; k < 4; k++)
+            if (scheme_opt[k] == opt) x->auto_s = k;
         memcpy(x->auto_est, x->model_est, sizeof x->auto_est);
         set_reason_auto(io, io->g[AG_SUM_RUNS], io->g[AG_SUM_CHUNKS], P, opt, 0);
     } else if (opt == COLLDIAG_MPIO_CHUNK_SELECTION_IO) {
@@ -347,6 +352,7 @@ static void agree_neutral(const cd_io *io, uint32_t cause, uint64_t v[AG_N])
     if (io->code)
         v[AG_BRIDGE] = io->prefail == 2 ? 1 | (io->x->pre_defers < 15 ? io->x->pre_defers : 15) << 4 | (uint64_t)(io->x->pre_flush_writes & 3) << 8 : 2;
     if (io->code && io->prefail == 2) v[AG_MAX_BYTES] = io->x->pre_bytes;
+    meas_local(io, v); /* the group's pending measurement: a rank that failed has it too */
 }
 
 /* COLLDIAG_REPORT's kind: 0 none (unset, "" or "0"), 1 text, 2 json:PATH, 3 html:PATH. */
@@ -591,6 +597,8 @@ static void xfer_reset(colldiag_xfer *x)
     x->thr = 0;
     x->ratio0 = 0;
     x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
+    x->meas_kind = 0;
+    x->auto_s = -1;
     x->model_est[0] = x->model_est[1] = x->model_est[2] = x->model_est[3] = -1.0;
     x->planned = 0;
     x->chunk_opt_done = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
@@ -1147,6 +1155,7 @@ static void agree_local(cd_io *io, uint32_t cause, uint64_t v[AG_N])
     write_extent(io, &v[AG_MAX_END], &v[AG_MAX_FSIZE]);
     touch_map(io, &v[AG_TOUCH], &v[AG_SUM_TOUCH]);
     risk_local(io, v);
+    meas_local(io, v);
 }
 
 /* Maps a checked selection onto the layout's chunks (nothing for null spaces) and refuses what cannot
@@ -1244,6 +1253,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
                        const void *wbuf, void *rbuf, colldiag_xfer *x, int dir, const char *fn)
 {
     if (!x) return cd_fail(COLLDIAG_ERR_ARG, fn, "x is NULL (this rank cannot take part: its results have nowhere to go)");
+    const double t_call = cd_now(); /* AUTO's measurement: the call as the program sees it (measure.c) */
     xfer_reset(x);
     x->planned = dir == DIR_PLAN;
     if (!f) {
@@ -1307,6 +1317,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
        the neutral vector and nothing after this line reads its arguments (it leaves right after the
        reduction, as does everybody, since its ERROR_WHILE_CHECKING bit is in the global cause). */
     uint64_t v[AG_N];
+    meas_wisdom_load(&io); /* AUTO's wisdom, at the group's first collective call (measure.c) */
     if (io.code) agree_neutral(&io, cause, v);
     else agree_local(&io, cause, v);
     agree_env(&io, v);
@@ -1322,6 +1333,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     rc = MPI_Allreduce(v, io.g, AG_N, MPI_UINT64_T, f->op, f->comm);
     if (rc != MPI_SUCCESS) return finish(&io, cd_mpi_err(&io, rc, "MPI_Allreduce (cause agreement)"));
     agreed_env(&io);
+    meas_agreed(&io); /* the group's previous AUTO call's agreed time, into its table (measure.c) */
     x->bridge_global = io.g[AG_BRIDGE];
     x->bridge_max_bytes = io.g[AG_MAX_BYTES];
     x->pre_bytes = x->pre_defers = 0;
@@ -1405,6 +1417,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     fill_chunk_info(&io);
     rc = agree_end(&io);
     x->cnt.t_decide = cd_now() - t0 - x->cnt.t_io;
+    if (!rc && x->meas_kind) meas_done(&io, x->meas_s, cd_now() - t_call); /* the next call of the group agrees it */
     return finish(&io, rc);
 }
 

@@ -48,8 +48,13 @@ enum {
     AG_RISK_RD_NHI,    /* MAX: a collective read's ~(end of this rank's extent), on a stack whose reads are at risk
                           (risk_read_local): ~ of the smallest end. The read also uses LO (MIN first byte), HI (MAX end),
                           PAST (SUM bytes) and FSIZE (MAX first byte) */
+    AG_MEAS_T,         /* MAX: the group's last AUTO call's time on this rank, ns + 1 (measure.c; 0: none) */
+    AG_MEAS_SIG,       /* BOR of that call's pattern and scheme ... */
+    AG_MEAS_SIG_NOT,   /* ... and of its complement: every rank had the same iff AND of the two is 0 */
+    AG_WIS,            /* BOR of a digest of the AUTO wisdom this rank read for the group (measure.c; 0: none) ... */
+    AG_WIS_NOT,        /* ... and of its complement (all ones: none): every rank read the same iff AND of the two is 0 */
     AG_TOUCH,          /* BOR: the touched-chunk map, CD_TOUCH_WORDS words from here */
-    AG_N = AG_TOUCH + 8 /* 360 bytes in all: see touch_map */
+    AG_N = AG_TOUCH + 8 /* 384 bytes in all: see touch_map */
 };
 #define CD_TOUCH_WORDS (AG_N - AG_TOUCH)
 
@@ -64,7 +69,7 @@ static void cd_agree_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
             switch (i) {
             case AG_FAIL: case AG_MIN_CHUNKS: case AG_RISK_LO: if (x < *y) *y = x; break;
             case AG_MAX_CHUNKS: case AG_MAX_BYTES: case AG_MAX_PIECE: case AG_MAX_RUNS: case AG_MAX_END: case AG_MAX_FSIZE:
-            case AG_MAX_MULTI_NS: case AG_MAX_IND_NS: case AG_MAX_MRUNS: case AG_RISK_HI: case AG_RISK_FSIZE: case AG_RISK_RD_NHI:
+            case AG_MAX_MULTI_NS: case AG_MAX_IND_NS: case AG_MAX_MRUNS: case AG_RISK_HI: case AG_RISK_FSIZE: case AG_RISK_RD_NHI: case AG_MEAS_T:
                 if (x > *y) *y = x;
                 break;
             case AG_SUM_CHUNKS: case AG_SUM_RUNS: case AG_SUM_PARTIAL: case AG_SUM_TOUCH: case AG_RISK_PAST: case AG_RISK_OWN: case AG_RISK_CBYTES:
@@ -96,7 +101,44 @@ struct colldiag_file {
     int nodes;           /* nodes of comm, agreed by every rank (file_nodes; 0: not known), AUTO's H */
     int md_local;        /* HDF5 bridge, plan_only: the HDF5 file's metadata reads are local (not H5Pset_all_coll_metadata_ops),
                             so HDF5's chunk lookup may run on one rank (h5_plan_chunk_addrs) */
+    uint64_t group;      /* comm's members, hashed (comm_group_id; 0: no communicator): AUTO's measurements are its (measure.c) */
+    uint64_t fs_type;    /* the file system's type (statfs), 0 unknown: part of AUTO's patterns */
 };
+
+/* The file system a path lies on (statfs's f_type; 0 when unknown): part of where AUTO's wisdom was
+   measured (measure.c). */
+static uint64_t path_fs_type(const char *path)
+{
+#ifdef __linux__
+    struct statfs st;
+    if (path && statfs(path, &st) == 0) return (uint64_t)(unsigned long)st.f_type;
+#else
+    (void)path;
+#endif
+    return 0;
+}
+
+/* A communicator's members as world ranks, hashed: what AUTO's measurements are kept under (measure.c).
+   Local (group operations); O(size). Every member computes the same. */
+static uint64_t comm_group_id(MPI_Comm c)
+{
+    MPI_Group g = MPI_GROUP_NULL, w = MPI_GROUP_NULL;
+    int n = 0;
+    if (c == MPI_COMM_NULL || MPI_Comm_group(c, &g) != MPI_SUCCESS) return 0;
+    MPI_Comm_group(MPI_COMM_WORLD, &w);
+    MPI_Group_size(g, &n);
+    uint64_t h = cd_hash_u64(0x6770u, (uint64_t)n);
+    int in[256], out[256];
+    for (int at = 0; at < n; at += 256) {
+        const int k = n - at < 256 ? n - at : 256;
+        for (int i = 0; i < k; i++) in[i] = at + i;
+        MPI_Group_translate_ranks(g, k, in, w, out);
+        for (int i = 0; i < k; i++) h = cd_hash_u64(h, (uint64_t)(uint32_t)out[i]);
+    }
+    MPI_Group_free(&g);
+    MPI_Group_free(&w);
+    return h ? h : 1;
+}
 
 static int cd_mpi_fail(const char *fn, int mpirc, const char *what)
 {
@@ -134,6 +176,7 @@ static int file_alloc(const char *fn, MPI_Comm comm, colldiag_file **out, int co
     f->comm = dup;
     MPI_Comm_rank(f->comm, &f->rank);
     MPI_Comm_size(f->comm, &f->size);
+    f->group = comm_group_id(dup);
     MPI_Op_create(cd_agree_fn, 1, &f->op);
     f->fh = f->size_fh = MPI_FILE_NULL;
     f->fd = -1;
@@ -286,6 +329,7 @@ int colldiag_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info
         }
     }
     f->driver = driver;
+    f->fs_type = path_fs_type(path);
     *out = f;
     return 0;
 }

@@ -325,6 +325,13 @@ static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_f
         h5_note_file_md(h5_fileno_of(dset), e->md_local == 0); /* a collective call: every rank learns it here */
         if (e->f->comm == MPI_COMM_NULL) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot get the file's communicator");
         MPI_Op_create(cd_agree_fn, 1, &e->f->op);
+        e->f->group = comm_group_id(e->f->comm); /* AUTO's measurements are the group's (measure.c) */
+        {
+            char name[4096] = "";
+            hid_t file = H5Iget_file_id(dset);
+            if (file >= 0 && H5Fget_name(file, name, sizeof name) > 0) e->f->fs_type = path_fs_type(name);
+            if (file >= 0) H5Fclose(file);
+        }
         /* whether the file is read-only everywhere, agreed once (every rank makes comm in the same call):
            the no-agreement shortcut may then decide on it (h5_small_first_call); a rank's own intent
            alone would split the ranks of a program that opened the file with other flags on some */

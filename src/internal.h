@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "colldiag.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -9,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <sys/vfs.h>
+#endif
 #include <unistd.h>
 
 /* An internal chunk optimisation, never set by a user: HDF5 1.14's selection I/O (decision.c), which runs

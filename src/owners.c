@@ -208,6 +208,7 @@ static void set_reason(cd_io *io, const char *fmt, ...)
 }
 
 /* AUTO's reason, to be formatted when asked (xfer_reason): its estimates are x->auto_est. */
+static void meas_reason(const colldiag_xfer *x, char *b, size_t n, const char *chosen); /* measure.c */
 static void set_reason_auto(cd_io *io, uint64_t runs, uint64_t chunks, int P, int opt, size_t nsub)
 {
     colldiag_xfer *x = io->x;
@@ -228,7 +229,9 @@ static const char *xfer_reason(const colldiag_xfer *cx)
     colldiag_xfer *x = (colldiag_xfer *)cx;
     if (x->rz_auto) {
         x->rz_auto = 0;
-        if (x->rz_nsub)
+        if (x->meas_kind && !x->rz_nsub)
+            meas_reason(x, x->reason, sizeof x->reason, cd_chunk_opt_env[x->rz_opt]);
+        else if (x->rz_nsub)
             snprintf(x->reason, sizeof x->reason, "AUTO over %zu datasets: estimated link %.3g s, multi %.3g s, aggregation %.3g s, independent "
                      "%.3g s -> %s", x->rz_nsub, x->auto_est[0], x->auto_est[1], x->auto_est[2], x->auto_est[3], cd_chunk_opt_env[x->rz_opt]);
         else

@@ -17,6 +17,7 @@ typedef struct {
     double k[CD_K_N];           /* AUTO's constants (env COLLDIAG_AUTO_*); agreed */
     int rules;                  /* colldiag_hdf5_rules_t: whose decisions DEFAULT reproduces (env COLLDIAG_HDF5_RULES); agreed */
     int sel_io;                 /* colldiag_selection_io_t, under 1.14's rules; agreed */
+    int auto_measure;           /* AUTO learns from measured calls (measure.c; env COLLDIAG_AUTO_MODE=measure|estimate); agreed */
     const char *chunk_opt_src;  /* "setting", "default" or the env text */
     char env_text[96];
 } cd_settings;
@@ -54,6 +55,14 @@ struct colldiag_xfer {
     int ratio0;                           /* ratio 0: every chunk collective */
     double auto_est[4];                   /* AUTO's estimates (link, multi, aggregation, all-independent), -1 when not AUTO */
     double model_est[4];                  /* the same model for every collective chunked call, whatever ran; -1 otherwise */
+    /* AUTO that measures (measure.c), the last call: 0 the model alone, 1 the pattern's first call (the corrected
+       model), 2 the measured best, 3 trying a scheme not measured yet; each scheme's median agreed time (-1
+       none), calls measured, corrected estimate; the pattern */
+    int meas_kind, meas_s;
+    int auto_s;                           /* the scheme AUTO ran (0 link .. 3 all-independent), -1: not AUTO */
+    double meas_t[4], meas_ec[4];
+    uint32_t meas_n[4];
+    uint64_t meas_sig;
     int planned;                          /* the last call was a plan: the counters are what it would move */
     /* HDF5 bridge (colldiag_h5_write/read), consumed by the next transfer: a rank that found its call
        ineligible (or waits for the chunk index) fails with pre_code in the first reduction, like a bad
@@ -135,6 +144,7 @@ static void xfer_init(colldiag_xfer *x)
     x->set.coll_buf = COLLDIAG_COLL_BUFFER_BYTES;
     x->set.rules = COLLDIAG_HDF5_RULES_1_10; /* SPEC.md's contract; the bridge follows the HDF5 it runs with */
     x->set.sel_io = COLLDIAG_SELECTION_IO_DEFAULT;
+    x->set.auto_measure = 1;
     x->chunk_cache = -1;
     x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
     x->model_est[0] = x->model_est[1] = x->model_est[2] = x->model_est[3] = -1.0;
@@ -167,6 +177,13 @@ void colldiag_xfer_free(colldiag_xfer *x)
     if (!x) return;
     xfer_release(x);
     cd_free(x);
+}
+
+int colldiag_set_auto_measure(colldiag_xfer *x, int on)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_set_auto_measure", "x is NULL");
+    x->set.auto_measure = on != 0;
+    return 0;
 }
 
 int colldiag_set_dxpl_mpio(colldiag_xfer *x, colldiag_xfer_mode_t mode)
@@ -340,6 +357,12 @@ static int settings_effective(const char *fn, const colldiag_xfer *x, cd_setting
         else if (!strcmp(e, "1.14") || !strcmp(e, "114")) s->rules = COLLDIAG_HDF5_RULES_1_14;
         else return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_HDF5_RULES=\"%.40s\" is not 1.10 or 1.14", e);
     }
+    e = cd_getenv("COLLDIAG_AUTO_MODE");
+    if (e && *e) {
+        if (!strcmp(e, "measure")) s->auto_measure = 1;
+        else if (!strcmp(e, "estimate")) s->auto_measure = 0;
+        else return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_AUTO_MODE=\"%.40s\" is not measure or estimate", e);
+    }
     e = cd_getenv("COLLDIAG_COLL_BUFFER");
     if (e && *e && cd_parse_bytes(e, &s->coll_buf))
         return cd_fail(COLLDIAG_ERR_ARG, fn, "env COLLDIAG_COLL_BUFFER=\"%.40s\" is not a byte count >= 1 (suffix k, m or g allowed)", e);
@@ -378,6 +401,6 @@ static uint64_t settings_digest(const cd_settings *s)
         memcpy(&bits, &s->k[i], sizeof bits);
         h = cd_hash_u64(h, bits);
     }
-    h = cd_hash_u64(h, (uint64_t)s->rules * 4u + (uint64_t)s->sel_io);
+    h = cd_hash_u64(h, (uint64_t)s->rules * 4u + (uint64_t)s->sel_io + 64u * (uint64_t)s->auto_measure);
     return cd_hash_u64(h, (uint64_t)s->coll_opt);
 }

@@ -171,6 +171,22 @@ int colldiag_get_model_estimates(const colldiag_xfer *x, double est[4])
     return 0;
 }
 
+int colldiag_get_auto_measured(const colldiag_xfer *x, double seconds[4], unsigned calls[4], int *kind, int *chosen)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_auto_measured", "x is NULL");
+    for (int k = 0; k < 4; k++) {
+        if (seconds) seconds[k] = x->meas_kind ? x->meas_t[k] : -1;
+        if (calls) calls[k] = x->meas_kind ? x->meas_n[k] : 0;
+    }
+    if (kind) *kind = x->meas_kind;
+    if (chosen) *chosen = x->auto_s;
+    return 0;
+}
+
+void colldiag_auto_forget(void) { meas_forget(); }
+
+void colldiag_auto_save_wisdom(void) { meas_save(); }
+
 int colldiag_get_auto_estimate_independent(const colldiag_xfer *x, double *independent_s)
 {
     if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_auto_estimate_independent", "x is NULL");
@@ -609,6 +625,14 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
     fprintf(out, "{\"colldiag\":\"%s\",\"nprocs\":%d,\"scheme\":{\"chunk_opt\":\"%s\",\"reason\":", colldiag_version(), r.P,
             colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)r.h[0].chunk_opt));
     json_str(out, r.h[0].reason);
+    if (x->meas_kind) { /* AUTO that measures (measure.c): alike on every rank, so rank 0's is the call's */
+        static const char *const kinds[4] = {"", "first call", "measured best", "trying"};
+        fprintf(out, ",\"auto\":{\"kind\":\"%s\",\"measured\":{", kinds[x->meas_kind]);
+        for (int k = 0, any = 0; k < 4; k++)
+            if (x->meas_n[k]) fprintf(out, "%s\"%s\":{\"seconds\":%.9g,\"calls\":%u}", any++ ? "," : "", cd_meas_name[k], x->meas_t[k], x->meas_n[k]);
+        fprintf(out, "},\"estimates\":{\"link\":%.6g,\"multi\":%.6g,\"aggregation\":%.6g,\"independent\":%.6g}}", x->meas_ec[0], x->meas_ec[1],
+                x->meas_ec[2], x->meas_ec[3]);
+    }
     /* a plan's bytes and calls are what the planned transfer would make; nothing moved */
     fprintf(out, "},\"counters\":\"%s\",\"ranks\":[", x->planned ? "planned" : "moved");
     for (int p = 0; p < r.P; p++) {

@@ -208,6 +208,11 @@ for p in 8 16; do
     suite "openmpi/ompio test_errors quick -n $p" 600 $OMPI -n $p build/openmpi/test_errors quick
     fuzz_suite "openmpi/ompio -n $p" 200 $OMPI -n $p build/openmpi/fuzz_io
 done
+# AUTO that measures (src/measure.c), with an injected clock: agreement, convergence, the exploration
+# bound, the pure model, wisdom (tests/test_auto.c)
+for p in 3 4 8; do suite "openmpi/ompio test_auto -n $p" 300 $OMPI -n $p build/openmpi/test_auto "${TMPDIR:-/tmp}"; done
+suite "openmpi/romio test_auto -n 3" 300 env OMPI_MCA_io=romio321 $OMPI -x OMPI_MCA_io -n 3 build/openmpi/test_auto "${TMPDIR:-/tmp}"
+suite "mpich test_auto -n 2" 300 $MPICH -n 2 build/mpich/test_auto "${TMPDIR:-/tmp}"
 # fuzz_io's generator once made cases it then called invalid (a NULL buffer on a rank moving nothing):
 # seed 2026112703's four, replayed
 for c in 1058 54767 63982 137356; do

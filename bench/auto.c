@@ -1,0 +1,185 @@
+/* bench/auto.c — AUTO that measures, in time-step loops, with colldiag's DEFAULT constants (no calibrate):
+ * for each pattern and direction, a loop of CALLS calls of the same selection, once with AUTO (every
+ * measurement forgotten first: a cold start, as a job starts) and once with each fixed scheme (link,
+ * multi, aggregation, all-independent) and with AUTO's pure model (COLLDIAG_AUTO_MODE=estimate), the
+ * variants interleaved within a repetition so that the machine's noise hits them alike, REPS repetitions,
+ * medians reported. A call's time is its slowest rank's. Prints, per case, every variant's total, AUTO's
+ * total over the best fixed scheme's, the schemes AUTO ran call by call, and how many of AUTO's calls from
+ * the third on were within 1.15x of the best scheme's median call or ran the best scheme itself.
+ *
+ *   mpirun -n P bench/auto [CALLS] [REPS]     (make bench-auto: 3 ranks, 8 ranks, 4x2 simulated nodes)
+ *   environment: BENCH_DIR (default /tmp); the patterns' sizes are bench-nodes' (bench/nodes.sh)
+ *
+ * Patterns (bench/bench.c's, at bench-nodes' sizes): B1 row blocks (1024^2 doubles, 96^2 chunks), B3
+ * interleaved column blocks of 16 and of 64 (1024^2 ints, 128^2 chunks), B4 slabs of planes (128^3 ints,
+ * 8^3 chunks). Every read is checked against the values written; a wrong byte fails the run. */
+#define _GNU_SOURCE
+#include "../colldiag.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int me, P;
+typedef struct {
+    const char *name;
+    int rank;
+    uint64_t dims[3], cdims[3];
+    size_t es;
+    int w3;                      /* column blocks (B3), 0: slabs/rows */
+} pat;
+
+enum { NV = 6 };                 /* variants: auto, estimate, link, multi, aggregation, independent */
+static const char *const vname[NV] = {"auto", "model", "link", "multi", "aggregate", "ind"};
+static const colldiag_chunk_opt_t vopt[NV] = {COLLDIAG_MPIO_CHUNK_AUTO, COLLDIAG_MPIO_CHUNK_AUTO, COLLDIAG_MPIO_CHUNK_ONE_IO,
+                                              COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_CHUNK_AGGREGATE_IO, COLLDIAG_MPIO_ALL_CHUNK_IND_IO};
+
+static colldiag_sel *selection(const pat *p)
+{
+    colldiag_sel *s = NULL;
+    colldiag_sel_create(p->rank, p->dims, &s);
+    if (p->w3) { /* column blocks of w3, j / w3 = r (mod P), every row */
+        const uint64_t nb = p->dims[1] / (uint64_t)p->w3, mine = nb > (uint64_t)me ? (nb - (uint64_t)me + (uint64_t)P - 1) / (uint64_t)P : 0;
+        uint64_t st[2] = {0, (uint64_t)me * p->w3}, sr[2] = {1, (uint64_t)P * p->w3}, cn[2] = {1, mine}, bl[2] = {p->dims[0], (uint64_t)p->w3};
+        if (mine) colldiag_sel_select_hyperslab(s, COLLDIAG_SELECT_SET, st, sr, cn, bl);
+        else colldiag_sel_select_none(s);
+    } else { /* a band along dim 0 */
+        uint64_t st[3] = {0}, cn[3], one[3] = {1, 1, 1};
+        const uint64_t lo = p->dims[0] * (uint64_t)me / (uint64_t)P, hi = p->dims[0] * (uint64_t)(me + 1) / (uint64_t)P;
+        st[0] = lo;
+        cn[0] = hi - lo;
+        for (int d = 1; d < p->rank; d++) cn[d] = p->dims[d];
+        if (hi > lo) colldiag_sel_select_hyperslab(s, COLLDIAG_SELECT_SET, st, one, cn, NULL);
+        else colldiag_sel_select_none(s);
+    }
+    return s;
+}
+
+static int cmpd(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmpd);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* One loop: CALLS calls of variant v, each call's slowest rank's time into t[], the scheme AUTO ran into
+   ran[] (-1 for the fixed schemes). 0, or 1 when a byte read back was wrong. */
+static int run_loop(const pat *p, int dir_read, int v, int calls, const char *path, double *t, int *ran)
+{
+    colldiag_file *f = NULL;
+    colldiag_layout *l = NULL;
+    colldiag_xfer *x = NULL;
+    if (colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f)) return 1;
+    colldiag_layout_chunked(p->rank, p->dims, p->cdims, p->es, 0, &l);
+    colldiag_xfer_create(&x);
+    colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
+    colldiag_set_dxpl_mpio_chunk_opt(x, vopt[v]);
+    colldiag_set_auto_measure(x, v == 0);
+    colldiag_sel *s = selection(p);
+    const uint64_t n = colldiag_sel_npoints(s);
+    unsigned char *buf = malloc(n * p->es + 1);
+    for (uint64_t i = 0; i < n * p->es; i++) buf[i] = (unsigned char)(i * 7 + (unsigned)me);
+    int bad = 0;
+    if (dir_read) bad |= colldiag_write(f, l, s, NULL, buf, x) != 0; /* the data to read */
+    if (v == 0) colldiag_auto_forget(); /* a cold start: the job's first call of the pattern */
+    for (int c = 0; c < calls; c++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = MPI_Wtime();
+        const int rc = dir_read ? colldiag_read(f, l, s, NULL, buf, x) : colldiag_write(f, l, s, NULL, buf, x);
+        double mine = MPI_Wtime() - t0, most = 0;
+        MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        t[c] = most;
+        int ch = -1;
+        colldiag_get_auto_measured(x, NULL, NULL, NULL, &ch);
+        ran[c] = vopt[v] == COLLDIAG_MPIO_CHUNK_AUTO ? ch : -1;
+        bad |= rc != 0;
+    }
+    if (dir_read) /* every byte as written */
+        for (uint64_t i = 0; i < n * p->es; i++)
+            if (buf[i] != (unsigned char)(i * 7 + (unsigned)me)) { bad = 1; break; }
+    free(buf);
+    colldiag_sel_free(s);
+    colldiag_xfer_free(x);
+    colldiag_layout_free(l);
+    colldiag_file_close(f);
+    int any = 0;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return any;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    const int calls = argc > 1 ? atoi(argv[1]) : 10, reps = argc > 2 ? atoi(argv[2]) : 3;
+    const char *dir = getenv("BENCH_DIR") ? getenv("BENCH_DIR") : "/tmp";
+    unsetenv("COLLDIAG_CHUNK_OPT");
+    unsetenv("COLLDIAG_AUTO_MODE");
+    const pat pats[] = {{"B1", 2, {1024, 1024}, {96, 96}, 8, 0},
+                        {"B3w16", 2, {1024, 1024}, {128, 128}, 4, 16},
+                        {"B3w64", 2, {1024, 1024}, {128, 128}, 4, 64},
+                        {"B4", 3, {128, 128, 128}, {8, 8, 8}, 4, 0}};
+    const int np = (int)(sizeof pats / sizeof *pats);
+    const char *only = getenv("BENCH_PATTERNS");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/colldiag_bench_auto.%d.bin", dir, (int)getpid());
+    MPI_Bcast(path, (int)sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (me == 0) printf("# bench-auto: %d ranks, %d calls a loop, median of %d, default constants (no calibrate)\n", P, calls, reps);
+    if (me == 0) printf("%-6s %-5s %10s %10s %10s %10s %10s %10s %8s %8s  %s\n", "patt.", "dir", "auto", "model", "link", "multi", "aggregate", "ind",
+                        "auto/best", "calls ok", "schemes AUTO ran, call by call (L M A I), last repetition");
+    int fail = 0;
+    for (int i = 0; i < np; i++) {
+        if (only && !strstr(only, pats[i].name)) continue;
+        for (int rd = 0; rd < 2; rd++) {
+            double *tot = calloc((size_t)NV * reps, sizeof *tot), *calls_t = calloc((size_t)NV * reps * calls, sizeof *calls_t);
+            int *ran = calloc((size_t)calls, sizeof *ran), *autoran = calloc((size_t)reps * calls, sizeof *autoran);
+            for (int r = 0; r < reps; r++)
+                for (int v = 0; v < NV; v++) {
+                    double *t = calls_t + ((size_t)v * reps + (size_t)r) * calls;
+                    if (run_loop(&pats[i], rd, v, calls, path, t, ran)) { fail = 1; if (me == 0) printf("%s %s %s: a wrong byte or a failed call\n", pats[i].name, rd ? "read" : "write", vname[v]); }
+                    for (int c = 0; c < calls; c++) tot[v * reps + r] += t[c];
+                    if (v == 0) memcpy(autoran + (size_t)r * calls, ran, (size_t)calls * sizeof *ran);
+                }
+            double med[NV];
+            for (int v = 0; v < NV; v++) {
+                double tmp[64];
+                for (int r = 0; r < reps && r < 64; r++) tmp[r] = tot[v * reps + r];
+                med[v] = median(tmp, reps < 64 ? reps : 64);
+            }
+            int best = 2;
+            for (int v = 3; v < NV; v++) if (med[v] < med[best]) best = v;
+            /* AUTO's calls from the third on: within 1.15x of the best scheme's median call, or the best scheme */
+            double *bc = malloc((size_t)reps * calls * sizeof *bc);
+            for (int k = 0; k < reps * calls; k++) bc[k] = calls_t[(size_t)best * reps * calls + (size_t)k];
+            const double best_call = median(bc, reps * calls);
+            free(bc);
+            int ok = 0, n3 = 0;
+            for (int r = 0; r < reps; r++)
+                for (int c = 2; c < calls; c++) {
+                    const double ta = calls_t[(size_t)r * calls + (size_t)c];
+                    n3++;
+                    ok += ta <= 1.15 * best_call || autoran[(size_t)r * calls + (size_t)c] == best - 2;
+                }
+            if (me == 0) {
+                printf("%-6s %-5s", pats[i].name, rd ? "read" : "write");
+                for (int v = 0; v < NV; v++) printf(" %10.4f", med[v]);
+                printf(" %8.2f %4d/%-3d  ", med[0] / med[best], ok, n3);
+                for (int c = 0; c < calls; c++) printf("%c", "LMAI?"[autoran[(size_t)(reps - 1) * calls + (size_t)c] < 0 || autoran[(size_t)(reps - 1) * calls + (size_t)c] > 3 ? 4 : autoran[(size_t)(reps - 1) * calls + (size_t)c]]);
+                printf("\n");
+                fflush(stdout);
+            }
+            free(tot);
+            free(calls_t);
+            free(ran);
+            free(autoran);
+        }
+    }
+    if (me == 0) remove(path);
+    MPI_Finalize();
+    return fail;
+}

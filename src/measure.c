@@ -1,0 +1,527 @@
+/* ====================================================================================================
+ * 7b. measure: AUTO learns what each scheme costs from the job's own calls
+ *
+ * AUTO's model (decision.c, auto_choose) prices each scheme with constants measured on one machine; on
+ * another, or across a slow network, they are guesses, and nothing corrects them while the job runs.
+ * But every call AUTO decides is a measurement, and a time-step loop calls the same pattern hundreds of
+ * times: as FFTW's planner times candidates and keeps wisdom, AUTO times what it runs
+ * (COLLDIAG_AUTO_MODE=measure, the default; =estimate keeps the pure model).
+ *
+ * - A call's time is its slowest rank's: each rank keeps its own elapsed time of the last AUTO call of a
+ *   group of ranks (the communicator's members), and the group's next collective call carries it in its
+ *   one reduction (AG_MEAS_*: MAX of the times, with the call's pattern and scheme, checked alike), so
+ *   that every rank adds the same number to the same table: no collective of its own, and no rank's
+ *   clock alone decides anything.
+ * - A pattern is a signature of agreed facts only (a rank with another would choose another scheme):
+ *   storage and chunk shape, element size, direction, the ranks and nodes, and the agreement's totals
+ *   (bytes, chunks, runs, shared pieces) in buckets of a factor of 1.4: a time-step loop's calls share one.
+ * - The first call of a pattern runs the model's best, its estimates corrected by what the job has seen
+ *   of the model's error (each scheme's measured/estimated ratio, a geometric mean over every pattern
+ *   of the group that ran it: the job's own scale for that scheme's terms). From
+ *   the second call on, the measured best runs (the median of its last 8 calls), unless a scheme not
+ *   run yet could beat it by more than 15% by its corrected estimate (against the best's fastest call,
+ *   once it ran twice: a pattern's first call pays for a cold start): then that scheme is tried, on a
+ *   real call (never by repeating I/O), at most twice a pattern. A scheme estimated slower than the
+ *   measured best is never tried.
+ * - Wisdom (COLLDIAG_WISDOM=PATH): what was measured is saved when MPI finalizes (the group's first
+ *   file's rank 0) and loaded at a group's first collective call, keyed by where it was measured (ranks,
+ *   nodes, ranks per node, the MPI library and its I/O component, the file system): wisdom from
+ *   elsewhere is ignored, with one line saying why. Every rank reads the file; the
+ *   first call's reduction checks they read the same (or none uses it), so a later run starts right at
+ *   its first call.
+ * Memory: the patterns a group has seen (at most CD_MEAS_SIGS, ~200 bytes each); work: a lookup a call.
+ * Tests never time: in test builds COLLDIAG_INJECT=clock:L,M,A,I[,skew] gives each scheme its cost
+ * (rank r sees scheme k's times 1 + skew ((r + k) mod 4): ranks that disagree on the cheapest).
+ * ==================================================================================================== */
+
+#define CD_MEAS_SAMPLES 8   /* agreed times kept per scheme and pattern: the median of the last ones decides */
+#define CD_MEAS_TRIES 2     /* calls a pattern may spend on schemes it has not measured */
+#define CD_MEAS_SIGS 1024   /* patterns remembered per group (the oldest go first beyond) */
+#define CD_MEAS_GAIN 0.87   /* an untried scheme is tried when its corrected estimate beats the measured best by > 15% */
+
+static const char *const cd_meas_name[4] = {"link", "multi", "aggregation", "independent"};
+
+/* ln and exp without libm (the kit needs MPI and libc only): ratios of times, within 1e-12..1e12; the
+   same arithmetic on every rank, so every rank decides alike. */
+static double meas_ln(double x)
+{
+    if (!(x > 1e-300)) return -690.0;
+    int e = 0;
+    while (x >= 2.0) { x *= 0.5; e++; }
+    while (x < 1.0) { x *= 2.0; e--; }
+    const double z = (x - 1.0) / (x + 1.0), z2 = z * z; /* ln x = 2 atanh z, z <= 1/3 */
+    double t = z, sum = 0;
+    for (int k = 1; k < 30; k += 2) { sum += t / k; t *= z2; }
+    return 2.0 * sum + e * 0.69314718055994530942;
+}
+static double meas_exp(double y)
+{
+    if (y > 690) y = 690;
+    if (y < -690) return 0;
+    int k = (int)(y / 0.69314718055994530942);
+    double r = y - k * 0.69314718055994530942, term = 1, sum = 1;
+    for (int i = 1; i < 25; i++) { term *= r / i; sum += term; }
+    for (; k > 0; k--) sum *= 2.0;
+    for (; k < 0; k++) sum *= 0.5;
+    return sum;
+}
+
+typedef struct {
+    uint64_t sig;
+    double est[4];                  /* the model's estimates at the pattern's last call */
+    double t[4][CD_MEAS_SAMPLES];   /* agreed seconds of the scheme's last calls (a ring) */
+    uint32_t n[4];                  /* calls measured, each scheme */
+    uint32_t tries;                 /* calls spent on schemes not measured before */
+} cd_sig;
+
+typedef struct cd_group {
+    uint64_t id;                    /* the members, hashed (comm_group_id) */
+    cd_sig *s;
+    size_t n;
+    uint64_t cap;
+    double lr[4];                   /* sum of log(measured / estimated) per scheme: the model's error on this job */
+    uint32_t lrn[4];
+    int pend, pend_s;               /* the last AUTO call's measurement, carried by the next call's reduction */
+    uint64_t pend_sig;
+    double pend_t, pend_est;
+    int wis;                        /* wisdom: 0 not asked yet, 1 asked (loaded or not) */
+    uint64_t wis_dig;               /* what this rank read (0: nothing), agreed in the first call */
+    cd_sig *wis_s;                  /* ... held until the agreement says every rank read the same */
+    size_t wis_n;
+    int saver;                      /* this rank writes the group's wisdom at the end */
+    char where[300];                /* ranks, nodes, ranks per node, MPI, I/O component */
+    struct cd_group *next;
+} cd_group;
+static cd_group *cd_groups;
+
+static cd_group *meas_group(uint64_t id)
+{
+    if (!id) return NULL;
+    cd_group *g = cd_groups;
+    while (g && g->id != id) g = g->next;
+    if (!g && (g = cd_calloc(1, sizeof *g))) {
+        g->id = id;
+        g->next = cd_groups;
+        cd_groups = g;
+    }
+    return g;
+}
+
+/* Forgets what every group measured (colldiag_auto_forget). */
+static void meas_forget(void)
+{
+    for (cd_group *g = cd_groups, *n; g; g = n) {
+        n = g->next;
+        cd_free(g->s);
+        cd_free(g->wis_s);
+        cd_free(g);
+    }
+    cd_groups = NULL;
+}
+
+static int meas_on(const cd_io *io) { return io->set.auto_measure && io->f->group && !io->f->plan_only; }
+
+/* Buckets of a factor of sqrt(2): 0 for 0. */
+static uint64_t meas_bucket(uint64_t x)
+{
+    if (!x) return 0;
+    uint64_t b = 0;
+    while (x >> (b / 2 + 1)) b += 2;               /* b/2 = floor(log2 x) */
+    return b + 1 + (x >= (uint64_t)(1.41421356 * (double)((uint64_t)1 << (b / 2))));
+}
+
+/* The call's pattern, from agreed facts only (alike on every rank). */
+static uint64_t meas_sig(const cd_io *io)
+{
+    const colldiag_layout *l = io->l;
+    const uint64_t *g = io->g;
+    const uint64_t P = (uint64_t)io->f->size;
+    uint64_t h = cd_hash_u64(0x5165u, (uint64_t)l->storage * 16u + (uint64_t)l->rank);
+    for (int d = 0; d < l->rank; d++) h = cd_hash_u64(h, l->cdims[d]);
+    h = cd_hash_u64(h, (uint64_t)l->esize * 4u + (uint64_t)(io->dir == DIR_WRITE || (io->dir == DIR_PLAN && !io->f->plan_read)) * 2u +
+                           (uint64_t)io->disjoint);
+    h = cd_hash_u64(h, P * 65536u + (uint64_t)(io->f->nodes > 0 ? io->f->nodes : 0));
+    h = cd_hash_u64(h, meas_bucket(g[AG_MAX_BYTES]) << 48 | meas_bucket(g[AG_SUM_CHUNKS]) << 32 |
+                           meas_bucket(g[AG_MAX_RUNS] > g[AG_SUM_RUNS] / P ? g[AG_MAX_RUNS] : g[AG_SUM_RUNS] / P) << 16 |
+                           meas_bucket(g[AG_SUM_PARTIAL]));
+    return h;
+}
+
+static cd_sig *meas_find(cd_group *gr, uint64_t sig, int make)
+{
+    for (size_t i = 0; i < gr->n; i++)
+        if (gr->s[i].sig == sig) return &gr->s[i];
+    if (!make) return NULL;
+    if (gr->n >= CD_MEAS_SIGS) { /* the oldest pattern goes */
+        memmove(gr->s, gr->s + 1, (gr->n - 1) * sizeof *gr->s);
+        gr->n--;
+    }
+    if (cd_grow((void **)&gr->s, &gr->cap, gr->n + 1, sizeof *gr->s)) return NULL;
+    cd_sig *s = &gr->s[gr->n++];
+    memset(s, 0, sizeof *s);
+    s->sig = sig;
+    return s;
+}
+
+static int meas_cmp_d(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median of a scheme's kept times (-1: never measured). */
+static double meas_median(const cd_sig *s, int k)
+{
+    const uint32_t n = s->n[k] < CD_MEAS_SAMPLES ? s->n[k] : CD_MEAS_SAMPLES;
+    if (!n) return -1;
+    double v[CD_MEAS_SAMPLES];
+    memcpy(v, s->t[k], n * sizeof *v);
+    qsort(v, n, sizeof *v, meas_cmp_d);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The fastest of a scheme's kept times. */
+static double meas_min(const cd_sig *s, int k)
+{
+    const uint32_t n = s->n[k] < CD_MEAS_SAMPLES ? s->n[k] : CD_MEAS_SAMPLES;
+    double m = n ? s->t[k][0] : -1;
+    for (uint32_t i = 1; i < n; i++) m = s->t[k][i] < m ? s->t[k][i] : m;
+    return m;
+}
+
+/* The model's error on this job, scheme by scheme: exp(mean log(measured / estimated)) over every
+   pattern that ran it; 1 for a scheme never measured. (Not the others' error: one slow scheme says
+   nothing of the others, and lending them its error would keep AUTO from ever trying them.) */
+static void meas_scale(const cd_group *gr, double c[4])
+{
+    for (int k = 0; k < 4; k++) c[k] = gr->lrn[k] ? meas_exp(gr->lr[k] / gr->lrn[k]) : 1.0;
+}
+
+/* This rank's part of the group's pending measurement, into the reduction's vector (AG_MEAS_*). */
+static void meas_wisdom_local(const cd_io *io, uint64_t v[AG_N]);
+static void meas_wisdom_agreed(const cd_io *io);
+static void meas_local(const cd_io *io, uint64_t v[AG_N])
+{
+    meas_wisdom_local(io, v);
+    /* no measurement pending: a pattern no id has (all ones in the complement), so that a rank without
+       one makes every rank drop the others' (they would record what it does not) */
+    v[AG_MEAS_T] = v[AG_MEAS_SIG] = 0;
+    v[AG_MEAS_SIG_NOT] = UINT64_MAX;
+    cd_group *gr = io->f->plan_only ? NULL : meas_group(io->f->group);
+    if (!gr || !gr->pend) return;
+    const uint64_t id = cd_hash_u64(gr->pend_sig, (uint64_t)gr->pend_s + 1);
+    v[AG_MEAS_T] = gr->pend_t > 0 ? (uint64_t)(gr->pend_t * 1e9) + 1 : 1;
+    v[AG_MEAS_SIG] = id;
+    v[AG_MEAS_SIG_NOT] = ~id;
+}
+
+/* After the reduction, alike on every rank: the previous call's time, its slowest rank's, into the
+   table, if every rank had the same pending measurement. */
+static void meas_agreed(const cd_io *io)
+{
+    cd_group *gr = io->f->plan_only ? NULL : meas_group(io->f->group);
+    if (!gr) return;
+    meas_wisdom_agreed(io);
+    const uint64_t *g = io->g;
+    const int same = g[AG_MEAS_SIG] && !(g[AG_MEAS_SIG] & g[AG_MEAS_SIG_NOT]);
+    if (gr->pend && same && g[AG_MEAS_SIG] == cd_hash_u64(gr->pend_sig, (uint64_t)gr->pend_s + 1)) {
+        cd_sig *s = meas_find(gr, gr->pend_sig, 1);
+        const double t = (double)(g[AG_MEAS_T] - 1) * 1e-9;
+        const int k = gr->pend_s;
+        if (s) {
+            s->t[k][s->n[k] % CD_MEAS_SAMPLES] = t;
+            s->n[k]++;
+        }
+        if (gr->pend_est > 0 && t > 0) { gr->lr[k] += meas_ln(t / gr->pend_est); gr->lrn[k]++; }
+    }
+    gr->pend = 0;
+}
+
+/* AUTO's choice for this call (0 link .. 3 independent), measured where it can be: est, the model's
+   estimates; x gets what was measured and why. A plan chooses the same as the call would, without
+   counting a try. Alike on every rank: agreed facts and the group's table only. */
+static int meas_choose(cd_io *io, const double est[4])
+{
+    colldiag_xfer *x = io->x;
+    int best_est = 0;
+    for (int k = 1; k < 4; k++)
+        if (est[k] < est[best_est]) best_est = k;
+    x->meas_kind = 0;
+    for (int k = 0; k < 4; k++) { x->meas_t[k] = -1; x->meas_n[k] = 0; x->meas_ec[k] = est[k]; }
+    cd_group *gr = meas_on(io) ? meas_group(io->f->group) : NULL;
+    if (!gr) return best_est;
+    const uint64_t sig = meas_sig(io);
+    cd_sig *s = meas_find(gr, sig, io->dir != DIR_PLAN);
+    double c[4];
+    meas_scale(gr, c);
+    int best_ec = 0, best_m = -1, cand = -1;
+    for (int k = 0; k < 4; k++) {
+        x->meas_ec[k] = est[k] * c[k];
+        if (x->meas_ec[k] < x->meas_ec[best_ec]) best_ec = k;
+        x->meas_t[k] = s ? meas_median(s, k) : -1;
+        x->meas_n[k] = s ? s->n[k] : 0;
+        if (x->meas_t[k] >= 0 && (best_m < 0 || x->meas_t[k] < x->meas_t[best_m])) best_m = k;
+    }
+    if (s && io->dir != DIR_PLAN) memcpy(s->est, est, sizeof s->est);
+    x->meas_sig = sig;
+    if (best_m < 0) { /* the pattern's first call: the corrected model */
+        x->meas_kind = 1;
+        return x->meas_s = best_ec;
+    }
+    for (int k = 0; k < 4; k++)
+        if (x->meas_t[k] < 0 && (cand < 0 || x->meas_ec[k] < x->meas_ec[cand])) cand = k;
+    /* a try needs the best measured twice (a pattern's first call pays for a cold start: the file's first
+       pages, MPI-IO's buffers), and must beat the fastest of its calls, not their median: a try that
+       loses costs a whole call */
+    if (cand >= 0 && s && s->tries < CD_MEAS_TRIES && s->n[best_m] >= 2 && x->meas_ec[cand] < CD_MEAS_GAIN * meas_min(s, best_m)) {
+        if (io->dir != DIR_PLAN) s->tries++;
+        x->meas_kind = 3;
+        return x->meas_s = cand;
+    }
+    x->meas_kind = 2;
+    return x->meas_s = best_m;
+}
+
+/* After an AUTO call ran scheme k (0..3) and succeeded on this rank: its elapsed time, to be agreed in
+   the group's next call. In test builds, COLLDIAG_INJECT=clock:L,M,A,I[,skew] gives the time. */
+static void meas_done(const cd_io *io, int k, double elapsed)
+{
+    cd_group *gr = meas_on(io) && io->dir != DIR_PLAN ? meas_group(io->f->group) : NULL;
+    if (!gr || k < 0 || k > 3) return;
+#ifdef COLLDIAG_TESTING
+    /* rank r sees scheme k cost c[k] (1 + skew ((r + k) mod 4)): with a skew, the ranks disagree on which
+       scheme is cheapest, and only the agreed (slowest) time keeps them together */
+    const char *e = cd_getenv("COLLDIAG_INJECT");
+    double c[4], skew = 0;
+    if (e && !strncmp(e, "clock:", 6) && sscanf(e + 6, "%lf,%lf,%lf,%lf,%lf", &c[0], &c[1], &c[2], &c[3], &skew) >= 4)
+        elapsed = c[k] * (1.0 + skew * ((io->f->rank + k) % 4));
+#endif
+    gr->pend = 1;
+    gr->pend_s = k;
+    gr->pend_sig = io->x->meas_sig;
+    gr->pend_t = elapsed;
+    gr->pend_est = io->x->model_est[k];
+}
+
+/* The reason's words for a measured AUTO call (xfer_reason): what each scheme measured, or its
+   corrected estimate, and why the choice. */
+static void meas_reason(const colldiag_xfer *x, char *b, size_t n, const char *chosen)
+{
+    static const char *const why[4] = {"", "the pattern's first call, the model corrected by the job's measurements",
+                                       "the measured best", "trying a scheme not measured yet, whose estimate could beat the measured best"};
+    size_t k = (size_t)snprintf(b, n, "AUTO (measured):");
+    for (int s = 0; s < 4 && k < n; s++) {
+        if (x->meas_t[s] >= 0)
+            k += (size_t)snprintf(b + k, n - k, "%s %s %.3g s (%u call%s)", s ? "," : "", cd_meas_name[s], x->meas_t[s], x->meas_n[s],
+                                  x->meas_n[s] == 1 ? "" : "s");
+        else
+            k += (size_t)snprintf(b + k, n - k, "%s %s est. %.3g s", s ? "," : "", cd_meas_name[s], x->meas_ec[s]);
+    }
+    if (k < n) snprintf(b + k, n - k, " -> %s (%s)", chosen, why[x->meas_kind]);
+}
+
+/* ---- wisdom (COLLDIAG_WISDOM=PATH) ----
+   A text file, a block a place:
+     colldiag-wisdom 1
+     where ranks=3 nodes=1 per_node=3 mpi=Open_MPI_v4.1.4 io=ompio fs=ef53
+     scale LR0 N0 LR1 N1 LR2 N2 LR3 N3                  (the model's error per scheme: sum of logs, count)
+     sig HEX tries T link SECONDS CALLS multi - 0 aggregation SECONDS CALLS independent - 0
+   The where is what the group's first call knew (its ranks, its nodes where known, the MPI library and
+   its I/O component, the file system of that call's file): a later run of the same program there
+   computes the same at its first call. Blocks of other places are kept when the file is written again. */
+#define CD_WIS_LINE 512
+
+static void meas_where(const colldiag_file *f, char *b, size_t n)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "", mpi[96];
+    int ll = 0;
+    MPI_Get_library_version(lib, &ll);
+    size_t k = 0;
+    for (const char *p = lib; *p && *p != '\n' && *p != ',' && k + 1 < sizeof mpi; p++) mpi[k++] = isalnum((unsigned char)*p) || *p == '.' ? *p : '_';
+    mpi[k] = 0;
+    const char *io = "romio";
+#ifdef OPEN_MPI
+    const char *e = getenv("OMPI_MCA_io");
+    io = e && strstr(e, "romio") && !strchr(e, '^') ? "romio" : "ompio";
+#endif
+    snprintf(b, n, "ranks=%d nodes=%d per_node=%d mpi=%s io=%s fs=%" PRIx64, f->size, f->nodes > 0 ? f->nodes : 0, f->node_n > 0 ? f->node_n : 0,
+             mpi, io, f->fs_type);
+}
+
+static const char *meas_path(void)
+{
+    const char *p = cd_getenv("COLLDIAG_WISDOM");
+    return p && *p ? p : NULL;
+}
+
+static int meas_finalize_kv = MPI_KEYVAL_INVALID;
+static void meas_save(void);
+static int meas_at_finalize(MPI_Comm comm, int key, void *val, void *extra)
+{
+    (void)comm; (void)key; (void)val; (void)extra;
+    meas_save();
+    return MPI_SUCCESS;
+}
+
+/* The blocks of the wisdom file (at most 64 KiB of them are kept per place), or NULL. */
+static char *meas_read_file(const char *path)
+{
+    FILE *in = fopen(path, "r");
+    if (!in) return NULL;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    char line[CD_WIS_LINE];
+    while (m && fgets(line, sizeof line, in)) fputs(line, m);
+    if (m) fclose(m);
+    fclose(in);
+    return text;
+}
+
+/* The group's first collective call, before its reduction (every rank of it, alike): this rank reads
+   the wisdom of this place into gr->wis_s and its digest; meas_wisdom_agreed keeps it if every rank read
+   the same. The end of the run saves it (meas_save, registered here). */
+static void meas_wisdom_load(cd_io *io)
+{
+    cd_group *gr = meas_on(io) ? meas_group(io->f->group) : NULL;
+    if (!gr || gr->wis) return;
+    gr->wis = 1;
+    const char *path = meas_path();
+    if (!path) return;
+    meas_where(io->f, gr->where, sizeof gr->where);
+    gr->saver = io->f->rank == 0;
+    if (meas_finalize_kv == MPI_KEYVAL_INVALID &&
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, meas_at_finalize, &meas_finalize_kv, NULL) == MPI_SUCCESS)
+        MPI_Comm_set_attr(MPI_COMM_SELF, meas_finalize_kv, NULL);
+    char *text = meas_read_file(path);
+    if (!text) return;
+    uint64_t dig = 0x77697364u, cap = 0;
+    int here = 0, blocks = 0;
+    char other[300] = "";
+    for (char *line = text, *nl; line && *line; line = nl) {
+        nl = strchr(line, '\n');
+        if (nl) *nl++ = 0;
+        if (!strncmp(line, "where ", 6)) {
+            blocks++;
+            here = !strcmp(line + 6, gr->where);
+            if (!here && !other[0]) snprintf(other, sizeof other, "%s", line + 6);
+            continue;
+        }
+        if (!here) continue;
+        dig = cd_hash_u64(dig, cd_hash_u64(0, strlen(line)) ^ (uint64_t)(unsigned char)line[0]);
+        for (const char *c = line; *c; c++) dig = dig * 131u + (unsigned char)*c;
+        double lr[4];
+        unsigned ln[4];
+        if (sscanf(line, "scale %lf %u %lf %u %lf %u %lf %u", &lr[0], &ln[0], &lr[1], &ln[1], &lr[2], &ln[2], &lr[3], &ln[3]) == 8) {
+            for (int k = 0; k < 4; k++) { gr->lr[k] = lr[k]; gr->lrn[k] = ln[k]; } /* applied only once agreed: see below */
+            continue;
+        }
+        unsigned long long sig = 0;
+        unsigned tries = 0;
+        char tk[4][24];
+        unsigned cn[4];
+        if (sscanf(line, "sig %llx tries %u link %23s %u multi %23s %u aggregation %23s %u independent %23s %u", &sig, &tries, tk[0], &cn[0], tk[1],
+                   &cn[1], tk[2], &cn[2], tk[3], &cn[3]) != 10)
+            continue;
+        if (cd_grow((void **)&gr->wis_s, &cap, gr->wis_n + 1, sizeof *gr->wis_s)) break;
+        cd_sig *s = &gr->wis_s[gr->wis_n++];
+        memset(s, 0, sizeof *s);
+        s->sig = (uint64_t)sig;
+        s->tries = tries;
+        for (int k = 0; k < 4; k++)
+            if (strcmp(tk[k], "-") && cn[k]) {
+                s->t[k][0] = strtod(tk[k], NULL);
+                s->n[k] = 1; /* one sample, the saved median: this run's own calls soon outnumber it */
+            }
+    }
+    free(text);
+    gr->wis_dig = gr->wis_n ? (dig ? dig : 1) : 0;
+    if (!gr->wis_n) {
+        for (int k = 0; k < 4; k++) { gr->lr[k] = 0; gr->lrn[k] = 0; }
+        if (gr->saver && blocks)
+            fprintf(stderr, "colldiag: wisdom %s was measured elsewhere (%s), not here (%s): ignored\n", path, other[0] ? other : "?", gr->where);
+    }
+}
+
+/* The wisdom's words in the first call's reduction (AG_WIS*), and after it: kept if every rank read the
+   same, else dropped by every rank. */
+static void meas_wisdom_local(const cd_io *io, uint64_t v[AG_N])
+{
+    cd_group *gr = io->f->plan_only ? NULL : meas_group(io->f->group);
+    const uint64_t d = gr && gr->wis_s ? gr->wis_dig : 0;
+    v[AG_WIS] = d;
+    v[AG_WIS_NOT] = d ? ~d : UINT64_MAX;
+}
+
+static void meas_wisdom_agreed(const cd_io *io)
+{
+    cd_group *gr = io->f->plan_only ? NULL : meas_group(io->f->group);
+    if (!gr || !gr->wis_s) return;
+    const int same = io->g[AG_WIS] && !(io->g[AG_WIS] & io->g[AG_WIS_NOT]);
+    if (same) {
+        for (size_t i = 0; i < gr->wis_n; i++) {
+            cd_sig *s = meas_find(gr, gr->wis_s[i].sig, 1);
+            if (s && !s->n[0] && !s->n[1] && !s->n[2] && !s->n[3]) *s = gr->wis_s[i];
+        }
+    } else {
+        for (int k = 0; k < 4; k++) { gr->lr[k] = 0; gr->lrn[k] = 0; }
+        if (io->f->rank == 0) fprintf(stderr, "colldiag: the ranks read different wisdom from %s (or some none): ignored\n", meas_path() ? meas_path() : "");
+    }
+    cd_free(gr->wis_s);
+    gr->wis_s = NULL;
+    gr->wis_n = 0;
+}
+
+/* MPI_Finalize (an attribute of MPI_COMM_SELF): world rank 0 writes the groups it saves (it was rank 0
+   of their first file), each as its place's block, keeping the file's blocks of other places. */
+static void meas_save(void)
+{
+    const char *path = getenv("COLLDIAG_WISDOM");
+    int me = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    if (!path || !*path || me != 0) return;
+    char *old = meas_read_file(path), *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) { free(old); return; }
+    fprintf(m, "colldiag-wisdom 1\n");
+    for (cd_group *gr = cd_groups; gr; gr = gr->next) {
+        if (!gr->saver || !gr->where[0]) continue;
+        fprintf(m, "where %s\nscale", gr->where);
+        for (int k = 0; k < 4; k++) fprintf(m, " %.17g %u", gr->lr[k], gr->lrn[k]);
+        fprintf(m, "\n");
+        for (size_t i = 0; i < gr->n; i++) {
+            const cd_sig *s = &gr->s[i];
+            fprintf(m, "sig %016" PRIx64 " tries %u", s->sig, s->tries);
+            for (int k = 0; k < 4; k++) {
+                const double t = meas_median(s, k);
+                if (t >= 0) fprintf(m, " %s %.9g %u", cd_meas_name[k], t, s->n[k]);
+                else fprintf(m, " %s - 0", cd_meas_name[k]);
+            }
+            fprintf(m, "\n");
+        }
+    }
+    /* the other places' blocks, as they were */
+    int keep = 0;
+    for (char *line = old, *nl; line && *line; line = nl) {
+        nl = strchr(line, '\n');
+        if (nl) *nl++ = 0;
+        if (!strncmp(line, "where ", 6)) {
+            keep = 1;
+            for (cd_group *gr = cd_groups; gr; gr = gr->next)
+                if (gr->saver && !strcmp(line + 6, gr->where)) keep = 0;
+        }
+        if (keep && strncmp(line, "colldiag-wisdom", 15)) fprintf(m, "%s\n", line);
+    }
+    fclose(m);
+    free(old);
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *o = fopen(tmp, "w");
+    if (o) {
+        fwrite(text, 1, len, o);
+        if (fclose(o) == 0) rename(tmp, path);
+        else remove(tmp);
+    }
+    free(text);
+}

@@ -1,0 +1,254 @@
+/* test_auto: AUTO that measures (src/measure.c), proven with an injected clock, never with a timing:
+ * built with -DCOLLDIAG_TESTING, where COLLDIAG_INJECT=clock:L,M,A,I[,skew] makes a call that ran link,
+ * multi, aggregation or all-independent take L, M, A or I seconds (rank r sees scheme k's times
+ * 1 + skew ((r + k) mod 4): with a skew the ranks disagree on which is cheapest).
+ *
+ *   mpirun -n P test_auto DIR
+ *
+ * Each case is a time-step loop of the kit's API (a chunked 2-D dataset, every rank its column blocks:
+ * every scheme is a candidate), every call's bytes checked (read back, compared with what the test
+ * computed itself), and every rank's view of every call gathered:
+ *  1. agreement: every rank runs the same scheme in every call, also when ranks see different times
+ *     (skew: the call's time is its slowest rank's, agreed);
+ *  2. convergence: the model's first choice is made 20 times slower than its estimate; every other
+ *     scheme costs its estimate. The measured best must then be found within the exploration bound (the
+ *     cheapest of the others by the test's own reckoning: the smallest estimate among them), and from
+ *     the sixth call on every call must run it (the first choice twice, a try, the tried one again, a
+ *     second try: a try waits until the best ran twice);
+ *  3. the bound: no more than 1 + 2 schemes ever run on one pattern, and a scheme estimated slower than
+ *     the measured best is never tried (the model's first choice, made cheapest, is kept);
+ *  4. COLLDIAG_AUTO_MODE=estimate: the model's choice in every call, whatever the clock says;
+ *  5. wisdom: COLLDIAG_WISDOM saved by one run (a child job of this test cannot: the file is written at
+ *     MPI_Finalize, so the test writes a wisdom file the way colldiag does and checks that colldiag reads
+ *     it) is used from the first call; wisdom of another place (ranks=...) is ignored.
+ */
+#define _GNU_SOURCE
+#include "colldiag.h"
+#include "testutil.h"
+#include <stdlib.h>
+#include <string.h>
+
+enum { N = 64, C = 16, W = 4 };
+static const char *dir;
+
+/* Rank r's part: the column blocks of W columns j / W = r (mod P), every row. */
+static colldiag_sel *my_sel(void)
+{
+    uint64_t dims[2] = {N, N}, st[2] = {0, (uint64_t)(me % (N / W)) * W}, sr[2] = {1, (uint64_t)P * W}, cn[2] = {1, 0}, bl[2] = {N, W};
+    cn[1] = st[1] < N ? (N - st[1] + sr[1] - 1) / sr[1] : 0;
+    colldiag_sel *s = NULL;
+    colldiag_sel_create(2, dims, &s);
+    if (cn[1]) colldiag_sel_select_hyperslab(s, COLLDIAG_SELECT_SET, st, sr, cn, bl);
+    else colldiag_sel_select_none(s);
+    return s;
+}
+
+static double value(int step, uint64_t i, uint64_t j) { return step * 100000.0 + (double)(i * N + j); }
+
+/* One time-step loop of n calls (writes, each read back and checked); chosen[c]: the scheme of call c,
+   kind[c]: colldiag's reason (colldiag_get_auto_measured), est: the model's estimates of the first call. */
+static void loop(const char *name, int n, int *chosen, int *kind, double est[4])
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/test_auto_%s.bin", dir, name);
+    colldiag_file *f = NULL;
+    colldiag_layout *l = NULL;
+    colldiag_xfer *x = NULL;
+    uint64_t dims[2] = {N, N}, cd[2] = {C, C};
+    CHECK(colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f) == 0, "open");
+    colldiag_layout_chunked(2, dims, cd, sizeof(double), 0, &l);
+    colldiag_xfer_create(&x);
+    colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
+    colldiag_set_dxpl_mpio_chunk_opt(x, COLLDIAG_MPIO_CHUNK_AUTO);
+    colldiag_sel *s = my_sel();
+    const uint64_t ne = colldiag_sel_npoints(s);
+    double *w = malloc((ne + 1) * sizeof *w), *r = malloc((ne + 1) * sizeof *r);
+    for (int c = 0; c < n; c++) {
+        uint64_t k = 0; /* this rank's elements in row-major order: its selection's order */
+        for (uint64_t i = 0; i < N; i++)
+            for (uint64_t j = 0; j < N; j++)
+                if ((j / W) % (uint64_t)P == (uint64_t)me) w[k++] = value(c, i, j);
+        CHECK(k == ne, "%llu elements counted, %llu selected", (unsigned long long)k, (unsigned long long)ne);
+        int rc = colldiag_write(f, l, s, NULL, w, x);
+        CHECK(rc == 0, "%s call %d: write failed: %s", name, c, colldiag_xfer_errmsg(x));
+        int kd = -1, ch = -1;
+        colldiag_get_auto_measured(x, NULL, NULL, &kd, &ch);
+        if (c == 0 && est) colldiag_get_model_estimates(x, est);
+        memset(r, 0, (ne + 1) * sizeof *r);
+        colldiag_xfer *xr = NULL;
+        colldiag_xfer_create(&xr);
+        colldiag_set_dxpl_mpio(xr, COLLDIAG_MPIO_COLLECTIVE);
+        CHECK(colldiag_read(f, l, s, NULL, r, xr) == 0, "%s call %d: read failed", name, c);
+        colldiag_xfer_free(xr);
+        CHECK(!memcmp(r, w, ne * sizeof *r), "%s call %d: the bytes read back differ from those written", name, c);
+        /* every rank's view of the call, on every rank */
+        int mine[2] = {ch, kd}, *all = malloc((size_t)P * 2 * sizeof *all);
+        MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, MPI_COMM_WORLD);
+        for (int q = 0; q < P; q++)
+            CHECK(all[2 * q] == ch && all[2 * q + 1] == kd, "%s call %d: rank %d ran scheme %d (%d), this rank %d (%d)", name, c, q, all[2 * q],
+                  all[2 * q + 1], ch, kd);
+        free(all);
+        chosen[c] = ch;
+        kind[c] = kd;
+    }
+    free(w);
+    free(r);
+    colldiag_sel_free(s);
+    colldiag_xfer_free(x);
+    colldiag_layout_free(l);
+    colldiag_file_close(f);
+    if (me == 0) remove(path);
+}
+
+static int argmin(const double v[4], int skip)
+{
+    int b = -1;
+    for (int k = 0; k < 4; k++)
+        if (k != skip && (b < 0 || v[k] < v[b])) b = k;
+    return b;
+}
+
+/* The same clock on every rank (setenv on every rank: the environment is read at every call). */
+static void clock_env(const double t[4], double skew)
+{
+    char e[256];
+    snprintf(e, sizeof e, "clock:%.17g,%.17g,%.17g,%.17g,%.17g", t[0], t[1], t[2], t[3], skew);
+    setenv("COLLDIAG_INJECT", e, 1);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    dir = argc > 1 ? argv[1] : "/tmp";
+    unsetenv("COLLDIAG_WISDOM");
+    unsetenv("COLLDIAG_AUTO_MODE");
+    enum { NC = 10 };
+    int ch[NC], kd[NC];
+    double est[4];
+
+    /* the model's first choice, from a call with a flat clock */
+    snprintf(g_case, sizeof g_case, "the model's choice");
+    const double flat[4] = {1e-3, 1e-3, 1e-3, 1e-3};
+    colldiag_auto_forget();
+    clock_env(flat, 0);
+    loop("probe", 1, ch, kd, est);
+    const int first = ch[0];
+    CHECK(first >= 0 && first < 4 && first == argmin(est, -1), "the first call ran scheme %d, the model's best is %d", first, argmin(est, -1));
+    CHECK(kd[0] == 1, "the first call of a pattern: kind %d, expected 1", kd[0]);
+
+    /* 2. convergence: the model's choice 20 times slower than estimated, the others as estimated */
+    for (int skewed = 0; skewed < 2; skewed++) {
+        snprintf(g_case, sizeof g_case, "convergence%s", skewed ? ", ranks see different times" : "");
+        double t[4], agreed[4], most_est = 0;
+        for (int k = 0; k < 4; k++) t[k] = est[k];
+        t[first] = 20 * est[first];
+        /* skewed: the other schemes cost the same, three times the largest estimate (so that the two tries
+           are spent; the model's choice ten times that), and the skew alone orders them, differently on
+           different ranks (at 4 ranks or more some rank always prefers each of any two): only the agreed
+           time keeps the ranks together */
+        for (int k = 0; k < 4; k++) most_est = k != first && est[k] > most_est ? est[k] : most_est;
+        for (int k = 0; skewed && k < 4; k++) t[k] = k != first ? 3 * most_est : 30 * most_est;
+        const double skew = skewed ? 0.5 : 0;
+        /* what every rank must agree a scheme cost: its slowest rank's time */
+        for (int k = 0; k < 4; k++) {
+            int most = 0;
+            for (int r = 0; r < P; r++) most = (r + k) % 4 > most ? (r + k) % 4 : most;
+            agreed[k] = t[k] * (1 + skew * most);
+        }
+        colldiag_auto_forget();
+        clock_env(t, skew);
+        loop(skewed ? "skew" : "converge", NC, ch, kd, NULL);
+        int distinct = 0, seen[4] = {0};
+        for (int c = 0; c < NC; c++)
+            if (ch[c] >= 0 && ch[c] < 4 && !seen[ch[c]]++) distinct++;
+        /* the cheapest, by the agreed times, of the schemes that ran */
+        int best = -1;
+        for (int k = 0; k < 4; k++)
+            if (seen[k] && (best < 0 || agreed[k] < agreed[best])) best = k;
+        if (!skewed) /* here the cheapest of the others is the smallest estimate: found within the bound */
+            CHECK(best == argmin(est, first), "the schemes that ran do not include the cheapest, %d", argmin(est, first));
+        for (int c = 5; c < NC; c++)
+            CHECK(ch[c] == best, "call %d ran scheme %d; the cheapest that ran is %d (agreed times %g %g %g %g)", c, ch[c], best, agreed[0], agreed[1],
+                  agreed[2], agreed[3]);
+        CHECK(distinct <= 3, "%d schemes ran on one pattern (at most 1 + 2 tries)", distinct);
+        CHECK(ch[0] == first, "the first call ran %d, the model's choice is %d", ch[0], first);
+        CHECK(kd[NC - 1] == 2, "the last call's kind is %d: the measured best (2) expected", kd[NC - 1]);
+    }
+
+    /* 3. the bound: the model's choice is also the cheapest; the others cost 10 times their estimate,
+       so no corrected estimate beats the measured best: nothing else is ever tried */
+    snprintf(g_case, sizeof g_case, "no needless exploration");
+    {
+        double t[4];
+        for (int k = 0; k < 4; k++) t[k] = 10 * est[k];
+        t[first] = est[first];
+        colldiag_auto_forget();
+        clock_env(t, 0);
+        loop("stay", NC, ch, kd, NULL);
+        for (int c = 0; c < NC; c++) CHECK(ch[c] == first, "call %d ran scheme %d, not the model's choice %d, which measured cheapest", c, ch[c], first);
+    }
+
+    /* 4. the pure model */
+    snprintf(g_case, sizeof g_case, "COLLDIAG_AUTO_MODE=estimate");
+    {
+        double t[4];
+        for (int k = 0; k < 4; k++) t[k] = est[k];
+        t[first] = 100 * est[first];
+        colldiag_auto_forget();
+        clock_env(t, 0);
+        setenv("COLLDIAG_AUTO_MODE", "estimate", 1);
+        loop("estimate", 4, ch, kd, NULL);
+        for (int c = 0; c < 4; c++) CHECK(ch[c] == first && kd[c] == 0, "call %d ran %d (kind %d); the model's %d, kind 0", c, ch[c], kd[c], first);
+        unsetenv("COLLDIAG_AUTO_MODE");
+    }
+
+    /* 5. wisdom: a run that measured the convergence case (its file written as colldiag writes it at
+       MPI_Finalize: by this same process, which then forgets and loads it) starts on the best scheme */
+    snprintf(g_case, sizeof g_case, "wisdom");
+    {
+        char wpath[1024];
+        snprintf(wpath, sizeof wpath, "%s/test_auto_wisdom.txt", dir);
+        double t[4];
+        for (int k = 0; k < 4; k++) t[k] = est[k];
+        t[first] = 20 * est[first];
+        const int want = argmin(est, first);
+        colldiag_auto_forget();
+        if (me == 0) remove(wpath);
+        MPI_Barrier(MPI_COMM_WORLD);
+        setenv("COLLDIAG_WISDOM", wpath, 1);
+        clock_env(t, 0);
+        loop("learn", NC, ch, kd, NULL);
+        colldiag_auto_save_wisdom(); /* what MPI_Finalize does */
+        MPI_Barrier(MPI_COMM_WORLD);
+        colldiag_auto_forget();
+        loop("reuse", 3, ch, kd, NULL);
+        for (int c = 0; c < 3; c++) CHECK(ch[c] == want && kd[c] == 2, "with wisdom, call %d ran %d (kind %d); the measured best %d, kind 2", c, ch[c], kd[c], want);
+        /* another place: the ranks in the file's place line differ */
+        if (me == 0) {
+            FILE *in = fopen(wpath, "r");
+            char buf[65536];
+            size_t len = in ? fread(buf, 1, sizeof buf - 1, in) : 0;
+            if (in) fclose(in);
+            buf[len] = 0;
+            char *at = strstr(buf, "where ranks=");
+            FILE *o = fopen(wpath, "w");
+            if (o && at) {
+                fwrite(buf, 1, (size_t)(at - buf), o);
+                fprintf(o, "where ranks=%d%s", P + 1000, strchr(at + 12, ' '));
+            }
+            if (o) fclose(o);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        colldiag_auto_forget();
+        loop("foreign", 1, ch, kd, NULL);
+        CHECK(ch[0] == first && kd[0] == 1, "with wisdom of another place, the first call ran %d (kind %d); the model's %d, kind 1", ch[0], kd[0], first);
+        unsetenv("COLLDIAG_WISDOM");
+        if (me == 0) remove(wpath);
+    }
+    unsetenv("COLLDIAG_INJECT");
+    const int rc = test_summary("test_auto");
+    MPI_Finalize();
+    return rc;
+}
