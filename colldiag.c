@@ -1742,6 +1742,7 @@ struct colldiag_xfer {
     int meas_kind, meas_s;
     int auto_s;                           /* the scheme AUTO ran (0 link .. 3 all-independent), -1: not AUTO */
     double meas_t[4], meas_ec[4];
+    double meas_term[4];                  /* the chosen scheme's estimate, term by term (measure.c's CD_T_*) */
     uint32_t meas_n[4];
     uint64_t meas_sig;
     int planned;                          /* the last call was a plan: the counters are what it would move */
@@ -5076,13 +5077,17 @@ static const char *engine_rule_name(int rule) { return rule < CD_RULE_N ? cd_rul
  *   storage and chunk shape, element size, direction, the ranks and nodes, and the agreement's totals
  *   (bytes, chunks, runs, shared pieces) in buckets of a factor of 1.4: a time-step loop's calls share one.
  * - The first call of a pattern runs the model's best, its estimates corrected by what the job has seen
- *   of the model's error (each scheme's measured/estimated ratio, a geometric mean over every pattern
- *   of the group that ran it: the job's own scale for that scheme's terms). From
- *   the second call on, the measured best runs (the median of its last 8 calls), unless a scheme not
- *   run yet could beat it by more than 15% by its corrected estimate (against the best's fastest call,
- *   once it ran twice: a pattern's first call pays for a cold start): then that scheme is tried, on a
- *   real call (never by repeating I/O), at most twice a pattern. A scheme estimated slower than the
- *   measured best is never tried.
+ *   of the model's error: a scheme that ran has its own measured/estimated ratio (a geometric mean over
+ *   every pattern of the group that ran it); a scheme that never ran has its terms (latency, bytes
+ *   between ranks, collective MPI-IO, independent I/O: decision.c, auto_terms) scaled by the ratios of
+ *   the schemes that ran with them (meas_corrected). From the second call on, the measured best runs
+ *   (the median of its last 8 calls), unless a scheme not run yet could beat it: by more than 15%
+ *   against the best's fastest call once it ran twice, or by half after its one call (a pattern's first
+ *   call pays for a cold start, which can double it; a first choice far off its estimate is left at
+ *   once). Then that scheme is tried, on a real call (never by repeating I/O), at most twice a pattern:
+ *   of those that could (by their own estimate, or the lower one lent by the others' errors), the one
+ *   the lent errors make cheapest. A scheme whose every estimate is slower than the measured best is
+ *   never tried.
  * - Wisdom (COLLDIAG_WISDOM=PATH): what was measured is saved when MPI finalizes (the group's first
  *   file's rank 0) and loaded at a group's first collective call, keyed by where it was measured (ranks,
  *   nodes, ranks per node, the MPI library and its I/O component, the file system): wisdom from
@@ -5098,6 +5103,12 @@ static const char *engine_rule_name(int rule) { return rule < CD_RULE_N ? cd_rul
 #define CD_MEAS_TRIES 2     /* calls a pattern may spend on schemes it has not measured */
 #define CD_MEAS_SIGS 1024   /* patterns remembered per group (the oldest go first beyond) */
 #define CD_MEAS_GAIN 0.87   /* an untried scheme is tried when its corrected estimate beats the measured best by > 15% */
+#define CD_MEAS_PRIOR 1.0   /* the model's constants weigh as much as one call's measurement in a term's correction */
+#define CD_MEAS_COLD 0.5    /* ... or, after the best's first call only (a cold start can double it), halves it */
+
+/* The model's terms (decision.c, auto_terms): the collective rounds' latency, moving bytes between ranks,
+   collective MPI-IO, independent I/O. A scheme's estimate is their sum. */
+enum { CD_T_SYNC, CD_T_NET, CD_T_COLL, CD_T_IND, CD_T_N };
 
 static const char *const cd_meas_name[4] = {"link", "multi", "aggregation", "independent"};
 
@@ -5141,9 +5152,10 @@ typedef struct cd_group {
     uint64_t cap;
     double lr[4];                   /* sum of log(measured / estimated) per scheme: the model's error on this job */
     uint32_t lrn[4];
+    double ws[4][CD_T_N];           /* sum of each term's share of the scheme's measured estimates */
     int pend, pend_s;               /* the last AUTO call's measurement, carried by the next call's reduction */
     uint64_t pend_sig;
-    double pend_t, pend_est;
+    double pend_t, pend_est, pend_term[CD_T_N];
     int wis;                        /* wisdom: 0 not asked yet, 1 asked (loaded or not) */
     uint64_t wis_dig;               /* what this rank read (0: nothing), agreed in the first call */
     cd_sig *wis_s;                  /* ... held until the agreement says every rank read the same */
@@ -5249,12 +5261,39 @@ static double meas_min(const cd_sig *s, int k)
     return m;
 }
 
-/* The model's error on this job, scheme by scheme: exp(mean log(measured / estimated)) over every
-   pattern that ran it; 1 for a scheme never measured. (Not the others' error: one slow scheme says
-   nothing of the others, and lending them its error would keep AUTO from ever trying them.) */
-static void meas_scale(const cd_group *gr, double c[4])
+/* Each scheme's estimate corrected by the model's error on this job, two ways.
+   ec, the best guess, orders the schemes: a scheme that ran (in any pattern of the group) has its own
+   error, exp(mean log(measured / estimated)), direct evidence; one that never ran has its terms, each
+   scaled by the errors of the schemes that ran with it, each scheme's mean error weighted by the term's
+   mean share of its estimates, against the model's own word, which weighs as one scheme's
+   (CD_MEAS_PRIOR). So a scheme 50 times slower than estimated across a slow network, whose estimate was
+   mostly bytes between ranks, makes another that moves bytes between ranks look several times slower,
+   and one that does independent I/O only not at all; a scheme counts once however often it ran (its
+   calls repeat one error; they do not say more about how it splits among the terms).
+   opt, the optimistic guess, decides whether a try is worth a call: the scheme's own evidence if it
+   ran, else the lower of its estimate and ec. One scheme's error is a hint about another's, not
+   evidence: a scheme is never ruled out by what another measured (its own terms may be right, and
+   AUTO must not stay on a choice 20 times its estimate because the others share a term with it); the
+   hint orders the tries, and the tries are bounded (CD_MEAS_TRIES). */
+static void meas_corrected(const cd_group *gr, const double est[4], const double term[4][CD_T_N], double ec[4], double opt[4])
 {
-    for (int k = 0; k < 4; k++) c[k] = gr->lrn[k] ? meas_exp(gr->lr[k] / gr->lrn[k]) : 1.0;
+    double th[CD_T_N];
+    for (int j = 0; j < CD_T_N; j++) {
+        double l = 0, w = 0;
+        for (int k = 0; k < 4; k++)
+            if (gr->lrn[k]) {
+                const double share = gr->ws[k][j] / gr->lrn[k];
+                l += share * gr->lr[k] / gr->lrn[k];
+                w += share;
+            }
+        th[j] = meas_exp(l / (CD_MEAS_PRIOR + w));
+    }
+    for (int k = 0; k < 4; k++) {
+        if (gr->lrn[k]) { ec[k] = opt[k] = est[k] * meas_exp(gr->lr[k] / gr->lrn[k]); continue; }
+        ec[k] = 0;
+        for (int j = 0; j < CD_T_N; j++) ec[k] += term[k][j] * th[j];
+        opt[k] = ec[k] < est[k] ? ec[k] : est[k];
+    }
 }
 
 /* This rank's part of the group's pending measurement, into the reduction's vector (AG_MEAS_*). */
@@ -5292,7 +5331,12 @@ static void meas_agreed(const cd_io *io)
             s->t[k][s->n[k] % CD_MEAS_SAMPLES] = t;
             s->n[k]++;
         }
-        if (gr->pend_est > 0 && t > 0) { gr->lr[k] += meas_ln(t / gr->pend_est); gr->lrn[k]++; }
+        if (gr->pend_est > 0 && t > 0) {
+            const double r = meas_ln(t / gr->pend_est);
+            gr->lr[k] += r;
+            gr->lrn[k]++;
+            for (int j = 0; j < CD_T_N; j++) gr->ws[k][j] += gr->pend_term[j] / gr->pend_est;
+        }
     }
     gr->pend = 0;
 }
@@ -5300,7 +5344,7 @@ static void meas_agreed(const cd_io *io)
 /* AUTO's choice for this call (0 link .. 3 independent), measured where it can be: est, the model's
    estimates; x gets what was measured and why. A plan chooses the same as the call would, without
    counting a try. Alike on every rank: agreed facts and the group's table only. */
-static int meas_choose(cd_io *io, const double est[4])
+static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T_N])
 {
     colldiag_xfer *x = io->x;
     int best_est = 0;
@@ -5312,11 +5356,10 @@ static int meas_choose(cd_io *io, const double est[4])
     if (!gr) return best_est;
     const uint64_t sig = meas_sig(io);
     cd_sig *s = meas_find(gr, sig, io->dir != DIR_PLAN);
-    double c[4];
-    meas_scale(gr, c);
+    double opt[4];
+    meas_corrected(gr, est, term, x->meas_ec, opt);
     int best_ec = 0, best_m = -1, cand = -1;
     for (int k = 0; k < 4; k++) {
-        x->meas_ec[k] = est[k] * c[k];
         if (x->meas_ec[k] < x->meas_ec[best_ec]) best_ec = k;
         x->meas_t[k] = s ? meas_median(s, k) : -1;
         x->meas_n[k] = s ? s->n[k] : 0;
@@ -5326,20 +5369,23 @@ static int meas_choose(cd_io *io, const double est[4])
     x->meas_sig = sig;
     if (best_m < 0) { /* the pattern's first call: the corrected model */
         x->meas_kind = 1;
-        return x->meas_s = best_ec;
+        x->meas_s = best_ec;
+    } else {
+        /* a try must beat the fastest of the best's calls, not their median (a try that loses costs a
+           whole call), once it ran twice: a pattern's first call pays for a cold start (the file's first
+           pages, MPI-IO's buffers), which can double it; a try after that one call must halve it, so
+           that a first choice far off its estimate is left at once. Of the schemes worth a try by the
+           optimistic guess, the best guess picks. */
+        const double bar = s && s->n[best_m] >= 2 ? CD_MEAS_GAIN * meas_min(s, best_m) : CD_MEAS_COLD * x->meas_t[best_m];
+        for (int k = 0; k < 4; k++)
+            if (x->meas_t[k] < 0 && opt[k] < bar && (cand < 0 || x->meas_ec[k] < x->meas_ec[cand])) cand = k;
+        const int worth = cand >= 0 && s && s->tries < CD_MEAS_TRIES;
+        if (worth && io->dir != DIR_PLAN) s->tries++;
+        x->meas_kind = worth ? 3 : 2;
+        x->meas_s = worth ? cand : best_m;
     }
-    for (int k = 0; k < 4; k++)
-        if (x->meas_t[k] < 0 && (cand < 0 || x->meas_ec[k] < x->meas_ec[cand])) cand = k;
-    /* a try needs the best measured twice (a pattern's first call pays for a cold start: the file's first
-       pages, MPI-IO's buffers), and must beat the fastest of its calls, not their median: a try that
-       loses costs a whole call */
-    if (cand >= 0 && s && s->tries < CD_MEAS_TRIES && s->n[best_m] >= 2 && x->meas_ec[cand] < CD_MEAS_GAIN * meas_min(s, best_m)) {
-        if (io->dir != DIR_PLAN) s->tries++;
-        x->meas_kind = 3;
-        return x->meas_s = cand;
-    }
-    x->meas_kind = 2;
-    return x->meas_s = best_m;
+    memcpy(x->meas_term, term[x->meas_s], sizeof x->meas_term);
+    return x->meas_s;
 }
 
 /* After an AUTO call ran scheme k (0..3) and succeeded on this rank: its elapsed time, to be agreed in
@@ -5361,6 +5407,7 @@ static void meas_done(const cd_io *io, int k, double elapsed)
     gr->pend_sig = io->x->meas_sig;
     gr->pend_t = elapsed;
     gr->pend_est = io->x->model_est[k];
+    memcpy(gr->pend_term, io->x->meas_term, sizeof gr->pend_term);
 }
 
 /* The reason's words for a measured AUTO call (xfer_reason): what each scheme measured, or its
@@ -5438,6 +5485,13 @@ static char *meas_read_file(const char *path)
     return text;
 }
 
+/* Forgets a group's model errors (wisdom read but not kept). */
+static void meas_unscale(cd_group *gr)
+{
+    for (int k = 0; k < 4; k++) { gr->lr[k] = 0; gr->lrn[k] = 0; }
+    memset(gr->ws, 0, sizeof gr->ws);
+}
+
 /* The group's first collective call, before its reduction (every rank of it, alike): this rank reads
    the wisdom of this place into gr->wis_s and its digest; meas_wisdom_agreed keeps it if every rank read
    the same. The end of the run saves it (meas_save, registered here). */
@@ -5476,6 +5530,12 @@ static void meas_wisdom_load(cd_io *io)
             for (int k = 0; k < 4; k++) { gr->lr[k] = lr[k]; gr->lrn[k] = ln[k]; } /* applied only once agreed: see below */
             continue;
         }
+        int sk = -1;
+        double w[CD_T_N];
+        if (sscanf(line, "shares %d %lf %lf %lf %lf", &sk, &w[0], &w[1], &w[2], &w[3]) == 1 + CD_T_N && sk >= 0 && sk < 4) {
+            memcpy(gr->ws[sk], w, sizeof w);
+            continue;
+        }
         unsigned long long sig = 0;
         unsigned tries = 0;
         char tk[4][24];
@@ -5497,7 +5557,7 @@ static void meas_wisdom_load(cd_io *io)
     free(text);
     gr->wis_dig = gr->wis_n ? (dig ? dig : 1) : 0;
     if (!gr->wis_n) {
-        for (int k = 0; k < 4; k++) { gr->lr[k] = 0; gr->lrn[k] = 0; }
+        meas_unscale(gr);
         if (gr->saver && blocks)
             fprintf(stderr, "colldiag: wisdom %s was measured elsewhere (%s), not here (%s): ignored\n", path, other[0] ? other : "?", gr->where);
     }
@@ -5524,7 +5584,7 @@ static void meas_wisdom_agreed(const cd_io *io)
             if (s && !s->n[0] && !s->n[1] && !s->n[2] && !s->n[3]) *s = gr->wis_s[i];
         }
     } else {
-        for (int k = 0; k < 4; k++) { gr->lr[k] = 0; gr->lrn[k] = 0; }
+        meas_unscale(gr);
         if (io->f->rank == 0) fprintf(stderr, "colldiag: the ranks read different wisdom from %s (or some none): ignored\n", meas_path() ? meas_path() : "");
     }
     cd_free(gr->wis_s);
@@ -5550,6 +5610,11 @@ static void meas_save(void)
         fprintf(m, "where %s\nscale", gr->where);
         for (int k = 0; k < 4; k++) fprintf(m, " %.17g %u", gr->lr[k], gr->lrn[k]);
         fprintf(m, "\n");
+        for (int k = 0; k < 4; k++) {
+            fprintf(m, "shares %d", k);
+            for (int j = 0; j < CD_T_N; j++) fprintf(m, " %.17g", gr->ws[k][j]);
+            fprintf(m, "\n");
+        }
         for (size_t i = 0; i < gr->n; i++) {
             const cd_sig *s = &gr->s[i];
             fprintf(m, "sig %016" PRIx64 " tries %u", s->sig, s->tries);
@@ -5694,7 +5759,11 @@ static uint64_t link_mem_runs(const cd_io *io)
     return mr;
 }
 
-static int auto_choose(const cd_io *io, double est[4])
+/* The model's estimate of each scheme, term by term (CD_T_*: the collective rounds' latency, moving bytes
+   between ranks, collective MPI-IO, independent I/O): est[k] is the sum of term[k][]. The terms let
+   AUTO that measures (measure.c) lend what it measured of one scheme to another that shares its terms.
+   Pure: agreed facts and settings only. */
+static void auto_terms(const cd_io *io, double term[4][CD_T_N])
 {
     const uint64_t *g = io->g;
     const int P = io->f->size;
@@ -5705,17 +5774,28 @@ static int auto_choose(const cd_io *io, double est[4])
     const double S = (double)g[AG_SUM_CHUNKS] / (double)P;
     const double N = io->set.ratio == 0 ? (C > S ? C : S) /* every touched chunk is collective */
                    : (unsigned)P >= need ? (double)g[AG_SUM_PARTIAL] / (double)need : 0.0;
-    est[0] = k[CD_K_LAT] + R * k[CD_K_RUN] + (double)g[AG_MAX_MRUNS] * k[CD_K_MRUN] + B / k[CD_K_BW_IO];
+    memset(term, 0, 4 * sizeof *term);
+    term[0][CD_T_SYNC] = k[CD_K_LAT];
+    term[0][CD_T_COLL] = R * k[CD_K_RUN] + (double)g[AG_MAX_MRUNS] * k[CD_K_MRUN] + B / k[CD_K_BW_IO];
     /* counting the ranks of shared chunks (nproc_exchange: counts, ids, counts back, the list of
        collective chunks for multi; with the bytes each way for aggregation); nothing when the touched-
        chunk map shows no chunk shared */
     const double sx = io->disjoint ? 0.0 : 1.0;
-    est[1] = N * k[CD_K_LAT] + 4 * sx * k[CD_K_LAT_X] + (double)g[AG_MAX_MULTI_NS] * 1e-9;
+    term[1][CD_T_SYNC] = N * k[CD_K_LAT] + 4 * sx * k[CD_K_LAT_X];
+    term[1][CD_T_IND] = (double)g[AG_MAX_MULTI_NS] * 1e-9;
     /* the exchange: of a node's K B bytes, (H-1)/H leave it through its link (H nodes, agreed) */
     const double H = (double)io->f->nodes, K = H > 1 ? (double)P / H : 1.0, off = H > 1 ? (H - 1) / H : 0.0;
-    est[2] = k[CD_K_LAT] + (5 + 5 * sx) * k[CD_K_LAT_X] + R * k[CD_K_COPY] + C * k[CD_K_RUN] +
-             B * (2 / k[CD_K_BW_COPY] + (1 - off) / k[CD_K_BW_NET] + off * K / k[CD_K_BW_NET_X]) + B / k[CD_K_BW_IO];
-    est[3] = (double)g[AG_MAX_IND_NS] * 1e-9;
+    term[2][CD_T_SYNC] = k[CD_K_LAT] + (5 + 5 * sx) * k[CD_K_LAT_X];
+    term[2][CD_T_NET] = R * k[CD_K_COPY] + B * (2 / k[CD_K_BW_COPY] + (1 - off) / k[CD_K_BW_NET] + off * K / k[CD_K_BW_NET_X]);
+    term[2][CD_T_COLL] = C * k[CD_K_RUN] + B / k[CD_K_BW_IO];
+    term[3][CD_T_IND] = (double)g[AG_MAX_IND_NS] * 1e-9;
+}
+
+static int auto_choose(const cd_io *io, double est[4])
+{
+    double term[4][CD_T_N];
+    auto_terms(io, term);
+    for (int s = 0; s < 4; s++) est[s] = term[s][CD_T_SYNC] + term[s][CD_T_NET] + term[s][CD_T_COLL] + term[s][CD_T_IND];
     int best = 0;
     for (int i = 1; i < 4; i++)
         if (est[i] < est[best]) best = i;
@@ -5755,7 +5835,11 @@ static void exec_chunked(cd_io *io)
     if (opt == COLLDIAG_MPIO_CHUNK_AUTO) {
         static const int scheme_opt[4] = {COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_CHUNK_AGGREGATE_IO,
                                           COLLDIAG_MPIO_ALL_CHUNK_IND_IO};
-        if (io->set.auto_measure) model_best = scheme_opt[meas_choose(io, x->model_est)]; /* measure.c */
+        if (io->set.auto_measure) { /* measure.c */
+            double term[4][CD_T_N];
+            auto_terms(io, term);
+            model_best = scheme_opt[meas_choose(io, x->model_est, term)];
+        }
         opt = model_best;
         for (int k = 0; k < 4; k++)
             if (scheme_opt[k] == opt) x->auto_s = k;
@@ -7840,6 +7924,13 @@ int colldiag_get_auto_measured(const colldiag_xfer *x, double seconds[4], unsign
     }
     if (kind) *kind = x->meas_kind;
     if (chosen) *chosen = x->auto_s;
+    return 0;
+}
+
+int colldiag_get_auto_corrected(const colldiag_xfer *x, double corrected[4])
+{
+    if (!x || !corrected) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_auto_corrected", "%s is NULL", x ? "corrected" : "x");
+    memcpy(corrected, x->meas_kind ? x->meas_ec : x->model_est, 4 * sizeof *corrected);
     return 0;
 }
 

@@ -368,7 +368,8 @@ int colldiag_get_model_estimates(const colldiag_xfer *x, double est[4]);
    shape, element size, direction, ranks, nodes, bytes, chunks, runs in buckets of a factor of 1.4), and
    from a pattern's second call on AUTO runs the scheme measured fastest, trying a scheme not measured
    yet (at most twice a pattern) only where its estimate, corrected by what the job's calls have shown
-   of the model's error, beats the measured best by more than 15%. Every rank decides alike. COLLDIAG_WISDOM=PATH
+   of the model's error (colldiag_get_auto_corrected), beats the measured best by more than 15% (or
+   halves it after the best's first call only: a first choice far off its estimate is left at once). Every rank decides alike. COLLDIAG_WISDOM=PATH
    saves what was measured at MPI_Finalize and loads it at the first call of a later run on the same
    ranks, nodes, MPI and file system (elsewhere it is ignored, with one line saying why). Part of the
    agreed settings. 0, or COLLDIAG_ERR_ARG. */
@@ -380,6 +381,16 @@ int colldiag_set_auto_measure(colldiag_xfer *x, int on);
    corrected estimate could beat the measured best; *chosen the scheme it ran (0 link .. 3
    all-independent), -1 when the last call did not run AUTO. Any pointer may be NULL. */
 int colldiag_get_auto_measured(const colldiag_xfer *x, double seconds[4], unsigned calls[4], int *kind, int *chosen);
+/* The estimates AUTO that measures compared for its last call (link, multi, aggregation,
+   all-independent), in seconds: the model's (colldiag_get_model_estimates) corrected by the model's
+   error seen in this job's calls. A scheme that ran (in any pattern of the ranks' group) is scaled by
+   its own geometric mean of measured / estimated; one that never ran by its terms (collective rounds'
+   latency, bytes between ranks, collective MPI-IO, independent I/O), each scaled by the errors of the
+   schemes that ran with it, weighted by the term's share of their estimates, the model itself weighing
+   as one scheme: all-independent shares no term with link or aggregation. These order AUTO's tries;
+   whether a scheme is worth one is decided by the lower of this and its own estimate (another scheme's
+   error never rules a scheme out). The model's own when AUTO did not measure. 0, or COLLDIAG_ERR_ARG. */
+int colldiag_get_auto_corrected(const colldiag_xfer *x, double corrected[4]);
 /* Forgets every measurement this process made (local; wisdom saved at the end is then what is measured
    afterwards). For benchmarks that compare AUTO from a cold start. */
 void colldiag_auto_forget(void);

@@ -105,7 +105,11 @@ static uint64_t link_mem_runs(const cd_io *io)
     return mr;
 }
 
-static int auto_choose(const cd_io *io, double est[4])
+/* The model's estimate of each scheme, term by term (CD_T_*: the collective rounds' latency, moving bytes
+   between ranks, collective MPI-IO, independent I/O): est[k] is the sum of term[k][]. The terms let
+   AUTO that measures (measure.c) lend what it measured of one scheme to another that shares its terms.
+   Pure: agreed facts and settings only. */
+static void auto_terms(const cd_io *io, double term[4][CD_T_N])
 {
     const uint64_t *g = io->g;
     const int P = io->f->size;
@@ -116,17 +120,28 @@ static int auto_choose(const cd_io *io, double est[4])
     const double S = (double)g[AG_SUM_CHUNKS] / (double)P;
     const double N = io->set.ratio == 0 ? (C > S ? C : S) /* every touched chunk is collective */
                    : (unsigned)P >= need ? (double)g[AG_SUM_PARTIAL] / (double)need : 0.0;
-    est[0] = k[CD_K_LAT] + R * k[CD_K_RUN] + (double)g[AG_MAX_MRUNS] * k[CD_K_MRUN] + B / k[CD_K_BW_IO];
+    memset(term, 0, 4 * sizeof *term);
+    term[0][CD_T_SYNC] = k[CD_K_LAT];
+    term[0][CD_T_COLL] = R * k[CD_K_RUN] + (double)g[AG_MAX_MRUNS] * k[CD_K_MRUN] + B / k[CD_K_BW_IO];
     /* counting the ranks of shared chunks (nproc_exchange: counts, ids, counts back, the list of
        collective chunks for multi; with the bytes each way for aggregation); nothing when the touched-
        chunk map shows no chunk shared */
     const double sx = io->disjoint ? 0.0 : 1.0;
-    est[1] = N * k[CD_K_LAT] + 4 * sx * k[CD_K_LAT_X] + (double)g[AG_MAX_MULTI_NS] * 1e-9;
+    term[1][CD_T_SYNC] = N * k[CD_K_LAT] + 4 * sx * k[CD_K_LAT_X];
+    term[1][CD_T_IND] = (double)g[AG_MAX_MULTI_NS] * 1e-9;
     /* the exchange: of a node's K B bytes, (H-1)/H leave it through its link (H nodes, agreed) */
     const double H = (double)io->f->nodes, K = H > 1 ? (double)P / H : 1.0, off = H > 1 ? (H - 1) / H : 0.0;
-    est[2] = k[CD_K_LAT] + (5 + 5 * sx) * k[CD_K_LAT_X] + R * k[CD_K_COPY] + C * k[CD_K_RUN] +
-             B * (2 / k[CD_K_BW_COPY] + (1 - off) / k[CD_K_BW_NET] + off * K / k[CD_K_BW_NET_X]) + B / k[CD_K_BW_IO];
-    est[3] = (double)g[AG_MAX_IND_NS] * 1e-9;
+    term[2][CD_T_SYNC] = k[CD_K_LAT] + (5 + 5 * sx) * k[CD_K_LAT_X];
+    term[2][CD_T_NET] = R * k[CD_K_COPY] + B * (2 / k[CD_K_BW_COPY] + (1 - off) / k[CD_K_BW_NET] + off * K / k[CD_K_BW_NET_X]);
+    term[2][CD_T_COLL] = C * k[CD_K_RUN] + B / k[CD_K_BW_IO];
+    term[3][CD_T_IND] = (double)g[AG_MAX_IND_NS] * 1e-9;
+}
+
+static int auto_choose(const cd_io *io, double est[4])
+{
+    double term[4][CD_T_N];
+    auto_terms(io, term);
+    for (int s = 0; s < 4; s++) est[s] = term[s][CD_T_SYNC] + term[s][CD_T_NET] + term[s][CD_T_COLL] + term[s][CD_T_IND];
     int best = 0;
     for (int i = 1; i < 4; i++)
         if (est[i] < est[best]) best = i;
@@ -166,7 +181,11 @@ static void exec_chunked(cd_io *io)
     if (opt == COLLDIAG_MPIO_CHUNK_AUTO) {
         static const int scheme_opt[4] = {COLLDIAG_MPIO_CHUNK_ONE_IO, COLLDIAG_MPIO_CHUNK_MULTI_IO, COLLDIAG_MPIO_CHUNK_AGGREGATE_IO,
                                           COLLDIAG_MPIO_ALL_CHUNK_IND_IO};
-        if (io->set.auto_measure) model_best = scheme_opt[meas_choose(io, x->model_est)]; /* measure.c */
+        if (io->set.auto_measure) { /* measure.c */
+            double term[4][CD_T_N];
+            auto_terms(io, term);
+            model_best = scheme_opt[meas_choose(io, x->model_est, term)];
+        }
         opt = model_best;
         for (int k = 0; k < 4; k++)
             if (scheme_opt[k] == opt) x->auto_s = k;

@@ -183,6 +183,13 @@ int colldiag_get_auto_measured(const colldiag_xfer *x, double seconds[4], unsign
     return 0;
 }
 
+int colldiag_get_auto_corrected(const colldiag_xfer *x, double corrected[4])
+{
+    if (!x || !corrected) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_auto_corrected", "%s is NULL", x ? "corrected" : "x");
+    memcpy(corrected, x->meas_kind ? x->meas_ec : x->model_est, 4 * sizeof *corrected);
+    return 0;
+}
+
 void colldiag_auto_forget(void) { meas_forget(); }
 
 void colldiag_auto_save_wisdom(void) { meas_save(); }

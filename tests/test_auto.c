@@ -11,10 +11,14 @@
  *  1. agreement: every rank runs the same scheme in every call, also when ranks see different times
  *     (skew: the call's time is its slowest rank's, agreed);
  *  2. convergence: the model's first choice is made 20 times slower than its estimate; every other
- *     scheme costs its estimate. The measured best must then be found within the exploration bound (the
- *     cheapest of the others by the test's own reckoning: the smallest estimate among them), and from
- *     the sixth call on every call must run it (the first choice twice, a try, the tried one again, a
- *     second try: a try waits until the best ran twice);
+ *     scheme costs its estimate. The second call's corrected estimates (colldiag_get_auto_corrected)
+ *     must carry what the first measured: the first choice's exactly 20 times its estimate, the others
+ *     between their estimate and 20 times it, all-independent's untouched by a collective scheme's error
+ *     (it shares no term with link or aggregation); the second call must try, of the others whose lower
+ *     of estimate and corrected estimate halves the first's time, the cheapest by corrected estimate
+ *     (the test applies the rule to them itself);
+ *     and from the sixth call on every call must run the cheapest (agreed) of the schemes that ran,
+ *     never the first choice;
  *  3. the bound: no more than 1 + 2 schemes ever run on one pattern, and a scheme estimated slower than
  *     the measured best is never tried (the model's first choice, made cheapest, is kept);
  *  4. COLLDIAG_AUTO_MODE=estimate: the model's choice in every call, whatever the clock says;
@@ -47,7 +51,7 @@ static double value(int step, uint64_t i, uint64_t j) { return step * 100000.0 +
 
 /* One time-step loop of n calls (writes, each read back and checked); chosen[c]: the scheme of call c,
    kind[c]: colldiag's reason (colldiag_get_auto_measured), est: the model's estimates of the first call. */
-static void loop(const char *name, int n, int *chosen, int *kind, double est[4])
+static void loop(const char *name, int n, int *chosen, int *kind, double est[4], double (*ec)[4])
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/test_auto_%s.bin", dir, name);
@@ -74,6 +78,7 @@ static void loop(const char *name, int n, int *chosen, int *kind, double est[4])
         int kd = -1, ch = -1;
         colldiag_get_auto_measured(x, NULL, NULL, &kd, &ch);
         if (c == 0 && est) colldiag_get_model_estimates(x, est);
+        if (ec) CHECK(colldiag_get_auto_corrected(x, ec[c]) == 0, "colldiag_get_auto_corrected");
         memset(r, 0, (ne + 1) * sizeof *r);
         colldiag_xfer *xr = NULL;
         colldiag_xfer_create(&xr);
@@ -126,14 +131,14 @@ int main(int argc, char **argv)
     unsetenv("COLLDIAG_AUTO_MODE");
     enum { NC = 10 };
     int ch[NC], kd[NC];
-    double est[4];
+    double est[4], ec[NC][4];
 
     /* the model's first choice, from a call with a flat clock */
     snprintf(g_case, sizeof g_case, "the model's choice");
     const double flat[4] = {1e-3, 1e-3, 1e-3, 1e-3};
     colldiag_auto_forget();
     clock_env(flat, 0);
-    loop("probe", 1, ch, kd, est);
+    loop("probe", 1, ch, kd, est, NULL);
     const int first = ch[0];
     CHECK(first >= 0 && first < 4 && first == argmin(est, -1), "the first call ran scheme %d, the model's best is %d", first, argmin(est, -1));
     CHECK(kd[0] == 1, "the first call of a pattern: kind %d, expected 1", kd[0]);
@@ -159,7 +164,7 @@ int main(int argc, char **argv)
         }
         colldiag_auto_forget();
         clock_env(t, skew);
-        loop(skewed ? "skew" : "converge", NC, ch, kd, NULL);
+        loop(skewed ? "skew" : "converge", NC, ch, kd, NULL, ec);
         int distinct = 0, seen[4] = {0};
         for (int c = 0; c < NC; c++)
             if (ch[c] >= 0 && ch[c] < 4 && !seen[ch[c]]++) distinct++;
@@ -167,8 +172,30 @@ int main(int argc, char **argv)
         int best = -1;
         for (int k = 0; k < 4; k++)
             if (seen[k] && (best < 0 || agreed[k] < agreed[best])) best = k;
-        if (!skewed) /* here the cheapest of the others is the smallest estimate: found within the bound */
-            CHECK(best == argmin(est, first), "the schemes that ran do not include the cheapest, %d", argmin(est, first));
+        if (!skewed) {
+            /* what the first call measured, in the second call's corrected estimates */
+            const double tol = 1e-6;
+            CHECK(ec[1][first] > 20 * est[first] * (1 - tol) && ec[1][first] < 20 * est[first] * (1 + tol),
+                  "the first choice's corrected estimate is %g, measured %g (20 x %g)", ec[1][first], 20 * est[first], est[first]);
+            for (int k = 0; k < 4; k++)
+                if (k != first)
+                    CHECK(ec[1][k] >= est[k] * (1 - tol) && ec[1][k] <= 20 * est[k] * (1 + tol), "scheme %d's corrected estimate %g is outside [%g, %g]", k,
+                          ec[1][k], est[k], 20 * est[k]);
+            if (first == 0 || first == 2)
+                CHECK(ec[1][3] == est[3], "all-independent's estimate moved (%g -> %g) with a collective scheme's error", est[3], ec[1][3]);
+            /* the rule, applied by the test: after one call, of the others whose lower of estimate and
+               corrected estimate halves the first's measured time, the cheapest by corrected estimate */
+            int cand = -1;
+            for (int k = 0; k < 4; k++) {
+                const double opt = ec[1][k] < est[k] ? ec[1][k] : est[k];
+                if (k != first && opt < 0.5 * agreed[first] && (cand < 0 || ec[1][k] < ec[1][cand])) cand = k;
+            }
+            const int want1 = cand >= 0 ? cand : first;
+            CHECK(ch[1] == want1, "the second call ran %d; expected %d (corrected estimates %g %g %g %g, the first measured %g)", ch[1], want1,
+                  ec[1][0], ec[1][1], ec[1][2], ec[1][3], agreed[first]);
+            CHECK(best != first, "AUTO stayed on the first choice, measured 20 times its estimate (estimates %g %g %g %g, corrected %g %g %g %g)",
+                  est[0], est[1], est[2], est[3], ec[NC - 1][0], ec[NC - 1][1], ec[NC - 1][2], ec[NC - 1][3]);
+        }
         for (int c = 5; c < NC; c++)
             CHECK(ch[c] == best, "call %d ran scheme %d; the cheapest that ran is %d (agreed times %g %g %g %g)", c, ch[c], best, agreed[0], agreed[1],
                   agreed[2], agreed[3]);
@@ -186,7 +213,7 @@ int main(int argc, char **argv)
         t[first] = est[first];
         colldiag_auto_forget();
         clock_env(t, 0);
-        loop("stay", NC, ch, kd, NULL);
+        loop("stay", NC, ch, kd, NULL, NULL);
         for (int c = 0; c < NC; c++) CHECK(ch[c] == first, "call %d ran scheme %d, not the model's choice %d, which measured cheapest", c, ch[c], first);
     }
 
@@ -199,7 +226,7 @@ int main(int argc, char **argv)
         colldiag_auto_forget();
         clock_env(t, 0);
         setenv("COLLDIAG_AUTO_MODE", "estimate", 1);
-        loop("estimate", 4, ch, kd, NULL);
+        loop("estimate", 4, ch, kd, NULL, NULL);
         for (int c = 0; c < 4; c++) CHECK(ch[c] == first && kd[c] == 0, "call %d ran %d (kind %d); the model's %d, kind 0", c, ch[c], kd[c], first);
         unsetenv("COLLDIAG_AUTO_MODE");
     }
@@ -213,17 +240,18 @@ int main(int argc, char **argv)
         double t[4];
         for (int k = 0; k < 4; k++) t[k] = est[k];
         t[first] = 20 * est[first];
-        const int want = argmin(est, first);
+        int want;
         colldiag_auto_forget();
         if (me == 0) remove(wpath);
         MPI_Barrier(MPI_COMM_WORLD);
         setenv("COLLDIAG_WISDOM", wpath, 1);
         clock_env(t, 0);
-        loop("learn", NC, ch, kd, NULL);
+        loop("learn", NC, ch, kd, NULL, NULL);
+        want = ch[NC - 1]; /* what the learning run settled on */
         colldiag_auto_save_wisdom(); /* what MPI_Finalize does */
         MPI_Barrier(MPI_COMM_WORLD);
         colldiag_auto_forget();
-        loop("reuse", 3, ch, kd, NULL);
+        loop("reuse", 3, ch, kd, NULL, NULL);
         for (int c = 0; c < 3; c++) CHECK(ch[c] == want && kd[c] == 2, "with wisdom, call %d ran %d (kind %d); the measured best %d, kind 2", c, ch[c], kd[c], want);
         /* another place: the ranks in the file's place line differ */
         if (me == 0) {
@@ -242,7 +270,7 @@ int main(int argc, char **argv)
         }
         MPI_Barrier(MPI_COMM_WORLD);
         colldiag_auto_forget();
-        loop("foreign", 1, ch, kd, NULL);
+        loop("foreign", 1, ch, kd, NULL, NULL);
         CHECK(ch[0] == first && kd[0] == 1, "with wisdom of another place, the first call ran %d (kind %d); the model's %d, kind 1", ch[0], kd[0], first);
         unsetenv("COLLDIAG_WISDOM");
         if (me == 0) remove(wpath);
