@@ -1400,6 +1400,7 @@ struct colldiag_file {
     int node_n;          /* ranks of comm on this rank's node (MPI_COMM_TYPE_SHARED), learnt by file_nodes: 0 not yet, -1 unknown */
     int *node_ranks;     /* their ranks in comm, ascending (node_n of them) */
     int nodes;           /* nodes of comm, agreed by every rank (file_nodes; 0: not known), AUTO's H */
+    double bw_x;         /* a node's link, B/s, probed once for the ranks' group (file_probe_link); 0: not probed */
     int md_local;        /* HDF5 bridge, plan_only: the HDF5 file's metadata reads are local (not H5Pset_all_coll_metadata_ops),
                             so HDF5's chunk lookup may run on one rank (h5_plan_chunk_addrs) */
     uint64_t group;      /* comm's members, hashed (comm_group_id; 0: no communicator): AUTO's measurements are its (measure.c) */
@@ -1519,6 +1520,71 @@ static int file_inject_nodes(const colldiag_file *f)
 #define file_inject_nodes(f) 0
 #endif
 
+/* The link between nodes, probed once per group of ranks (the same members, comm_group_id) when they span
+   nodes, so that AUTO's first calls across a slow network are right (a wrong one cost 50-270 of the
+   right one's time across 200 Mbit/s links: make bench-auto). The default BW_NET_X is a 100 Gb/s link;
+   nothing else in a job says what the link is until a call has paid for it. The nodes' lowest ranks
+   form a ring and each sends the next CD_PROBE_BYTES while receiving as many from the previous (one
+   byte first, so that connection set-up is not timed); the slowest link's time, agreed, gives the
+   bandwidth. 1 MiB: long enough for bandwidth to dominate latency on a 200 Gb/s link (40 us against a
+   few), short enough to cost 42 ms at 200 Mbit/s, once a job. Not when COLLDIAG_AUTO_BW_NET_X is set
+   (the user's value rules) or COLLDIAG_AUTO_MODE=estimate (the pure model, as before). The memo keeps
+   a few groups (a job's communicators), forgotten with colldiag_auto_forget. */
+#define CD_PROBE_BYTES (1 << 20)
+enum { CD_PROBE_MEMO = 16 };
+static struct { uint64_t id; double bw; } cd_probe_memo[CD_PROBE_MEMO];
+static int cd_probe_n;
+
+static double probe_memo(uint64_t id)
+{
+    for (int i = 0; i < cd_probe_n && i < CD_PROBE_MEMO; i++)
+        if (cd_probe_memo[i].id == id) return cd_probe_memo[i].bw;
+    return 0;
+}
+
+static void probe_forget(void) { cd_probe_n = 0; }
+
+/* Whether this rank wants the link probed: the model will use it (agreed by the caller's reduction). */
+static int probe_wanted(const colldiag_file *f)
+{
+    const char *e = cd_getenv("COLLDIAG_AUTO_BW_NET_X"), *m = cd_getenv("COLLDIAG_AUTO_MODE");
+    return !f->plan_only && f->group && !(e && *e) && !(m && !strcmp(m, "estimate")) && probe_memo(f->group) <= 0;
+}
+
+/* Collective over f->comm (every rank, the call agreed by file_nodes' reduction). A failure anywhere
+   (a leader's buffer, an MPI call) leaves f->bw_x 0 on every rank: the model's default. */
+static void file_probe_link(colldiag_file *f)
+{
+    const int leader = f->node_n > 0 && f->node_ranks[0] == f->rank;
+    MPI_Comm lc = MPI_COMM_NULL;
+    double mine[2] = {0, 0}, all[2] = {0, 1}; /* the slowest link's seconds, failures */
+    if (MPI_Comm_split(f->comm, leader ? 0 : MPI_UNDEFINED, f->rank, &lc) != MPI_SUCCESS) { lc = MPI_COMM_NULL; mine[1] = 1; }
+    if (lc != MPI_COMM_NULL) {
+        int h = 0, me = 0, bad = 0, any = 1;
+        MPI_Comm_size(lc, &h);
+        MPI_Comm_rank(lc, &me);
+        char *b = cd_calloc(2, CD_PROBE_BYTES); /* zeroed: no uninitialised byte leaves through MPI */
+        bad = b == NULL;
+        if (MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, lc) == MPI_SUCCESS && !any && h > 1) {
+            const int to = (me + 1) % h, from = (me + h - 1) % h;
+            if (MPI_Sendrecv(b, 1, MPI_BYTE, to, 0x70, b + CD_PROBE_BYTES, 1, MPI_BYTE, from, 0x70, lc, MPI_STATUS_IGNORE) != MPI_SUCCESS) mine[1] = 1;
+            const double t0 = MPI_Wtime();
+            if (!mine[1] && MPI_Sendrecv(b, CD_PROBE_BYTES, MPI_BYTE, to, 0x71, b + CD_PROBE_BYTES, CD_PROBE_BYTES, MPI_BYTE, from, 0x71, lc,
+                                         MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                mine[1] = 1;
+            mine[0] = MPI_Wtime() - t0;
+        } else mine[1] = 1;
+        cd_free(b);
+        MPI_Comm_free(&lc);
+    }
+    if (MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, f->comm) != MPI_SUCCESS || all[1] > 0 || !(all[0] > 0)) return;
+    f->bw_x = (double)CD_PROBE_BYTES / all[0];
+    int i = 0;
+    while (i < cd_probe_n && cd_probe_memo[i].id != f->group) i++;
+    if (i == cd_probe_n && cd_probe_n < CD_PROBE_MEMO) cd_probe_n++;
+    if (i < CD_PROBE_MEMO) { cd_probe_memo[i].id = f->group; cd_probe_memo[i].bw = f->bw_x; }
+}
+
 static void file_nodes(colldiag_file *f)
 {
     if (f->node_n) return;
@@ -1539,8 +1605,11 @@ static void file_nodes(colldiag_file *f)
         cd_free(r);
         MPI_Comm_free(&nc);
     }
-    int mine[2] = {f->node_n > 0 && f->node_ranks[0] == f->rank, f->node_n <= 0}, all[2] = {0, 1};
-    if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_SUM, f->comm) == MPI_SUCCESS && all[1] == 0) f->nodes = all[0];
+    int mine[3] = {f->node_n > 0 && f->node_ranks[0] == f->rank, f->node_n <= 0, probe_wanted(f)}, all[3] = {0, 1, 0};
+    if (MPI_Allreduce(mine, all, 3, MPI_INT, MPI_SUM, f->comm) == MPI_SUCCESS && all[1] == 0) f->nodes = all[0];
+    /* the link between nodes: probed if some rank wants it (the same sum on every rank), else remembered */
+    if (f->nodes > 1 && all[2] > 0) file_probe_link(f);
+    else if (f->nodes > 1) f->bw_x = probe_memo(f->group);
 }
 
 /* Whether rank r of f's communicator is on this rank's node (file_nodes known). */
@@ -1743,6 +1812,7 @@ struct colldiag_xfer {
     int auto_s;                           /* the scheme AUTO ran (0 link .. 3 all-independent), -1: not AUTO */
     double meas_t[4], meas_ec[4];
     double meas_term[4];                  /* the chosen scheme's estimate, term by term (measure.c's CD_T_*) */
+    double meas_link;                     /* the link between nodes the model used, B/s, probed (files.c); 0: not probed */
     uint32_t meas_n[4];
     uint64_t meas_sig;
     int planned;                          /* the last call was a plan: the counters are what it would move */
@@ -5085,9 +5155,10 @@ static const char *engine_rule_name(int rule) { return rule < CD_RULE_N ? cd_rul
  *   against the best's fastest call once it ran twice, or by half after its one call (a pattern's first
  *   call pays for a cold start, which can double it; a first choice far off its estimate is left at
  *   once). Then that scheme is tried, on a real call (never by repeating I/O), at most twice a pattern:
- *   of those that could (by their own estimate, or the lower one lent by the others' errors), the one
- *   the lent errors make cheapest. A scheme whose every estimate is slower than the measured best is
- *   never tried.
+ *   of those that could, the one the lent errors make cheapest. "Could" by the lent estimate while the
+ *   best ran within 4x of its estimate; once it ran further off (the model is wrong here), by the lower
+ *   of a scheme's own estimate and the lent one, so that no scheme is ruled out by another's error
+ *   alone when the choice itself is far off. A scheme estimated slower than the best is never tried.
  * - Wisdom (COLLDIAG_WISDOM=PATH): what was measured is saved when MPI finalizes (the group's first
  *   file's rank 0) and loaded at a group's first collective call, keyed by where it was measured (ranks,
  *   nodes, ranks per node, the MPI library and its I/O component, the file system): wisdom from
@@ -5105,6 +5176,8 @@ static const char *engine_rule_name(int rule) { return rule < CD_RULE_N ? cd_rul
 #define CD_MEAS_GAIN 0.87   /* an untried scheme is tried when its corrected estimate beats the measured best by > 15% */
 #define CD_MEAS_PRIOR 1.0   /* the model's constants weigh as much as one call's measurement in a term's correction */
 #define CD_MEAS_COLD 0.5    /* ... or, after the best's first call only (a cold start can double it), halves it */
+#define CD_MEAS_FAR 4.0     /* a best measured over 4x its estimate (a cold start's 2x, times the 2x the defaults can be
+                               off on a busy or oversubscribed machine) says the model is wrong for this pattern */
 
 /* The model's terms (decision.c, auto_terms): the collective rounds' latency, moving bytes between ranks,
    collective MPI-IO, independent I/O. A scheme's estimate is their sum. */
@@ -5270,11 +5343,12 @@ static double meas_min(const cd_sig *s, int k)
    mostly bytes between ranks, makes another that moves bytes between ranks look several times slower,
    and one that does independent I/O only not at all; a scheme counts once however often it ran (its
    calls repeat one error; they do not say more about how it splits among the terms).
-   opt, the optimistic guess, decides whether a try is worth a call: the scheme's own evidence if it
-   ran, else the lower of its estimate and ec. One scheme's error is a hint about another's, not
-   evidence: a scheme is never ruled out by what another measured (its own terms may be right, and
-   AUTO must not stay on a choice 20 times its estimate because the others share a term with it); the
-   hint orders the tries, and the tries are bounded (CD_MEAS_TRIES). */
+   opt, the optimistic guess: the scheme's own evidence if it ran, else the lower of its estimate and ec.
+   ec decides whether a try is worth a call while the measured best ran near its estimate (the model
+   holds here: across a slow network, once all-independent ran as estimated, link is not tried after
+   aggregation ran 50 times its estimate); opt decides once the best ran far over its estimate (the
+   model is wrong here, and the lent errors may be what misleads: AUTO must not stay on a choice 20
+   times its estimate because the others share a term with it). */
 static void meas_corrected(const cd_group *gr, const double est[4], const double term[4][CD_T_N], double ec[4], double opt[4])
 {
     double th[CD_T_N];
@@ -5351,6 +5425,7 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
     for (int k = 1; k < 4; k++)
         if (est[k] < est[best_est]) best_est = k;
     x->meas_kind = 0;
+    x->meas_link = io->f->nodes > 1 ? io->f->bw_x : 0;
     for (int k = 0; k < 4; k++) { x->meas_t[k] = -1; x->meas_n[k] = 0; x->meas_ec[k] = est[k]; }
     cd_group *gr = meas_on(io) ? meas_group(io->f->group) : NULL;
     if (!gr) return best_est;
@@ -5374,11 +5449,14 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
         /* a try must beat the fastest of the best's calls, not their median (a try that loses costs a
            whole call), once it ran twice: a pattern's first call pays for a cold start (the file's first
            pages, MPI-IO's buffers), which can double it; a try after that one call must halve it, so
-           that a first choice far off its estimate is left at once. Of the schemes worth a try by the
-           optimistic guess, the best guess picks. */
+           that a first choice far off its estimate is left at once. Whether a scheme could: by the best
+           guess (the others' errors lent), unless the best ran far over its own estimate: then the model
+           is wrong here, the lent errors may be the ones misleading, and the optimistic guess decides.
+           Of the schemes that could, the best guess picks. */
         const double bar = s && s->n[best_m] >= 2 ? CD_MEAS_GAIN * meas_min(s, best_m) : CD_MEAS_COLD * x->meas_t[best_m];
+        const int far = x->meas_t[best_m] > CD_MEAS_FAR * est[best_m];
         for (int k = 0; k < 4; k++)
-            if (x->meas_t[k] < 0 && opt[k] < bar && (cand < 0 || x->meas_ec[k] < x->meas_ec[cand])) cand = k;
+            if (x->meas_t[k] < 0 && (far ? opt[k] : x->meas_ec[k]) < bar && (cand < 0 || x->meas_ec[k] < x->meas_ec[cand])) cand = k;
         const int worth = cand >= 0 && s && s->tries < CD_MEAS_TRIES;
         if (worth && io->dir != DIR_PLAN) s->tries++;
         x->meas_kind = worth ? 3 : 2;
@@ -5424,6 +5502,7 @@ static void meas_reason(const colldiag_xfer *x, char *b, size_t n, const char *c
         else
             k += (size_t)snprintf(b + k, n - k, "%s %s est. %.3g s", s ? "," : "", cd_meas_name[s], x->meas_ec[s]);
     }
+    if (k < n && x->meas_link > 0) k += (size_t)snprintf(b + k, n - k, "; the link between nodes probed at %.3g MB/s", x->meas_link * 1e-6);
     if (k < n) snprintf(b + k, n - k, " -> %s (%s)", chosen, why[x->meas_kind]);
 }
 
@@ -5432,6 +5511,7 @@ static void meas_reason(const colldiag_xfer *x, char *b, size_t n, const char *c
      colldiag-wisdom 1
      where ranks=3 nodes=1 per_node=3 mpi=Open_MPI_v4.1.4 io=ompio fs=ef53
      scale LR0 N0 LR1 N1 LR2 N2 LR3 N3                  (the model's error per scheme: sum of logs, count)
+     shares K W0 W1 W2 W3                                (scheme K: its terms' shares of its estimates, summed)
      sig HEX tries T link SECONDS CALLS multi - 0 aggregation SECONDS CALLS independent - 0
    The where is what the group's first call knew (its ranks, its nodes where known, the MPI library and
    its I/O component, the file system of that call's file): a later run of the same program there
@@ -5666,8 +5746,10 @@ static void meas_save(void)
  *       that make a chunk collective (thr + 1 of the ratio rule);
  *   M = the busiest rank's own part of multi-chunk (multi_local): whole-chunk pieces go independent,
  *       partial ones collective;
- *   link        LAT + R RUN + MR MRUN + B / BW_IO
- *               (MR: memory blocks of the busiest rank too long to be packed, link_mem_runs)
+ *   link        LAT + R RUN + MR MRUN + B x K / BW_NET_X + B / BW_IO
+ *               (MR: memory blocks of the busiest rank too long to be packed, link_mem_runs; two-phase
+ *               I/O's shuffle to its aggregators, about one a node, sends x of the bytes off the node,
+ *               x and K as for aggregation: 0 on one node)
  *   multi       N LAT + 4 S LAT_X + M,    M = bytes_whole / BW_IND + stretches IND + bytes_partial / BW_IO + runs_partial RUN
  *               (S = 1 when some chunk may be shared (touch_map): the ranks per chunk are counted in
  *                four exchange steps, nproc_exchange)
@@ -5675,7 +5757,8 @@ static void meas_save(void)
  *               (a round's five exchange steps: its end, counts, buffers agreed, records and bytes,
  *                the move agreed, after five that find the owners of shared chunks; pack and assemble; owners write about one run per chunk they own,
  *                at most the chunks they touch; H nodes of K = P / H ranks, x = (H - 1) / H of the bytes
- *                leave their node, whose link carries its K ranks' share: file_nodes, H agreed)
+ *                leave their node, whose link carries its K ranks' share: file_nodes, H agreed;
+ *                BW_NET_X probed once for the ranks when they span nodes, file_probe_link, unless set)
  *   independent I,  I = bytes / BW_IND + (stretches + runs_partial) IND + runs_small IND_DIRTY if writing
  *               (runs_small: runs of pieces whose runs average under a page: each dirties a page of
  *               its own; a long run's pages are in BW_IND, measured by writing)
@@ -5774,8 +5857,16 @@ static void auto_terms(const cd_io *io, double term[4][CD_T_N])
     const double S = (double)g[AG_SUM_CHUNKS] / (double)P;
     const double N = io->set.ratio == 0 ? (C > S ? C : S) /* every touched chunk is collective */
                    : (unsigned)P >= need ? (double)g[AG_SUM_PARTIAL] / (double)need : 0.0;
+    /* the exchange's bytes that leave a node: of a node's K B bytes, (H-1)/H go through its link (H
+       nodes, agreed), at the link's rate: probed once for the group when it spans nodes (file_probe_link),
+       unless COLLDIAG_AUTO_BW_NET_X is set (then the constant is not its default) */
+    const double H = (double)io->f->nodes, K = H > 1 ? (double)P / H : 1.0, off = H > 1 ? (H - 1) / H : 0.0;
+    const double bwx = io->f->bw_x > 0 && k[CD_K_BW_NET_X] == COLLDIAG_AUTO_BW_NET_X ? io->f->bw_x : k[CD_K_BW_NET_X];
     memset(term, 0, 4 * sizeof *term);
     term[0][CD_T_SYNC] = k[CD_K_LAT];
+    /* two-phase I/O's shuffle to the aggregators (about one a node) crosses nodes as aggregation's does;
+       within a node it is in BW_IO, measured there */
+    term[0][CD_T_NET] = B * off * K / bwx;
     term[0][CD_T_COLL] = R * k[CD_K_RUN] + (double)g[AG_MAX_MRUNS] * k[CD_K_MRUN] + B / k[CD_K_BW_IO];
     /* counting the ranks of shared chunks (nproc_exchange: counts, ids, counts back, the list of
        collective chunks for multi; with the bytes each way for aggregation); nothing when the touched-
@@ -5783,10 +5874,8 @@ static void auto_terms(const cd_io *io, double term[4][CD_T_N])
     const double sx = io->disjoint ? 0.0 : 1.0;
     term[1][CD_T_SYNC] = N * k[CD_K_LAT] + 4 * sx * k[CD_K_LAT_X];
     term[1][CD_T_IND] = (double)g[AG_MAX_MULTI_NS] * 1e-9;
-    /* the exchange: of a node's K B bytes, (H-1)/H leave it through its link (H nodes, agreed) */
-    const double H = (double)io->f->nodes, K = H > 1 ? (double)P / H : 1.0, off = H > 1 ? (H - 1) / H : 0.0;
     term[2][CD_T_SYNC] = k[CD_K_LAT] + (5 + 5 * sx) * k[CD_K_LAT_X];
-    term[2][CD_T_NET] = R * k[CD_K_COPY] + B * (2 / k[CD_K_BW_COPY] + (1 - off) / k[CD_K_BW_NET] + off * K / k[CD_K_BW_NET_X]);
+    term[2][CD_T_NET] = R * k[CD_K_COPY] + B * (2 / k[CD_K_BW_COPY] + (1 - off) / k[CD_K_BW_NET] + off * K / bwx);
     term[2][CD_T_COLL] = C * k[CD_K_RUN] + B / k[CD_K_BW_IO];
     term[3][CD_T_IND] = (double)g[AG_MAX_IND_NS] * 1e-9;
 }
@@ -7934,7 +8023,18 @@ int colldiag_get_auto_corrected(const colldiag_xfer *x, double corrected[4])
     return 0;
 }
 
-void colldiag_auto_forget(void) { meas_forget(); }
+int colldiag_file_get_link_rate(const colldiag_file *f, double *bytes_per_s)
+{
+    if (!f || !bytes_per_s) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_file_get_link_rate", "%s is NULL", f ? "bytes_per_s" : "f");
+    *bytes_per_s = f->nodes > 1 ? f->bw_x : 0;
+    return 0;
+}
+
+void colldiag_auto_forget(void)
+{
+    meas_forget();
+    probe_forget(); /* the link between nodes too: a cold start probes it again at the next file open */
+}
 
 void colldiag_auto_save_wisdom(void) { meas_save(); }
 
@@ -8381,8 +8481,10 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
         fprintf(out, ",\"auto\":{\"kind\":\"%s\",\"measured\":{", kinds[x->meas_kind]);
         for (int k = 0, any = 0; k < 4; k++)
             if (x->meas_n[k]) fprintf(out, "%s\"%s\":{\"seconds\":%.9g,\"calls\":%u}", any++ ? "," : "", cd_meas_name[k], x->meas_t[k], x->meas_n[k]);
-        fprintf(out, "},\"estimates\":{\"link\":%.6g,\"multi\":%.6g,\"aggregation\":%.6g,\"independent\":%.6g}}", x->meas_ec[0], x->meas_ec[1],
+        fprintf(out, "},\"estimates\":{\"link\":%.6g,\"multi\":%.6g,\"aggregation\":%.6g,\"independent\":%.6g}", x->meas_ec[0], x->meas_ec[1],
                 x->meas_ec[2], x->meas_ec[3]);
+        if (x->meas_link > 0) fprintf(out, ",\"link_between_nodes_Bps\":%.6g", x->meas_link);
+        fprintf(out, "}");
     }
     /* a plan's bytes and calls are what the planned transfer would make; nothing moved */
     fprintf(out, "},\"counters\":\"%s\",\"ranks\":[", x->planned ? "planned" : "moved");

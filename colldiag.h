@@ -387,12 +387,19 @@ int colldiag_get_auto_measured(const colldiag_xfer *x, double seconds[4], unsign
    its own geometric mean of measured / estimated; one that never ran by its terms (collective rounds'
    latency, bytes between ranks, collective MPI-IO, independent I/O), each scaled by the errors of the
    schemes that ran with it, weighted by the term's share of their estimates, the model itself weighing
-   as one scheme: all-independent shares no term with link or aggregation. These order AUTO's tries;
-   whether a scheme is worth one is decided by the lower of this and its own estimate (another scheme's
-   error never rules a scheme out). The model's own when AUTO did not measure. 0, or COLLDIAG_ERR_ARG. */
+   as one scheme: all-independent shares no term with link or aggregation. These order AUTO's tries and
+   decide whether one is worth a call; once the measured best ran over 4x its own estimate, the lower of
+   this and the scheme's own estimate decides (another scheme's error alone then rules none out). The
+   model's own when AUTO did not measure. 0, or COLLDIAG_ERR_ARG. */
 int colldiag_get_auto_corrected(const colldiag_xfer *x, double corrected[4]);
-/* Forgets every measurement this process made (local; wisdom saved at the end is then what is measured
-   afterwards). For benchmarks that compare AUTO from a cold start. */
+/* The link between nodes as AUTO's model uses it, in bytes/s: probed once for f's ranks when they span
+   nodes (at the first open or wrap of a file over them: the nodes' lowest ranks send 1 MiB around a
+   ring; the slowest link's rate, agreed), unless COLLDIAG_AUTO_BW_NET_X is set or
+   COLLDIAG_AUTO_MODE=estimate. 0 when not probed (one node, or not asked). Local. 0, or
+   COLLDIAG_ERR_ARG. */
+int colldiag_file_get_link_rate(const colldiag_file *f, double *bytes_per_s);
+/* Forgets every measurement this process made, the probed link included (local; wisdom saved at the
+   end is then what is measured afterwards). For benchmarks that compare AUTO from a cold start. */
 void colldiag_auto_forget(void);
 /* Writes what AUTO measured to COLLDIAG_WISDOM now (world rank 0; what MPI_Finalize does anyway): for a
    program that ends without MPI_Finalize, or that wants the file before it ends. Local. */

@@ -2,7 +2,8 @@
  * for each pattern and direction, a loop of CALLS calls of the same selection, once with AUTO (every
  * measurement forgotten first: a cold start, as a job starts) and once with each fixed scheme (link,
  * multi, aggregation, all-independent) and with AUTO's pure model (COLLDIAG_AUTO_MODE=estimate), the
- * variants interleaved within a repetition so that the machine's noise hits them alike, REPS repetitions,
+ * variants interleaved within a repetition so that the machine's noise hits them alike (each repetition
+ * starting with the next variant), REPS repetitions,
  * medians reported. A call's time is its slowest rank's. Prints, per case, every variant's total, AUTO's
  * total over the best fixed scheme's, the schemes AUTO ran call by call, and how many of AUTO's calls from
  * the third on were within 1.15x of the best scheme's median call or ran the best scheme itself.
@@ -139,7 +140,8 @@ int main(int argc, char **argv)
             double *tot = calloc((size_t)NV * reps, sizeof *tot), *calls_t = calloc((size_t)NV * reps * calls, sizeof *calls_t);
             int *ran = calloc((size_t)calls, sizeof *ran), *autoran = calloc((size_t)reps * calls, sizeof *autoran);
             for (int r = 0; r < reps; r++)
-                for (int v = 0; v < NV; v++) {
+                for (int vi = 0; vi < NV; vi++) {
+                    const int v = (vi + r) % NV; /* each repetition starts with another variant: none always runs on a cold cache */
                     double *t = calls_t + ((size_t)v * reps + (size_t)r) * calls;
                     if (run_loop(&pats[i], rd, v, calls, path, t, ran)) { fail = 1; if (me == 0) printf("%s %s %s: a wrong byte or a failed call\n", pats[i].name, rd ? "read" : "write", vname[v]); }
                     for (int c = 0; c < calls; c++) tot[v * reps + r] += t[c];

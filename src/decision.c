@@ -12,8 +12,10 @@
  *       that make a chunk collective (thr + 1 of the ratio rule);
  *   M = the busiest rank's own part of multi-chunk (multi_local): whole-chunk pieces go independent,
  *       partial ones collective;
- *   link        LAT + R RUN + MR MRUN + B / BW_IO
- *               (MR: memory blocks of the busiest rank too long to be packed, link_mem_runs)
+ *   link        LAT + R RUN + MR MRUN + B x K / BW_NET_X + B / BW_IO
+ *               (MR: memory blocks of the busiest rank too long to be packed, link_mem_runs; two-phase
+ *               I/O's shuffle to its aggregators, about one a node, sends x of the bytes off the node,
+ *               x and K as for aggregation: 0 on one node)
  *   multi       N LAT + 4 S LAT_X + M,    M = bytes_whole / BW_IND + stretches IND + bytes_partial / BW_IO + runs_partial RUN
  *               (S = 1 when some chunk may be shared (touch_map): the ranks per chunk are counted in
  *                four exchange steps, nproc_exchange)
@@ -21,7 +23,8 @@
  *               (a round's five exchange steps: its end, counts, buffers agreed, records and bytes,
  *                the move agreed, after five that find the owners of shared chunks; pack and assemble; owners write about one run per chunk they own,
  *                at most the chunks they touch; H nodes of K = P / H ranks, x = (H - 1) / H of the bytes
- *                leave their node, whose link carries its K ranks' share: file_nodes, H agreed)
+ *                leave their node, whose link carries its K ranks' share: file_nodes, H agreed;
+ *                BW_NET_X probed once for the ranks when they span nodes, file_probe_link, unless set)
  *   independent I,  I = bytes / BW_IND + (stretches + runs_partial) IND + runs_small IND_DIRTY if writing
  *               (runs_small: runs of pieces whose runs average under a page: each dirties a page of
  *               its own; a long run's pages are in BW_IND, measured by writing)
@@ -120,8 +123,16 @@ static void auto_terms(const cd_io *io, double term[4][CD_T_N])
     const double S = (double)g[AG_SUM_CHUNKS] / (double)P;
     const double N = io->set.ratio == 0 ? (C > S ? C : S) /* every touched chunk is collective */
                    : (unsigned)P >= need ? (double)g[AG_SUM_PARTIAL] / (double)need : 0.0;
+    /* the exchange's bytes that leave a node: of a node's K B bytes, (H-1)/H go through its link (H
+       nodes, agreed), at the link's rate: probed once for the group when it spans nodes (file_probe_link),
+       unless COLLDIAG_AUTO_BW_NET_X is set (then the constant is not its default) */
+    const double H = (double)io->f->nodes, K = H > 1 ? (double)P / H : 1.0, off = H > 1 ? (H - 1) / H : 0.0;
+    const double bwx = io->f->bw_x > 0 && k[CD_K_BW_NET_X] == COLLDIAG_AUTO_BW_NET_X ? io->f->bw_x : k[CD_K_BW_NET_X];
     memset(term, 0, 4 * sizeof *term);
     term[0][CD_T_SYNC] = k[CD_K_LAT];
+    /* two-phase I/O's shuffle to the aggregators (about one a node) crosses nodes as aggregation's does;
+       within a node it is in BW_IO, measured there */
+    term[0][CD_T_NET] = B * off * K / bwx;
     term[0][CD_T_COLL] = R * k[CD_K_RUN] + (double)g[AG_MAX_MRUNS] * k[CD_K_MRUN] + B / k[CD_K_BW_IO];
     /* counting the ranks of shared chunks (nproc_exchange: counts, ids, counts back, the list of
        collective chunks for multi; with the bytes each way for aggregation); nothing when the touched-
@@ -129,10 +140,8 @@ static void auto_terms(const cd_io *io, double term[4][CD_T_N])
     const double sx = io->disjoint ? 0.0 : 1.0;
     term[1][CD_T_SYNC] = N * k[CD_K_LAT] + 4 * sx * k[CD_K_LAT_X];
     term[1][CD_T_IND] = (double)g[AG_MAX_MULTI_NS] * 1e-9;
-    /* the exchange: of a node's K B bytes, (H-1)/H leave it through its link (H nodes, agreed) */
-    const double H = (double)io->f->nodes, K = H > 1 ? (double)P / H : 1.0, off = H > 1 ? (H - 1) / H : 0.0;
     term[2][CD_T_SYNC] = k[CD_K_LAT] + (5 + 5 * sx) * k[CD_K_LAT_X];
-    term[2][CD_T_NET] = R * k[CD_K_COPY] + B * (2 / k[CD_K_BW_COPY] + (1 - off) / k[CD_K_BW_NET] + off * K / k[CD_K_BW_NET_X]);
+    term[2][CD_T_NET] = R * k[CD_K_COPY] + B * (2 / k[CD_K_BW_COPY] + (1 - off) / k[CD_K_BW_NET] + off * K / bwx);
     term[2][CD_T_COLL] = C * k[CD_K_RUN] + B / k[CD_K_BW_IO];
     term[3][CD_T_IND] = (double)g[AG_MAX_IND_NS] * 1e-9;
 }

@@ -99,6 +99,7 @@ struct colldiag_file {
     int node_n;          /* ranks of comm on this rank's node (MPI_COMM_TYPE_SHARED), learnt by file_nodes: 0 not yet, -1 unknown */
     int *node_ranks;     /* their ranks in comm, ascending (node_n of them) */
     int nodes;           /* nodes of comm, agreed by every rank (file_nodes; 0: not known), AUTO's H */
+    double bw_x;         /* a node's link, B/s, probed once for the ranks' group (file_probe_link); 0: not probed */
     int md_local;        /* HDF5 bridge, plan_only: the HDF5 file's metadata reads are local (not H5Pset_all_coll_metadata_ops),
                             so HDF5's chunk lookup may run on one rank (h5_plan_chunk_addrs) */
     uint64_t group;      /* comm's members, hashed (comm_group_id; 0: no communicator): AUTO's measurements are its (measure.c) */
@@ -218,6 +219,71 @@ static int file_inject_nodes(const colldiag_file *f)
 #define file_inject_nodes(f) 0
 #endif
 
+/* The link between nodes, probed once per group of ranks (the same members, comm_group_id) when they span
+   nodes, so that AUTO's first calls across a slow network are right (a wrong one cost 50-270 of the
+   right one's time across 200 Mbit/s links: make bench-auto). The default BW_NET_X is a 100 Gb/s link;
+   nothing else in a job says what the link is until a call has paid for it. The nodes' lowest ranks
+   form a ring and each sends the next CD_PROBE_BYTES while receiving as many from the previous (one
+   byte first, so that connection set-up is not timed); the slowest link's time, agreed, gives the
+   bandwidth. 1 MiB: long enough for bandwidth to dominate latency on a 200 Gb/s link (40 us against a
+   few), short enough to cost 42 ms at 200 Mbit/s, once a job. Not when COLLDIAG_AUTO_BW_NET_X is set
+   (the user's value rules) or COLLDIAG_AUTO_MODE=estimate (the pure model, as before). The memo keeps
+   a few groups (a job's communicators), forgotten with colldiag_auto_forget. */
+#define CD_PROBE_BYTES (1 << 20)
+enum { CD_PROBE_MEMO = 16 };
+static struct { uint64_t id; double bw; } cd_probe_memo[CD_PROBE_MEMO];
+static int cd_probe_n;
+
+static double probe_memo(uint64_t id)
+{
+    for (int i = 0; i < cd_probe_n && i < CD_PROBE_MEMO; i++)
+        if (cd_probe_memo[i].id == id) return cd_probe_memo[i].bw;
+    return 0;
+}
+
+static void probe_forget(void) { cd_probe_n = 0; }
+
+/* Whether this rank wants the link probed: the model will use it (agreed by the caller's reduction). */
+static int probe_wanted(const colldiag_file *f)
+{
+    const char *e = cd_getenv("COLLDIAG_AUTO_BW_NET_X"), *m = cd_getenv("COLLDIAG_AUTO_MODE");
+    return !f->plan_only && f->group && !(e && *e) && !(m && !strcmp(m, "estimate")) && probe_memo(f->group) <= 0;
+}
+
+/* Collective over f->comm (every rank, the call agreed by file_nodes' reduction). A failure anywhere
+   (a leader's buffer, an MPI call) leaves f->bw_x 0 on every rank: the model's default. */
+static void file_probe_link(colldiag_file *f)
+{
+    const int leader = f->node_n > 0 && f->node_ranks[0] == f->rank;
+    MPI_Comm lc = MPI_COMM_NULL;
+    double mine[2] = {0, 0}, all[2] = {0, 1}; /* the slowest link's seconds, failures */
+    if (MPI_Comm_split(f->comm, leader ? 0 : MPI_UNDEFINED, f->rank, &lc) != MPI_SUCCESS) { lc = MPI_COMM_NULL; mine[1] = 1; }
+    if (lc != MPI_COMM_NULL) {
+        int h = 0, me = 0, bad = 0, any = 1;
+        MPI_Comm_size(lc, &h);
+        MPI_Comm_rank(lc, &me);
+        char *b = cd_calloc(2, CD_PROBE_BYTES); /* zeroed: no uninitialised byte leaves through MPI */
+        bad = b == NULL;
+        if (MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, lc) == MPI_SUCCESS && !any && h > 1) {
+            const int to = (me + 1) % h, from = (me + h - 1) % h;
+            if (MPI_Sendrecv(b, 1, MPI_BYTE, to, 0x70, b + CD_PROBE_BYTES, 1, MPI_BYTE, from, 0x70, lc, MPI_STATUS_IGNORE) != MPI_SUCCESS) mine[1] = 1;
+            const double t0 = MPI_Wtime();
+            if (!mine[1] && MPI_Sendrecv(b, CD_PROBE_BYTES, MPI_BYTE, to, 0x71, b + CD_PROBE_BYTES, CD_PROBE_BYTES, MPI_BYTE, from, 0x71, lc,
+                                         MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                mine[1] = 1;
+            mine[0] = MPI_Wtime() - t0;
+        } else mine[1] = 1;
+        cd_free(b);
+        MPI_Comm_free(&lc);
+    }
+    if (MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, f->comm) != MPI_SUCCESS || all[1] > 0 || !(all[0] > 0)) return;
+    f->bw_x = (double)CD_PROBE_BYTES / all[0];
+    int i = 0;
+    while (i < cd_probe_n && cd_probe_memo[i].id != f->group) i++;
+    if (i == cd_probe_n && cd_probe_n < CD_PROBE_MEMO) cd_probe_n++;
+    if (i < CD_PROBE_MEMO) { cd_probe_memo[i].id = f->group; cd_probe_memo[i].bw = f->bw_x; }
+}
+
 static void file_nodes(colldiag_file *f)
 {
     if (f->node_n) return;
@@ -238,8 +304,11 @@ static void file_nodes(colldiag_file *f)
         cd_free(r);
         MPI_Comm_free(&nc);
     }
-    int mine[2] = {f->node_n > 0 && f->node_ranks[0] == f->rank, f->node_n <= 0}, all[2] = {0, 1};
-    if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_SUM, f->comm) == MPI_SUCCESS && all[1] == 0) f->nodes = all[0];
+    int mine[3] = {f->node_n > 0 && f->node_ranks[0] == f->rank, f->node_n <= 0, probe_wanted(f)}, all[3] = {0, 1, 0};
+    if (MPI_Allreduce(mine, all, 3, MPI_INT, MPI_SUM, f->comm) == MPI_SUCCESS && all[1] == 0) f->nodes = all[0];
+    /* the link between nodes: probed if some rank wants it (the same sum on every rank), else remembered */
+    if (f->nodes > 1 && all[2] > 0) file_probe_link(f);
+    else if (f->nodes > 1) f->bw_x = probe_memo(f->group);
 }
 
 /* Whether rank r of f's communicator is on this rank's node (file_nodes known). */

@@ -24,9 +24,10 @@
  *   against the best's fastest call once it ran twice, or by half after its one call (a pattern's first
  *   call pays for a cold start, which can double it; a first choice far off its estimate is left at
  *   once). Then that scheme is tried, on a real call (never by repeating I/O), at most twice a pattern:
- *   of those that could (by their own estimate, or the lower one lent by the others' errors), the one
- *   the lent errors make cheapest. A scheme whose every estimate is slower than the measured best is
- *   never tried.
+ *   of those that could, the one the lent errors make cheapest. "Could" by the lent estimate while the
+ *   best ran within 4x of its estimate; once it ran further off (the model is wrong here), by the lower
+ *   of a scheme's own estimate and the lent one, so that no scheme is ruled out by another's error
+ *   alone when the choice itself is far off. A scheme estimated slower than the best is never tried.
  * - Wisdom (COLLDIAG_WISDOM=PATH): what was measured is saved when MPI finalizes (the group's first
  *   file's rank 0) and loaded at a group's first collective call, keyed by where it was measured (ranks,
  *   nodes, ranks per node, the MPI library and its I/O component, the file system): wisdom from
@@ -44,6 +45,8 @@
 #define CD_MEAS_GAIN 0.87   /* an untried scheme is tried when its corrected estimate beats the measured best by > 15% */
 #define CD_MEAS_PRIOR 1.0   /* the model's constants weigh as much as one call's measurement in a term's correction */
 #define CD_MEAS_COLD 0.5    /* ... or, after the best's first call only (a cold start can double it), halves it */
+#define CD_MEAS_FAR 4.0     /* a best measured over 4x its estimate (a cold start's 2x, times the 2x the defaults can be
+                               off on a busy or oversubscribed machine) says the model is wrong for this pattern */
 
 /* The model's terms (decision.c, auto_terms): the collective rounds' latency, moving bytes between ranks,
    collective MPI-IO, independent I/O. A scheme's estimate is their sum. */
@@ -209,11 +212,12 @@ static double meas_min(const cd_sig *s, int k)
    mostly bytes between ranks, makes another that moves bytes between ranks look several times slower,
    and one that does independent I/O only not at all; a scheme counts once however often it ran (its
    calls repeat one error; they do not say more about how it splits among the terms).
-   opt, the optimistic guess, decides whether a try is worth a call: the scheme's own evidence if it
-   ran, else the lower of its estimate and ec. One scheme's error is a hint about another's, not
-   evidence: a scheme is never ruled out by what another measured (its own terms may be right, and
-   AUTO must not stay on a choice 20 times its estimate because the others share a term with it); the
-   hint orders the tries, and the tries are bounded (CD_MEAS_TRIES). */
+   opt, the optimistic guess: the scheme's own evidence if it ran, else the lower of its estimate and ec.
+   ec decides whether a try is worth a call while the measured best ran near its estimate (the model
+   holds here: across a slow network, once all-independent ran as estimated, link is not tried after
+   aggregation ran 50 times its estimate); opt decides once the best ran far over its estimate (the
+   model is wrong here, and the lent errors may be what misleads: AUTO must not stay on a choice 20
+   times its estimate because the others share a term with it). */
 static void meas_corrected(const cd_group *gr, const double est[4], const double term[4][CD_T_N], double ec[4], double opt[4])
 {
     double th[CD_T_N];
@@ -290,6 +294,7 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
     for (int k = 1; k < 4; k++)
         if (est[k] < est[best_est]) best_est = k;
     x->meas_kind = 0;
+    x->meas_link = io->f->nodes > 1 ? io->f->bw_x : 0;
     for (int k = 0; k < 4; k++) { x->meas_t[k] = -1; x->meas_n[k] = 0; x->meas_ec[k] = est[k]; }
     cd_group *gr = meas_on(io) ? meas_group(io->f->group) : NULL;
     if (!gr) return best_est;
@@ -313,11 +318,14 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
         /* a try must beat the fastest of the best's calls, not their median (a try that loses costs a
            whole call), once it ran twice: a pattern's first call pays for a cold start (the file's first
            pages, MPI-IO's buffers), which can double it; a try after that one call must halve it, so
-           that a first choice far off its estimate is left at once. Of the schemes worth a try by the
-           optimistic guess, the best guess picks. */
+           that a first choice far off its estimate is left at once. Whether a scheme could: by the best
+           guess (the others' errors lent), unless the best ran far over its own estimate: then the model
+           is wrong here, the lent errors may be the ones misleading, and the optimistic guess decides.
+           Of the schemes that could, the best guess picks. */
         const double bar = s && s->n[best_m] >= 2 ? CD_MEAS_GAIN * meas_min(s, best_m) : CD_MEAS_COLD * x->meas_t[best_m];
+        const int far = x->meas_t[best_m] > CD_MEAS_FAR * est[best_m];
         for (int k = 0; k < 4; k++)
-            if (x->meas_t[k] < 0 && opt[k] < bar && (cand < 0 || x->meas_ec[k] < x->meas_ec[cand])) cand = k;
+            if (x->meas_t[k] < 0 && (far ? opt[k] : x->meas_ec[k]) < bar && (cand < 0 || x->meas_ec[k] < x->meas_ec[cand])) cand = k;
         const int worth = cand >= 0 && s && s->tries < CD_MEAS_TRIES;
         if (worth && io->dir != DIR_PLAN) s->tries++;
         x->meas_kind = worth ? 3 : 2;
@@ -363,6 +371,7 @@ static void meas_reason(const colldiag_xfer *x, char *b, size_t n, const char *c
         else
             k += (size_t)snprintf(b + k, n - k, "%s %s est. %.3g s", s ? "," : "", cd_meas_name[s], x->meas_ec[s]);
     }
+    if (k < n && x->meas_link > 0) k += (size_t)snprintf(b + k, n - k, "; the link between nodes probed at %.3g MB/s", x->meas_link * 1e-6);
     if (k < n) snprintf(b + k, n - k, " -> %s (%s)", chosen, why[x->meas_kind]);
 }
 
@@ -371,6 +380,7 @@ static void meas_reason(const colldiag_xfer *x, char *b, size_t n, const char *c
      colldiag-wisdom 1
      where ranks=3 nodes=1 per_node=3 mpi=Open_MPI_v4.1.4 io=ompio fs=ef53
      scale LR0 N0 LR1 N1 LR2 N2 LR3 N3                  (the model's error per scheme: sum of logs, count)
+     shares K W0 W1 W2 W3                                (scheme K: its terms' shares of its estimates, summed)
      sig HEX tries T link SECONDS CALLS multi - 0 aggregation SECONDS CALLS independent - 0
    The where is what the group's first call knew (its ranks, its nodes where known, the MPI library and
    its I/O component, the file system of that call's file): a later run of the same program there

@@ -62,6 +62,7 @@ struct colldiag_xfer {
     int auto_s;                           /* the scheme AUTO ran (0 link .. 3 all-independent), -1: not AUTO */
     double meas_t[4], meas_ec[4];
     double meas_term[4];                  /* the chosen scheme's estimate, term by term (measure.c's CD_T_*) */
+    double meas_link;                     /* the link between nodes the model used, B/s, probed (files.c); 0: not probed */
     uint32_t meas_n[4];
     uint64_t meas_sig;
     int planned;                          /* the last call was a plan: the counters are what it would move */

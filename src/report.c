@@ -190,7 +190,18 @@ int colldiag_get_auto_corrected(const colldiag_xfer *x, double corrected[4])
     return 0;
 }
 
-void colldiag_auto_forget(void) { meas_forget(); }
+int colldiag_file_get_link_rate(const colldiag_file *f, double *bytes_per_s)
+{
+    if (!f || !bytes_per_s) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_file_get_link_rate", "%s is NULL", f ? "bytes_per_s" : "f");
+    *bytes_per_s = f->nodes > 1 ? f->bw_x : 0;
+    return 0;
+}
+
+void colldiag_auto_forget(void)
+{
+    meas_forget();
+    probe_forget(); /* the link between nodes too: a cold start probes it again at the next file open */
+}
 
 void colldiag_auto_save_wisdom(void) { meas_save(); }
 
@@ -637,8 +648,10 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
         fprintf(out, ",\"auto\":{\"kind\":\"%s\",\"measured\":{", kinds[x->meas_kind]);
         for (int k = 0, any = 0; k < 4; k++)
             if (x->meas_n[k]) fprintf(out, "%s\"%s\":{\"seconds\":%.9g,\"calls\":%u}", any++ ? "," : "", cd_meas_name[k], x->meas_t[k], x->meas_n[k]);
-        fprintf(out, "},\"estimates\":{\"link\":%.6g,\"multi\":%.6g,\"aggregation\":%.6g,\"independent\":%.6g}}", x->meas_ec[0], x->meas_ec[1],
+        fprintf(out, "},\"estimates\":{\"link\":%.6g,\"multi\":%.6g,\"aggregation\":%.6g,\"independent\":%.6g}", x->meas_ec[0], x->meas_ec[1],
                 x->meas_ec[2], x->meas_ec[3]);
+        if (x->meas_link > 0) fprintf(out, ",\"link_between_nodes_Bps\":%.6g", x->meas_link);
+        fprintf(out, "}");
     }
     /* a plan's bytes and calls are what the planned transfer would make; nothing moved */
     fprintf(out, "},\"counters\":\"%s\",\"ranks\":[", x->planned ? "planned" : "moved");

@@ -19,6 +19,10 @@
  *     (the test applies the rule to them itself);
  *     and from the sixth call on every call must run the cheapest (agreed) of the schemes that ran,
  *     never the first choice;
+ *     every call of these loops is also checked against the rule itself, applied by the test to the
+ *     corrected estimates colldiag reports and the times the test injected;
+ * 2b. a slow network: every scheme but all-independent 300 times its estimate: the rule call by call,
+ *     ending on all-independent;
  *  3. the bound: no more than 1 + 2 schemes ever run on one pattern, and a scheme estimated slower than
  *     the measured best is never tried (the model's first choice, made cheapest, is kept);
  *  4. COLLDIAG_AUTO_MODE=estimate: the model's choice in every call, whatever the clock says;
@@ -113,6 +117,39 @@ static int argmin(const double v[4], int skip)
     return b;
 }
 
+/* Every call of a loop against the rule (src/measure.c, stated in colldiag.h and docs/design.md), applied
+   by the test to what colldiag reports it knew (the corrected estimates ec[c] of call c) and to the
+   times the test injected (agreed[k]: what every rank must agree scheme k cost; constant, so a scheme's
+   median and fastest call are that). est: the model's estimates (the pattern's, every call alike). */
+static void check_rule(const char *name, int n, const int *ch, const int *kd, double (*ec)[4], const double est[4], const double agreed[4])
+{
+    int runs[4] = {0}, tries = 0;
+    for (int c = 0; c < n; c++) {
+        int want, wkind;
+        if (c == 0) { /* the pattern's first call: the corrected model's best */
+            want = argmin(ec[0], -1);
+            wkind = 1;
+        } else {
+            int best = -1, cand = -1;
+            for (int k = 0; k < 4; k++)
+                if (runs[k] && (best < 0 || agreed[k] < agreed[best])) best = k;
+            const double bar = runs[best] >= 2 ? 0.87 * agreed[best] : 0.5 * agreed[best];
+            const int far = agreed[best] > 4 * est[best];
+            for (int k = 0; k < 4; k++) {
+                const double gate = far && est[k] < ec[c][k] ? est[k] : ec[c][k];
+                if (!runs[k] && gate < bar && (cand < 0 || ec[c][k] < ec[c][cand])) cand = k;
+            }
+            const int try = cand >= 0 && tries < 2;
+            tries += try;
+            want = try ? cand : best;
+            wkind = try ? 3 : 2;
+        }
+        CHECK(ch[c] == want && kd[c] == wkind, "%s call %d ran %d (kind %d); the rule says %d (kind %d): corrected estimates %g %g %g %g", name, c,
+              ch[c], kd[c], want, wkind, ec[c][0], ec[c][1], ec[c][2], ec[c][3]);
+        if (ch[c] >= 0 && ch[c] < 4) runs[ch[c]]++;
+    }
+}
+
 /* The same clock on every rank (setenv on every rank: the environment is read at every call). */
 static void clock_env(const double t[4], double skew)
 {
@@ -196,12 +233,32 @@ int main(int argc, char **argv)
             CHECK(best != first, "AUTO stayed on the first choice, measured 20 times its estimate (estimates %g %g %g %g, corrected %g %g %g %g)",
                   est[0], est[1], est[2], est[3], ec[NC - 1][0], ec[NC - 1][1], ec[NC - 1][2], ec[NC - 1][3]);
         }
+        check_rule(skewed ? "skew" : "converge", NC, ch, kd, ec, est, agreed);
         for (int c = 5; c < NC; c++)
             CHECK(ch[c] == best, "call %d ran scheme %d; the cheapest that ran is %d (agreed times %g %g %g %g)", c, ch[c], best, agreed[0], agreed[1],
                   agreed[2], agreed[3]);
         CHECK(distinct <= 3, "%d schemes ran on one pattern (at most 1 + 2 tries)", distinct);
         CHECK(ch[0] == first, "the first call ran %d, the model's choice is %d", ch[0], first);
         CHECK(kd[NC - 1] == 2, "the last call's kind is %d: the measured best (2) expected", kd[NC - 1]);
+    }
+
+    /* 2b. a slow network: every scheme but all-independent 300 times its estimate (they all move bytes
+       between ranks or run collective rounds), all-independent as estimated: AUTO follows the rule call by
+       call, and ends on all-independent */
+    snprintf(g_case, sizeof g_case, "slow network");
+    {
+        double t[4];
+        for (int k = 0; k < 4; k++) t[k] = k == 3 ? est[k] : 300 * est[k];
+        colldiag_auto_forget();
+        clock_env(t, 0);
+        loop("network", NC, ch, kd, NULL, ec);
+        check_rule("network", NC, ch, kd, ec, est, t);
+        if (me == 0) {
+            printf("slow network: estimates %g %g %g %g, schemes run", est[0], est[1], est[2], est[3]);
+            for (int c = 0; c < NC; c++) printf(" %d", ch[c]);
+            printf("; corrected at call 2: %g %g %g %g\n", ec[2][0], ec[2][1], ec[2][2], ec[2][3]);
+        }
+        CHECK(ch[NC - 1] == argmin(t, -1), "the last call ran %d; the cheapest is %d", ch[NC - 1], argmin(t, -1));
     }
 
     /* 3. the bound: the model's choice is also the cheapest; the others cost 10 times their estimate,

@@ -13,7 +13,9 @@
  * of the same node instead gives other numbers.) Every rank checks its own count and that it is known; rank 0 checks the text report's node
  * count and sum, the JSON's, and that a link-chunk write (MPI-IO's own exchange) says nothing is known.
  * The bytes read back must be the bytes written. AUTO's estimate of aggregation must move with
- * COLLDIAG_AUTO_BW_NET_X by the off-node bytes the test counts (none on one node). With NODES, the host
+ * COLLDIAG_AUTO_BW_NET_X by the off-node bytes the test counts (none on one node), and link-chunk's by
+ * as much; the link's rate probed at open must be alike on every rank, known exactly when there are
+ * nodes, and be the rate the model uses. With NODES, the host
  * names must number NODES. Exit
  * status 1 on every rank when any rank failed. */
 #define _GNU_SOURCE
@@ -147,9 +149,50 @@ int main(int argc, char **argv)
         CHECK(d >= want * (1 - 1e-9) - 1e-12 && d <= want * (1 + 1e-9) + 1e-12,
               "aggregation's estimate moved by %.9g s when BW_NET_X fell from %g to %g B/s, expected %.9g s (%d nodes, %d ranks)", d, X1, X2,
               want, hosts, P);
-        for (int e = 0; e < 4; e++)
+        /* link-chunk's two-phase shuffle to its aggregators (about one a node) crosses nodes alike */
+        const double dl = est[1][0] - est[0][0];
+        CHECK(dl >= want * (1 - 1e-9) - 1e-12 && dl <= want * (1 + 1e-9) + 1e-12,
+              "link's estimate moved by %.9g s when BW_NET_X fell from %g to %g B/s, expected %.9g s (%d nodes, %d ranks)", dl, X1, X2, want, hosts, P);
+        for (int e = 1; e < 4; e++)
             if (e != 2) CHECK(est[1][e] == est[0][e], "estimate %d moved with BW_NET_X: %g -> %g", e, est[0][e], est[1][e]);
-        if (me == 0) printf("AUTO's aggregation estimate: +%.6g s with BW_NET_X %g -> %g B/s (%d nodes; expected +%.6g s)\n", d, X1, X2, hosts, want);
+        if (me == 0) printf("AUTO's aggregation and link estimates: +%.6g s with BW_NET_X %g -> %g B/s (%d nodes; expected +%.6g s)\n", d, X1, X2, hosts, want);
+
+        /* the link's rate, probed once at open when the ranks span nodes (colldiag_file_get_link_rate):
+           the same on every rank, known exactly when there are nodes, and what the model then uses: a
+           plan with COLLDIAG_AUTO_BW_NET_X set to it estimates exactly as one without (this test's model
+           checks run with COLLDIAG_AUTO_MODE=estimate, which probes nothing: a second file, opened with
+           AUTO measuring, probes) */
+        double rate = -1, lo = 0, hi = 0, none = -1;
+        CHECK(colldiag_file_get_link_rate(f, &none) == 0 && none == 0, "a file opened with COLLDIAG_AUTO_MODE=estimate has a probed link rate, %g", none);
+        char mode[32];
+        snprintf(mode, sizeof mode, "%s", getenv("COLLDIAG_AUTO_MODE") ? getenv("COLLDIAG_AUTO_MODE") : "");
+        unsetenv("COLLDIAG_AUTO_MODE");
+        colldiag_file *f2 = NULL;
+        char path2[1100];
+        snprintf(path2, sizeof path2, "%s.probe", path);
+        CHECK(colldiag_file_open(MPI_COMM_WORLD, path2, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f2) == 0, "open %s", path2);
+        CHECK(colldiag_file_get_link_rate(f2, &rate) == 0, "colldiag_file_get_link_rate");
+        MPI_Allreduce(&rate, &lo, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(&rate, &hi, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        CHECK(lo == hi, "the probed link rate differs between ranks: %g .. %g B/s", lo, hi);
+        CHECK(hosts > 1 ? rate > 0 : rate == 0, "the probed link rate is %g B/s with %d nodes", rate, hosts);
+        if (hosts > 1 && rate > 0) {
+            double ep[2][4];
+            CHECK(colldiag_plan(f2, l, s, NULL, x) == 0, "AUTO plan (probed link)");
+            colldiag_get_model_estimates(x, ep[0]);
+            char val[40];
+            snprintf(val, sizeof val, "%.17g", rate);
+            setenv("COLLDIAG_AUTO_BW_NET_X", val, 1);
+            CHECK(colldiag_plan(f2, l, s, NULL, x) == 0, "AUTO plan (BW_NET_X %s)", val);
+            colldiag_get_model_estimates(x, ep[1]);
+            unsetenv("COLLDIAG_AUTO_BW_NET_X");
+            for (int e = 0; e < 4; e++)
+                CHECK(ep[0][e] == ep[1][e], "estimate %d: %.17g with the probed link, %.17g with BW_NET_X set to its rate", e, ep[0][e], ep[1][e]);
+            if (me == 0) printf("the link between nodes, probed at open: %.4g MB/s\n", rate * 1e-6);
+        }
+        colldiag_file_close(f2);
+        if (me == 0) unlink(path2);
+        if (mode[0]) setenv("COLLDIAG_AUTO_MODE", mode, 1);
     }
     colldiag_xfer_free(x);
     colldiag_sel_free(s);
