@@ -746,6 +746,9 @@ static void worker(const pattern *pt, int opt, int k, int lo, int hi, FILE *out)
         g_gen = 0;
         sweep(gen);
         *g_f = keep;
+        /* AUTO's measured groups (measure.c) were the run's allocations, swept: each virtual rank is a
+           process of its own, with nothing measured yet (left linked, the next run's list ran in a cycle) */
+        cd_groups = NULL;
     }
     if (fflush(out)) _exit(3);
     _exit(0);
