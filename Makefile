@@ -33,9 +33,9 @@ SCN_PUBLIC ?= tests/scenarios/public
 H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
-TESTS = $(B)/test_auto $(B)/bench-auto $(B)/test_multi $(B)/test_untouched $(B)/test_offnode $(B)/heap $(B)/bench-timestep $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/mpi_read_overlap $(B)/nodes_probe $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/bench-bridge $(B)/bench-manyvars $(B)/calibrate $(B)/ranks $(B)/virtual
+TESTS = $(B)/test_auto $(B)/test_read_guard $(B)/bench-auto $(B)/test_multi $(B)/test_untouched $(B)/test_offnode $(B)/heap $(B)/bench-timestep $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/mpi_read_overlap $(B)/nodes_probe $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/bench-bridge $(B)/bench-manyvars $(B)/calibrate $(B)/ranks $(B)/virtual
 EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/h5_collmd_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/fuzz_h5 $(B)/h5_defects \
-           $(B)/patterns $(B)/libpmpi_file_calls.so $(B)/heap_kept $(B)/libcolldiag_wrap.a $(B)/colldiag-wrap.flags
+           $(B)/patterns $(B)/libpmpi_file_calls.so $(B)/heap_kept $(B)/libcolldiag_wrap.a $(B)/colldiag-wrap.flags $(B)/h5_engine $(B)/libcolldiag_preload_test.so
 
 # Debian 12 packages the build, the tests and the demo need.
 DEB_PKGS = make gcc gfortran libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
@@ -173,6 +173,12 @@ $(B)/h5_defects: tests/h5_defects.c | $(B)
 # a plain HDF5 program (no colldiag) the preload library is tested on
 $(B)/h5_client: tests/h5_client.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
+# the preload's measured engine (tests/test_engine.sh): a plain HDF5 time-step loop, and the preload built
+# for tests (COLLDIAG_INJECT=engine:... gives each engine its time)
+$(B)/h5_engine: tests/h5_engine.c | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
+$(B)/libcolldiag_preload_test.so: tools/colldiag-preload.c colldiag.c colldiag.h | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_TESTING $(H5CFLAGS) -fPIC -shared -I. $< $(H5LIBS) -ldl -o $@
 
 # Fault injection (COLLDIAG_INJECT) exists only in this test build of the kit.
 $(B)/test_large: tests/test_large.c $(B)/colldiag.o colldiag.h
@@ -195,6 +201,9 @@ $(B)/test_memory: tests/test_memory.c tests/count_alloc.h colldiag.c colldiag.h 
 $(B)/test_untouched: tests/test_untouched.c $(B)/colldiag.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) -I. $< $(B)/colldiag.o -o $@
 $(B)/test_offnode: tests/test_offnode.c $(B)/colldiag.o colldiag.h
+	$(MPICC) $(WARN) $(CFLAGS) -I. $< $(B)/colldiag.o -o $@
+# colldiag's own collective reads of overlapping selections: the file's bytes on every stack (the read guard)
+$(B)/test_read_guard: tests/test_read_guard.c $(B)/colldiag.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) -I. $< $(B)/colldiag.o -o $@
 
 $(B)/test_io $(B)/test_report $(B)/test_multi: $(B)/%: tests/%.c $(B)/colldiag.o $(B)/pmpi_count.o colldiag.h

@@ -707,6 +707,149 @@ static int sel_first_last(const colldiag_sel *s, uint64_t *first, uint64_t *last
     return 1;
 }
 
+/* A selection's bounding box (lo[d]..hi[d], inclusive) and a digest of its shape: whether two ranks'
+   selections of one dataset may share an element, and whether they are the same selection (the read
+   guard, execution.c). The span tree is a DAG (unions share subtrees): a walk of more than
+   CD_BBOX_BUDGET spans takes the dimensions below whole and marks the digest unusable (wide, never
+   narrow: the answer errs towards "may share"). A child met again by the next span is not walked again. */
+#define CD_BBOX_BUDGET 65536
+typedef struct {
+    uint64_t lo[COLLDIAG_MAX_RANK], hi[COLLDIAG_MAX_RANK];
+    long budget;
+    int over; /* the budget ran out: the digest says nothing */
+} cd_bbox;
+
+static void bbox_span(cd_bbox *b, int d, uint64_t lo, uint64_t hi)
+{
+    if (lo < b->lo[d]) b->lo[d] = lo;
+    if (hi > b->hi[d]) b->hi[d] = hi;
+}
+
+static uint64_t bbox_node(const colldiag_sel *s, const cd_node *nd, int d, cd_bbox *b)
+{
+    if (!nd || d >= s->rank) return 0x9e3779b97f4a7c15ULL;
+    b->budget -= (long)(nd->sp ? nd->n : 1) + 1;
+    if (b->budget < 0) { /* the rest of this dimension and those below: whole */
+        for (int e = d; e < s->rank; e++) bbox_span(b, e, 0, s->dims[e] ? s->dims[e] - 1 : 0);
+        b->over = 1;
+        return 0;
+    }
+    uint64_t h = cd_hash_u64(cd_hash_u64(0, (uint64_t)d), nd->n);
+    if (!nd->n) return h;
+    if (!nd->sp) {
+        bbox_span(b, d, nd->start, nd->start + (nd->n - 1) * nd->stride + nd->block - 1);
+        h = cd_hash_u64(cd_hash_u64(cd_hash_u64(h, nd->start), nd->stride), nd->block);
+        return cd_hash_u64(h, bbox_node(s, nd->down, d + 1, b));
+    }
+    const cd_node *prev = NULL;
+    uint64_t ph = 0;
+    for (uint64_t i = 0; i < nd->n; i++) {
+        const cd_span *sp = &nd->sp[i];
+        bbox_span(b, d, sp->lo, sp->hi);
+        if (i == 0 || sp->down != prev) {
+            ph = bbox_node(s, sp->down, d + 1, b);
+            prev = sp->down;
+        }
+        h = cd_hash_u64(cd_hash_u64(cd_hash_u64(h, sp->lo), sp->hi), ph);
+    }
+    return h;
+}
+
+/* Each dimension of s as a regular set {start + i stride + [0, block), i < count}, exact where the span
+   tree is one regular or one-span node a level down to that dimension (a hyperslab of one block pattern),
+   and the box's interval below the first level of several spans (a superset: the levels above are one
+   pattern, so the selection lies in their product with the box's rest). reg[4 d ...]: start, stride,
+   count, block. Call after sel_bbox (its box). Pure. */
+static void sel_regular_dims(const colldiag_sel *s, const cd_bbox *b, uint64_t *reg)
+{
+    const cd_node *nd = s && s->type != SEL_POINTS && s->space == SPACE_SIMPLE ? s->tree : NULL;
+    for (int d = 0; d < (s ? s->rank : 0); d++) {
+        uint64_t *r = &reg[4 * d];
+        if (nd && !nd->sp && nd->n) {
+            r[0] = nd->start;
+            r[1] = nd->n > 1 ? nd->stride : nd->block;
+            r[2] = nd->n;
+            r[3] = nd->block;
+            nd = nd->down;
+        } else if (nd && nd->sp && nd->n == 1) {
+            r[0] = nd->sp[0].lo;
+            r[1] = r[3] = nd->sp[0].hi - nd->sp[0].lo + 1;
+            r[2] = 1;
+            nd = nd->sp[0].down;
+        } else {
+            nd = NULL;
+            r[0] = b->lo[d];
+            r[1] = r[3] = b->hi[d] >= b->lo[d] ? b->hi[d] - b->lo[d] + 1 : 1;
+            r[2] = 1;
+        }
+    }
+}
+
+/* Whether two regular sets of one dimension (start, stride, count, block: sel_regular_dims) share a
+   coordinate: exact when the strides are equal or either is a single block, else whether their spans
+   meet (a superset). Pure, O(1). */
+static int regular_meet(const uint64_t *a, const uint64_t *b)
+{
+    const uint64_t ahi = a[0] + (a[2] - 1) * a[1] + a[3] - 1, bhi = b[0] + (b[2] - 1) * b[1] + b[3] - 1;
+    if (ahi < b[0] || bhi < a[0]) return 0;
+    if (a[2] > 1 && b[2] > 1 && a[1] != b[1]) return 1; /* the spans meet: assume they share */
+    if (a[2] == 1 && b[2] == 1) return 1;
+    if ((a[2] > 1 && a[1] < a[3]) || (b[2] > 1 && b[1] < b[3])) return 1; /* blocks wider than their stride: one stretch */
+    if (b[2] == 1) { const uint64_t *t = a; a = b; b = t; }
+    if (a[2] == 1) { /* an interval [x, y] against blocks j of b: b0 + j st + [0, bb) */
+        const int64_t x = (int64_t)a[0], y = (int64_t)(a[0] + a[3] - 1), b0 = (int64_t)b[0], st = (int64_t)b[1], bb = (int64_t)b[3];
+        int64_t jlo = x - b0 - bb + 1, jhi = y - b0;
+        jlo = jlo <= 0 ? 0 : (jlo + st - 1) / st;
+        jhi = jhi < 0 ? -1 : jhi / st;
+        if (jhi > (int64_t)b[2] - 1) jhi = (int64_t)b[2] - 1;
+        return jlo <= jhi;
+    }
+    /* equal strides st: blocks i of a and j = i + k of b meet iff -bb < d + k st < ba (d = b0 - a0) */
+    const int64_t st = (int64_t)a[1], d = (int64_t)b[0] - (int64_t)a[0], ba = (int64_t)a[3], bb = (int64_t)b[3];
+    const int64_t na = (int64_t)a[2], nb = (int64_t)b[2];
+    /* k from ceil((-bb + 1 - d) / st) to floor((ba - 1 - d) / st): at most a few (blocks <= stride) */
+    int64_t num = -bb + 1 - d, klo = num >= 0 ? (num + st - 1) / st : -((-num) / st);
+    num = ba - 1 - d;
+    const int64_t khi = num >= 0 ? num / st : -((-num + st - 1) / st);
+    for (int64_t k = klo; k <= khi; k++) {
+        const int64_t ilo = k < 0 ? -k : 0, ihi = na < nb - k ? na : nb - k; /* i in [ilo, ihi) */
+        if (ilo < ihi) return 1;
+    }
+    return 0;
+}
+
+/* The box and digest of s (see above): 0 when nothing is selected. */
+static int sel_bbox(const colldiag_sel *s, cd_bbox *b, uint64_t *digest)
+{
+    for (int d = 0; d < COLLDIAG_MAX_RANK; d++) {
+        b->lo[d] = UINT64_MAX;
+        b->hi[d] = 0;
+    }
+    b->budget = CD_BBOX_BUDGET;
+    b->over = 0;
+    *digest = 0;
+    if (!s || s->space == SPACE_NULL || s->type == SEL_NONE) return 0;
+    if (s->space == SPACE_SCALAR || s->rank == 0) { *digest = 1; return 1; }
+    if (s->type == SEL_POINTS) {
+        if (!s->npts) return 0;
+        uint64_t h = 3;
+        for (uint64_t i = 0; i < s->npts; i++) {
+            uint64_t r = s->pts[i];
+            h = cd_hash_u64(h, r);
+            for (int d = s->rank - 1; d >= 0; d--) {
+                const uint64_t n = s->dims[d] ? s->dims[d] : 1;
+                bbox_span(b, d, r % n, r % n);
+                r /= n;
+            }
+        }
+        *digest = h;
+        return 1;
+    }
+    if (!s->tree || !s->tree->n) return 0;
+    *digest = bbox_node(s, s->tree, 0, b);
+    return 1;
+}
+
 static const char *seloper_name(colldiag_seloper_t op) { return op == COLLDIAG_SELECT_SET ? "SET" : "OR"; }
 
 static cd_node *tree_all(const colldiag_sel *s)
@@ -1354,8 +1497,10 @@ enum {
     AG_MEAS_SIG_NOT,   /* ... and of its complement: every rank had the same iff AND of the two is 0 */
     AG_WIS,            /* BOR of a digest of the AUTO wisdom this rank read for the group (measure.c; 0: none) ... */
     AG_WIS_NOT,        /* ... and of its complement (all ones: none): every rank read the same iff AND of the two is 0 */
+    AG_STACK,          /* BOR: bit 0, this rank's MPI-IO layer loses bytes of overlapping collective reads (risk_read_stack:
+                          set before MPI_Init, so it can differ between ranks; the read guard and the prediction use the OR) */
     AG_TOUCH,          /* BOR: the touched-chunk map, CD_TOUCH_WORDS words from here */
-    AG_N = AG_TOUCH + 8 /* 384 bytes in all: see touch_map */
+    AG_N = AG_TOUCH + 8 /* 408 bytes in all: see touch_map */
 };
 #define CD_TOUCH_WORDS (AG_N - AG_TOUCH)
 
@@ -1396,6 +1541,8 @@ struct colldiag_file {
     MPI_File size_fh;    /* HDF5 bridge, plan_only: HDF5's own MPI_File, asked only for its size (risk_local) */
     uint64_t covered_to; /* agreed in collective writes, alike on every rank: the file is at least this long (file_covered) */
     int ds_write;        /* the MPI-IO layer may sieve independent writes (read-modify-write): 1, 0, -1 not asked yet (risk_ds) */
+    int reads_lose;      /* agreed at the last collective call (AG_STACK): some rank's MPI-IO layer loses bytes of
+                            overlapping collective reads; the read guard asks only then (execution.c) */
     int read_only;       /* opened (or wrapped) MPI_MODE_RDONLY: under HDF5 1.14's rules, its small chunks are cached */
     int node_n;          /* ranks of comm on this rank's node (MPI_COMM_TYPE_SHARED), learnt by file_nodes: 0 not yet, -1 unknown */
     int *node_ranks;     /* their ranks in comm, ascending (node_n of them) */
@@ -1792,7 +1939,9 @@ struct colldiag_xfer {
                                              the last call: what bench subtracts to see the per-chunk cost */
     uint64_t pcs_cap;
     colldiag_counters cnt;
-    char reason[256];                     /* read through xfer_reason: AUTO's may not be formatted yet */
+    char reason[384];                     /* read through xfer_reason: AUTO's may not be formatted yet */
+    int reads_solo;                       /* the read guard made the collective reads independent (1; 2 once the
+                                             reason says so: xfer_reason) */
     /* AUTO's reason (four estimates as %.3g, ~3 us a call: a twentieth of a small read) is formatted
        when something asks for it (xfer_reason), from auto_est and these; rz_auto 0: reason is final */
     int rz_auto, rz_P, rz_opt;
@@ -1813,6 +1962,13 @@ struct colldiag_xfer {
     double meas_t[4], meas_ec[4];
     double meas_term[4];                  /* the chosen scheme's estimate, term by term (measure.c's CD_T_*) */
     double meas_link;                     /* the link between nodes the model used, B/s, probed (files.c); 0: not probed */
+    /* the preload's engine, measured (measure.c, meas_engine_choose): 0 not, 1 the rule (first calls), 2 the
+       measured faster, 3 trying the other; its choice (0 HDF5's path, 1 colldiag's); each engine's fastest
+       agreed time (-1 none) and calls; the pattern and group the time goes to */
+    int eng_kind, eng_choice;
+    double eng_t[2];
+    uint32_t eng_n[2];
+    uint64_t eng_sig, eng_group;
     uint32_t meas_n[4];
     uint64_t meas_sig;
     int planned;                          /* the last call was a plan: the counters are what it would move */
@@ -3027,6 +3183,7 @@ struct cd_io {
     size_t fes_max, fes_min;  /* element sizes over the call's datasets (single: fes) */
     int merged;               /* subs: this dataset's pieces are in the call's merged map */
     int fail_shift;           /* AG_FAIL holds ((rank << fail_shift) | dataset) * 16 + code (0: single) */
+    int read_guard;           /* 0 not asked yet, 1 collective reads as planned, 2 read independently (read_guard) */
 };
 
 /* The dataset context a piece belongs to (the call's own in a single call). */
@@ -3789,11 +3946,143 @@ static void view_reset(cd_io *io)
     if (rc != MPI_SUCCESS) cd_mpi_err(io, rc, "MPI_File_set_view (reset)");
 }
 
+/* ---- the read guard: collective reads on a stack that loses bytes of overlapping ones ----
+   Open MPI 4.1.0-4.1.4's ompio returns zeros for the bytes of one rank's read request past the end of
+   another's nested inside it, in one collective read (decision.c, "reads at risk", has the story). HDF5
+   runs into it as it will; colldiag's own reads must not. On that stack (risk_read_stack), a read's first
+   collective data call asks whether two ranks' selections may share an element: each rank's bounding box
+   and shape digest (sel_bbox), gathered once a call. Selections whose boxes meet, unless they are the
+   same selection (which the defect spares: every rank's requests alike), may put one rank's request
+   inside another's; the call's collective data calls are then made as independent reads of the same
+   views: each rank's own requests, disjoint and in file order, which the sieving reads right. The modes
+   reported stay the scheme's (they are HDF5's answer for it); the reason and the counters say how the
+   bytes moved. A multi-dataset call's merged reads take the independent way without asking. */
+static int risk_read_stack(void)
+{
+#ifdef OPEN_MPI
+    static int version = -1; /* 1: Open MPI 4.1.0 - 4.1.4, 0: another */
+    if (version < 0) {
+        char v[MPI_MAX_LIBRARY_VERSION_STRING];
+        int n = 0, a = 0, b = 0, c = 0;
+        version = MPI_Get_library_version(v, &n) == MPI_SUCCESS && sscanf(v, "Open MPI v%d.%d.%d", &a, &b, &c) == 3 && a == 4 && b == 1 && c <= 4;
+    }
+    if (!version) return 0;
+    const char *io = getenv("OMPI_MCA_io"), *ds = getenv("OMPI_MCA_fbtl_posix_read_datasieving");
+    if (io && strstr(io, "romio") && !strchr(io, '^')) return 0;
+    return !(ds && (!strcmp(ds, "0") || !strcmp(ds, "false") || !strcmp(ds, "no") || !strcmp(ds, "FALSE")));
+#else
+    return 0;
+#endif
+}
+
+/* 1 when two of the gathered selections (rec words a rank: non-empty, over, digest, then a regular set
+   a dimension: sel_regular_dims) may share an element and are not the same selection. Sweeps along the
+   dimension they span least (slabs of rows: rows), keeping those not yet ended there: a decomposition
+   costs O(P log P). key: P scratch entries. Pure. */
+typedef struct { uint64_t lo; int p; } cd_box_key;
+static int box_key_cmp(const void *a, const void *b)
+{
+    const uint64_t x = ((const cd_box_key *)a)->lo, y = ((const cd_box_key *)b)->lo;
+    return x < y ? -1 : x > y;
+}
+static uint64_t reg_end(const uint64_t *r) { return r[0] + (r[2] - 1) * r[1] + r[3] - 1; }
+static int boxes_meet(const uint64_t *w, int P, int r, cd_box_key *key)
+{
+    const size_t rec = 3 + 4 * (size_t)r;
+    int n = 0, best = 0;
+    for (int p = 0; p < P; p++)
+        if (w[(size_t)p * rec]) key[n++].p = p;
+    if (n < 2 || r == 0) return 0; /* scalars: one element, read alike */
+    double cover = -1;
+    for (int d = 0; d < r; d++) {
+        double c = 0;
+        for (int i = 0; i < n; i++) {
+            const uint64_t *g = &w[(size_t)key[i].p * rec + 3 + 4 * (size_t)d];
+            c += (double)(reg_end(g) - g[0]) + 1.0;
+        }
+        if (cover < 0 || c < cover) { cover = c; best = d; }
+    }
+    for (int i = 0; i < n; i++) key[i].lo = w[(size_t)key[i].p * rec + 3 + 4 * (size_t)best];
+    qsort(key, (size_t)n, sizeof *key, box_key_cmp);
+    /* key[a..i) are the selections still open at selection i's start along `best`; an ended one is
+       swapped out to a */
+    int a = 0;
+    for (int i = 1; i < n; i++) {
+        const uint64_t *si = &w[(size_t)key[i].p * rec];
+        for (int j = a; j < i; j++) {
+            const uint64_t *sj = &w[(size_t)key[j].p * rec];
+            if (reg_end(&sj[3 + 4 * best]) < si[3 + 4 * best]) { /* ended before selection i (and every later one) starts */
+                const cd_box_key t = key[j];
+                key[j] = key[a];
+                key[a] = t;
+                a++;
+                continue;
+            }
+            int meet = 1;
+            for (int d = 0; d < r && meet; d++) meet = regular_meet(&si[3 + 4 * d], &sj[3 + 4 * d]);
+            if (!meet) continue;
+            int same = !si[1] && !sj[1] && si[2] == sj[2];
+            for (int d = 0; d < 4 * r && same; d++) same = si[3 + d] == sj[3 + d];
+            if (!same) return 1;
+        }
+    }
+    return 0;
+}
+
+/* The guard's answer for this call (collective the first time: every rank makes the call's first
+   collective data call together): 1 collective reads as planned, 2 independent reads (see above). */
+static int read_guard(cd_io *io)
+{
+    if (io->read_guard) return io->read_guard;
+    io->read_guard = 1;
+    if (io->dir != DIR_READ || !io->f->reads_lose || io->f->size < 2) return 1; /* agreed (AG_STACK) */
+    if (io->sub) { /* several datasets' merged pieces: not asked (rare; every rank alike) */
+        io->read_guard = 2;
+        io->x->reads_solo = 1;
+        return 2;
+    }
+    /* the dataset's rank (every rank's alike, unlike its selection's space): the gather's record */
+    const int r = io->l && io->l->rank <= COLLDIAG_MAX_RANK ? io->l->rank : 0, P = io->f->size;
+    const size_t rec = 3 + 4 * (size_t)r;
+    uint64_t mine[3 + 4 * COLLDIAG_MAX_RANK];
+    cd_bbox b;
+    mine[0] = sel_bbox(io->fs, &b, &mine[2]) && !io->code && (io->fs->space == SPACE_SIMPLE ? io->fs->rank : 0) == r;
+    mine[1] = (uint64_t)b.over;
+    if (mine[0]) sel_regular_dims(io->fs, &b, &mine[3]);
+    else memset(&mine[3], 0, 4 * (size_t)r * sizeof *mine);
+    /* the gather's memory (rec words and an index a rank), or every rank reads independently */
+    uint64_t *all = cd_malloc((size_t)P * rec * sizeof *all);
+    cd_box_key *key = cd_malloc((size_t)P * sizeof *key);
+    int ok = all && key, all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, io->f->comm);
+    int solo = 1;
+    if (all_ok && MPI_Allgather(mine, (int)rec, MPI_UINT64_T, all, (int)rec, MPI_UINT64_T, io->f->comm) == MPI_SUCCESS)
+        solo = boxes_meet(all, P, r, key);
+    cd_free(all);
+    cd_free(key);
+    io->read_guard = solo ? 2 : 1;
+    if (solo) io->x->reads_solo = 1;
+    return io->read_guard;
+}
+
 /* One collective data call (every rank makes it; have = 0 joins with nothing), counted, with a short
    write reported as an error. Returns the bytes moved, -1 if the call failed or moved nothing. */
 static MPI_Count coll_data_call(cd_io *io, void *buf, int count, MPI_Datatype t, uint64_t want, int have)
 {
     MPI_Status st;
+    if (io->dir == DIR_READ && read_guard(io) == 2) { /* the same view, read independently */
+        if (!have) return -1;
+        const int rc = MPI_File_read_at(io->f->fh, 0, buf, count, t, &st);
+        io->x->cnt.calls_independent++;
+        if (rc != MPI_SUCCESS) {
+            cd_mpi_err(io, rc, "MPI_File_read_at (the read guard's)");
+            return -1;
+        }
+        io->x->cnt.bytes_independent += want;
+        MPI_Count got = 0;
+        MPI_Get_elements_x(&st, MPI_BYTE, &got);
+        return got;
+    }
     int rc = io->dir == DIR_WRITE ? MPI_File_write_at_all(io->f->fh, 0, buf, have ? count : 0, have ? t : MPI_BYTE, &st)
                                   : MPI_File_read_at_all(io->f->fh, 0, buf, have ? count : 0, have ? t : MPI_BYTE, &st);
     io->x->cnt.calls_collective++;
@@ -4213,6 +4502,12 @@ static const char *xfer_reason(const colldiag_xfer *cx)
             snprintf(x->reason, sizeof x->reason, "AUTO: estimated link %.3g s, multi %.3g s, aggregation %.3g s, independent %.3g s (%" PRIu64
                      " runs, %" PRIu64 " chunks over %d ranks) -> %s", x->auto_est[0], x->auto_est[1], x->auto_est[2], x->auto_est[3],
                      x->rz_runs, x->rz_chunks, x->rz_P, cd_chunk_opt_env[x->rz_opt]);
+    }
+    if (x->reads_solo == 1) {
+        x->reads_solo = 2;
+        const size_t k = strlen(x->reason);
+        snprintf(x->reason + k, sizeof x->reason - k, "%sits reads made independently: ranks' selections overlap, and Open MPI "
+                 "4.1.0-4.1.4's ompio loses bytes of overlapping collective reads", k ? "; " : "");
     }
     return x->reason;
 }
@@ -5216,6 +5511,8 @@ typedef struct {
     double t[4][CD_MEAS_SAMPLES];   /* agreed seconds of the scheme's last calls (a ring) */
     uint32_t n[4];                  /* calls measured, each scheme */
     uint32_t tries;                 /* calls spent on schemes not measured before */
+    uint32_t engine;                /* 1: the preload's engines of a pattern (t[0] HDF5's path, t[1] colldiag's), not AUTO's schemes */
+    uint32_t relooks;               /* engines: times the engine not chosen was measured again */
 } cd_sig;
 
 typedef struct cd_group {
@@ -5226,8 +5523,9 @@ typedef struct cd_group {
     double lr[4];                   /* sum of log(measured / estimated) per scheme: the model's error on this job */
     uint32_t lrn[4];
     double ws[4][CD_T_N];           /* sum of each term's share of the scheme's measured estimates */
-    int pend, pend_s;               /* the last AUTO call's measurement, carried by the next call's reduction */
-    uint64_t pend_sig;
+    int pend, pend_s;               /* the last AUTO call's measurement, carried by the next call's reduction (pend_s -1: no scheme) */
+    int pend_e;                     /* ... and the preload's engine that ran it (0 HDF5, 1 colldiag; -1 none), of pattern pend_esig */
+    uint64_t pend_sig, pend_esig;
     double pend_t, pend_est, pend_term[CD_T_N];
     int wis;                        /* wisdom: 0 not asked yet, 1 asked (loaded or not) */
     uint64_t wis_dig;               /* what this rank read (0: nothing), agreed in the first call */
@@ -5370,6 +5668,15 @@ static void meas_corrected(const cd_group *gr, const double est[4], const double
     }
 }
 
+/* The pending measurement's identity: the pattern and scheme AUTO ran, and the pattern and engine the
+   preload ran, as far as each applies. Alike on every rank that ran the same call. */
+static uint64_t meas_pend_id(const cd_group *gr)
+{
+    uint64_t id = gr->pend_s >= 0 ? cd_hash_u64(gr->pend_sig, (uint64_t)gr->pend_s + 1) : 0x656e67u;
+    if (gr->pend_e >= 0) id = cd_hash_u64(id ^ gr->pend_esig, (uint64_t)gr->pend_e + 7);
+    return id ? id : 1;
+}
+
 /* This rank's part of the group's pending measurement, into the reduction's vector (AG_MEAS_*). */
 static void meas_wisdom_local(const cd_io *io, uint64_t v[AG_N]);
 static void meas_wisdom_agreed(const cd_io *io);
@@ -5382,7 +5689,7 @@ static void meas_local(const cd_io *io, uint64_t v[AG_N])
     v[AG_MEAS_SIG_NOT] = UINT64_MAX;
     cd_group *gr = io->f->plan_only ? NULL : meas_group(io->f->group);
     if (!gr || !gr->pend) return;
-    const uint64_t id = cd_hash_u64(gr->pend_sig, (uint64_t)gr->pend_s + 1);
+    const uint64_t id = meas_pend_id(gr);
     v[AG_MEAS_T] = gr->pend_t > 0 ? (uint64_t)(gr->pend_t * 1e9) + 1 : 1;
     v[AG_MEAS_SIG] = id;
     v[AG_MEAS_SIG_NOT] = ~id;
@@ -5397,10 +5704,19 @@ static void meas_agreed(const cd_io *io)
     meas_wisdom_agreed(io);
     const uint64_t *g = io->g;
     const int same = g[AG_MEAS_SIG] && !(g[AG_MEAS_SIG] & g[AG_MEAS_SIG_NOT]);
-    if (gr->pend && same && g[AG_MEAS_SIG] == cd_hash_u64(gr->pend_sig, (uint64_t)gr->pend_s + 1)) {
-        cd_sig *s = meas_find(gr, gr->pend_sig, 1);
+    if (gr->pend && same && g[AG_MEAS_SIG] == meas_pend_id(gr)) {
         const double t = (double)(g[AG_MEAS_T] - 1) * 1e-9;
+        if (gr->pend_e >= 0) { /* the preload's engine */
+            cd_sig *e = meas_find(gr, gr->pend_esig, 1);
+            if (e) {
+                e->engine = 1;
+                e->t[gr->pend_e][e->n[gr->pend_e] % CD_MEAS_SAMPLES] = t;
+                e->n[gr->pend_e]++;
+            }
+        }
         const int k = gr->pend_s;
+        if (k < 0) { gr->pend = 0; return; }
+        cd_sig *s = meas_find(gr, gr->pend_sig, 1);
         if (s) {
             s->t[k][s->n[k] % CD_MEAS_SAMPLES] = t;
             s->n[k]++;
@@ -5482,10 +5798,98 @@ static void meas_done(const cd_io *io, int k, double elapsed)
 #endif
     gr->pend = 1;
     gr->pend_s = k;
+    gr->pend_e = -1;
     gr->pend_sig = io->x->meas_sig;
     gr->pend_t = elapsed;
     gr->pend_est = io->x->model_est[k];
     memcpy(gr->pend_term, io->x->meas_term, sizeof gr->pend_term);
+}
+
+/* ---- the preload's engine, measured (COLLDIAG_ACCELERATE=1) ----
+   The preload's speed rules (engine.c: WHOLE_CHUNKS and STRETCHES give a call to HDF5's path, FASTER to
+   colldiag's) are one machine's timings; on another file system or network they can be wrong (IOR with
+   32 KiB chunks wrote at 0.85x of HDF5 here under WHOLE_CHUNKS). For a pattern a program repeats, they
+   become the prior: the first two calls follow the rule, the third runs the other engine once, and from
+   then on the engine whose fastest call was faster runs; when the median of the chosen engine's last 8
+   calls is over twice its fastest (the file system got busy, the file grew), the other is measured
+   again, and the chosen one keeps only its last call (at most CD_ENG_RELOOKS times a pattern). A call's time is the whole intercepted call's on each rank (the
+   agreement included: HDF5's path under the preload pays it too), its slowest rank's agreed in the
+   group's next collective call as AUTO's are (the same pending slot: one call, one time, its scheme and
+   its engine). Correctness rules (cannot move it, bytes at risk, COLLDIAG_ACCELERATE=all) are absolute
+   and never measured; neither are the rules decided before the agreement (contiguous writes, one-rank
+   files, independent contiguous reads), which have no agreed call to carry a time. Engines' patterns
+   are the same signature as AUTO's, tagged. COLLDIAG_AUTO_MODE=estimate keeps the rules alone. */
+#define CD_ENG_RELOOKS 4
+
+/* The engine for this call (0 HDF5's path, 1 colldiag's), by_rule the rule's. After the agreement,
+   alike on every rank. x gets what was measured. */
+static int meas_engine_choose(cd_io *io, int by_rule)
+{
+    colldiag_xfer *x = io->x;
+    x->eng_kind = 0;
+    x->eng_t[0] = x->eng_t[1] = -1;
+    x->eng_n[0] = x->eng_n[1] = 0;
+    cd_group *gr = meas_on(io) && io->dir != DIR_PLAN ? meas_group(io->f->group) : NULL;
+    const uint64_t esig = gr ? cd_hash_u64(meas_sig(io), 0x656e67u) : 0;
+    cd_sig *s = gr ? meas_find(gr, esig, 1) : NULL;
+    if (!s) return by_rule;
+    s->engine = 1;
+    x->eng_sig = esig;
+    x->eng_group = io->f->group;
+    for (int e = 0; e < 2; e++) { x->eng_t[e] = meas_min(s, e); x->eng_n[e] = s->n[e]; }
+    int choice = by_rule, kind = 1; /* 1 the rule, 2 the measured faster, 3 a try */
+    if (s->n[0] || s->n[1]) {
+        const int ran = s->n[by_rule] ? by_rule : !by_rule;
+        if (!s->n[!ran]) { /* one engine measured: the other's turn once it ran twice (its first call is a cold start) */
+            const int try = s->n[ran] >= 2 && s->tries < 1;
+            choice = try ? !ran : ran;
+            kind = try ? 3 : 2;
+            s->tries += try;
+        } else {
+            choice = meas_min(s, 0) <= meas_min(s, 1) ? 0 : 1;
+            kind = 2;
+            /* far slower than it ran: the other engine measured again, its old times dropped, and the
+               chosen one's but its last (its pace now: the fastest of old calls would keep it forever) */
+            if (s->n[choice] >= 2 && meas_median(s, choice) > 2 * meas_min(s, choice) && s->relooks < CD_ENG_RELOOKS) {
+                s->relooks++;
+                s->t[choice][0] = s->t[choice][(s->n[choice] - 1) % CD_MEAS_SAMPLES];
+                s->n[choice] = 1;
+                s->n[!choice] = 0;
+                choice = !choice;
+                kind = 3;
+            }
+        }
+    }
+    x->eng_kind = kind;
+    x->eng_choice = choice;
+    return choice;
+}
+
+/* After the preload ran a call whose engine was measured (x->eng_kind), on this rank: its whole time,
+   carried by the group's next collective call. A colldiag call that AUTO measured already left its
+   pending scheme (meas_done): the engine joins it and the time becomes the whole call's. In test builds,
+   COLLDIAG_INJECT=engine:H,C[,H2,C2,N] gives the time: HDF5's path H, colldiag's C, and from this
+   process's N-th engine measurement on (counted from 0) H2 and C2 (a file system that changes pace). */
+CD_MAYBE_UNUSED static void meas_engine_done(uint64_t group, uint64_t esig, int engine, double elapsed)
+{
+    cd_group *gr = meas_group(group);
+    if (!gr || engine < 0 || engine > 1) return;
+#ifdef COLLDIAG_TESTING
+    static unsigned long count;
+    const char *e = cd_getenv("COLLDIAG_INJECT");
+    double c[4];
+    unsigned long step = 0;
+    const int got = e && !strncmp(e, "engine:", 7) ? sscanf(e + 7, "%lf,%lf,%lf,%lf,%lu", &c[0], &c[1], &c[2], &c[3], &step) : 0;
+    if (got >= 2) elapsed = got == 5 && count >= step ? c[2 + engine] : c[engine];
+    count++;
+#endif
+    if (!(gr->pend && gr->pend_s >= 0 && engine == 1)) {
+        gr->pend = 1;
+        gr->pend_s = -1;
+    }
+    gr->pend_e = engine;
+    gr->pend_esig = esig;
+    gr->pend_t = elapsed;
 }
 
 /* The reason's words for a measured AUTO call (xfer_reason): what each scheme measured, or its
@@ -5697,6 +6101,7 @@ static void meas_save(void)
         }
         for (size_t i = 0; i < gr->n; i++) {
             const cd_sig *s = &gr->s[i];
+            if (s->engine) continue; /* the preload's engines are measured afresh each run */
             fprintf(m, "sig %016" PRIx64 " tries %u", s->sig, s->tries);
             for (int k = 0; k < 4; k++) {
                 const double t = meas_median(s, k);
@@ -6139,6 +6544,7 @@ static void agree_env(const cd_io *io, uint64_t v[AG_N])
     const char *rep = cd_getenv("COLLDIAG_REPORT");
     const int kind = report_kind_of(rep);
     v[AG_RANK0] = v[AG_RANK0_BYTES] = v[AG_ENV] = v[AG_ENV_NOT] = 0;
+    v[AG_STACK] = (uint64_t)risk_read_stack(); /* the process's own fact: agreed by the reduction (read_guard) */
     if (io->f->rank == 0) {
         v[AG_RANK0] = (uint64_t)kind | (x->env_fetch_calls < 255 ? x->env_fetch_calls : 255) << 2;
         v[AG_RANK0_BYTES] = x->env_fetch_bytes;
@@ -6157,6 +6563,7 @@ static void agreed_env(cd_io *io)
 {
     static int told[3];
     colldiag_xfer *x = io->x;
+    io->f->reads_lose = (int)(io->g[AG_STACK] & 1);
     x->report_kind = (int)(io->g[AG_RANK0] & 3);
     x->fetch_calls = io->g[AG_RANK0] >> 2 & 255;
     x->fetch_bytes = io->g[AG_RANK0_BYTES];
@@ -6383,6 +6790,8 @@ static void xfer_reset(colldiag_xfer *x)
     x->nodes_known = 0;
     x->risk_why[0] = x->risk_adv[0] = 0;
     x->engine_rule = CD_RULE_N;
+    x->eng_kind = 0;
+    x->reads_solo = 0;
     x->hdf5_scheme = -1;
     x->hdf5_est = -1.0;
 }
@@ -6640,24 +7049,8 @@ static int risk_dig_run(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
    whose bytes add up to more than the span they cover must overlap (pigeonhole); reads whose extents are
    all the same are left out (ranks reading the same selection, which the bug spares). Sound, not
    complete: an estimate (COLLDIAG_RISK_MAYBE). Prevented under the HDF5 preload's COLLDIAG_ACCELERATE by
-   turning the sieving off (OMPI_MCA_fbtl_posix_read_datasieving=0) before MPI_Init. */
-static int risk_read_stack(void)
-{
-#ifdef OPEN_MPI
-    static int version = -1; /* 1: Open MPI 4.1.0 - 4.1.4, 0: another */
-    if (version < 0) {
-        char v[MPI_MAX_LIBRARY_VERSION_STRING];
-        int n = 0, a = 0, b = 0, c = 0;
-        version = MPI_Get_library_version(v, &n) == MPI_SUCCESS && sscanf(v, "Open MPI v%d.%d.%d", &a, &b, &c) == 3 && a == 4 && b == 1 && c <= 4;
-    }
-    if (!version) return 0;
-    const char *io = getenv("OMPI_MCA_io"), *ds = getenv("OMPI_MCA_fbtl_posix_read_datasieving");
-    if (io && strstr(io, "romio") && !strchr(io, '^')) return 0;
-    return !(ds && (!strcmp(ds, "0") || !strcmp(ds, "false") || !strcmp(ds, "no") || !strcmp(ds, "FALSE")));
-#else
-    return 0;
-#endif
-}
+   turning the sieving off (OMPI_MCA_fbtl_posix_read_datasieving=0) before MPI_Init, and in colldiag's own
+   reads by the read guard (execution.c: read_guard). risk_read_stack: execution.c. */
 
 /* This rank's part of a collective read's prediction: its extent and bytes (see above). */
 static void risk_read_local(cd_io *io, uint64_t v[AG_N])
@@ -6695,7 +7088,8 @@ static void risk_local(cd_io *io, uint64_t v[AG_N])
     v[AG_RISK_HI] = v[AG_RISK_PAST] = v[AG_RISK_OWN] = v[AG_RISK_FSIZE] = v[AG_RISK_RANKS] = 0;
     v[AG_RISK_DIG] = v[AG_RISK_DIG_NOT] = v[AG_RISK_CBYTES] = v[AG_RISK_UNK] = v[AG_RISK_RD_NHI] = 0;
     const uint64_t me = (uint64_t)1 << (io->f->rank < 63 ? io->f->rank : 63);
-    if (risk_reads(io) && io->set.mode == COLLDIAG_MPIO_COLLECTIVE && io->f->driver == COLLDIAG_DRIVER_MPIO && risk_read_stack()) {
+    if (risk_reads(io) && io->set.mode == COLLDIAG_MPIO_COLLECTIVE && io->f->driver == COLLDIAG_DRIVER_MPIO) {
+        /* every rank's part, whatever its own stack: the agreed AG_STACK says whether it counts */
         risk_read_local(io, v);
     } else if (risk_holes_possible(io) && io->l->addr_unknown) {
         /* the plan does not know where HDF5 put this rank's chunks: each may lie past the end of the file,
@@ -6771,10 +7165,10 @@ static void risk_count(const uint64_t g[AG_N], int coll, int sieved, uint64_t co
 
 /* A collective read's bytes at risk from merged words (risk_read_local's; the agreement or the run's
    summary): the bytes read by more than one rank, at least, on a stack whose reads are at risk. Pure
-   but for the stack's facts (risk_read_stack). */
+   (the stack's facts: AG_STACK, some rank's risk_read_stack). */
 static uint64_t risk_read_count(const uint64_t g[AG_N])
 {
-    if (!g[AG_RISK_PAST] || g[AG_RISK_HI] <= g[AG_RISK_LO] || !risk_read_stack()) return 0;
+    if (!g[AG_RISK_PAST] || g[AG_RISK_HI] <= g[AG_RISK_LO] || !(g[AG_STACK] & 1)) return 0;
     const uint64_t span = g[AG_RISK_HI] - g[AG_RISK_LO];
     const int same = g[AG_RISK_FSIZE] == g[AG_RISK_LO] && ~g[AG_RISK_RD_NHI] == g[AG_RISK_HI];
     return g[AG_RISK_PAST] > span && !same ? g[AG_RISK_PAST] - span : 0;
@@ -7129,7 +7523,19 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     file_covered(&io, global);
     if (x->accel) { /* the HDF5 preload under COLLDIAG_ACCELERATE: the engine, on every agreed fact (engine.c) */
         const int rule = accel_rule(&io, global);
-        if (engine_of(rule) == CD_ENGINE_HDF5) {
+        int eng = engine_of(rule);
+        /* the speed rules are a prior where the pattern repeats: measured (measure.c); the others absolute */
+        if (x->accel == 1 && dir != DIR_PLAN && (rule == CD_RULE_WHOLE_CHUNKS || rule == CD_RULE_STRETCHES || rule == CD_RULE_FASTER)) {
+            if (!f->plan_only) file_nodes(f); /* the pattern names the nodes: learnt before its first call, whichever engine runs it */
+            eng = meas_engine_choose(&io, eng == CD_ENGINE_COLLDIAG) ? CD_ENGINE_COLLDIAG : CD_ENGINE_HDF5;
+        }
+        if (eng == CD_ENGINE_HDF5 && x->eng_kind >= 2)
+            return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "HDF5's path, %s: its fastest call %.3g s (%u calls), colldiag's %.3g s (%u calls)",
+                                       x->eng_kind == 3   ? "tried (measured once more)"
+                                       : x->eng_n[1] == 0 ? "the rule's, measured (colldiag's is tried once it ran twice)"
+                                                          : "measured faster",
+                                       x->eng_t[0], x->eng_n[0], x->eng_t[1], x->eng_n[1]));
+        if (eng == CD_ENGINE_HDF5) {
             if (rule == CD_RULE_WHOLE_CHUNKS)
                 return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "%s; %" PRIu64 " bytes on the busiest rank", engine_why(rule),
                                            io.g[AG_MAX_BYTES]));

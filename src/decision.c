@@ -405,6 +405,7 @@ static void agree_env(const cd_io *io, uint64_t v[AG_N])
     const char *rep = cd_getenv("COLLDIAG_REPORT");
     const int kind = report_kind_of(rep);
     v[AG_RANK0] = v[AG_RANK0_BYTES] = v[AG_ENV] = v[AG_ENV_NOT] = 0;
+    v[AG_STACK] = (uint64_t)risk_read_stack(); /* the process's own fact: agreed by the reduction (read_guard) */
     if (io->f->rank == 0) {
         v[AG_RANK0] = (uint64_t)kind | (x->env_fetch_calls < 255 ? x->env_fetch_calls : 255) << 2;
         v[AG_RANK0_BYTES] = x->env_fetch_bytes;
@@ -423,6 +424,7 @@ static void agreed_env(cd_io *io)
 {
     static int told[3];
     colldiag_xfer *x = io->x;
+    io->f->reads_lose = (int)(io->g[AG_STACK] & 1);
     x->report_kind = (int)(io->g[AG_RANK0] & 3);
     x->fetch_calls = io->g[AG_RANK0] >> 2 & 255;
     x->fetch_bytes = io->g[AG_RANK0_BYTES];
@@ -649,6 +651,8 @@ static void xfer_reset(colldiag_xfer *x)
     x->nodes_known = 0;
     x->risk_why[0] = x->risk_adv[0] = 0;
     x->engine_rule = CD_RULE_N;
+    x->eng_kind = 0;
+    x->reads_solo = 0;
     x->hdf5_scheme = -1;
     x->hdf5_est = -1.0;
 }
@@ -906,24 +910,8 @@ static int risk_dig_run(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
    whose bytes add up to more than the span they cover must overlap (pigeonhole); reads whose extents are
    all the same are left out (ranks reading the same selection, which the bug spares). Sound, not
    complete: an estimate (COLLDIAG_RISK_MAYBE). Prevented under the HDF5 preload's COLLDIAG_ACCELERATE by
-   turning the sieving off (OMPI_MCA_fbtl_posix_read_datasieving=0) before MPI_Init. */
-static int risk_read_stack(void)
-{
-#ifdef OPEN_MPI
-    static int version = -1; /* 1: Open MPI 4.1.0 - 4.1.4, 0: another */
-    if (version < 0) {
-        char v[MPI_MAX_LIBRARY_VERSION_STRING];
-        int n = 0, a = 0, b = 0, c = 0;
-        version = MPI_Get_library_version(v, &n) == MPI_SUCCESS && sscanf(v, "Open MPI v%d.%d.%d", &a, &b, &c) == 3 && a == 4 && b == 1 && c <= 4;
-    }
-    if (!version) return 0;
-    const char *io = getenv("OMPI_MCA_io"), *ds = getenv("OMPI_MCA_fbtl_posix_read_datasieving");
-    if (io && strstr(io, "romio") && !strchr(io, '^')) return 0;
-    return !(ds && (!strcmp(ds, "0") || !strcmp(ds, "false") || !strcmp(ds, "no") || !strcmp(ds, "FALSE")));
-#else
-    return 0;
-#endif
-}
+   turning the sieving off (OMPI_MCA_fbtl_posix_read_datasieving=0) before MPI_Init, and in colldiag's own
+   reads by the read guard (execution.c: read_guard). risk_read_stack: execution.c. */
 
 /* This rank's part of a collective read's prediction: its extent and bytes (see above). */
 static void risk_read_local(cd_io *io, uint64_t v[AG_N])
@@ -961,7 +949,8 @@ static void risk_local(cd_io *io, uint64_t v[AG_N])
     v[AG_RISK_HI] = v[AG_RISK_PAST] = v[AG_RISK_OWN] = v[AG_RISK_FSIZE] = v[AG_RISK_RANKS] = 0;
     v[AG_RISK_DIG] = v[AG_RISK_DIG_NOT] = v[AG_RISK_CBYTES] = v[AG_RISK_UNK] = v[AG_RISK_RD_NHI] = 0;
     const uint64_t me = (uint64_t)1 << (io->f->rank < 63 ? io->f->rank : 63);
-    if (risk_reads(io) && io->set.mode == COLLDIAG_MPIO_COLLECTIVE && io->f->driver == COLLDIAG_DRIVER_MPIO && risk_read_stack()) {
+    if (risk_reads(io) && io->set.mode == COLLDIAG_MPIO_COLLECTIVE && io->f->driver == COLLDIAG_DRIVER_MPIO) {
+        /* every rank's part, whatever its own stack: the agreed AG_STACK says whether it counts */
         risk_read_local(io, v);
     } else if (risk_holes_possible(io) && io->l->addr_unknown) {
         /* the plan does not know where HDF5 put this rank's chunks: each may lie past the end of the file,
@@ -1037,10 +1026,10 @@ static void risk_count(const uint64_t g[AG_N], int coll, int sieved, uint64_t co
 
 /* A collective read's bytes at risk from merged words (risk_read_local's; the agreement or the run's
    summary): the bytes read by more than one rank, at least, on a stack whose reads are at risk. Pure
-   but for the stack's facts (risk_read_stack). */
+   (the stack's facts: AG_STACK, some rank's risk_read_stack). */
 static uint64_t risk_read_count(const uint64_t g[AG_N])
 {
-    if (!g[AG_RISK_PAST] || g[AG_RISK_HI] <= g[AG_RISK_LO] || !risk_read_stack()) return 0;
+    if (!g[AG_RISK_PAST] || g[AG_RISK_HI] <= g[AG_RISK_LO] || !(g[AG_STACK] & 1)) return 0;
     const uint64_t span = g[AG_RISK_HI] - g[AG_RISK_LO];
     const int same = g[AG_RISK_FSIZE] == g[AG_RISK_LO] && ~g[AG_RISK_RD_NHI] == g[AG_RISK_HI];
     return g[AG_RISK_PAST] > span && !same ? g[AG_RISK_PAST] - span : 0;
@@ -1395,7 +1384,19 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     file_covered(&io, global);
     if (x->accel) { /* the HDF5 preload under COLLDIAG_ACCELERATE: the engine, on every agreed fact (engine.c) */
         const int rule = accel_rule(&io, global);
-        if (engine_of(rule) == CD_ENGINE_HDF5) {
+        int eng = engine_of(rule);
+        /* the speed rules are a prior where the pattern repeats: measured (measure.c); the others absolute */
+        if (x->accel == 1 && dir != DIR_PLAN && (rule == CD_RULE_WHOLE_CHUNKS || rule == CD_RULE_STRETCHES || rule == CD_RULE_FASTER)) {
+            if (!f->plan_only) file_nodes(f); /* the pattern names the nodes: learnt before its first call, whichever engine runs it */
+            eng = meas_engine_choose(&io, eng == CD_ENGINE_COLLDIAG) ? CD_ENGINE_COLLDIAG : CD_ENGINE_HDF5;
+        }
+        if (eng == CD_ENGINE_HDF5 && x->eng_kind >= 2)
+            return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "HDF5's path, %s: its fastest call %.3g s (%u calls), colldiag's %.3g s (%u calls)",
+                                       x->eng_kind == 3   ? "tried (measured once more)"
+                                       : x->eng_n[1] == 0 ? "the rule's, measured (colldiag's is tried once it ran twice)"
+                                                          : "measured faster",
+                                       x->eng_t[0], x->eng_n[0], x->eng_t[1], x->eng_n[1]));
+        if (eng == CD_ENGINE_HDF5) {
             if (rule == CD_RULE_WHOLE_CHUNKS)
                 return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "%s; %" PRIu64 " bytes on the busiest rank", engine_why(rule),
                                            io.g[AG_MAX_BYTES]));

@@ -53,8 +53,10 @@ enum {
     AG_MEAS_SIG_NOT,   /* ... and of its complement: every rank had the same iff AND of the two is 0 */
     AG_WIS,            /* BOR of a digest of the AUTO wisdom this rank read for the group (measure.c; 0: none) ... */
     AG_WIS_NOT,        /* ... and of its complement (all ones: none): every rank read the same iff AND of the two is 0 */
+    AG_STACK,          /* BOR: bit 0, this rank's MPI-IO layer loses bytes of overlapping collective reads (risk_read_stack:
+                          set before MPI_Init, so it can differ between ranks; the read guard and the prediction use the OR) */
     AG_TOUCH,          /* BOR: the touched-chunk map, CD_TOUCH_WORDS words from here */
-    AG_N = AG_TOUCH + 8 /* 384 bytes in all: see touch_map */
+    AG_N = AG_TOUCH + 8 /* 408 bytes in all: see touch_map */
 };
 #define CD_TOUCH_WORDS (AG_N - AG_TOUCH)
 
@@ -95,6 +97,8 @@ struct colldiag_file {
     MPI_File size_fh;    /* HDF5 bridge, plan_only: HDF5's own MPI_File, asked only for its size (risk_local) */
     uint64_t covered_to; /* agreed in collective writes, alike on every rank: the file is at least this long (file_covered) */
     int ds_write;        /* the MPI-IO layer may sieve independent writes (read-modify-write): 1, 0, -1 not asked yet (risk_ds) */
+    int reads_lose;      /* agreed at the last collective call (AG_STACK): some rank's MPI-IO layer loses bytes of
+                            overlapping collective reads; the read guard asks only then (execution.c) */
     int read_only;       /* opened (or wrapped) MPI_MODE_RDONLY: under HDF5 1.14's rules, its small chunks are cached */
     int node_n;          /* ranks of comm on this rank's node (MPI_COMM_TYPE_SHARED), learnt by file_nodes: 0 not yet, -1 unknown */
     int *node_ranks;     /* their ranks in comm, ascending (node_n of them) */

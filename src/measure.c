@@ -85,6 +85,8 @@ typedef struct {
     double t[4][CD_MEAS_SAMPLES];   /* agreed seconds of the scheme's last calls (a ring) */
     uint32_t n[4];                  /* calls measured, each scheme */
     uint32_t tries;                 /* calls spent on schemes not measured before */
+    uint32_t engine;                /* 1: the preload's engines of a pattern (t[0] HDF5's path, t[1] colldiag's), not AUTO's schemes */
+    uint32_t relooks;               /* engines: times the engine not chosen was measured again */
 } cd_sig;
 
 typedef struct cd_group {
@@ -95,8 +97,9 @@ typedef struct cd_group {
     double lr[4];                   /* sum of log(measured / estimated) per scheme: the model's error on this job */
     uint32_t lrn[4];
     double ws[4][CD_T_N];           /* sum of each term's share of the scheme's measured estimates */
-    int pend, pend_s;               /* the last AUTO call's measurement, carried by the next call's reduction */
-    uint64_t pend_sig;
+    int pend, pend_s;               /* the last AUTO call's measurement, carried by the next call's reduction (pend_s -1: no scheme) */
+    int pend_e;                     /* ... and the preload's engine that ran it (0 HDF5, 1 colldiag; -1 none), of pattern pend_esig */
+    uint64_t pend_sig, pend_esig;
     double pend_t, pend_est, pend_term[CD_T_N];
     int wis;                        /* wisdom: 0 not asked yet, 1 asked (loaded or not) */
     uint64_t wis_dig;               /* what this rank read (0: nothing), agreed in the first call */
@@ -239,6 +242,15 @@ static void meas_corrected(const cd_group *gr, const double est[4], const double
     }
 }
 
+/* The pending measurement's identity: the pattern and scheme AUTO ran, and the pattern and engine the
+   preload ran, as far as each applies. Alike on every rank that ran the same call. */
+static uint64_t meas_pend_id(const cd_group *gr)
+{
+    uint64_t id = gr->pend_s >= 0 ? cd_hash_u64(gr->pend_sig, (uint64_t)gr->pend_s + 1) : 0x656e67u;
+    if (gr->pend_e >= 0) id = cd_hash_u64(id ^ gr->pend_esig, (uint64_t)gr->pend_e + 7);
+    return id ? id : 1;
+}
+
 /* This rank's part of the group's pending measurement, into the reduction's vector (AG_MEAS_*). */
 static void meas_wisdom_local(const cd_io *io, uint64_t v[AG_N]);
 static void meas_wisdom_agreed(const cd_io *io);
@@ -251,7 +263,7 @@ static void meas_local(const cd_io *io, uint64_t v[AG_N])
     v[AG_MEAS_SIG_NOT] = UINT64_MAX;
     cd_group *gr = io->f->plan_only ? NULL : meas_group(io->f->group);
     if (!gr || !gr->pend) return;
-    const uint64_t id = cd_hash_u64(gr->pend_sig, (uint64_t)gr->pend_s + 1);
+    const uint64_t id = meas_pend_id(gr);
     v[AG_MEAS_T] = gr->pend_t > 0 ? (uint64_t)(gr->pend_t * 1e9) + 1 : 1;
     v[AG_MEAS_SIG] = id;
     v[AG_MEAS_SIG_NOT] = ~id;
@@ -266,10 +278,19 @@ static void meas_agreed(const cd_io *io)
     meas_wisdom_agreed(io);
     const uint64_t *g = io->g;
     const int same = g[AG_MEAS_SIG] && !(g[AG_MEAS_SIG] & g[AG_MEAS_SIG_NOT]);
-    if (gr->pend && same && g[AG_MEAS_SIG] == cd_hash_u64(gr->pend_sig, (uint64_t)gr->pend_s + 1)) {
-        cd_sig *s = meas_find(gr, gr->pend_sig, 1);
+    if (gr->pend && same && g[AG_MEAS_SIG] == meas_pend_id(gr)) {
         const double t = (double)(g[AG_MEAS_T] - 1) * 1e-9;
+        if (gr->pend_e >= 0) { /* the preload's engine */
+            cd_sig *e = meas_find(gr, gr->pend_esig, 1);
+            if (e) {
+                e->engine = 1;
+                e->t[gr->pend_e][e->n[gr->pend_e] % CD_MEAS_SAMPLES] = t;
+                e->n[gr->pend_e]++;
+            }
+        }
         const int k = gr->pend_s;
+        if (k < 0) { gr->pend = 0; return; }
+        cd_sig *s = meas_find(gr, gr->pend_sig, 1);
         if (s) {
             s->t[k][s->n[k] % CD_MEAS_SAMPLES] = t;
             s->n[k]++;
@@ -351,10 +372,98 @@ static void meas_done(const cd_io *io, int k, double elapsed)
 #endif
     gr->pend = 1;
     gr->pend_s = k;
+    gr->pend_e = -1;
     gr->pend_sig = io->x->meas_sig;
     gr->pend_t = elapsed;
     gr->pend_est = io->x->model_est[k];
     memcpy(gr->pend_term, io->x->meas_term, sizeof gr->pend_term);
+}
+
+/* ---- the preload's engine, measured (COLLDIAG_ACCELERATE=1) ----
+   The preload's speed rules (engine.c: WHOLE_CHUNKS and STRETCHES give a call to HDF5's path, FASTER to
+   colldiag's) are one machine's timings; on another file system or network they can be wrong (IOR with
+   32 KiB chunks wrote at 0.85x of HDF5 here under WHOLE_CHUNKS). For a pattern a program repeats, they
+   become the prior: the first two calls follow the rule, the third runs the other engine once, and from
+   then on the engine whose fastest call was faster runs; when the median of the chosen engine's last 8
+   calls is over twice its fastest (the file system got busy, the file grew), the other is measured
+   again, and the chosen one keeps only its last call (at most CD_ENG_RELOOKS times a pattern). A call's time is the whole intercepted call's on each rank (the
+   agreement included: HDF5's path under the preload pays it too), its slowest rank's agreed in the
+   group's next collective call as AUTO's are (the same pending slot: one call, one time, its scheme and
+   its engine). Correctness rules (cannot move it, bytes at risk, COLLDIAG_ACCELERATE=all) are absolute
+   and never measured; neither are the rules decided before the agreement (contiguous writes, one-rank
+   files, independent contiguous reads), which have no agreed call to carry a time. Engines' patterns
+   are the same signature as AUTO's, tagged. COLLDIAG_AUTO_MODE=estimate keeps the rules alone. */
+#define CD_ENG_RELOOKS 4
+
+/* The engine for this call (0 HDF5's path, 1 colldiag's), by_rule the rule's. After the agreement,
+   alike on every rank. x gets what was measured. */
+static int meas_engine_choose(cd_io *io, int by_rule)
+{
+    colldiag_xfer *x = io->x;
+    x->eng_kind = 0;
+    x->eng_t[0] = x->eng_t[1] = -1;
+    x->eng_n[0] = x->eng_n[1] = 0;
+    cd_group *gr = meas_on(io) && io->dir != DIR_PLAN ? meas_group(io->f->group) : NULL;
+    const uint64_t esig = gr ? cd_hash_u64(meas_sig(io), 0x656e67u) : 0;
+    cd_sig *s = gr ? meas_find(gr, esig, 1) : NULL;
+    if (!s) return by_rule;
+    s->engine = 1;
+    x->eng_sig = esig;
+    x->eng_group = io->f->group;
+    for (int e = 0; e < 2; e++) { x->eng_t[e] = meas_min(s, e); x->eng_n[e] = s->n[e]; }
+    int choice = by_rule, kind = 1; /* 1 the rule, 2 the measured faster, 3 a try */
+    if (s->n[0] || s->n[1]) {
+        const int ran = s->n[by_rule] ? by_rule : !by_rule;
+        if (!s->n[!ran]) { /* one engine measured: the other's turn once it ran twice (its first call is a cold start) */
+            const int try = s->n[ran] >= 2 && s->tries < 1;
+            choice = try ? !ran : ran;
+            kind = try ? 3 : 2;
+            s->tries += try;
+        } else {
+            choice = meas_min(s, 0) <= meas_min(s, 1) ? 0 : 1;
+            kind = 2;
+            /* far slower than it ran: the other engine measured again, its old times dropped, and the
+               chosen one's but its last (its pace now: the fastest of old calls would keep it forever) */
+            if (s->n[choice] >= 2 && meas_median(s, choice) > 2 * meas_min(s, choice) && s->relooks < CD_ENG_RELOOKS) {
+                s->relooks++;
+                s->t[choice][0] = s->t[choice][(s->n[choice] - 1) % CD_MEAS_SAMPLES];
+                s->n[choice] = 1;
+                s->n[!choice] = 0;
+                choice = !choice;
+                kind = 3;
+            }
+        }
+    }
+    x->eng_kind = kind;
+    x->eng_choice = choice;
+    return choice;
+}
+
+/* After the preload ran a call whose engine was measured (x->eng_kind), on this rank: its whole time,
+   carried by the group's next collective call. A colldiag call that AUTO measured already left its
+   pending scheme (meas_done): the engine joins it and the time becomes the whole call's. In test builds,
+   COLLDIAG_INJECT=engine:H,C[,H2,C2,N] gives the time: HDF5's path H, colldiag's C, and from this
+   process's N-th engine measurement on (counted from 0) H2 and C2 (a file system that changes pace). */
+CD_MAYBE_UNUSED static void meas_engine_done(uint64_t group, uint64_t esig, int engine, double elapsed)
+{
+    cd_group *gr = meas_group(group);
+    if (!gr || engine < 0 || engine > 1) return;
+#ifdef COLLDIAG_TESTING
+    static unsigned long count;
+    const char *e = cd_getenv("COLLDIAG_INJECT");
+    double c[4];
+    unsigned long step = 0;
+    const int got = e && !strncmp(e, "engine:", 7) ? sscanf(e + 7, "%lf,%lf,%lf,%lf,%lu", &c[0], &c[1], &c[2], &c[3], &step) : 0;
+    if (got >= 2) elapsed = got == 5 && count >= step ? c[2 + engine] : c[engine];
+    count++;
+#endif
+    if (!(gr->pend && gr->pend_s >= 0 && engine == 1)) {
+        gr->pend = 1;
+        gr->pend_s = -1;
+    }
+    gr->pend_e = engine;
+    gr->pend_esig = esig;
+    gr->pend_t = elapsed;
 }
 
 /* The reason's words for a measured AUTO call (xfer_reason): what each scheme measured, or its
@@ -566,6 +675,7 @@ static void meas_save(void)
         }
         for (size_t i = 0; i < gr->n; i++) {
             const cd_sig *s = &gr->s[i];
+            if (s->engine) continue; /* the preload's engines are measured afresh each run */
             fprintf(m, "sig %016" PRIx64 " tries %u", s->sig, s->tries);
             for (int k = 0; k < 4; k++) {
                 const double t = meas_median(s, k);

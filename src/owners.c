@@ -239,6 +239,12 @@ static const char *xfer_reason(const colldiag_xfer *cx)
                      " runs, %" PRIu64 " chunks over %d ranks) -> %s", x->auto_est[0], x->auto_est[1], x->auto_est[2], x->auto_est[3],
                      x->rz_runs, x->rz_chunks, x->rz_P, cd_chunk_opt_env[x->rz_opt]);
     }
+    if (x->reads_solo == 1) {
+        x->reads_solo = 2;
+        const size_t k = strlen(x->reason);
+        snprintf(x->reason + k, sizeof x->reason - k, "%sits reads made independently: ranks' selections overlap, and Open MPI "
+                 "4.1.0-4.1.4's ompio loses bytes of overlapping collective reads", k ? "; " : "");
+    }
     return x->reason;
 }
 

@@ -42,7 +42,9 @@ struct colldiag_xfer {
                                              the last call: what bench subtracts to see the per-chunk cost */
     uint64_t pcs_cap;
     colldiag_counters cnt;
-    char reason[256];                     /* read through xfer_reason: AUTO's may not be formatted yet */
+    char reason[384];                     /* read through xfer_reason: AUTO's may not be formatted yet */
+    int reads_solo;                       /* the read guard made the collective reads independent (1; 2 once the
+                                             reason says so: xfer_reason) */
     /* AUTO's reason (four estimates as %.3g, ~3 us a call: a twentieth of a small read) is formatted
        when something asks for it (xfer_reason), from auto_est and these; rz_auto 0: reason is final */
     int rz_auto, rz_P, rz_opt;
@@ -63,6 +65,13 @@ struct colldiag_xfer {
     double meas_t[4], meas_ec[4];
     double meas_term[4];                  /* the chosen scheme's estimate, term by term (measure.c's CD_T_*) */
     double meas_link;                     /* the link between nodes the model used, B/s, probed (files.c); 0: not probed */
+    /* the preload's engine, measured (measure.c, meas_engine_choose): 0 not, 1 the rule (first calls), 2 the
+       measured faster, 3 trying the other; its choice (0 HDF5's path, 1 colldiag's); each engine's fastest
+       agreed time (-1 none) and calls; the pattern and group the time goes to */
+    int eng_kind, eng_choice;
+    double eng_t[2];
+    uint32_t eng_n[2];
+    uint64_t eng_sig, eng_group;
     uint32_t meas_n[4];
     uint64_t meas_sig;
     int planned;                          /* the last call was a plan: the counters are what it would move */

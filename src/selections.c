@@ -314,6 +314,149 @@ static int sel_first_last(const colldiag_sel *s, uint64_t *first, uint64_t *last
     return 1;
 }
 
+/* A selection's bounding box (lo[d]..hi[d], inclusive) and a digest of its shape: whether two ranks'
+   selections of one dataset may share an element, and whether they are the same selection (the read
+   guard, execution.c). The span tree is a DAG (unions share subtrees): a walk of more than
+   CD_BBOX_BUDGET spans takes the dimensions below whole and marks the digest unusable (wide, never
+   narrow: the answer errs towards "may share"). A child met again by the next span is not walked again. */
+#define CD_BBOX_BUDGET 65536
+typedef struct {
+    uint64_t lo[COLLDIAG_MAX_RANK], hi[COLLDIAG_MAX_RANK];
+    long budget;
+    int over; /* the budget ran out: the digest says nothing */
+} cd_bbox;
+
+static void bbox_span(cd_bbox *b, int d, uint64_t lo, uint64_t hi)
+{
+    if (lo < b->lo[d]) b->lo[d] = lo;
+    if (hi > b->hi[d]) b->hi[d] = hi;
+}
+
+static uint64_t bbox_node(const colldiag_sel *s, const cd_node *nd, int d, cd_bbox *b)
+{
+    if (!nd || d >= s->rank) return 0x9e3779b97f4a7c15ULL;
+    b->budget -= (long)(nd->sp ? nd->n : 1) + 1;
+    if (b->budget < 0) { /* the rest of this dimension and those below: whole */
+        for (int e = d; e < s->rank; e++) bbox_span(b, e, 0, s->dims[e] ? s->dims[e] - 1 : 0);
+        b->over = 1;
+        return 0;
+    }
+    uint64_t h = cd_hash_u64(cd_hash_u64(0, (uint64_t)d), nd->n);
+    if (!nd->n) return h;
+    if (!nd->sp) {
+        bbox_span(b, d, nd->start, nd->start + (nd->n - 1) * nd->stride + nd->block - 1);
+        h = cd_hash_u64(cd_hash_u64(cd_hash_u64(h, nd->start), nd->stride), nd->block);
+        return cd_hash_u64(h, bbox_node(s, nd->down, d + 1, b));
+    }
+    const cd_node *prev = NULL;
+    uint64_t ph = 0;
+    for (uint64_t i = 0; i < nd->n; i++) {
+        const cd_span *sp = &nd->sp[i];
+        bbox_span(b, d, sp->lo, sp->hi);
+        if (i == 0 || sp->down != prev) {
+            ph = bbox_node(s, sp->down, d + 1, b);
+            prev = sp->down;
+        }
+        h = cd_hash_u64(cd_hash_u64(cd_hash_u64(h, sp->lo), sp->hi), ph);
+    }
+    return h;
+}
+
+/* Each dimension of s as a regular set {start + i stride + [0, block), i < count}, exact where the span
+   tree is one regular or one-span node a level down to that dimension (a hyperslab of one block pattern),
+   and the box's interval below the first level of several spans (a superset: the levels above are one
+   pattern, so the selection lies in their product with the box's rest). reg[4 d ...]: start, stride,
+   count, block. Call after sel_bbox (its box). Pure. */
+static void sel_regular_dims(const colldiag_sel *s, const cd_bbox *b, uint64_t *reg)
+{
+    const cd_node *nd = s && s->type != SEL_POINTS && s->space == SPACE_SIMPLE ? s->tree : NULL;
+    for (int d = 0; d < (s ? s->rank : 0); d++) {
+        uint64_t *r = &reg[4 * d];
+        if (nd && !nd->sp && nd->n) {
+            r[0] = nd->start;
+            r[1] = nd->n > 1 ? nd->stride : nd->block;
+            r[2] = nd->n;
+            r[3] = nd->block;
+            nd = nd->down;
+        } else if (nd && nd->sp && nd->n == 1) {
+            r[0] = nd->sp[0].lo;
+            r[1] = r[3] = nd->sp[0].hi - nd->sp[0].lo + 1;
+            r[2] = 1;
+            nd = nd->sp[0].down;
+        } else {
+            nd = NULL;
+            r[0] = b->lo[d];
+            r[1] = r[3] = b->hi[d] >= b->lo[d] ? b->hi[d] - b->lo[d] + 1 : 1;
+            r[2] = 1;
+        }
+    }
+}
+
+/* Whether two regular sets of one dimension (start, stride, count, block: sel_regular_dims) share a
+   coordinate: exact when the strides are equal or either is a single block, else whether their spans
+   meet (a superset). Pure, O(1). */
+static int regular_meet(const uint64_t *a, const uint64_t *b)
+{
+    const uint64_t ahi = a[0] + (a[2] - 1) * a[1] + a[3] - 1, bhi = b[0] + (b[2] - 1) * b[1] + b[3] - 1;
+    if (ahi < b[0] || bhi < a[0]) return 0;
+    if (a[2] > 1 && b[2] > 1 && a[1] != b[1]) return 1; /* the spans meet: assume they share */
+    if (a[2] == 1 && b[2] == 1) return 1;
+    if ((a[2] > 1 && a[1] < a[3]) || (b[2] > 1 && b[1] < b[3])) return 1; /* blocks wider than their stride: one stretch */
+    if (b[2] == 1) { const uint64_t *t = a; a = b; b = t; }
+    if (a[2] == 1) { /* an interval [x, y] against blocks j of b: b0 + j st + [0, bb) */
+        const int64_t x = (int64_t)a[0], y = (int64_t)(a[0] + a[3] - 1), b0 = (int64_t)b[0], st = (int64_t)b[1], bb = (int64_t)b[3];
+        int64_t jlo = x - b0 - bb + 1, jhi = y - b0;
+        jlo = jlo <= 0 ? 0 : (jlo + st - 1) / st;
+        jhi = jhi < 0 ? -1 : jhi / st;
+        if (jhi > (int64_t)b[2] - 1) jhi = (int64_t)b[2] - 1;
+        return jlo <= jhi;
+    }
+    /* equal strides st: blocks i of a and j = i + k of b meet iff -bb < d + k st < ba (d = b0 - a0) */
+    const int64_t st = (int64_t)a[1], d = (int64_t)b[0] - (int64_t)a[0], ba = (int64_t)a[3], bb = (int64_t)b[3];
+    const int64_t na = (int64_t)a[2], nb = (int64_t)b[2];
+    /* k from ceil((-bb + 1 - d) / st) to floor((ba - 1 - d) / st): at most a few (blocks <= stride) */
+    int64_t num = -bb + 1 - d, klo = num >= 0 ? (num + st - 1) / st : -((-num) / st);
+    num = ba - 1 - d;
+    const int64_t khi = num >= 0 ? num / st : -((-num + st - 1) / st);
+    for (int64_t k = klo; k <= khi; k++) {
+        const int64_t ilo = k < 0 ? -k : 0, ihi = na < nb - k ? na : nb - k; /* i in [ilo, ihi) */
+        if (ilo < ihi) return 1;
+    }
+    return 0;
+}
+
+/* The box and digest of s (see above): 0 when nothing is selected. */
+static int sel_bbox(const colldiag_sel *s, cd_bbox *b, uint64_t *digest)
+{
+    for (int d = 0; d < COLLDIAG_MAX_RANK; d++) {
+        b->lo[d] = UINT64_MAX;
+        b->hi[d] = 0;
+    }
+    b->budget = CD_BBOX_BUDGET;
+    b->over = 0;
+    *digest = 0;
+    if (!s || s->space == SPACE_NULL || s->type == SEL_NONE) return 0;
+    if (s->space == SPACE_SCALAR || s->rank == 0) { *digest = 1; return 1; }
+    if (s->type == SEL_POINTS) {
+        if (!s->npts) return 0;
+        uint64_t h = 3;
+        for (uint64_t i = 0; i < s->npts; i++) {
+            uint64_t r = s->pts[i];
+            h = cd_hash_u64(h, r);
+            for (int d = s->rank - 1; d >= 0; d--) {
+                const uint64_t n = s->dims[d] ? s->dims[d] : 1;
+                bbox_span(b, d, r % n, r % n);
+                r /= n;
+            }
+        }
+        *digest = h;
+        return 1;
+    }
+    if (!s->tree || !s->tree->n) return 0;
+    *digest = bbox_node(s, s->tree, 0, b);
+    return 1;
+}
+
 static const char *seloper_name(colldiag_seloper_t op) { return op == COLLDIAG_SELECT_SET ? "SET" : "OR"; }
 
 static cd_node *tree_all(const colldiag_sel *s)

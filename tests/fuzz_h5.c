@@ -833,6 +833,21 @@ static int run_case(long cs, uint64_t seed, const char *dir)
                 printf("case %ld read %d rank %d: colldiag's buffer differs from the expected at byte %llu of %llu (0x%02x, expected 0x%02x; "
                        "%llu selected, kind %d, memory %d, %s)\n", cs, r, me, (unsigned long long)k,
                        (unsigned long long)(melems * c.es), bu2[k], want[k], (unsigned long long)mycnt, mykind, mshape, coll ? "collective" : "independent");
+                { /* how colldiag ran it: the first thing to know when replaying */
+                    colldiag_actual_chunk_opt_mode_t co = 0;
+                    colldiag_actual_io_mode_t io = 0;
+                    double ms[4];
+                    unsigned mc[4];
+                    int kind = -1, chosen = -1;
+                    colldiag_get_mpio_actual_chunk_opt_mode(x, &co);
+                    colldiag_get_mpio_actual_io_mode(x, &io);
+                    colldiag_get_auto_measured(x, ms, mc, &kind, &chosen);
+                    uint64_t rb = 0;
+                    unsigned rk = 0;
+                    colldiag_get_bytes_at_risk(x, &rb, &rk);
+                    printf("  colldiag ran it as %s / %s (measured kind %d, chosen %d; %llu bytes at risk, kinds 0x%x): %s\n",
+                           colldiag_chunk_opt_name(co), colldiag_io_mode_name(io), kind, chosen, (unsigned long long)rb, rk, colldiag_scheme_reason(x));
+                }
                 bad = 1;
             }
             else if (memcmp(want, buf, melems * c.es)) { /* HDF5 itself: counted unless --strict-hdf5 */

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Which calls the preload leaves to HDF5 under COLLDIAG_ACCELERATE=1 (not a timed test). Chunked: a
+# Which calls the preload leaves to HDF5 under COLLDIAG_ACCELERATE=1 by its rules (not a timed test; the
+# rules alone, COLLDIAG_AUTO_MODE=estimate: measured, they are the prior, tests/test_engine.sh). Chunked: a
 # collective write in which every rank writes whole chunks of its own, at least 256 KiB on the busiest
 # rank (COLLDIAG_ACCEL_WHOLE_BYTES), and which leaves some of the dataset's chunks to other calls, is
 # HDF5's, on every rank alike (under HDF5 1.12 and later, one that writes the whole dataset too);
@@ -15,7 +16,8 @@ B=$1 RUN=$2 NP=${3:-3}
 T=$(mktemp -d "${TMPDIR:-/tmp}/colldiag_as_fast.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 LIB=$PWD/$B/libcolldiag_preload.so
-case "$RUN" in *openmpi*) X="-x LD_PRELOAD -x COLLDIAG_ACCELERATE -x COLLDIAG_REPORT ${OMPI_MCA_io:+-x OMPI_MCA_io}" ;; *) X="" ;; esac
+case "$RUN" in *openmpi*) X="-x LD_PRELOAD -x COLLDIAG_ACCELERATE -x COLLDIAG_REPORT -x COLLDIAG_AUTO_MODE ${OMPI_MCA_io:+-x OMPI_MCA_io}" ;; *) X="" ;; esac
+export COLLDIAG_AUTO_MODE=estimate
 # the HDF5 the preload is built against (the same version for both MPI builds of a system)
 V112=0
 pkg-config --atleast-version=1.12 hdf5-openmpi 2>/dev/null && V112=1

@@ -802,7 +802,12 @@ static void report_accel(const char *mode, int wr, hid_t dset, const colldiag_xf
             /* HDF5's own path for the same call, as the cost model sees it: what the summary's "saved" compares */
             if (x->hdf5_scheme >= 0)
                 fprintf(o, ",\"hdf5\":{\"plan\":{\"chunk_opt\":\"%s\",\"estimate\":%.6g}}", x->hdf5_scheme ? "MULTI_CHUNK" : "LINK_CHUNK", x->hdf5_est);
-            fprintf(o, ",\"engine\":\"colldiag\",\"time\":%.9f}\n", t);
+            fprintf(o, ",\"engine\":\"colldiag\"");
+            static const char *const ek[4] = {"", "rule", "measured", "trying"};
+            if (x->eng_kind) /* the engine measured (measure.c): each engine's fastest agreed call, -1 none */
+                fprintf(o, ",\"engine_measured\":{\"kind\":\"%s\",\"hdf5\":{\"seconds\":%.9g,\"calls\":%u},\"colldiag\":{\"seconds\":%.9g,\"calls\":%u}}",
+                        ek[x->eng_kind], x->eng_t[0], x->eng_n[0], x->eng_t[1], x->eng_n[1]);
+            fprintf(o, ",\"time\":%.9f}\n", t);
         }
         free(cd);
     } else {
@@ -894,6 +899,18 @@ static int hdf5_runs_it(int wr, int single, hid_t dset, hid_t dxpl, const char *
     return 1;
 }
 
+/* A call colldiag's agreement gave to HDF5's path by measurement (measure.c, meas_engine_choose): the
+   time it spent deciding, to which explain_call adds HDF5's call before the group's next call carries
+   it. Cleared at every call's start. */
+static struct eng_pending { int on; uint64_t group, sig; double t; } eng_hdf5;
+
+/* HDF5's path ran such a call (ret >= 0 on this rank) in secs: its engine measurement. */
+static void eng_hdf5_done(herr_t ret, double secs)
+{
+    if (eng_hdf5.on && ret >= 0) meas_engine_done(eng_hdf5.group, eng_hdf5.sig, 0, eng_hdf5.t + secs);
+    eng_hdf5.on = 0;
+}
+
 static int accelerate(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, void *rbuf, const char *mode, int on,
                       const char *acc, char *why, size_t wl)
 {
@@ -911,6 +928,14 @@ static int accelerate(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dx
     cd_internal++;
     int rc = wr ? colldiag_h5_write(dset, mt, ms, fs, dxpl, wbuf, x) : colldiag_h5_read(dset, mt, ms, fs, dxpl, rbuf, x);
     const double t = MPI_Wtime() - t0;
+    /* the engine measured: colldiag's time now, HDF5's once its call ran (explain_call) */
+    if (x->eng_kind && x->eng_choice == 1 && rc == 0) meas_engine_done(x->eng_group, x->eng_sig, 1, t);
+    if (x->eng_kind && x->eng_choice == 0 && rc == COLLDIAG_ERR_UNSUPPORTED) {
+        eng_hdf5.on = 1;
+        eng_hdf5.group = x->eng_group;
+        eng_hdf5.sig = x->eng_sig;
+        eng_hdf5.t = t;
+    }
     if (rc == 0 && on) {
         if (!summary_only(mode)) report_accel(mode, wr, dset, x, t);
         sum_colldiag_call(wr, dset, x, t);
@@ -998,14 +1023,18 @@ static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid
     const char *mode = cd_getenv("COLLDIAG_REPORT"), *acc = cd_getenv("COLLDIAG_ACCELERATE");
     int on = mode && *mode && strcmp(mode, "0");
     char why[1024] = "";
+    eng_hdf5.on = 0;
     if (acc && *acc && strcmp(acc, "0") && accelerate(wr, dset, mt, ms, fs, dxpl, wbuf, rbuf, mode, on, acc, why, sizeof why))
         return 0; /* H5Dwrite/H5Dread's success */
     accel_why = why[0] ? why : NULL;
     h5_plist_gen++; /* HDF5 runs the call: it sets the DXPL's actual-mode properties (h5_set_actual) */
     const int compact = wr && accel_why && strstr(accel_why, "a compact dataset"); /* under COLLDIAG_ACCELERATE (write_call) */
     if (!on) {
+        const double t0 = MPI_Wtime();
         made_safe(wr, dset, dxpl, acc);
-        return wr ? write_call(compact, 1, dset, mt, ms, fs, dxpl, wbuf, real_write) : real_read(dset, mt, ms, fs, dxpl, rbuf);
+        const herr_t ret = wr ? write_call(compact, 1, dset, mt, ms, fs, dxpl, wbuf, real_write) : real_read(dset, mt, ms, fs, dxpl, rbuf);
+        eng_hdf5_done(ret, MPI_Wtime() - t0);
+        return ret;
     }
     /* HDF5 records its actual modes in the DXPL it is given; H5P_DEFAULT cannot be read back */
     const int light = summary_only(mode);
@@ -1020,6 +1049,7 @@ static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid
         const double t0 = MPI_Wtime();
         const herr_t ret = wr ? write_call(compact, 1, dset, mt, ms, fs, use, wbuf, real_write) : real_read(dset, mt, ms, fs, use, rbuf);
         call_secs = MPI_Wtime() - t0;
+        eng_hdf5_done(ret, call_secs);
         if (ret >= 0) sum_hdf5_call(wr, dset, use, call_secs, NULL, 0, 0);
         sum_risk_record(dset, use);
         risk_own = 0;
@@ -1036,6 +1066,7 @@ static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid
     const double t0 = MPI_Wtime();
     herr_t ret = wr ? write_call(compact, 0, dset, mt, ms, fs, use, wbuf, real_write) /* the report warns */ : real_read(dset, mt, ms, fs, use, rbuf);
     call_secs = MPI_Wtime() - t0;
+    eng_hdf5_done(ret, call_secs);
     unsigned v[V_N];
     values_of(x, planned, use, ret, v);
     report(mode, wr, dset, f, x, v);
@@ -1048,11 +1079,18 @@ static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid
     return ret;
 }
 
+/* A call may nest: colldiag's own work for a call (a compact write's cure, made_safe) can reach these
+   wrappers again. The nested call's accel_why points into its own frame and its eng_hdf5 is its own:
+   both are the outer call's again when it returns (valgrind saw the outer report read the dead frame). */
 static herr_t explain(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, void *rbuf)
 {
+    const char *const outer_why = accel_why;
+    const struct eng_pending outer_eng = eng_hdf5;
     cd_env_enter();
     const herr_t ret = explain_call(wr, dset, mt, ms, fs, dxpl, wbuf, rbuf);
     cd_env_leave();
+    accel_why = outer_why;
+    eng_hdf5 = outer_eng;
     return ret;
 }
 

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The preload's measured engine under COLLDIAG_ACCELERATE=1 (src/measure.c, "the preload's engine"),
+# proven with an injected clock, never with a timing: the test build of the preload takes each
+# engine's time of a call from COLLDIAG_INJECT=engine:H,C[,H2,C2,N] (HDF5's path H seconds, colldiag's
+# C; from the N-th measured call on, H2 and C2). tests/h5_engine.c, a plain HDF5 time-step loop, writes
+# a row a call (every rank one whole chunk of its own) and checks every value read back (exit 1 on any
+# difference: the bytes each engine wrote are checked). Each call's engine comes from the per-call JSON
+# report ("engine"). The test applies the rule itself to the times it injected and expects, call by
+# call: the rule's engine for the first two calls (WHOLE_CHUNKS: HDF5's path, from 256 KiB a rank;
+# FASTER: colldiag's), the other engine once at the third, then the one whose fastest call was faster;
+# when the chosen engine's last 8 calls have a median over twice its fastest, the other again, the
+# chosen keeping only its last call (at most 4 times). A time is agreed one call later, in the next
+# call's reduction. Also: COLLDIAG_AUTO_MODE=estimate keeps the rule on every call.
+# Usage: tests/test_engine.sh BUILD_DIR "LAUNCHER" RANKS
+set -u
+B=$1 RUN=$2 NP=${3:-3}
+T=$(mktemp -d "${TMPDIR:-/tmp}/colldiag_engine.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+LIB=$PWD/$B/libcolldiag_preload_test.so
+case "$RUN" in *openmpi*) X="-x LD_PRELOAD -x COLLDIAG_ACCELERATE -x COLLDIAG_REPORT -x COLLDIAG_INJECT -x COLLDIAG_AUTO_MODE ${OMPI_MCA_io:+-x OMPI_MCA_io}" ;; *) X="" ;; esac
+fail=0
+# case: name, doubles a rank a call (32768: 256 KiB, WHOLE_CHUNKS; 512: FASTER), calls, injection, mode
+run_case() {
+    local name=$1 elems=$2 calls=$3 inject=$4 mode=$5
+    rm -f "$T/r.jsonl" "$T/e.h5"
+    if ! COLLDIAG_ACCELERATE=1 COLLDIAG_REPORT=json:$T/r.jsonl COLLDIAG_INJECT=$inject COLLDIAG_AUTO_MODE=$mode LD_PRELOAD=$LIB \
+        $RUN -n "$NP" $X "$B/h5_engine" "$T/e.h5" "$calls" "$elems" >"$T/out" 2>&1; then
+        echo "FAIL $name: h5_engine exit $? (a wrong value read back, or a failed call)"; head -20 "$T/out"; fail=1; return
+    fi
+    python3 - "$T/r.jsonl" "$name" "$elems" "$calls" "$inject" "$mode" <<'PY' || fail=1
+import json, sys
+path, name, elems, calls, inject, mode = sys.argv[1:]
+elems, calls = int(elems), int(calls)
+rule = 0 if elems * 8 >= 256 << 10 else 1          # 0 HDF5's path (WHOLE_CHUNKS), 1 colldiag's (FASTER)
+v = [float(x) for x in inject.split(":")[1].split(",")]
+H, C = v[0], v[1]
+H2, C2, N = (v[2], v[3], int(v[4])) if len(v) == 5 else (H, C, 1 << 30)
+# the rule, applied by the test
+samples, tries, relooks, pending, count, want = [[], []], 0, 0, None, 0, []
+for c in range(calls):
+    if pending is not None:
+        e, t = pending
+        samples[e] = (samples[e] + [t])[-8:]
+    if mode == "estimate":
+        ch = rule
+    elif not samples[0] and not samples[1]:
+        ch = rule
+    elif not samples[0] or not samples[1]:
+        ran = 0 if samples[0] else 1
+        if len(samples[ran]) >= 2 and tries < 1:
+            tries += 1; ch = 1 - ran
+        else:
+            ch = ran
+    else:
+        ch = 0 if min(samples[0]) <= min(samples[1]) else 1
+        s = sorted(samples[ch]); n = len(s)
+        med = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+        if n >= 2 and med > 2 * min(s) and relooks < 4:
+            relooks += 1
+            samples[ch] = samples[ch][-1:]
+            samples[1 - ch] = []
+            ch = 1 - ch
+    want.append(ch)
+    t = (H2, C2)[ch] if count >= N else (H, C)[ch]
+    count += 1
+    pending = (ch, t) if mode != "estimate" else None
+got = []
+for line in open(path):
+    j = json.loads(line)
+    if j.get("summary") is True or j.get("op") != "H5Dwrite": continue
+    got.append(1 if j.get("engine") == "colldiag" else 0)
+names = "HC"
+w, g = "".join(names[x] for x in want), "".join(names[x] for x in got)
+if w != g:
+    print("FAIL %s: engines call by call %s, the rule says %s (H HDF5's path, C colldiag's)" % (name, g, w)); sys.exit(1)
+print("%s: engines call by call %s, as the rule says" % (name, g))
+PY
+}
+# WHOLE_CHUNKS (HDF5's by rule): colldiag measured faster, then slower
+run_case "whole chunks, colldiag faster" 32768 8 engine:0.01,0.001 measure
+run_case "whole chunks, HDF5 faster" 32768 8 engine:0.001,0.01 measure
+# FASTER (colldiag's by rule): HDF5 measured faster, then slower
+run_case "small parts, HDF5 faster" 512 8 engine:0.001,0.01 measure
+run_case "small parts, colldiag faster" 512 8 engine:0.01,0.001 measure
+# the file system changes pace: HDF5's path, chosen, gets 20 times slower from the 8th call
+run_case "HDF5's path slows down" 32768 18 engine:0.001,0.01,0.02,0.01,8 measure
+# the rules alone
+run_case "COLLDIAG_AUTO_MODE=estimate" 32768 6 engine:0.01,0.001 estimate
+exit $fail
