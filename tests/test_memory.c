@@ -14,7 +14,9 @@
  *   - no MPI_File_{write,read}_at_all moves more than coll_buffer bytes from a rank (PMPI counter), and
  *     the MPI calls move exactly the rank's bytes (aggregation: all ranks' calls together move exactly
  *     the dataset's bytes, each byte once);
- *   - link-chunk makes exactly ceil(max elements per rank / floor(coll_buffer / 4)) collective calls;
+ *   - link-chunk makes exactly ceil(max elements per rank / floor(coll_buffer / 4)) collective calls (the
+ *     diagonal's reads on Open MPI 4.1.0-4.1.4's ompio: none, and at most that many independent ones, the
+ *     read guard's);
  *   - the file holds exactly the bytes of an image the test computes itself (rank 0 reads it raw), and
  *     every rank reads its slab back exactly.
  * The buffer comes from colldiag_set_coll_buffer or env COLLDIAG_COLL_BUFFER (both are tried).
@@ -74,6 +76,21 @@ static uint64_t diag_count(int r)
     return n * D0;
 }
 static const char *const pattern_name[3] = {"slabs", "interleaved", "diagonal"};
+
+/* Open MPI 4.1.0 - 4.1.4's ompio with its read data sieving on: colldiag's read guard makes a read whose
+   ranks' selections may share an element independent (the diagonal's unions of hyperslabs: their boxes
+   meet although they never share one), in the same rounds. The test's own reading of the stack. */
+static int guard_stack(void)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int n = 0, a = 0, b = 0, c = 0, mine, any = 0;
+    MPI_Get_library_version(v, &n);
+    const char *io = getenv("OMPI_MCA_io"), *ds = getenv("OMPI_MCA_fbtl_posix_read_datasieving");
+    mine = sscanf(v, "Open MPI v%d.%d.%d", &a, &b, &c) == 3 && a == 4 && b == 1 && c <= 4 && !(io && strstr(io, "romio")) &&
+           !(ds && (!strcmp(ds, "0") || !strcmp(ds, "false")));
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return any;
+}
 
 static const char *opt_name(int opt)
 {
@@ -157,8 +174,13 @@ static void one(const char *path, int opt, size_t cbuf, int by_env, int inter)
         colldiag_get_mpio_actual_chunk_opt_mode(x, &co);
         if (co == COLLDIAG_MPIO_LINK_CHUNK) {
             uint64_t cap = cbuf / ES ? cbuf / ES : 1, want = (maxn + cap - 1) / cap;
-            CHECK(g_pmpi.coll_calls == want, "%s: link-chunk made %llu collective calls, expected %llu", what,
-                  (unsigned long long)g_pmpi.coll_calls, (unsigned long long)want);
+            if (dir && inter == 2 && P > 1 && guard_stack()) /* the read guard: the same rounds, independent */
+                CHECK(g_pmpi.coll_calls == 0 && g_pmpi.ind_calls <= want, "%s: link-chunk under the read guard made %llu collective and %llu "
+                      "independent calls, expected none and at most %llu", what, (unsigned long long)g_pmpi.coll_calls,
+                      (unsigned long long)g_pmpi.ind_calls, (unsigned long long)want);
+            else
+                CHECK(g_pmpi.coll_calls == want, "%s: link-chunk made %llu collective calls, expected %llu", what,
+                      (unsigned long long)g_pmpi.coll_calls, (unsigned long long)want);
         }
         if (co == COLLDIAG_MPIO_CHUNK_AGGREGATE) { /* owners move other ranks' bytes: check the sum */
             unsigned long long mine = g_pmpi.coll_bytes + g_pmpi.ind_bytes, all = 0;
