@@ -4036,6 +4036,7 @@ static int read_guard(cd_io *io)
     if (io->read_guard) return io->read_guard;
     io->read_guard = 1;
     if (io->dir != DIR_READ || !io->f->reads_lose || io->f->size < 2) return 1; /* agreed (AG_STACK) */
+    if (io->disjoint) return 1; /* agreed: no chunk is touched by two ranks, so no element is (touch_map) */
     if (io->sub) { /* several datasets' merged pieces: not asked (rare; every rank alike) */
         io->read_guard = 2;
         io->x->reads_solo = 1;
