@@ -7380,6 +7380,7 @@ static int cd_risk_local(colldiag_file *f, const colldiag_layout *l, const colld
     if (check_args(&io)) return finish(&io, io.code);
     map_selection(&io, 0);
     if (!io.code) risk_local(&io, v);
+    v[AG_STACK] = (uint64_t)risk_read_stack(); /* merged with the others' at the end, as the reduction would */
     return finish(&io, io.code);
 }
 #endif
