@@ -451,8 +451,14 @@ static int run_case(long cs, uint64_t seed, const char *dir)
     if (fa < 0 || fb < 0 || da < 0 || db < 0 || ta < 0 || tb < 0) { printf("case %ld: cannot create the files\n", cs); return 1; }
     unsigned char *img = calloc(MAXE * 8, 1), *tmp = calloc(MAXE * 8, 1), *buf = malloc(MAXE * 8 * 3), *bu2 = malloc(MAXE * 8 * 3);
     unsigned char *ever = calloc(MAXE, 1); /* elements some round selected (the holes check below) */
+    unsigned char *b_by_hdf5 = calloc(MAXE, 1); /* elements whose last write into file B was a call HDF5 ran (its own
+                                                   defects then show there as in file A: lost writes of sieved
+                                                   independent writes, ROMIO's read-modify-write) */
     unsigned char *bfile = malloc(MAXE * 8); /* file B's bytes after the writes (the reads' check) */
     int b_hdf5_coll = 0;                    /* a collective write this rank left to HDF5 in file B */
+    int b_risk = 0;                         /* ... whose plan named bytes at risk (colldiag could not run it: a conversion
+                                               on some rank; make_safe covers contiguous storage only): file B's holes
+                                               are then HDF5's, predicted, as file A's */
     int a_risk = 0;                         /* colldiag's plan of some HDF5 write into file A named bytes at risk (alike on every rank) */
     int *owner = malloc(MAXE * sizeof *owner);
     uint64_t *lin = malloc(MAXE * sizeof *lin);
@@ -603,7 +609,9 @@ static int run_case(long cs, uint64_t seed, const char *dir)
                 const void *b2[2] = {buf, buf};
                 rc = colldiag_h5_write_multi(2, ds2, mt2, ms2, fs2, dxpl, b2, x);
                 if (rc && coll) { colldiag_h5_make_safe(db, NULL, NULL); colldiag_h5_make_safe(tb, NULL, NULL); } /* as the preload */
+                if (rc && coll) b_risk |= plan_risk(db, mt, msp, mine, dxpl, buf);
                 hb = rc ? H5Dwrite(db, mt, msp, mine, dxpl, buf) : 0;
+                if (rc && coll) b_risk |= plan_risk(tb, mt, msp, mine, dxpl, buf);
                 if (rc && hb >= 0) hb = H5Dwrite(tb, mt, msp, mine, dxpl, buf);
                 /* all or nothing: one engine for both datasets, on every rank */
                 n_multi++;
@@ -611,15 +619,24 @@ static int run_case(long cs, uint64_t seed, const char *dir)
             } else { /* the twin as the dataset: colldiag, HDF5 when it says no (the engines agree: same arguments) */
                 rc = colldiag_h5_write(db, mt, msp, mine, dxpl, buf, x);
                 if (rc && coll) colldiag_h5_make_safe(db, NULL, NULL); /* as the preload does before HDF5's collective write */
+                if (rc && coll) b_risk |= plan_risk(db, mt, msp, mine, dxpl, buf);
                 hb = rc ? H5Dwrite(db, mt, msp, mine, dxpl, buf) : 0;
                 const int rt = colldiag_h5_write(tb, mt, msp, mine, dxpl, buf, x);
                 if (rt && coll) colldiag_h5_make_safe(tb, NULL, NULL);
+                if (rt && coll) b_risk |= plan_risk(tb, mt, msp, mine, dxpl, buf);
                 if (rt && hb >= 0) hb = H5Dwrite(tb, mt, msp, mine, dxpl, buf);
                 if (!rt != !rc) { printf("case %ld round %d rank %d: the twin's call took the other engine\n", cs, r, me); bad = 1; }
             }
         }
         if (!coll) MPI_Barrier(MPI_COMM_WORLD);
         b_hdf5_coll |= rc && coll;
+        { /* which engine wrote each element of file B this round: its writer's */
+            int *rcs = malloc((size_t)np * sizeof *rcs), mine_rc = rc != 0;
+            MPI_Allgather(&mine_rc, 1, MPI_INT, rcs, 1, MPI_INT, MPI_COMM_WORLD);
+            for (uint64_t k = 0; k < n; k++)
+                if (owner[k] >= 0 && owner[k] < np) b_by_hdf5[k] = (unsigned char)rcs[owner[k]];
+            free(rcs);
+        }
         if (rc && getenv("FUZZ_H5_VERBOSE")) printf("case %ld write %d rank %d: HDF5 runs it: %s\n", cs, r, me, colldiag_xfer_errmsg(x));
         n_calls++;
         if (rc) n_fallback++;
@@ -655,9 +672,13 @@ static int run_case(long cs, uint64_t seed, const char *dir)
     const uint64_t n = nelem(c.rank, c.dims);
     /* file A's bytes, kept for file B's check: where both differ from the image with the same bytes, the
        bytes are HDF5's own (a call colldiag left to HDF5, which wrote them in both files), not colldiag's.
-       Holes are not among them: before every collective write it leaves to HDF5 in file B, this program
-       makes HDF5's call safe as the preload does (colldiag_h5_make_safe), and colldiag's own writes extend
-       the file first, so file B's holes read zeros.
+       Before every collective write it leaves to HDF5 in file B, this program makes HDF5's call safe as
+       the preload does (colldiag_h5_make_safe), and colldiag's own writes extend the file first, so file
+       B's holes read zeros, but where make_safe cannot cover the storage (chunked, outside 1.14's
+       collective-metadata files) and colldiag's plan of that HDF5 call named the bytes at risk: then, as
+       in file A, they are HDF5's predicted holes. An element whose last write into file B was a call HDF5
+       ran (b_by_hdf5) is HDF5's too: its lost writes (ROMIO's unlocked read-modify-write of concurrent
+       sieved independent writes) show there as in file A.
        File A is HDF5's alone. Where it differs from the image, the difference is one of the classes
        colldiag predicts (colldiag_get_bytes_at_risk) or a new one: an element no round selected that
        holds other bytes (MPI-IO's collective write past the end of the file filled the holes between the
@@ -667,6 +688,8 @@ static int run_case(long cs, uint64_t seed, const char *dir)
     unsigned char *abuf = malloc(n > 0 && c.es > 0 ? n * c.es : 1);
     int b_as_hdf5 = 0, a_holes = 0, a_lost = 0;
     MPI_Allreduce(MPI_IN_PLACE, &a_risk, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &b_risk, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &b_hdf5_coll, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     for (int w4 = 0, bad0 = bad; w4 < 4 && !bad0; w4++) {
         const int which = w4 & 1; /* 0: file A, 1: file B; w4 >= 2: the twins */
         if (which && abuf) memcpy(abuf, buf, n * c.es); /* buf still holds file A's (or A's twin's) bytes */
@@ -689,10 +712,19 @@ static int run_case(long cs, uint64_t seed, const char *dir)
                     a_holes = 1;
                     continue;
                 }
+                if (which && !ever[k] && b_hdf5_coll && b_risk) { /* a hole of a collective write HDF5 ran in file B, predicted */
+                    b_as_hdf5 = 1;
+                    continue;
+                }
+                if (which && ever[k] && b_by_hdf5[k]) { /* an element HDF5's call wrote last in file B: HDF5 lost it */
+                    b_as_hdf5 = 1;
+                    continue;
+                }
                 if (shown++ < 3 && show)
                     printf("case %ld rank %d: file %s%s element %llu differs from the image%s\n", cs, me, which ? "B (colldiag)" : "A (HDF5)",
                            w4 >= 2 ? ", the twin," : "", (unsigned long long)k,
-                           which ? "" : ever[k] ? " (a written element: HDF5 lost a write)" : " (a hole colldiag's plans did NOT predict)");
+                           which ? (ever[k] ? " (a written element, last by colldiag)" : b_hdf5_coll ? " (a hole; HDF5 ran a collective write, its plan named no byte at risk)" : " (a hole)")
+                                 : ever[k] ? " (a written element: HDF5 lost a write)" : " (a hole colldiag's plans did NOT predict)");
                 if (shown < 4 && getenv("FUZZ_H5_VERBOSE")) { /* the bytes of the first three */
                     printf("   file");
                     for (size_t j = 0; j < c.es; j++) printf(" %02x", buf[k * c.es + j]);
@@ -712,6 +744,7 @@ static int run_case(long cs, uint64_t seed, const char *dir)
     n_hdf5_wrong += a_holes || a_lost;
     free(abuf);
     free(ever);
+    free(b_by_hdf5);
     n_b_as_hdf5 += b_as_hdf5;
     /* a third of the cases read file B opened again read-only: nothing to flush there, so every first
        call reads the chunk index at once, an independent one on its rank alone (drawn outside the case
