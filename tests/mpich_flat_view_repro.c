@@ -3,10 +3,11 @@
  * fuzz_h5 seed 20796 case 0, 2 ranks), rebuilt with MPI alone. By hand its pieces are bytes 68-79,
  * 84-95, 100-103, 108-111, 116-119, 124-127 past the displacement (40 bytes).
  *
- *   mpich_flat_view_repro            MPI_File_set_view as MPI gives it: aborts in ADIOI_Flatten_datatype
- *                                    on MPICH 4.2 (exit 0 where MPI takes the view)
- *   mpich_flat_view_repro_fixed      the same with tests/mpich_flat_views.h: writes 40 bytes through the
- *                                    view and checks every byte of the file against the pieces above
+ * It writes 40 bytes through the view and checks every byte of the file against those pieces. make
+ * builds it with -DWITH_FLAT_VIEWS (tests/mpich_flat_views.h: on MPICH 4.2 the view goes to ROMIO
+ * flattened, and the program says so); built by hand without it
+ * (mpicc.mpich -Itests tests/mpich_flat_view_repro.c), MPICH 4.2 aborts in MPI_File_set_view:
+ * the reproducer to send upstream. Elsewhere MPI takes the view as it is.
  */
 #include <mpi.h>
 #include <stdio.h>
