@@ -80,9 +80,9 @@ $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/mpi_read_overlap $(B)/n
 	$(MPICC) $(WARN) $(CFLAGS) $< -o $@
 
 # A file view MPICH 4.1-4.2's ROMIO aborts on (HDF5 1.14's), through the tests' workaround
-# (tests/mpich_flat_views.h): every byte where the view puts it, on every MPI (tests/check.sh, check_hdf5.sh)
-$(B)/mpich_flat_view_repro: tests/mpich_flat_view_repro.c tests/mpich_flat_views.h | $(B)
-	$(MPICC) $(WARN) $(CFLAGS) -DWITH_FLAT_VIEWS -Itests $< -o $@
+# (tools/mpich_flat_views.h): every byte where the view puts it, on every MPI (tests/check.sh, check_hdf5.sh)
+$(B)/mpich_flat_view_repro: tests/mpich_flat_view_repro.c tools/mpich_flat_views.h | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) -DWITH_FLAT_VIEWS $< -o $@
 
 # make fuzz-io [SECONDS=N | CASES=N] [SEED=S]: the differential tester on every MPI-IO layer of $(MPI)
 # (Open MPI: ompio, ompio with 24-byte rounds, ROMIO); failing cases land shrunk in build/fuzz-io/.
@@ -103,7 +103,7 @@ $(B)/hdf5_interop: examples/hdf5_interop.c $(B)/colldiag_h5.o colldiag.h
 # make preload: the LD_PRELOAD library that explains an unmodified program's H5Dwrite/H5Dread
 # (tools/colldiag-preload.c: usage there and in docs/hdf5.md).
 preload: $(B)/libcolldiag_preload.so
-$(B)/libcolldiag_preload.so: tools/colldiag-preload.c colldiag.c colldiag.h | $(B)
+$(B)/libcolldiag_preload.so: tools/colldiag-preload.c tools/mpich_flat_views.h colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -fPIC -shared -I. $< $(H5LIBS) -ldl -o $@
 # make wrap: the link-time route for a program linked against HDF5 statically (plain h5pcc: libhdf5.a),
 # whose calls the preload cannot see: the same wrappers as an archive (-DCOLLDIAG_WRAP) and the flags to
@@ -167,7 +167,7 @@ $(B)/test_h5plan: tests/test_h5plan.c $(B)/colldiag_h5.o colldiag.h
 $(B)/test_h5accel: tests/test_h5accel.c tests/count_alloc.h tests/pmpi_count.c tests/pmpi_count.h colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_TESTING $(H5CFLAGS) -I. -Itests $< tests/pmpi_count.c $(H5LIBS) -o $@
 # colldiag_h5_write/read against HDF5's own H5Dwrite/H5Dread, every byte (tests/check.sh)
-$(B)/fuzz_h5: tests/fuzz_h5.c tests/mpich_flat_views.h colldiag.c colldiag.h | $(B)
+$(B)/fuzz_h5: tests/fuzz_h5.c tools/mpich_flat_views.h colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< $(H5LIBS) -o $@
 # the HTML report's large grid (tests/test_html.sh)
 $(B)/html_large: tests/html_large.c $(B)/colldiag.o colldiag.h
@@ -182,7 +182,7 @@ $(B)/h5_client: tests/h5_client.c | $(B)
 # for tests (COLLDIAG_INJECT=engine:... gives each engine its time)
 $(B)/h5_engine: tests/h5_engine.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
-$(B)/libcolldiag_preload_test.so: tools/colldiag-preload.c colldiag.c colldiag.h | $(B)
+$(B)/libcolldiag_preload_test.so: tools/colldiag-preload.c tools/mpich_flat_views.h colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_TESTING $(H5CFLAGS) -fPIC -shared -I. $< $(H5LIBS) -ldl -o $@
 
 # Fault injection (COLLDIAG_INJECT) exists only in this test build of the kit.

@@ -90,8 +90,9 @@ suite "openmpi/ompio test_read_guard -n 3 and -n 4" 120 bash -c "$OMPI -n 3 buil
 suite "openmpi/ompio test_read_guard -n 3, rank 1's sieving off (the ranks' stacks differ)" 120 $OMPI -n 3 build/openmpi/test_read_guard "${TMPDIR:-/tmp}/rgx.bin" mixed
 suite "openmpi/romio test_read_guard -n 3" 120 env OMPI_MCA_io=romio321 $OMPI -x OMPI_MCA_io -n 3 build/openmpi/test_read_guard "${TMPDIR:-/tmp}/rgr.bin"
 suite "mpich test_read_guard -n 2" 120 $MPICH -n 2 build/mpich/test_read_guard "${TMPDIR:-/tmp}/rgm.bin"
-# the file view MPICH 4.1-4.2 aborts on (tests/mpich_flat_views.h), taken as it is here: the reference
+# the file view MPICH 4.1-4.2 aborts on (tools/mpich_flat_views.h), taken as it is here: the reference
 # by hand that the workaround is checked against in Debian 13 (tests/check_hdf5.sh)
+suite "mpich preload: the view MPICH 4.2 aborts on, untouched on MPICH 4.0" 60 tests/test_flat_views_preload.sh build/mpich "$MPICH"
 suite "mpich the view MPICH 4.2 aborts on: every byte where it puts it" 60 bash -c '"$@" | grep -q "every byte where the view puts it"' _ $MPICH -n 1 build/mpich/mpich_flat_view_repro "${TMPDIR:-/tmp}/flatview.bin"
 scenarios "openmpi/ompio" build/openmpi/scenario_run "$OMPI"
 # > 2 GiB and > 2^31 elements per rank (ompio; see README for ROMIO)

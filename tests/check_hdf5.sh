@@ -75,10 +75,13 @@ h5fuzz "openmpi/ompio -n 3" 200 $OMPI -n 3 "$BO/fuzz_h5"
 # write on one rank waiting in MPI_Bcast (h5_flush_unsafe); hung within seconds before the fix
 suite "openmpi/ompio fuzz_h5 replay: seed 20261127 case 3023 (coll. metadata, flush)" 90 $OMPI -n 3 "$BO/fuzz_h5" --seed 20261127 --first 3023 --cases 3024 --out build/fuzz-h5
 [ -n "$ROMIO" ] && h5fuzz "openmpi/$ROMIO -n 3" 100 env OMPI_MCA_io=$ROMIO $OMPI -x OMPI_MCA_io -n 3 "$BO/fuzz_h5"
-# MPICH 4.1-4.2's ROMIO aborts on types HDF5 1.14 builds (tests/mpich_flat_views.h): the test programs
+# MPICH 4.1-4.2's ROMIO aborts on types HDF5 1.14 builds (tools/mpich_flat_views.h): the test programs
 # hand it the same types flattened, checked byte by byte against a reference by hand, and HDF5's own
 # write that aborted the fuzz (seed 4 case 22, rank 1 selecting nothing) runs
 suite "mpich the view MPICH 4.2 aborts on, flattened: every byte where it puts it" 60 bash -c '"$@" | grep -q "every byte where the view puts it"' _ $MPICH -n 1 "$BM/mpich_flat_view_repro" "${TMPDIR:-/tmp}/flatview.bin"
+# the preload does the same for an unmodified program: the reproducer built without the workaround
+# aborts alone on MPICH 4.1-4.2 and writes every byte right under the preload
+suite "mpich preload: an MPI type MPICH 4.2 aborts on, handed over flattened" 120 tests/test_flat_views_preload.sh "$BM" "$MPICH"
 suite "mpich fuzz_h5 replay: seed 4 case 22 (HDF5's own write, a type MPICH 4.2 aborts on)" 120 bash -c '"$@" | grep "every byte equal"' _ $MPICH -n 2 "$BM/fuzz_h5" --seed 4 --first 22 --cases 23 --out build/fuzz-h5
 h5fuzz "mpich -n 2" 30 $MPICH -n 2 "$BM/fuzz_h5"
 # the preload on unmodified C and h5py programs: explanations equal HDF5's answers call by call, and

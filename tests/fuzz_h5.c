@@ -38,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "mpich_flat_views.h" /* MPICH 4.1-4.2's ROMIO aborts on HDF5 1.14's views: see there */
+#include "../tools/mpich_flat_views.h" /* MPICH 4.1-4.2's ROMIO aborts on HDF5 1.14's types: see there */
 
 #ifdef FUZZ_H5_PLAIN /* HDF5 alone: see above */
 static int plain_refuses(void) { return COLLDIAG_ERR_UNSUPPORTED; }
@@ -1010,7 +1010,7 @@ int main(int argc, char **argv)
     if (me == 0 && s[5]) printf("fuzz_h5: in %ld case-ranks HDF5's own file (A) differed from the image (colldiag's did not)\n", s[5]);
     long flat = flat_views_done, flat_all = 0; /* MPICH 4.1-4.2's ROMIO would have aborted on these (mpich_flat_views.h) */
     MPI_Reduce(&flat, &flat_all, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (me == 0 && flat_all) printf("fuzz_h5: %ld MPI-IO types handed to MPICH's ROMIO flattened (it would have aborted on them: tests/mpich_flat_views.h)\n", flat_all);
+    if (me == 0 && flat_all) printf("fuzz_h5: %ld MPI-IO types handed to MPICH's ROMIO flattened (it would have aborted on them: tools/mpich_flat_views.h)\n", flat_all);
     if (me == 0)
         printf("fuzz_h5 seed %llu: %ld cases on %d ranks, %s; %ld rank-calls: %ld through colldiag, %ld through HDF5; "
                "collective calls of equal types: %ld of %ld through colldiag\n",

@@ -1,10 +1,10 @@
-/* One file view that MPICH 4.1-4.2's ROMIO aborts on (tests/mpich_flat_views.h): HDF5 1.14.5's type
+/* One file view that MPICH 4.1-4.2's ROMIO aborts on (tools/mpich_flat_views.h): HDF5 1.14.5's type
  * for one rank's irregular selection (MPI_Type_get_contents of what it passed to MPI_File_set_view in
  * fuzz_h5 seed 20796 case 0, 2 ranks), rebuilt with MPI alone. By hand its pieces are bytes 68-79,
  * 84-95, 100-103, 108-111, 116-119, 124-127 past the displacement (40 bytes).
  *
  * It writes 40 bytes through the view and checks every byte of the file against those pieces. make
- * builds it with -DWITH_FLAT_VIEWS (tests/mpich_flat_views.h: on MPICH 4.2 the view goes to ROMIO
+ * builds it with -DWITH_FLAT_VIEWS (tools/mpich_flat_views.h: on MPICH 4.2 the view goes to ROMIO
  * flattened, and the program says so); built by hand without it
  * (mpicc.mpich -Itests tests/mpich_flat_view_repro.c), MPICH 4.2 aborts in MPI_File_set_view:
  * the reproducer to send upstream. Elsewhere MPI takes the view as it is.
@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #ifdef WITH_FLAT_VIEWS
-#include "mpich_flat_views.h"
+#include "../tools/mpich_flat_views.h"
 #endif
 
 static MPI_Datatype hdf5s_type(void)

@@ -59,6 +59,11 @@ CD_REAL_DECL(H5Dwrite_multi_async) CD_REAL_DECL(H5Dread_multi_async)
 #else
 #define CD_WRAP(name) name
 #define CD_LOOKUP(name) dlsym(RTLD_NEXT, #name)
+/* MPICH 4.1-4.2's ROMIO aborts on MPI datatypes HDF5 1.14 builds for irregular selections: the preload
+   hands ROMIO such a type (only where it would abort) as the same bytes, flattened, and says so once a
+   process (tools/mpich_flat_views.h; docs/hdf5.md). Nothing on other MPIs. */
+#define FLAT_VIEWS_SAY
+#include "mpich_flat_views.h"
 #endif
 
 typedef herr_t (*h5w_fn)(hid_t, hid_t, hid_t, hid_t, hid_t, const void *);

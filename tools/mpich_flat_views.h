@@ -9,22 +9,41 @@
  *
  * ROMIO flattens the memory types of data calls the same way, with the same assertion.
  *
- * A test that includes this file defines MPI_File_set_view and MPI_File_{read,write}_at{,_all} (the
- * program's definitions are the ones HDF5's shared library calls) and, where the two counts differ,
- * hands ROMIO the same type as one hindexed type of the pieces MPIX_Type_iov lists (checked: they hold
- * the type's size), resized to the same lower bound and extent: the same bytes at the same offsets,
- * which ROMIO flattens without the count.
- * Everything else goes to PMPI_File_set_view untouched. A test-side workaround for an MPI defect, so
- * that the tests can keep comparing against HDF5's own calls there. colldiag's own views pass through
- * it too (fuzz_h5 is one program with the kit); in the runs that found this, every view it flattened
- * was HDF5's (its callers' stacks went through H5FD_*), and colldiag's views are hindexed types of
- * byte runs, whose two counts agree. */
+ * A program that includes this file (the preload, tools/colldiag-preload.c; the test programs) defines
+ * MPI_File_set_view and MPI_File_{read,write}_at{,_all}: an LD_PRELOAD library's or the program's own
+ * definitions are the ones HDF5's shared library calls. Where the two counts differ (where ROMIO would
+ * abort), it hands ROMIO the same type as one hindexed type of the runs MPIX_Type_iov lists (checked:
+ * they hold the type's size), resized to the same lower bound and extent: the same bytes at the same
+ * offsets, which ROMIO flattens without the count. Every other call goes to PMPI_* untouched; the cost
+ * is one MPIX_Type_iov_len a call with a derived type (ROMIO caches its own flattening per type), and
+ * the runs listed once where it would abort. colldiag's own types are hindexed runs of bytes, whose
+ * two counts agree: in the runs that found this, every type flattened was HDF5's (its caller's stack
+ * went through libhdf5). FLAT_VIEWS_SAY: say so on stderr the first time in a process.
+ */
 #ifndef MPICH_FLAT_VIEWS_H
 #define MPICH_FLAT_VIEWS_H
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 
-static long flat_views_done; /* views and memory types handed over flattened */
+static long flat_views_done __attribute__((unused)); /* views and memory types handed over flattened */
+
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION >= 40100000
+static void flat_views_count(const char *call)
+{
+    if (flat_views_done++) return;
+#ifdef FLAT_VIEWS_SAY
+    int me = -1, init = 0;
+    MPI_Initialized(&init);
+    if (init) MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    fprintf(stderr, "colldiag: rank %d: MPICH %s's ROMIO would abort (ADIOI_Flatten_datatype: actual == num_iovs) on an MPI datatype "
+                    "passed to %s (HDF5 1.14 builds such types); handed to it as the same bytes, flattened (docs/hdf5.md)\n",
+            me, MPICH_VERSION, call);
+#else
+    (void)call;
+#endif
+}
+#endif
 
 #if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION >= 40100000
 /* The type ft (a view's file type, or a data call's memory type) as one flat type of byte runs when
@@ -70,7 +89,7 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     const int rc = PMPI_File_set_view(fh, disp, etype, flat != MPI_DATATYPE_NULL ? flat : filetype, datarep, info);
     if (flat != MPI_DATATYPE_NULL) {
         MPI_Type_free(&flat);
-        flat_views_done++;
+        flat_views_count("MPI_File_set_view");
     }
     return rc;
 }
@@ -84,7 +103,7 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
         const int rc = P##name(fh, off, buf, count, flat != MPI_DATATYPE_NULL ? flat : t, st);                      \
         if (flat != MPI_DATATYPE_NULL) {                                                                            \
             MPI_Type_free(&flat);                                                                                   \
-            flat_views_done++;                                                                                      \
+            flat_views_count(#name);                                                                                \
         }                                                                                                           \
         return rc;                                                                                                  \
     }
