@@ -10551,7 +10551,9 @@ static int h5_fill_unwritten(hid_t dcpl, H5D_layout_t lay)
    HDF5 file format specification (version 3.0) defines it: the object header's layout message, then
    whichever index it names -- a version 1 B-tree (every file written with the default format), or,
    with the 1.10 format, a single chunk, the implicit index, a fixed array, an extensible array or a
-   version 2 B-tree. Only indexes of unfiltered chunks are read (filtered chunks colldiag never moves).
+   version 2 B-tree. Indexes of filtered chunks hold each chunk's stored (compressed) size and filter
+   mask too: read only where the caller asks for them (ix_rd.stored, colldiag_h5_chunk_records), so that a
+   plan of filtered chunks keeps refusing them (colldiag moves no filtered chunk yet).
    The file must be flushed first (H5Fflush): the reader sees the disk, not HDF5's metadata cache.
    Every structure with a checksum is verified; anything unexpected stops the reader with a reason,
    and the caller lets HDF5 do the work instead. Addresses in the file are relative to its base (the
@@ -10647,6 +10649,14 @@ typedef struct {
     const uint64_t *want;
     MPI_Offset *got;
     uint64_t nwant;
+    /* filtered chunk records (NULL: not asked for, and an index of filtered chunks is refused): each
+       chunk's stored size and filter mask, beside tab (whole-table mode) or got (targeted); an
+       unfiltered index gives chunk_bytes and mask 0 */
+    uint64_t *stored;
+    uint32_t *mask;
+    uint64_t chunk_bytes;
+    unsigned es;                         /* bytes of an array index's element (sa, or sa + size + 4 filtered) */
+    unsigned zs;                         /* bytes of a filtered record's stored size (0: unfiltered records) */
     struct ix_ew *ew;                    /* array indexes: (element index, position in want), by element */
     uint64_t nodes;                      /* index blocks read: a bound against cycles in a damaged file */
     char why[256];                       /* the first problem */
@@ -10728,16 +10738,20 @@ static uint64_t ix_want_pos(const ix_rd *r, uint64_t idx)
 
 /* A chunk given by its scaled coordinates (chunk units) lies at relative address a. Chunks past the
    current extent (left behind by a smaller H5Dset_extent) are not the dataset's. */
-static void ix_put_scaled(ix_rd *r, const uint64_t *s, uint64_t a)
+static void ix_put_scaled_rec(ix_rd *r, const uint64_t *s, uint64_t a, uint64_t size, uint32_t mask)
 {
     uint64_t idx = 0;
     for (int d = 0; d < r->rank; d++) {
         if (s[d] >= r->grid[d]) return;
         idx = idx * r->grid[d] + s[d];
     }
-    if (!r->want) { r->tab[idx] = (MPI_Offset)(r->base + a); return; }
-    const uint64_t k = ix_want_pos(r, idx);
-    if (k < r->nwant) r->got[k] = (MPI_Offset)(r->base + a);
+    const uint64_t k = r->want ? ix_want_pos(r, idx) : idx;
+    if (r->want && k >= r->nwant) return;
+    (r->want ? r->got : r->tab)[k] = (MPI_Offset)(r->base + a);
+    if (r->stored) {
+        r->stored[k] = size;
+        r->mask[k] = mask;
+    }
 }
 
 /* Lexicographic order of scaled coordinates: the order of both B-trees' keys, and (for chunks inside
@@ -10791,14 +10805,14 @@ static int ix_want_elems(const ix_rd *r, uint64_t e0, uint64_t n)
 }
 
 /* A chunk given by its linear index over the (maybe swizzled) maximum chunk grid of the array indexes. */
-static void ix_put_linear(ix_rd *r, uint64_t lin, uint64_t a)
+static void ix_put_linear(ix_rd *r, uint64_t lin, uint64_t a, uint64_t size, uint32_t mask)
 {
     uint64_t s[COLLDIAG_MAX_RANK];
     for (int k = 0; k < r->rank; k++) {
         s[r->order[k]] = lin / r->down[k];
         lin %= r->down[k];
     }
-    ix_put_scaled(r, s, a);
+    ix_put_scaled_rec(r, s, a, size, mask);
 }
 
 /* The layout message: version, class and, for chunked storage, the index. */
@@ -10806,6 +10820,8 @@ typedef struct {
     int version, cls;            /* class 0 compact, 1 contiguous, 2 chunked, 3 virtual */
     int type;                    /* H5I_* */
     unsigned flags;              /* version 4: bit 1 = a filtered single chunk */
+    uint64_t single_size;        /* a filtered single chunk's stored size and filter mask */
+    uint32_t single_mask;
     uint64_t iaddr;              /* index address (contiguous: data address) */
     unsigned ndims;              /* chunk dims + 1 (the last is the element size) */
     uint64_t dim[COLLDIAG_MAX_RANK + 1];
@@ -10852,6 +10868,10 @@ static int ix_parse_layout(ix_rd *r, const unsigned char *p, size_t n, ix_layout
     if (L->type < IX_SINGLE || L->type > IX_BTREE2) return ix_fail(r, "chunk index type %d", L->type);
     if (n < q + extra + r->sa) return ix_fail(r, "a truncated layout message");
     for (unsigned i = 0; i < 5 && i < extra && L->type != IX_SINGLE; i++) L->p[i] = p[q + i];
+    if (L->type == IX_SINGLE && (L->flags & 2)) {
+        L->single_size = ix_u(p + q, r->ss);
+        L->single_mask = (uint32_t)ix_u(p + q + r->ss, 4);
+    }
     q += extra;
     L->iaddr = ix_u(p + q, r->sa);
     return 0;
@@ -10951,7 +10971,8 @@ static int ix_btree1(ix_rd *r, uint64_t addr, unsigned ndims, int depth)
             if (ix_want_between(r, s, 1, i + 1 < used ? t : NULL)) rc = ix_btree1(r, ca, ndims, depth + 1);
             continue;
         }
-        if (!ix_undef(child, r->sa)) ix_put_scaled(r, s, ca);
+        /* every key holds the chunk's stored size and filter mask (unfiltered: the chunk's bytes, 0) */
+        if (!ix_undef(child, r->sa)) ix_put_scaled_rec(r, s, ca, ix_u(key, 4), (uint32_t)ix_u(key + 4, 4));
     }
     cd_free(b);
     return rc;
@@ -10974,22 +10995,43 @@ static int ix_implicit(ix_rd *r, uint64_t iaddr, uint64_t chunk_bytes)
         const MPI_Offset a = (MPI_Offset)(r->base + iaddr + ix_elem_of(r, r->want ? r->want[i] : i) * chunk_bytes);
         if (r->want) r->got[i] = a;
         else r->tab[i] = a;
+        if (r->stored) { r->stored[i] = chunk_bytes; r->mask[i] = 0; }
     }
     return 0;
 }
 
 /* Elements (chunk addresses) of an array index: n of them from element index e0, in buf. */
+/* One element: the address, then (filtered) the stored size in zs bytes and the filter mask. */
+static void ix_element(const ix_rd *r, const unsigned char *p, uint64_t *size, uint32_t *mask)
+{
+    *size = r->zs ? ix_u(p + r->sa, r->zs) : r->chunk_bytes;
+    *mask = r->zs ? (uint32_t)ix_u(p + r->sa + r->zs, 4) : 0;
+}
+
 static void ix_put_elements(ix_rd *r, const unsigned char *buf, uint64_t e0, uint64_t n, uint64_t limit)
 {
+    uint64_t size;
+    uint32_t mask;
     if (r->want) { /* the wanted ones only */
         for (uint64_t k = ix_ew_from(r, e0); k < r->nwant && r->ew[k].e - e0 < n && r->ew[k].e < limit; k++) {
-            const unsigned char *p = buf + (r->ew[k].e - e0) * r->sa;
-            if (!ix_undef(p, r->sa)) r->got[r->ew[k].pos] = (MPI_Offset)(r->base + ix_u(p, r->sa));
+            const unsigned char *p = buf + (r->ew[k].e - e0) * r->es;
+            if (ix_undef(p, r->sa)) continue;
+            const uint64_t pos = r->ew[k].pos;
+            r->got[pos] = (MPI_Offset)(r->base + ix_u(p, r->sa));
+            if (r->stored) {
+                ix_element(r, p, &size, &mask);
+                r->stored[pos] = size;
+                r->mask[pos] = mask;
+            }
         }
         return;
     }
-    for (uint64_t i = 0; i < n && e0 + i < limit; i++)
-        if (!ix_undef(buf + i * r->sa, r->sa)) ix_put_linear(r, e0 + i, ix_u(buf + i * r->sa, r->sa));
+    for (uint64_t i = 0; i < n && e0 + i < limit; i++) {
+        const unsigned char *p = buf + i * r->es;
+        if (ix_undef(p, r->sa)) continue;
+        ix_element(r, p, &size, &mask);
+        ix_put_linear(r, e0 + i, ix_u(p, r->sa), size, mask);
+    }
 }
 
 /* n elements starting at element e0, in pages of pn elements (paged blocks: bit k of init, MSB first,
@@ -10999,7 +11041,7 @@ static int ix_array_block(ix_rd *r, const char *sig, uint64_t addr, size_t prefi
 {
     if (!ix_want_elems(r, e0, n)) return 0;
     if (!init) {
-        unsigned char *b = ix_block(r, addr, prefix + n * r->sa + 4, sig, prefix + n * r->sa + 4);
+        unsigned char *b = ix_block(r, addr, prefix + n * r->es + 4, sig, prefix + n * r->es + 4);
         if (!b) return -1;
         ix_put_elements(r, b + prefix, e0, n, limit);
         cd_free(b);
@@ -11010,12 +11052,28 @@ static int ix_array_block(ix_rd *r, const char *sig, uint64_t addr, size_t prefi
         const uint64_t bit = ibit0 + k;
         const uint64_t m = k + 1 < np ? pn : n - k * pn;
         if (!(init[bit / 8] & (0x80u >> (bit % 8))) || !ix_want_elems(r, e0 + k * pn, m)) continue;
-        const uint64_t at = addr + prefix + k * (pn * r->sa + 4);
-        unsigned char *b = ix_block(r, at, m * r->sa + 4, NULL, m * r->sa + 4);
+        const uint64_t at = addr + prefix + k * (pn * r->es + 4);
+        unsigned char *b = ix_block(r, at, m * r->es + 4, NULL, m * r->es + 4);
         if (!b) return -1;
         ix_put_elements(r, b, e0 + k * pn, m, limit);
         cd_free(b);
     }
+    return 0;
+}
+
+/* An array index's elements (client 0: addresses of unfiltered chunks; 1: filtered chunks' address,
+   stored size, filter mask), refused where the caller did not ask for filtered records. */
+static int ix_elements(ix_rd *r, unsigned client, unsigned es)
+{
+    if (client == 0 && es == r->sa) {
+        r->es = es;
+        r->zs = 0;
+        return 0;
+    }
+    if (client != 1 || es < r->sa + 5 || es > r->sa + 12) return ix_fail(r, "an array index of client %u with %u-byte elements", client, es);
+    if (!r->stored) return ix_fail(r, "an array index of filtered chunks");
+    r->es = es;
+    r->zs = es - r->sa - 4;
     return 0;
 }
 
@@ -11029,7 +11087,7 @@ static int ix_farray(ix_rd *r, uint64_t addr, unsigned page_bits)
     const uint64_t n = ix_u(h + 8, r->ss), db = ix_u(h + 8 + r->ss, r->sa);
     const int undef = ix_undef(h + 8 + r->ss, r->sa);
     cd_free(h);
-    if (client != 0 || es != r->sa) return ix_fail(r, "a fixed array of filtered chunks");
+    if (ix_elements(r, client, es)) return -1;
     (void)page_bits;
     if (undef || n == 0) return 0;
     const uint64_t pn = (uint64_t)1 << pb;
@@ -11056,7 +11114,7 @@ static int ix_earray(ix_rd *r, uint64_t addr)
     const uint64_t ib = ix_u(h + 12 + 6 * (size_t)r->ss, r->sa);
     const int ib_undef = ix_undef(h + 12 + 6 * (size_t)r->ss, r->sa);
     cd_free(h);
-    if (client != 0 || es != r->sa) return ix_fail(r, "an extensible array of filtered chunks");
+    if (ix_elements(r, client, es)) return -1;
     if (!dmin || !ptrmin || (dmin & (dmin - 1)) || (ptrmin & (ptrmin - 1)) || maxbits > 64 || maxbits < ix_log2(dmin))
         return ix_fail(r, "an extensible array header with impossible parameters");
     if (ib_undef || max_idx == 0) return 0;
@@ -11106,6 +11164,10 @@ static int ix_earray(ix_rd *r, uint64_t addr)
 typedef struct { unsigned node, rec, depth, leaf_nrec_size, cum_size[64]; } ix_bt2;
 static unsigned ix_enc_size(uint64_t x) { return ix_log2(x) / 8 + 1; }
 
+/* A record's scaled offsets follow its address (type 10) or its address, stored size and filter mask
+   (type 11: zs + 4 more bytes). */
+static size_t ix_bt2_scaled(const ix_rd *r) { return r->sa + (r->zs ? r->zs + 4 : 0); }
+
 static int ix_bt2_node(ix_rd *r, const ix_bt2 *t, uint64_t addr, uint64_t nrec, unsigned depth)
 {
     if (depth > t->depth || depth >= 64) return ix_fail(r, "a v2 B-tree node deeper than its header says");
@@ -11115,18 +11177,21 @@ static int ix_bt2_node(ix_rd *r, const ix_bt2 *t, uint64_t addr, uint64_t nrec, 
     unsigned char *b = ix_block(r, addr, n, depth ? "BTIN" : "BTLF", n);
     if (!b) return -1;
     int rc = 0;
+    const size_t so = ix_bt2_scaled(r);
     for (uint64_t i = 0; i < nrec; i++) {
         const unsigned char *q = b + 6 + i * t->rec;
-        uint64_t s[COLLDIAG_MAX_RANK];
-        for (int d = 0; d < r->rank; d++) s[d] = ix_u(q + r->sa + 8 * (size_t)d, 8);
-        if (!ix_undef(q, r->sa)) ix_put_scaled(r, s, ix_u(q, r->sa));
+        uint64_t s[COLLDIAG_MAX_RANK], size;
+        uint32_t mask;
+        for (int d = 0; d < r->rank; d++) s[d] = ix_u(q + so + 8 * (size_t)d, 8);
+        ix_element(r, q, &size, &mask);
+        if (!ix_undef(q, r->sa)) ix_put_scaled_rec(r, s, ix_u(q, r->sa), size, mask);
     }
     for (uint64_t i = 0; depth && i <= nrec && !rc; i++) {
         /* child i holds the records between record i - 1 and record i */
         uint64_t lo[COLLDIAG_MAX_RANK], hi[COLLDIAG_MAX_RANK];
         for (int d = 0; d < r->rank; d++) {
-            if (i > 0) lo[d] = ix_u(b + 6 + (i - 1) * t->rec + r->sa + 8 * (size_t)d, 8);
-            if (i < nrec) hi[d] = ix_u(b + 6 + i * t->rec + r->sa + 8 * (size_t)d, 8);
+            if (i > 0) lo[d] = ix_u(b + 6 + (i - 1) * t->rec + so + 8 * (size_t)d, 8);
+            if (i < nrec) hi[d] = ix_u(b + 6 + i * t->rec + so + 8 * (size_t)d, 8);
         }
         if (!ix_want_between(r, i > 0 ? lo : NULL, 0, i < nrec ? hi : NULL)) continue;
         const unsigned char *q = b + 6 + nrec * t->rec + i * ptr;
@@ -11150,8 +11215,13 @@ static int ix_btree2(ix_rd *r, uint64_t addr)
     const uint64_t root = ix_u(h + 16, r->sa), rn = ix_u(h + 16 + r->sa, 2);
     const int undef = ix_undef(h + 16, r->sa);
     cd_free(h);
-    if (type != 10) return ix_fail(r, "a v2 B-tree of type %u (filtered chunks)", type);
-    if (t.rec != r->sa + 8 * (unsigned)r->rank || t.node < 10 + t.rec || t.depth >= 64) return ix_fail(r, "a v2 B-tree header with impossible sizes");
+    if (type != 10 && type != 11) return ix_fail(r, "a v2 B-tree of type %u", type);
+    if (type == 11 && !r->stored) return ix_fail(r, "a v2 B-tree of filtered chunks (type 11)");
+    /* type 11: address, stored size (the rest of the record), filter mask, scaled offsets */
+    const unsigned fixed = r->sa + 8 * (unsigned)r->rank + (type == 11 ? 4 : 0);
+    r->zs = type == 11 && t.rec > fixed ? t.rec - fixed : 0;
+    if ((type == 10 ? t.rec != fixed : (r->zs < 1 || r->zs > 8)) || t.node < 10 + t.rec || t.depth >= 64)
+        return ix_fail(r, "a v2 B-tree header with impossible sizes");
     if (undef || rn == 0) return 0;
     uint64_t max = (t.node - 10) / t.rec, cum = max;
     t.leaf_nrec_size = ix_enc_size(max);
@@ -11272,10 +11342,7 @@ static int ix_open(const ix_facts *fx, MPI_File fh, uint64_t nchunks, ix_index *
         ix_fail(r, "the layout message's chunk dims differ from the dataset's");
         goto done;
     }
-    if (L->type == IX_SINGLE && (L->flags & 2)) {
-        ix_fail(r, "a filtered single chunk");
-        goto done;
-    }
+    /* (a filtered single chunk is read where the walk asks for stored sizes: ix_walk) */
     /* the array indexes number chunks over the grid of the maximum dims, the extensible array with its
        one unlimited dimension moved to the front */
     int unlim = -1, nunlim = 0;
@@ -11293,6 +11360,7 @@ static int ix_open(const ix_facts *fx, MPI_File fh, uint64_t nchunks, ix_index *
     }
     ix->chunk_bytes = esize;
     for (int d = 0; d < rank; d++) ix->chunk_bytes *= cd[d];
+    r->chunk_bytes = ix->chunk_bytes;
     rc = 0;
 done:
     if (rc) ix_reason(why, wl, L->cls == 2 && L->type >= IX_BTREE1 && L->type <= IX_BTREE2 ? L->type : -1, r->why);
@@ -11301,7 +11369,8 @@ done:
 
 /* Walks an opened index: every chunk into tab (ntab of them), or (want != NULL) the nwant chunks of
    want (ascending current-grid indices) into got. Reads only; local. 0, or -1 with the reason in why. */
-static int ix_walk(const ix_index *ix, MPI_Offset *tab, const uint64_t *want, uint64_t nwant, MPI_Offset *got, char *why, size_t wl)
+static int ix_walk_records(const ix_index *ix, MPI_Offset *tab, const uint64_t *want, uint64_t nwant, MPI_Offset *got, uint64_t *stored,
+                           uint32_t *mask, char *why, size_t wl)
 {
     ix_rd r = ix->r;
     const ix_layout *L = &ix->L;
@@ -11309,15 +11378,20 @@ static int ix_walk(const ix_index *ix, MPI_Offset *tab, const uint64_t *want, ui
     r.want = want;
     r.got = got;
     r.nwant = nwant;
+    r.stored = stored;
+    r.mask = mask;
+    r.es = r.sa;
+    r.zs = 0;
     r.ew = NULL;
     r.nodes = 0;
     r.why[0] = 0;
-    if (want) {
-        for (uint64_t i = 0; i < nwant; i++) got[i] = -1;
-    } else {
-        for (uint64_t i = 0; i < r.ntab; i++) tab[i] = -1;
+    const uint64_t nout = want ? nwant : r.ntab;
+    for (uint64_t i = 0; i < nout; i++) {
+        (want ? got : tab)[i] = -1;
+        if (stored) { stored[i] = 0; mask[i] = 0; }
     }
     int rc = 0;
+    if (L->type == IX_SINGLE && (L->flags & 2) && !stored) rc = ix_fail(&r, "a filtered single chunk");
     if (want && (L->type == IX_FARRAY || L->type == IX_EARRAY)) { /* element indices, in element order */
         r.ew = cd_malloc((size_t)nwant * sizeof *r.ew);
         if (!r.ew) rc = ix_fail(&r, "no memory for %" PRIu64 " wanted chunks", nwant);
@@ -11328,8 +11402,13 @@ static int ix_walk(const ix_index *ix, MPI_Offset *tab, const uint64_t *want, ui
     if (!rc && L->iaddr != undef) switch (L->type) {
     case IX_BTREE1: rc = ix_btree1(&r, L->iaddr, L->ndims, 0); break;
     case IX_SINGLE:
-        if (!want) tab[0] = (MPI_Offset)(r.base + L->iaddr);
-        else if (nwant && want[0] == 0) got[0] = (MPI_Offset)(r.base + L->iaddr);
+        if (!want || (nwant && want[0] == 0)) {
+            (want ? got : tab)[0] = (MPI_Offset)(r.base + L->iaddr);
+            if (stored) {
+                stored[0] = (L->flags & 2) ? L->single_size : ix->chunk_bytes;
+                mask[0] = (L->flags & 2) ? L->single_mask : 0;
+            }
+        }
         break;
     case IX_IMPLICIT: rc = ix_implicit(&r, L->iaddr, ix->chunk_bytes); break;
     case IX_FARRAY: rc = ix_farray(&r, L->iaddr, L->p[0]); break;
@@ -11341,6 +11420,12 @@ static int ix_walk(const ix_index *ix, MPI_Offset *tab, const uint64_t *want, ui
     if (rc && !r.why[0]) ix_fail(&r, "cannot read the %s chunk index", ix_names[L->type]);
     if (rc) ix_reason(why, wl, L->type, r.why);
     return rc ? -1 : 0;
+}
+
+/* Addresses only: an index of filtered chunks is refused (no plan or transfer moves them yet). */
+static int ix_walk(const ix_index *ix, MPI_Offset *tab, const uint64_t *want, uint64_t nwant, MPI_Offset *got, char *why, size_t wl)
+{
+    return ix_walk_records(ix, tab, want, nwant, got, NULL, NULL, why, wl);
 }
 
 /* The lazy layout's resolver (cd_resolve_fn) over an opened index. */
@@ -11361,6 +11446,38 @@ static int h5_read_chunk_index(hid_t dset, MPI_File fh, MPI_Offset *tab, uint64_
 }
 
 static int h5_mpi_file(hid_t dset, MPI_File *fh, int *rank, int *size, const char *fn);
+
+int colldiag_h5_chunk_records(hid_t dset, uint64_t nchunks, colldiag_chunk_record *out)
+{
+    static const char fn[] = "colldiag_h5_chunk_records";
+    if (!out && nchunks) return cd_fail(COLLDIAG_ERR_ARG, fn, "out is NULL");
+    if (H5Iget_type(dset) != H5I_DATASET) return cd_fail(COLLDIAG_ERR_ARG, fn, "dset is not an open dataset");
+    ix_facts fx;
+    if (ix_facts_read(dset, &fx)) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "the dataset is not chunked, or HDF5 cannot say its shape");
+    uint64_t n = 1;
+    for (int d = 0; d < fx.rank; d++) n *= fx.dims[d] / fx.cd[d] + (fx.dims[d] % fx.cd[d] != 0);
+    if (n != nchunks) return cd_fail(COLLDIAG_ERR_ARG, fn, "the dataset has %" PRIu64 " chunks at its extent, not %" PRIu64, n, nchunks);
+    MPI_File fh;
+    int me, np, rc = h5_mpi_file(dset, &fh, &me, &np, fn);
+    if (rc) return rc;
+    MPI_Offset *tab = cd_malloc((size_t)(n ? n : 1) * sizeof *tab);
+    uint64_t *st = cd_malloc((size_t)(n ? n : 1) * sizeof *st);
+    uint32_t *mk = cd_malloc((size_t)(n ? n : 1) * sizeof *mk);
+    char why[256] = "";
+    ix_index ix;
+    if (!tab || !st || !mk) rc = cd_fail(COLLDIAG_ERR_NOMEM, fn, "the records of %" PRIu64 " chunks", n);
+    else if (ix_open(&fx, fh, n, &ix, why, sizeof why) || ix_walk_records(&ix, tab, NULL, 0, NULL, st, mk, why, sizeof why))
+        rc = cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "%s", why);
+    for (uint64_t i = 0; !rc && i < n; i++) {
+        out[i].addr = (int64_t)tab[i];
+        out[i].stored = tab[i] < 0 ? 0 : st[i];
+        out[i].filter_mask = tab[i] < 0 ? 0 : mk[i];
+    }
+    cd_free(tab);
+    cd_free(st);
+    cd_free(mk);
+    return rc;
+}
 
 int colldiag_h5_layout(hid_t dset, colldiag_layout **out)
 {

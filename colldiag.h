@@ -516,6 +516,21 @@ int colldiag_summary_write(MPI_Comm comm);
    since the dataset was created or extended; when the index cannot be read, from H5Dget_chunk_info
    (one walk of the whole index per chunk). Local: no communication. Compact, virtual: UNSUPPORTED. */
 int colldiag_h5_layout(hid_t dset, colldiag_layout **out);
+/* One chunk as its dataset's chunk index records it (colldiag_h5_chunk_records). */
+typedef struct {
+    int64_t addr;         /* absolute file offset of its stored bytes; -1: not allocated */
+    uint64_t stored;      /* bytes stored: the filtered (compressed) size, or the chunk's size unfiltered; 0 unallocated */
+    uint32_t filter_mask; /* bit k set: filter k of the pipeline was skipped for this chunk (H5Dwrite_chunk) */
+} colldiag_chunk_record;
+/* Every chunk of dset at its current extent (nchunks: the chunk grid's count, row-major by chunk
+   coordinates) into out[nchunks], read from the chunk index in the file in one pass, filtered chunks
+   too: HDF5 1.10 answers the same one chunk at a time (H5Dget_chunk_info walks the index for each).
+   Every index HDF5 writes: v1 B-tree, single chunk (filtered or not), implicit, fixed and extensible
+   arrays, v2 B-trees of types 10 and 11. The file must be open with the MPI-IO driver and flushed
+   (H5Fflush) since chunks were last written; local: no communication. ARG if nchunks is not the
+   dataset's count; UNSUPPORTED (with the reason) for storage that is not chunked, or an index the
+   reader does not take (the caller then asks HDF5). */
+int colldiag_h5_chunk_records(hid_t dset, uint64_t nchunks, colldiag_chunk_record *out);
 /* The selection of a dataspace (its extent, and hyperslabs, points, all or none). A dataspace with an
    offset (H5Soffset_simple) is UNSUPPORTED. Local. */
 int colldiag_h5_sel(hid_t space, colldiag_sel **out);

@@ -64,6 +64,8 @@ mkdir -p build/fuzz-h5 build/h5accel-$TAG
 suite "openmpi/ompio test_h5accel -n 3" 300 $OMPI -n 3 "$BO/test_h5accel" "build/h5accel-$TAG"
 [ -n "$ROMIO" ] && suite "openmpi/$ROMIO test_h5accel -n 3" 300 env OMPI_MCA_io=$ROMIO $OMPI -x OMPI_MCA_io -n 3 "$BO/test_h5accel" "build/h5accel-$TAG"
 suite "mpich test_h5accel -n 3" 300 $MPICH -n 3 "$BM/test_h5accel" "build/h5accel-$TAG"
+suite "openmpi/ompio test_h5_records -n 2 (every index type, filtered)" 120 $OMPI -n 2 "$BO/test_h5_records" "${TMPDIR:-/tmp}/h5rec-o"
+suite "mpich test_h5_records -n 2 (every index type, filtered)" 120 $MPICH -n 2 "$BM/test_h5_records" "${TMPDIR:-/tmp}/h5rec-m"
 suite "openmpi/ompio test_h5accel -n 8" 300 $OMPI -n 8 "$BO/test_h5accel" "build/h5accel-$TAG"
 # every byte against HDF5's own writes and the tester's image
 h5fuzz() { # label, cases, launcher... (passes on exit 0 and the tester's own closing verdict)

@@ -1,0 +1,249 @@
+/* colldiag_h5_chunk_records against HDF5's own answer, chunk by chunk, on every chunk index HDF5 writes,
+ * filtered and not (issue 63's first step: a filtered read needs each chunk's address, stored size and
+ * filter mask, and HDF5 1.10 gives them one index walk per chunk).
+ *
+ * Rank 0 writes the file alone with HDF5's serial driver (filtered chunks, a few left unwritten, some
+ * written with H5Dwrite_chunk and a filter skipped, data that compresses well, badly or not at all), then
+ * every rank opens it with the MPI-IO driver and compares, for every chunk of every dataset, the
+ * record colldiag reads from the file with H5Dget_chunk_info_by_coord's address, size and filter mask.
+ * Every rank checks (the call is local) and the verdict is agreed. Each index type is checked to be the
+ * one the case means to make (the layout message's, as h5debug would show it, is not asked: the shape
+ * and format bounds choose it, as HDF5 documents).
+ *
+ *   test_h5_records FILE
+ */
+#include "colldiag.h"
+#include <hdf5.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int me, bad;
+#define CHECK(c, ...) do { if (!(c)) { if (bad++ < 20) { printf("rank %d: ", me); printf(__VA_ARGS__); printf("\n"); } } } while (0)
+
+typedef struct {
+    const char *name;
+    int latest;              /* libver bounds latest (the 1.10 indexes) or the default (v1 B-tree) */
+    int rank;
+    hsize_t dims[2], maxd[2], chunk[2];
+    int shuffle, deflate, fletcher;
+    hsize_t ub;              /* a userblock (its own file) */
+} rcase;
+
+/* 1-D and 2-D datasets of 4-byte elements; maxd 0 = dims. What index HDF5 gives each (format 1.10):
+   fixed maxd and more than one chunk -> fixed array (paged from 1024 chunks), one chunk -> single
+   chunk, one unlimited dimension -> extensible array, two -> v2 B-tree; the default format -> v1 B-tree. */
+static const rcase cases[] = {
+    {"v1 B-tree, deflate, multi-level", 0, 2, {60, 44}, {0, 0}, {4, 4}, 0, 6, 0, 0},
+    {"v1 B-tree, shuffle + deflate + fletcher32, userblock", 0, 2, {20, 20}, {0, 0}, {5, 4}, 1, 1, 1, 512},
+    {"v1 B-tree, unfiltered", 0, 1, {300}, {0}, {7}, 0, 0, 0, 0},
+    {"single chunk, deflate", 1, 2, {9, 7}, {0, 0}, {9, 7}, 0, 4, 0, 0},
+    {"single chunk, unfiltered", 1, 1, {50}, {0}, {50}, 0, 0, 0, 0},
+    {"fixed array, shuffle + deflate", 1, 2, {30, 20}, {0, 0}, {3, 2}, 1, 1, 0, 0},
+    {"fixed array paged, deflate", 1, 2, {80, 40}, {0, 0}, {2, 1}, 0, 1, 0, 0},
+    {"extensible array, deflate + fletcher32", 1, 2, {2600, 2}, {H5S_UNLIMITED, 2}, {1, 2}, 0, 1, 1, 0},
+    {"extensible array, unfiltered", 1, 1, {700}, {H5S_UNLIMITED}, {3}, 0, 0, 0, 0},
+    {"v2 B-tree (type 11), deflate", 1, 2, {33, 30}, {H5S_UNLIMITED, H5S_UNLIMITED}, {3, 3}, 0, 1, 0, 0},
+    {"v2 B-tree (type 11), shuffle + deflate, many chunks", 1, 2, {90, 60}, {H5S_UNLIMITED, H5S_UNLIMITED}, {2, 3}, 1, 5, 0, 0},
+    {"v2 B-tree (type 10), unfiltered", 1, 2, {12, 12}, {H5S_UNLIMITED, H5S_UNLIMITED}, {5, 5}, 0, 0, 0, 0},
+};
+#define NCASES (sizeof cases / sizeof cases[0])
+
+static uint64_t nchunks_of(const rcase *c)
+{
+    uint64_t n = 1;
+    for (int d = 0; d < c->rank; d++) n *= c->dims[d] / c->chunk[d] + (c->dims[d] % c->chunk[d] != 0);
+    return n;
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 31;
+    x *= 0x7fb5d329728ea185ULL;
+    x ^= x >> 27;
+    return x;
+}
+
+/* Chunk k of case ci: 0 leave it unwritten, 1 write it through H5Dwrite, 2 write it with H5Dwrite_chunk
+   and the last filter skipped (its mask bit set), 3 the same with every filter applied by HDF5. */
+static int how(size_t ci, uint64_t k)
+{
+    const uint64_t h = mix(ci * 7919u + k * 104729u + 1);
+    if (k == 0) return 1;
+    if (h % 9 == 0) return 0;
+    if (h % 13 == 0) return 2;
+    return 1;
+}
+
+/* Element values of chunk k: constant (compresses to little), a ramp, or noise (does not compress). */
+static uint32_t value(uint64_t k, uint64_t e)
+{
+    switch (mix(k + 99) % 3) {
+    case 0: return (uint32_t)k;
+    case 1: return (uint32_t)(k * 1000 + e);
+    default: return (uint32_t)mix(k * 65537 + e);
+    }
+}
+
+static hid_t create_dcpl(const rcase *c)
+{
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, c->rank, c->chunk);
+    if (c->shuffle) H5Pset_shuffle(dcpl);
+    if (c->deflate) H5Pset_deflate(dcpl, (unsigned)c->deflate);
+    if (c->fletcher) H5Pset_fletcher32(dcpl);
+    return dcpl;
+}
+
+static int nfilters(const rcase *c) { return (c->shuffle != 0) + (c->deflate != 0) + (c->fletcher != 0); }
+
+static void write_case(const char *path, size_t ci)
+{
+    const rcase *c = &cases[ci];
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), fcpl = H5Pcreate(H5P_FILE_CREATE);
+    if (c->latest) H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+    if (c->ub) H5Pset_userblock(fcpl, c->ub);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl);
+    hsize_t maxd[2] = {c->maxd[0] ? c->maxd[0] : c->dims[0], c->maxd[1] ? c->maxd[1] : c->dims[1]};
+    hid_t sp = H5Screate_simple(c->rank, c->dims, maxd), dcpl = create_dcpl(c);
+    hid_t ds = H5Dcreate2(f, "d", H5T_NATIVE_UINT32, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    CHECK(ds >= 0, "%s: H5Dcreate2 failed", c->name);
+    const uint64_t n = nchunks_of(c);
+    uint64_t grid[2] = {1, 1}, cn = 1;
+    for (int d = 0; d < c->rank; d++) { grid[d] = c->dims[d] / c->chunk[d] + (c->dims[d] % c->chunk[d] != 0); cn *= c->chunk[d]; }
+    uint32_t *buf = malloc(cn * sizeof *buf);
+    for (uint64_t k = 0; k < n && ds >= 0; k++) {
+        const int h = how(ci, k);
+        if (h == 0) continue;
+        hsize_t start[2] = {0, 0};
+        uint64_t kk = k;
+        for (int d = c->rank - 1; d >= 0; d--) { start[d] = (kk % grid[d]) * c->chunk[d]; kk /= grid[d]; }
+        for (uint64_t e = 0; e < cn; e++) buf[e] = value(k, e);
+        if (h == 2 && nfilters(c) > 0) {
+            /* the stored bytes as HDF5 would read them with the last filter skipped: only the ones a
+               test can make without zlib (skip everything but shuffle, which it does by hand) */
+            uint32_t mask = 0;
+            unsigned char *raw = malloc(cn * 4);
+            if (c->shuffle) { /* byte k of every element, then the next byte plane */
+                for (uint64_t e = 0; e < cn; e++)
+                    for (int b = 0; b < 4; b++) raw[b * cn + e] = (unsigned char)(buf[e] >> (8 * b));
+                mask = ~1u & ((1u << nfilters(c)) - 1); /* deflate and fletcher32 skipped */
+            } else {
+                memcpy(raw, buf, cn * 4);
+                mask = (1u << nfilters(c)) - 1; /* every filter skipped */
+            }
+            CHECK(H5Dwrite_chunk(ds, H5P_DEFAULT, mask, start, cn * 4, raw) >= 0, "%s: H5Dwrite_chunk of chunk %llu failed", c->name,
+                  (unsigned long long)k);
+            free(raw);
+            continue;
+        }
+        hsize_t cnt[2] = {c->chunk[0], c->rank > 1 ? c->chunk[1] : 1};
+        for (int d = 0; d < c->rank; d++)
+            if (start[d] + cnt[d] > c->dims[d]) cnt[d] = c->dims[d] - start[d]; /* an edge chunk: its part inside */
+        hid_t fs = H5Dget_space(ds), ms = H5Screate_simple(c->rank, cnt, NULL);
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, cnt, NULL);
+        CHECK(H5Dwrite(ds, H5T_NATIVE_UINT32, ms, fs, H5P_DEFAULT, buf) >= 0, "%s: H5Dwrite of chunk %llu failed", c->name, (unsigned long long)k);
+        H5Sclose(fs);
+        H5Sclose(ms);
+    }
+    free(buf);
+    H5Dclose(ds);
+    H5Pclose(dcpl);
+    H5Sclose(sp);
+    H5Fclose(f);
+    H5Pclose(fapl);
+    H5Pclose(fcpl);
+}
+
+/* HDF5's H5Dget_chunk_info addresses are relative to the userblock before 1.14.4 */
+static hsize_t info_base(hsize_t ub)
+{
+    unsigned a, b, r;
+    H5get_libversion(&a, &b, &r);
+    return a > 1 || (a == 1 && (b > 14 || (b == 14 && r >= 4))) ? 0 : ub;
+}
+
+static void check_case(const char *path, size_t ci)
+{
+    const rcase *c = &cases[ci];
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    hid_t ds = H5Dopen2(f, "d", H5P_DEFAULT);
+    CHECK(ds >= 0, "%s: cannot open the dataset", c->name);
+    const uint64_t n = nchunks_of(c);
+    colldiag_chunk_record *rec = calloc(n, sizeof *rec);
+    int rc = colldiag_h5_chunk_records(ds, n, rec);
+    CHECK(rc == 0, "%s: colldiag_h5_chunk_records: %s", c->name, colldiag_last_errmsg());
+    /* a wrong count is refused with ARG */
+    colldiag_chunk_record one;
+    CHECK(colldiag_h5_chunk_records(ds, n + 1, &one) == COLLDIAG_ERR_ARG, "%s: a wrong chunk count was not refused", c->name);
+    uint64_t grid[2] = {1, 1}, unwritten = 0, skipped = 0, filtered_diff = 0;
+    for (int d = 0; d < c->rank; d++) grid[d] = c->dims[d] / c->chunk[d] + (c->dims[d] % c->chunk[d] != 0);
+    const hsize_t base = info_base(c->ub);
+    uint64_t chunk_bytes = 4;
+    for (int d = 0; d < c->rank; d++) chunk_bytes *= c->chunk[d];
+    for (uint64_t k = 0; k < n && rc == 0; k++) {
+        hsize_t off[2] = {0, 0};
+        uint64_t kk = k;
+        for (int d = c->rank - 1; d >= 0; d--) { off[d] = (kk % grid[d]) * c->chunk[d]; kk /= grid[d]; }
+        unsigned fm = 0;
+        haddr_t a = HADDR_UNDEF;
+        hsize_t sz = 0;
+        if (H5Dget_chunk_info_by_coord(ds, off, &fm, &a, &sz) < 0) { CHECK(0, "%s: H5Dget_chunk_info_by_coord(%llu) failed", c->name, (unsigned long long)k); continue; }
+        if (a == HADDR_UNDEF) {
+            unwritten++;
+            CHECK(rec[k].addr == -1 && rec[k].stored == 0 && rec[k].filter_mask == 0, "%s: chunk %llu is not allocated, colldiag says %lld, %llu bytes, mask 0x%x",
+                  c->name, (unsigned long long)k, (long long)rec[k].addr, (unsigned long long)rec[k].stored, rec[k].filter_mask);
+            CHECK(how(ci, k) == 0, "%s: chunk %llu was written but HDF5 says it is not allocated", c->name, (unsigned long long)k);
+            continue;
+        }
+        CHECK(rec[k].addr == (int64_t)(a + base) && rec[k].stored == sz && rec[k].filter_mask == fm,
+              "%s: chunk %llu: colldiag %lld, %llu bytes, mask 0x%x; HDF5 %llu + %llu, %llu bytes, mask 0x%x", c->name, (unsigned long long)k,
+              (long long)rec[k].addr, (unsigned long long)rec[k].stored, rec[k].filter_mask, (unsigned long long)a, (unsigned long long)base,
+              (unsigned long long)sz, fm);
+        skipped += fm != 0;
+        filtered_diff += sz != chunk_bytes;
+    }
+    /* the case made what it means to make: unwritten chunks, skipped filters, compressed sizes */
+    uint64_t want_unwritten = 0, want_skipped = 0;
+    for (uint64_t k = 0; k < n; k++) {
+        want_unwritten += how(ci, k) == 0;
+        want_skipped += how(ci, k) == 2 && nfilters(c) > 0;
+    }
+    CHECK(unwritten == want_unwritten, "%s: %llu chunks unallocated, the test left %llu unwritten", c->name, (unsigned long long)unwritten,
+          (unsigned long long)want_unwritten);
+    CHECK(skipped == want_skipped, "%s: %llu chunks with a filter skipped, the test wrote %llu", c->name, (unsigned long long)skipped,
+          (unsigned long long)want_skipped);
+    if (c->deflate) CHECK(filtered_diff > 0, "%s: no chunk's stored size differs from the chunk's bytes (not filtered?)", c->name);
+    if (me == 0)
+        printf("%-55s %6llu chunks: %llu unwritten, %llu with a filter skipped, %llu stored at another size than %llu bytes\n", c->name,
+               (unsigned long long)n, (unsigned long long)unwritten, (unsigned long long)skipped, (unsigned long long)filtered_diff,
+               (unsigned long long)chunk_bytes);
+    free(rec);
+    H5Dclose(ds);
+    H5Fclose(f);
+    H5Pclose(fapl);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    const char *base = argc > 1 ? argv[1] : "test_h5_records";
+    char path[4096];
+    for (size_t ci = 0; ci < NCASES; ci++) {
+        snprintf(path, sizeof path, "%s.%zu.h5", base, ci);
+        if (me == 0) write_case(path, ci);
+        MPI_Barrier(MPI_COMM_WORLD);
+        check_case(path, ci);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (me == 0) remove(path);
+    }
+    int all = 0;
+    MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (me == 0) printf("test_h5_records: %s (%zu cases, every chunk against H5Dget_chunk_info_by_coord on every rank)\n", all ? "FAILED" : "every record equal", NCASES);
+    MPI_Finalize();
+    return all != 0;
+}
