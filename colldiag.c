@@ -2009,6 +2009,10 @@ struct colldiag_xfer {
     /* The bytes at risk of HDF5's own path in the last write (decision.c, risk_agreed; colldiag_get_bytes_at_risk),
        agreed in a collective call; the words are formatted only when some are */
     uint64_t risk_bytes, risk_ranks;      /* ranks: bit r for rank r < 63, bit 63 for any other */
+    /* a planned read of filtered chunks (the HDF5 bridge, h5_filtered_facts): what HDF5 will read and
+       inflate on this rank; filt_known 0: not known (not such a plan, or HDF5 could not say) */
+    int filt_known;
+    uint64_t filt_chunks, filt_stored, filt_raw, filt_shared;
     uint64_t compact_kept, compact_file_bytes; /* colldiag_h5_write_compact: the merged pieces' bytes, the dataset's */
     /* Data bytes the last call's aggregation exchange sent from this rank to ranks on other nodes
        (colldiag_get_bytes_off_node); nodes_known 1 once the call's exchange knew the nodes (file_nodes) */
@@ -6364,6 +6368,10 @@ static void exec_chunked(cd_io *io)
         char was[sizeof x->reason];
         snprintf(was, sizeof was, "%s", xfer_reason(x));
         set_reason(io, "%s; filtered chunks: HDF5's filtered multi-chunk path, every chunk collective", was);
+        /* each chunk's ranks (nproc): a read's chunks are read and inflated by every rank that selects
+           from them (colldiag_get_filtered_read counts those other ranks inflate too). Collective, on
+           agreed facts: every rank of the plan is here */
+        if (io->f->plan_read) nproc_exchange(io, 1, 1, 0, 0, NULL, NULL, NULL);
         for (uint64_t i = 0; i < n; i++) m->pc[i].flags |= PF_COLL;
         x->chunk_opt_done = COLLDIAG_MPIO_MULTI_CHUNK;
         x->io_mode_done = COLLDIAG_MPIO_CHUNK_COLLECTIVE;
@@ -6763,6 +6771,8 @@ static void report_disagreement(cd_io *io, uint64_t ld, uint64_t sd)
 
 static void xfer_reset(colldiag_xfer *x)
 {
+    x->filt_known = 0;
+    x->filt_chunks = x->filt_stored = x->filt_raw = x->filt_shared = 0;
     x->grid_rank = 0;
     x->thr = 0;
     x->ratio0 = 0;
@@ -8465,6 +8475,17 @@ int colldiag_get_bytes_at_risk(const colldiag_xfer *x, uint64_t *bytes, unsigned
     return 0;
 }
 
+int colldiag_get_filtered_read(const colldiag_xfer *x, uint64_t *chunks, uint64_t *stored, uint64_t *inflated, uint64_t *shared, int *known)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_filtered_read", "x is NULL");
+    if (chunks) *chunks = x->filt_chunks;
+    if (stored) *stored = x->filt_stored;
+    if (inflated) *inflated = x->filt_raw;
+    if (shared) *shared = x->filt_shared;
+    if (known) *known = x->filt_known;
+    return 0;
+}
+
 int colldiag_get_bytes_off_node(const colldiag_xfer *x, uint64_t *bytes, int *known)
 {
     if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_bytes_off_node", "x is NULL");
@@ -9320,7 +9341,11 @@ static void html_append(colldiag_file *f, const colldiag_xfer *x, const char *pa
    call by the rank that made it (CALLS); every rank counts its own in RANK_CALLS. */
 #define CD_SUM_SUMS(X)                                                                                                             \
     X(CALLS) X(RANK_CALLS) X(CALLS_COLLECTIVE) X(BYTES) X(BYTES_COLL) X(BYTES_IND) X(CALLS_CD) X(BYTES_CD) X(CALLS_H5) X(BYTES_H5)    \
-    X(RISK) X(RISK_CALLS) X(SAFE) X(SAFE_CALLS) X(KEPT) X(KEPT_CALLS) X(PLANNED) X(DISAGREE) X(EST_CALLS)
+    X(RISK) X(RISK_CALLS) X(SAFE) X(SAFE_CALLS) X(KEPT) X(KEPT_CALLS) X(PLANNED) X(DISAGREE) X(EST_CALLS)                      \
+    X(FILT_CALLS) X(FILT_CHUNKS) X(FILT_STORED) X(FILT_RAW) X(FILT_SHARED)
+/* (FILT_*: planned reads of filtered chunks, colldiag_get_filtered_read: every rank's chunks read and
+   inflated, as stored and inflated bytes, and those other ranks inflated too; FILT_CALLS counted once a
+   call, as CALLS) */
 /* The largest rank's total: seconds in the calls (all, through colldiag, through HDF5), and the model's
    estimates scaled to them: what colldiag's best scheme would save over HDF5's path in the calls HDF5
    ran (SAVE_*, by the best scheme), what colldiag saved in the calls it ran. */
@@ -9389,6 +9414,8 @@ typedef struct {
     double est_hdf5, est_best;   /* the model's seconds for HDF5's path and the best scheme; < 0 unknown */
     int best;                    /* the best scheme: 0 link, 1 multi, 2 aggregation, 3 all-independent */
     int planned, agree;          /* a plan ran (1) and HDF5 agreed with it (1); -1: no plan */
+    int filt_known;              /* a planned read of filtered chunks: this rank's (colldiag_get_filtered_read) */
+    uint64_t filt_chunks, filt_stored, filt_raw, filt_shared;
 } cd_sum_call;
 
 static uint64_t cd_sum_hash(const char *s)
@@ -9507,6 +9534,13 @@ static void cd_sum_record(const cd_sum_call *c)
             memcpy(d->risk_why, c->risk_why, n);
             d->risk_why[n] = 0;
         }
+    }
+    if (c->filt_known) { /* every rank its own chunks: summed, they are HDF5's inflations */
+        d->u[CD_SUM_FILT_CALLS] += cnt;
+        d->u[CD_SUM_FILT_CHUNKS] += c->filt_chunks;
+        d->u[CD_SUM_FILT_STORED] += c->filt_stored;
+        d->u[CD_SUM_FILT_RAW] += c->filt_raw;
+        d->u[CD_SUM_FILT_SHARED] += c->filt_shared;
     }
     if (cnt && c->made_safe) {
         d->u[CD_SUM_SAFE] += c->made_safe;
@@ -10085,6 +10119,23 @@ static void cd_sum_print_text(const cd_sum_tab *t, const cd_sum_view *v, double 
                                    v->u[CD_SUM_SAFE], v->u[CD_SUM_SAFE_CALLS]);
     if (v->u[CD_SUM_KEPT]) fprintf(o, "   kept: %" PRIu64 " bytes of compact data merged across ranks before %" PRIu64 " of HDF5's collective writes\n",
                                    v->u[CD_SUM_KEPT], v->u[CD_SUM_KEPT_CALLS]);
+    if (v->u[CD_SUM_FILT_CHUNKS]) {
+        char b2[64];
+        cd_sum_bytes_text(v->u[CD_SUM_FILT_STORED], b1, sizeof b1);
+        cd_sum_bytes_text(v->u[CD_SUM_FILT_RAW], b2, sizeof b2);
+        fprintf(o, "   filtered reads: HDF5 inflated %" PRIu64 " chunks in %" PRIu64 " calls (%s read as stored, %s inflated): every rank reads and "
+                   "inflates each chunk it selects from; %" PRIu64 " of those inflations were of chunks other ranks inflated too\n",
+                v->u[CD_SUM_FILT_CHUNKS], v->u[CD_SUM_FILT_CALLS], b1, b2, v->u[CD_SUM_FILT_SHARED]);
+        for (size_t i = 0, shown = 0; i < t->n; i++)
+            if (t->e[i].d.u[CD_SUM_FILT_CHUNKS] && shown++ < 4) {
+                char file[1024], dset[1024];
+                int w;
+                cd_sum_key(t->e[i].key, file, sizeof file, dset, sizeof dset, &w);
+                cd_sum_bytes_text(t->e[i].d.u[CD_SUM_FILT_STORED], b1, sizeof b1);
+                fprintf(o, "     %s:%s %" PRIu64 " chunk inflations, %s stored, %" PRIu64 " shared\n", file, dset, t->e[i].d.u[CD_SUM_FILT_CHUNKS], b1,
+                        t->e[i].d.u[CD_SUM_FILT_SHARED]);
+            }
+    }
     if (v->nadv) {
         fprintf(o, "   what to change first (by the time it would save, estimated):\n");
         for (size_t i = 0; i < v->nadv && i < CD_SUM_ADVICE; i++) {
@@ -10168,8 +10219,11 @@ static void cd_sum_print_json(const cd_sum_tab *t, const cd_sum_view *v, double 
             cd_sum_json_str(o, t->e[i].d.risk_why);
             fprintf(o, "}");
         }
-    fprintf(o, "],\"made_safe\":{\"bytes\":%" PRIu64 ",\"calls\":%" PRIu64 "},\"compact_kept\":{\"bytes\":%" PRIu64 ",\"calls\":%" PRIu64 "},\"advice\":[",
+    fprintf(o, "],\"made_safe\":{\"bytes\":%" PRIu64 ",\"calls\":%" PRIu64 "},\"compact_kept\":{\"bytes\":%" PRIu64 ",\"calls\":%" PRIu64 "},",
             v->u[CD_SUM_SAFE], v->u[CD_SUM_SAFE_CALLS], v->u[CD_SUM_KEPT], v->u[CD_SUM_KEPT_CALLS]);
+    fprintf(o, "\"filtered_reads\":{\"calls\":%" PRIu64 ",\"chunk_inflations\":%" PRIu64 ",\"stored_bytes\":%" PRIu64 ",\"inflated_bytes\":%" PRIu64
+               ",\"shared\":%" PRIu64 "},\"advice\":[",
+            v->u[CD_SUM_FILT_CALLS], v->u[CD_SUM_FILT_CHUNKS], v->u[CD_SUM_FILT_STORED], v->u[CD_SUM_FILT_RAW], v->u[CD_SUM_FILT_SHARED]);
     for (size_t i = 0; i < v->nadv; i++) {
         const cd_sum_adv *a = &v->adv[i];
         fprintf(o, "%s{\"change\":", i ? "," : "");
@@ -11829,6 +11883,34 @@ static int h5_plan_file(hid_t dset, int collective, colldiag_file **out, const c
     return 0;
 }
 
+/* A planned read of filtered chunks as HDF5 runs it (colldiag_get_filtered_read): every rank reads each
+   allocated chunk it selects from whole and inflates it. This rank's chunks come from the plan; their
+   stored sizes from HDF5's lookup, one a chunk (a plan's cost: O(chunks this rank touches)), never on
+   a file whose metadata reads are collective, where one rank's lookups would wait for the others. */
+static void h5_filtered_facts(hid_t dset, const colldiag_layout *l, colldiag_xfer *x)
+{
+    uint64_t n = 0, chunks = 0, stored = 0, shared = 0;
+    const colldiag_chunk_info *ci = NULL;
+    if (h5_reads_need_all_ranks(dset) || colldiag_get_chunk_info(x, &n, &ci)) return;
+    for (uint64_t i = 0; i < n; i++) {
+        hsize_t off[COLLDIAG_MAX_RANK];
+        for (int d = 0; d < l->rank; d++) off[d] = (hsize_t)(ci[i].coords[d] * l->cdims[d]);
+        unsigned fm = 0;
+        haddr_t a = HADDR_UNDEF;
+        hsize_t sz = 0;
+        if (H5Dget_chunk_info_by_coord(dset, off, &fm, &a, &sz) < 0) return;
+        if (a == HADDR_UNDEF) continue; /* never written: HDF5 gives the fill value, reads nothing */
+        chunks++;
+        stored += sz;
+        shared += ci[i].nproc > 1;
+    }
+    x->filt_chunks = chunks;
+    x->filt_stored = stored;
+    x->filt_raw = chunks * l->chunk_bytes;
+    x->filt_shared = shared;
+    x->filt_known = 1;
+}
+
 static int h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, colldiag_direction_t dir,
                    colldiag_xfer *x, colldiag_file **file_out)
 {
@@ -11893,6 +11975,7 @@ static int h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space
     } else {
         f->plan_read = dir == COLLDIAG_TO_MEMORY; /* HDF5 1.10 decides alike but for filtered chunks */
         rc = cd_transfer(f, l, fs, ms, NULL, NULL, x, DIR_PLAN, fn);
+        if (!rc && l->filtered && dir == COLLDIAG_TO_MEMORY) h5_filtered_facts(dset, l, x);
     }
     colldiag_sel_free(fs);
     colldiag_sel_free(ms);

@@ -467,6 +467,14 @@ int colldiag_get_counters(const colldiag_xfer *x, colldiag_counters *out);
    the ranks and the node count ("across nodes: ..."; JSON "nodes", "bytes_off_node"). Either pointer
    may be NULL. */
 int colldiag_get_bytes_off_node(const colldiag_xfer *x, uint64_t *bytes, int *known);
+/* After colldiag_h5_plan of an H5Dread of filtered chunks: what HDF5 will do for it on this rank. HDF5
+   (1.10's filtered multi-chunk path, 1.14's filtered collective read) reads every allocated chunk a rank
+   selects from whole, as stored, and inflates it on that rank: *chunks such chunks, *stored bytes read
+   as stored (compressed), *inflated bytes they inflate to (chunks x the chunk's bytes), *shared of those
+   chunks selected by other ranks too (each of which reads and inflates it again). *known: 1 when counted
+   (0: another call, or HDF5 could not say: a file whose metadata reads are collective is not asked).
+   The run's summary sums them over ranks ("filtered: ..."). Any output pointer may be NULL. */
+int colldiag_get_filtered_read(const colldiag_xfer *x, uint64_t *chunks, uint64_t *stored, uint64_t *inflated, uint64_t *shared, int *known);
 /* Why the chunk scheme was chosen, in words ("forced by setting", "avg 2 chunks/rank >= num 0", ...). */
 const char *colldiag_scheme_reason(const colldiag_xfer *x);
 

@@ -224,6 +224,10 @@ static void exec_chunked(cd_io *io)
         char was[sizeof x->reason];
         snprintf(was, sizeof was, "%s", xfer_reason(x));
         set_reason(io, "%s; filtered chunks: HDF5's filtered multi-chunk path, every chunk collective", was);
+        /* each chunk's ranks (nproc): a read's chunks are read and inflated by every rank that selects
+           from them (colldiag_get_filtered_read counts those other ranks inflate too). Collective, on
+           agreed facts: every rank of the plan is here */
+        if (io->f->plan_read) nproc_exchange(io, 1, 1, 0, 0, NULL, NULL, NULL);
         for (uint64_t i = 0; i < n; i++) m->pc[i].flags |= PF_COLL;
         x->chunk_opt_done = COLLDIAG_MPIO_MULTI_CHUNK;
         x->io_mode_done = COLLDIAG_MPIO_CHUNK_COLLECTIVE;
@@ -623,6 +627,8 @@ static void report_disagreement(cd_io *io, uint64_t ld, uint64_t sd)
 
 static void xfer_reset(colldiag_xfer *x)
 {
+    x->filt_known = 0;
+    x->filt_chunks = x->filt_stored = x->filt_raw = x->filt_shared = 0;
     x->grid_rank = 0;
     x->thr = 0;
     x->ratio0 = 0;

@@ -235,6 +235,34 @@ static int h5_plan_file(hid_t dset, int collective, colldiag_file **out, const c
     return 0;
 }
 
+/* A planned read of filtered chunks as HDF5 runs it (colldiag_get_filtered_read): every rank reads each
+   allocated chunk it selects from whole and inflates it. This rank's chunks come from the plan; their
+   stored sizes from HDF5's lookup, one a chunk (a plan's cost: O(chunks this rank touches)), never on
+   a file whose metadata reads are collective, where one rank's lookups would wait for the others. */
+static void h5_filtered_facts(hid_t dset, const colldiag_layout *l, colldiag_xfer *x)
+{
+    uint64_t n = 0, chunks = 0, stored = 0, shared = 0;
+    const colldiag_chunk_info *ci = NULL;
+    if (h5_reads_need_all_ranks(dset) || colldiag_get_chunk_info(x, &n, &ci)) return;
+    for (uint64_t i = 0; i < n; i++) {
+        hsize_t off[COLLDIAG_MAX_RANK];
+        for (int d = 0; d < l->rank; d++) off[d] = (hsize_t)(ci[i].coords[d] * l->cdims[d]);
+        unsigned fm = 0;
+        haddr_t a = HADDR_UNDEF;
+        hsize_t sz = 0;
+        if (H5Dget_chunk_info_by_coord(dset, off, &fm, &a, &sz) < 0) return;
+        if (a == HADDR_UNDEF) continue; /* never written: HDF5 gives the fill value, reads nothing */
+        chunks++;
+        stored += sz;
+        shared += ci[i].nproc > 1;
+    }
+    x->filt_chunks = chunks;
+    x->filt_stored = stored;
+    x->filt_raw = chunks * l->chunk_bytes;
+    x->filt_shared = shared;
+    x->filt_known = 1;
+}
+
 static int h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, colldiag_direction_t dir,
                    colldiag_xfer *x, colldiag_file **file_out)
 {
@@ -299,6 +327,7 @@ static int h5_plan(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space
     } else {
         f->plan_read = dir == COLLDIAG_TO_MEMORY; /* HDF5 1.10 decides alike but for filtered chunks */
         rc = cd_transfer(f, l, fs, ms, NULL, NULL, x, DIR_PLAN, fn);
+        if (!rc && l->filtered && dir == COLLDIAG_TO_MEMORY) h5_filtered_facts(dset, l, x);
     }
     colldiag_sel_free(fs);
     colldiag_sel_free(ms);

@@ -112,6 +112,10 @@ struct colldiag_xfer {
     /* The bytes at risk of HDF5's own path in the last write (decision.c, risk_agreed; colldiag_get_bytes_at_risk),
        agreed in a collective call; the words are formatted only when some are */
     uint64_t risk_bytes, risk_ranks;      /* ranks: bit r for rank r < 63, bit 63 for any other */
+    /* a planned read of filtered chunks (the HDF5 bridge, h5_filtered_facts): what HDF5 will read and
+       inflate on this rank; filt_known 0: not known (not such a plan, or HDF5 could not say) */
+    int filt_known;
+    uint64_t filt_chunks, filt_stored, filt_raw, filt_shared;
     uint64_t compact_kept, compact_file_bytes; /* colldiag_h5_write_compact: the merged pieces' bytes, the dataset's */
     /* Data bytes the last call's aggregation exchange sent from this rank to ranks on other nodes
        (colldiag_get_bytes_off_node); nodes_known 1 once the call's exchange knew the nodes (file_nodes) */

@@ -222,6 +222,17 @@ int colldiag_get_bytes_at_risk(const colldiag_xfer *x, uint64_t *bytes, unsigned
     return 0;
 }
 
+int colldiag_get_filtered_read(const colldiag_xfer *x, uint64_t *chunks, uint64_t *stored, uint64_t *inflated, uint64_t *shared, int *known)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_filtered_read", "x is NULL");
+    if (chunks) *chunks = x->filt_chunks;
+    if (stored) *stored = x->filt_stored;
+    if (inflated) *inflated = x->filt_raw;
+    if (shared) *shared = x->filt_shared;
+    if (known) *known = x->filt_known;
+    return 0;
+}
+
 int colldiag_get_bytes_off_node(const colldiag_xfer *x, uint64_t *bytes, int *known)
 {
     if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_bytes_off_node", "x is NULL");

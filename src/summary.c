@@ -15,7 +15,11 @@
    call by the rank that made it (CALLS); every rank counts its own in RANK_CALLS. */
 #define CD_SUM_SUMS(X)                                                                                                             \
     X(CALLS) X(RANK_CALLS) X(CALLS_COLLECTIVE) X(BYTES) X(BYTES_COLL) X(BYTES_IND) X(CALLS_CD) X(BYTES_CD) X(CALLS_H5) X(BYTES_H5)    \
-    X(RISK) X(RISK_CALLS) X(SAFE) X(SAFE_CALLS) X(KEPT) X(KEPT_CALLS) X(PLANNED) X(DISAGREE) X(EST_CALLS)
+    X(RISK) X(RISK_CALLS) X(SAFE) X(SAFE_CALLS) X(KEPT) X(KEPT_CALLS) X(PLANNED) X(DISAGREE) X(EST_CALLS)                      \
+    X(FILT_CALLS) X(FILT_CHUNKS) X(FILT_STORED) X(FILT_RAW) X(FILT_SHARED)
+/* (FILT_*: planned reads of filtered chunks, colldiag_get_filtered_read: every rank's chunks read and
+   inflated, as stored and inflated bytes, and those other ranks inflated too; FILT_CALLS counted once a
+   call, as CALLS) */
 /* The largest rank's total: seconds in the calls (all, through colldiag, through HDF5), and the model's
    estimates scaled to them: what colldiag's best scheme would save over HDF5's path in the calls HDF5
    ran (SAVE_*, by the best scheme), what colldiag saved in the calls it ran. */
@@ -84,6 +88,8 @@ typedef struct {
     double est_hdf5, est_best;   /* the model's seconds for HDF5's path and the best scheme; < 0 unknown */
     int best;                    /* the best scheme: 0 link, 1 multi, 2 aggregation, 3 all-independent */
     int planned, agree;          /* a plan ran (1) and HDF5 agreed with it (1); -1: no plan */
+    int filt_known;              /* a planned read of filtered chunks: this rank's (colldiag_get_filtered_read) */
+    uint64_t filt_chunks, filt_stored, filt_raw, filt_shared;
 } cd_sum_call;
 
 static uint64_t cd_sum_hash(const char *s)
@@ -202,6 +208,13 @@ static void cd_sum_record(const cd_sum_call *c)
             memcpy(d->risk_why, c->risk_why, n);
             d->risk_why[n] = 0;
         }
+    }
+    if (c->filt_known) { /* every rank its own chunks: summed, they are HDF5's inflations */
+        d->u[CD_SUM_FILT_CALLS] += cnt;
+        d->u[CD_SUM_FILT_CHUNKS] += c->filt_chunks;
+        d->u[CD_SUM_FILT_STORED] += c->filt_stored;
+        d->u[CD_SUM_FILT_RAW] += c->filt_raw;
+        d->u[CD_SUM_FILT_SHARED] += c->filt_shared;
     }
     if (cnt && c->made_safe) {
         d->u[CD_SUM_SAFE] += c->made_safe;
@@ -780,6 +793,23 @@ static void cd_sum_print_text(const cd_sum_tab *t, const cd_sum_view *v, double 
                                    v->u[CD_SUM_SAFE], v->u[CD_SUM_SAFE_CALLS]);
     if (v->u[CD_SUM_KEPT]) fprintf(o, "   kept: %" PRIu64 " bytes of compact data merged across ranks before %" PRIu64 " of HDF5's collective writes\n",
                                    v->u[CD_SUM_KEPT], v->u[CD_SUM_KEPT_CALLS]);
+    if (v->u[CD_SUM_FILT_CHUNKS]) {
+        char b2[64];
+        cd_sum_bytes_text(v->u[CD_SUM_FILT_STORED], b1, sizeof b1);
+        cd_sum_bytes_text(v->u[CD_SUM_FILT_RAW], b2, sizeof b2);
+        fprintf(o, "   filtered reads: HDF5 inflated %" PRIu64 " chunks in %" PRIu64 " calls (%s read as stored, %s inflated): every rank reads and "
+                   "inflates each chunk it selects from; %" PRIu64 " of those inflations were of chunks other ranks inflated too\n",
+                v->u[CD_SUM_FILT_CHUNKS], v->u[CD_SUM_FILT_CALLS], b1, b2, v->u[CD_SUM_FILT_SHARED]);
+        for (size_t i = 0, shown = 0; i < t->n; i++)
+            if (t->e[i].d.u[CD_SUM_FILT_CHUNKS] && shown++ < 4) {
+                char file[1024], dset[1024];
+                int w;
+                cd_sum_key(t->e[i].key, file, sizeof file, dset, sizeof dset, &w);
+                cd_sum_bytes_text(t->e[i].d.u[CD_SUM_FILT_STORED], b1, sizeof b1);
+                fprintf(o, "     %s:%s %" PRIu64 " chunk inflations, %s stored, %" PRIu64 " shared\n", file, dset, t->e[i].d.u[CD_SUM_FILT_CHUNKS], b1,
+                        t->e[i].d.u[CD_SUM_FILT_SHARED]);
+            }
+    }
     if (v->nadv) {
         fprintf(o, "   what to change first (by the time it would save, estimated):\n");
         for (size_t i = 0; i < v->nadv && i < CD_SUM_ADVICE; i++) {
@@ -863,8 +893,11 @@ static void cd_sum_print_json(const cd_sum_tab *t, const cd_sum_view *v, double 
             cd_sum_json_str(o, t->e[i].d.risk_why);
             fprintf(o, "}");
         }
-    fprintf(o, "],\"made_safe\":{\"bytes\":%" PRIu64 ",\"calls\":%" PRIu64 "},\"compact_kept\":{\"bytes\":%" PRIu64 ",\"calls\":%" PRIu64 "},\"advice\":[",
+    fprintf(o, "],\"made_safe\":{\"bytes\":%" PRIu64 ",\"calls\":%" PRIu64 "},\"compact_kept\":{\"bytes\":%" PRIu64 ",\"calls\":%" PRIu64 "},",
             v->u[CD_SUM_SAFE], v->u[CD_SUM_SAFE_CALLS], v->u[CD_SUM_KEPT], v->u[CD_SUM_KEPT_CALLS]);
+    fprintf(o, "\"filtered_reads\":{\"calls\":%" PRIu64 ",\"chunk_inflations\":%" PRIu64 ",\"stored_bytes\":%" PRIu64 ",\"inflated_bytes\":%" PRIu64
+               ",\"shared\":%" PRIu64 "},\"advice\":[",
+            v->u[CD_SUM_FILT_CALLS], v->u[CD_SUM_FILT_CHUNKS], v->u[CD_SUM_FILT_STORED], v->u[CD_SUM_FILT_RAW], v->u[CD_SUM_FILT_SHARED]);
     for (size_t i = 0; i < v->nadv; i++) {
         const cd_sum_adv *a = &v->adv[i];
         fprintf(o, "%s{\"change\":", i ? "," : "");

@@ -6,7 +6,9 @@
  * written with H5Dwrite_chunk and a filter skipped, data that compresses well, badly or not at all), then
  * every rank opens it with the MPI-IO driver and compares, for every chunk of every dataset, the
  * record colldiag reads from the file with H5Dget_chunk_info_by_coord's address, size and filter mask.
- * Every rank checks (the call is local) and the verdict is agreed. Each index type is checked to be the
+ * Every rank checks (the call is local) and the verdict is agreed. For the filtered datasets, every rank
+ * then plans a collective read of its rows (overlapping its neighbour's by one) and checks what the plan
+ * says HDF5 will read and inflate there (colldiag_get_filtered_read) against the test's own count. Each index type is checked to be the
  * one the case means to make (the layout message's, as h5debug would show it, is not asked: the shape
  * and format bounds choose it, as HDF5 documents).
  *
@@ -164,6 +166,71 @@ static hsize_t info_base(hsize_t ub)
     return a > 1 || (a == 1 && (b > 14 || (b == 14 && r >= 4))) ? 0 : ub;
 }
 
+/* Rank r's rows of a collective read: its share of dimension 0 and one row of the next rank's (so that
+   neighbours share chunks), the whole of dimension 1. [lo, hi). */
+static void rows_of(const rcase *c, int r, int np, hsize_t *lo, hsize_t *hi)
+{
+    *lo = c->dims[0] * (hsize_t)r / (hsize_t)np;
+    *hi = c->dims[0] * (hsize_t)(r + 1) / (hsize_t)np + 1;
+    if (*hi > c->dims[0]) *hi = c->dims[0];
+}
+
+/* The plan of a collective H5Dread (multi-chunk: HDF5's filtered path on both versions, whose plan
+   knows each chunk's ranks) must count what HDF5 will read and inflate on this rank: every allocated
+   chunk the rank's rows reach, its stored bytes, the chunk's bytes inflated, and those another rank's
+   rows reach too. The reference is this test's own: the rows' geometry and HDF5's chunk records. */
+static void check_plan(const rcase *c, hid_t ds, const colldiag_chunk_record *rec)
+{
+    int np;
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    hsize_t lo, hi;
+    rows_of(c, me, np, &lo, &hi);
+    hid_t fs = H5Dget_space(ds);
+    hsize_t start[2] = {lo, 0}, count[2] = {hi - lo, c->rank > 1 ? c->dims[1] : 1};
+    if (hi > lo) H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    else H5Sselect_none(fs);
+    hsize_t mn = (hi - lo) * count[1];
+    hid_t ms = H5Screate_simple(1, &mn, NULL);
+    if (!mn) H5Sselect_none(ms);
+    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+    H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+    H5Pset_dxpl_mpio_chunk_opt(dxpl, H5FD_MPIO_CHUNK_MULTI_IO);
+    colldiag_xfer *x = NULL;
+    colldiag_file *pf = NULL;
+    colldiag_xfer_create(&x);
+    int rc = colldiag_h5_plan(ds, H5T_NATIVE_UINT32, ms, fs, dxpl, COLLDIAG_TO_MEMORY, x, &pf);
+    CHECK(rc == 0, "%s: colldiag_h5_plan: %s", c->name, colldiag_xfer_errmsg(x));
+    uint64_t chunks = 0, stored = 0, inflated = 0, shared = 0;
+    int known = 0;
+    colldiag_get_filtered_read(x, &chunks, &stored, &inflated, &shared, &known);
+    /* the reference */
+    uint64_t grid[2] = {1, 1}, cb = 4, w_chunks = 0, w_stored = 0, w_shared = 0;
+    for (int d = 0; d < c->rank; d++) { grid[d] = c->dims[d] / c->chunk[d] + (c->dims[d] % c->chunk[d] != 0); cb *= c->chunk[d]; }
+    for (uint64_t k = 0; hi > lo && k < grid[0] * grid[1]; k++) {
+        const uint64_t row = k / grid[1], r0 = row * c->chunk[0], r1 = r0 + c->chunk[0]; /* the chunk's rows [r0, r1) */
+        if (r1 <= lo || r0 >= hi || rec[k].addr < 0) continue;
+        w_chunks++;
+        w_stored += rec[k].stored;
+        int other = 0;
+        for (int q = 0; q < np && !other; q++) {
+            hsize_t ql, qh;
+            rows_of(c, q, np, &ql, &qh);
+            other = q != me && qh > ql && r1 > ql && r0 < qh;
+        }
+        w_shared += other;
+    }
+    CHECK(known == 1 && chunks == w_chunks && stored == w_stored && inflated == w_chunks * cb && shared == w_shared,
+          "%s: the plan counts %llu chunks, %llu stored, %llu inflated, %llu shared (known %d); the test %llu, %llu, %llu, %llu", c->name,
+          (unsigned long long)chunks, (unsigned long long)stored, (unsigned long long)inflated, (unsigned long long)shared, known,
+          (unsigned long long)w_chunks, (unsigned long long)w_stored, (unsigned long long)(w_chunks * cb), (unsigned long long)w_shared);
+    if (np > 1 && me == 0 && hi > lo) CHECK(w_shared > 0, "%s: the rows were meant to share chunks", c->name);
+    colldiag_file_close(pf);
+    colldiag_xfer_free(x);
+    H5Pclose(dxpl);
+    H5Sclose(ms);
+    H5Sclose(fs);
+}
+
 static void check_case(const char *path, size_t ci)
 {
     const rcase *c = &cases[ci];
@@ -221,6 +288,7 @@ static void check_case(const char *path, size_t ci)
         printf("%-55s %6llu chunks: %llu unwritten, %llu with a filter skipped, %llu stored at another size than %llu bytes\n", c->name,
                (unsigned long long)n, (unsigned long long)unwritten, (unsigned long long)skipped, (unsigned long long)filtered_diff,
                (unsigned long long)chunk_bytes);
+    if (nfilters(c) > 0 && c->deflate) check_plan(c, ds, rec);
     free(rec);
     H5Dclose(ds);
     H5Fclose(f);

@@ -662,6 +662,13 @@ static void sum_hdf5_call(int wr, hid_t dset, hid_t dxpl, double secs, const col
     if (x && planned) {
         c.risk = x->risk_bytes;
         c.risk_why = x->risk_why;
+        if (!wr && x->filt_known) {
+            c.filt_known = 1;
+            c.filt_chunks = x->filt_chunks;
+            c.filt_stored = x->filt_stored;
+            c.filt_raw = x->filt_raw;
+            c.filt_shared = x->filt_shared;
+        }
         if (x->model_est[0] >= 0) { /* HDF5's path as planned against the model's best */
             const int hp = x->chunk_opt_done == COLLDIAG_MPIO_MULTI_CHUNK ? 1 : 0;
             int best = 0;
