@@ -6513,6 +6513,11 @@ static const colldiag_chunk_info *chunks_view(const colldiag_xfer *cx, uint64_t 
     return x->chunks;
 }
 
+/* A plan's direction (the HDF5 bridge's plan files: plan_read), folded into the settings digest, so
+   that ranks planning one collective call as a read on some and a write on others fail its agreement
+   everywhere, naming them: the plan of a filtered read exchanges chunk counts that a write's does not. */
+static uint64_t plan_dir_digest(const colldiag_file *f, int dir) { return dir == DIR_PLAN && f->plan_read ? 0xd1b54a32d192ed03ull : 0; }
+
 /* The agreement vector of a rank that contributes nothing but its causes and its failure (if any): the
    identity of every other entry (0 for OR, SUM and MAX, UINT64_MAX for MIN), so the reduction gives what
    the other ranks alone would. A rank whose checks failed sends it to the first reduction (it must not
@@ -6764,7 +6769,8 @@ static void report_disagreement(cd_io *io, uint64_t ld, uint64_t sd)
     }
     cd_free(all);
     io_fail(io, COLLDIAG_ERR_ARG, "ranks disagree on the %s of this collective call: rank%s %s%s differ%s from rank 0",
-            what == 3 ? "layout and the transfer settings" : what == 2 ? "transfer settings (chunk opt, num, ratio, collective opt, collective buffer)"
+            what == 3 ? "layout and the transfer settings"
+            : what == 2 ? "transfer settings (chunk opt, num, ratio, collective opt, collective buffer; a plan's direction)"
                                                               : "layout (dims, chunk dims, element size, storage, addresses)",
             nd > 1 ? "s" : "", who, nd > 8 ? ", ..." : "", nd > 1 ? "" : "s");
 }
@@ -7298,7 +7304,7 @@ static void risk_independent(cd_io *io)
    agree_neutral stands in for a rank that failed. */
 static void agree_local(cd_io *io, uint32_t cause, uint64_t v[AG_N])
 {
-    const uint64_t ld = layout_digest(io->l), sd = settings_digest(&io->set);
+    const uint64_t ld = layout_digest(io->l), sd = settings_digest(&io->set) ^ plan_dir_digest(io->f, io->dir);
     v[AG_CAUSE] = cause;
     v[AG_LAYOUT] = ld;
     v[AG_LAYOUT_NOT] = ~ld;
@@ -7739,7 +7745,7 @@ static void multi_combine(const cd_io *io, const uint64_t *vs, uint64_t v[AG_N])
     }
     v[AG_RISK_DIG_NOT] = ~v[AG_RISK_DIG];
     if (!io->nsub) v[AG_RISK_LO] = UINT64_MAX;
-    const uint64_t sd = settings_digest(&io->set) ^ cd_mix64(io->nsub + 1);
+    const uint64_t sd = settings_digest(&io->set) ^ cd_mix64(io->nsub + 1) ^ plan_dir_digest(io->f, io->dir);
     v[AG_LAYOUT] = ld;
     v[AG_LAYOUT_NOT] = ~ld;
     v[AG_SETTINGS] = sd;

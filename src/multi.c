@@ -63,7 +63,7 @@ static void multi_combine(const cd_io *io, const uint64_t *vs, uint64_t v[AG_N])
     }
     v[AG_RISK_DIG_NOT] = ~v[AG_RISK_DIG];
     if (!io->nsub) v[AG_RISK_LO] = UINT64_MAX;
-    const uint64_t sd = settings_digest(&io->set) ^ cd_mix64(io->nsub + 1);
+    const uint64_t sd = settings_digest(&io->set) ^ cd_mix64(io->nsub + 1) ^ plan_dir_digest(io->f, io->dir);
     v[AG_LAYOUT] = ld;
     v[AG_LAYOUT_NOT] = ~ld;
     v[AG_SETTINGS] = sd;

@@ -225,6 +225,15 @@ static void check_plan(const rcase *c, hid_t ds, const colldiag_chunk_record *re
           (unsigned long long)w_chunks, (unsigned long long)w_stored, (unsigned long long)(w_chunks * cb), (unsigned long long)w_shared);
     if (np > 1 && me == 0 && hi > lo) CHECK(w_shared > 0, "%s: the rows were meant to share chunks", c->name);
     colldiag_file_close(pf);
+    pf = NULL;
+    if (np > 1) { /* rank 0 plans the call as a read, the others as a write: every rank fails, none waits
+                     (a filtered read's plan counts each chunk's ranks, a write's does not) */
+        rc = colldiag_h5_plan(ds, H5T_NATIVE_UINT32, ms, fs, dxpl, me == 0 ? COLLDIAG_TO_MEMORY : COLLDIAG_TO_FILE, x, &pf);
+        CHECK(rc == COLLDIAG_ERR_ARG && strstr(colldiag_xfer_errmsg(x), "disagree"),
+              "%s: a plan read on rank 0 and written elsewhere returned %d (%s), not ARG naming the disagreement", c->name, rc,
+              colldiag_xfer_errmsg(x));
+        colldiag_file_close(pf);
+    }
     colldiag_xfer_free(x);
     H5Pclose(dxpl);
     H5Sclose(ms);
