@@ -448,7 +448,7 @@ check-valgrind: build/openmpi/test_io build/openmpi/test_errors build/openmpi/sc
 	  -x COLLDIAG_REPORT -x LD_PRELOAD=$(CURDIR)/build/openmpi/libcolldiag_preload.so $(VG) openmpi/h5_client vg_client.h5 vg_client.jsonl >/dev/null
 	cd build && COLLDIAG_ACCELERATE=1 COLLDIAG_REPORT=json:vg_accel.jsonl OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 \
 	  -x COLLDIAG_ACCELERATE -x COLLDIAG_REPORT -x LD_PRELOAD=$(CURDIR)/build/openmpi/libcolldiag_preload.so $(VG) openmpi/h5_client vg_accel.h5 vg_accel.jsonl >/dev/null
-	cd build && OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 2 $(VG) openmpi/test_h5_records vg_records >/dev/null
+	cd build && OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 2 $(VG) openmpi/test_h5_records vg_records quick >/dev/null
 	$(MAKE) -s MPI=mpich build/mpich/test_errors build/mpich/test_io
 	mpirun.mpich -n 2 $(VG) build/mpich/test_errors quick
 	mpirun.mpich -n 2 $(VG) build/mpich/test_io quick

@@ -123,7 +123,7 @@ mkdir -p build/h5accel
 suite "openmpi/ompio test_h5accel -n 3" 300 $OMPI -n 3 build/openmpi/test_h5accel build/h5accel
 for p in 1 2 4 8 16; do suite "openmpi/ompio test_h5accel -n $p" 300 $OMPI -n $p build/openmpi/test_h5accel build/h5accel; done
 suite "openmpi/romio test_h5accel -n 3" 300 env OMPI_MCA_io=romio321 $OMPI -x OMPI_MCA_io -n 3 build/openmpi/test_h5accel build/h5accel
-suite "mpich test_h5accel -n 3" 300 $MPICH -n 3 build/mpich/test_h5accel build/h5accel
+suite "mpich test_h5accel -n 2" 300 $MPICH -n 2 build/mpich/test_h5accel build/h5accel
 # every chunk's address, stored size and filter mask as colldiag reads them from the index, against HDF5's
 suite "openmpi/ompio test_h5_records -n 2 (every index type, filtered)" 120 $OMPI -n 2 build/openmpi/test_h5_records "${TMPDIR:-/tmp}/h5rec-o"
 suite "mpich test_h5_records -n 2 (every index type, filtered)" 120 $MPICH -n 2 build/mpich/test_h5_records "${TMPDIR:-/tmp}/h5rec-m"

@@ -63,7 +63,7 @@ mkdir -p build/fuzz-h5 build/h5accel-$TAG
 # colldiag_h5_write/read: the index reader on every index type against the file's bytes, userblocks, faults
 suite "openmpi/ompio test_h5accel -n 3" 300 $OMPI -n 3 "$BO/test_h5accel" "build/h5accel-$TAG"
 [ -n "$ROMIO" ] && suite "openmpi/$ROMIO test_h5accel -n 3" 300 env OMPI_MCA_io=$ROMIO $OMPI -x OMPI_MCA_io -n 3 "$BO/test_h5accel" "build/h5accel-$TAG"
-suite "mpich test_h5accel -n 3" 300 $MPICH -n 3 "$BM/test_h5accel" "build/h5accel-$TAG"
+suite "mpich test_h5accel -n 2" 300 $MPICH -n 2 "$BM/test_h5accel" "build/h5accel-$TAG"
 suite "openmpi/ompio test_h5_records -n 2 (every index type, filtered)" 120 $OMPI -n 2 "$BO/test_h5_records" "${TMPDIR:-/tmp}/h5rec-o"
 suite "mpich test_h5_records -n 2 (every index type, filtered)" 120 $MPICH -n 2 "$BM/test_h5_records" "${TMPDIR:-/tmp}/h5rec-m"
 suite "openmpi/ompio test_h5accel -n 8" 300 $OMPI -n 8 "$BO/test_h5accel" "build/h5accel-$TAG"
