@@ -79,14 +79,42 @@ LAUNCHER=""
 # Nothing outlives the run: on its end, or on a signal (check.sh's timeout), the launcher goes, then every
 # process inside a node's network namespace (ranks, daemons, proxies: they are no children of ours once
 # the launcher is gone), then the holders, and with them the namespaces, veths and bridge.
+# One scan is not enough: a launcher told to stop may still be starting a node's daemon (an agent between
+# fork and setns is in no node's namespace yet), and on a loaded machine that daemon starts its ranks
+# after the scan (CI saw 4 ranks outlive a timeout so). So the scans (which take the launcher too: it
+# runs in node0's namespace) repeat until three in a row, 0.1 s apart, find nothing (at most 30 s).
+kill_in_nodes() { # sets KILLED to how many it killed; two processes a scan, not one per process
+    local pids=() p n q dir ns
+    # a timeout signals our whole process group, the holders included: the namespaces are named as
+    # read when made, and stay alive while anything is in them
+    while read -r dir ns; do
+        for n in "${NSIDS[@]}"; do
+            if [ "$ns" = "$n" ]; then q=${dir#/proc/}; pids+=("${q%/ns}"); fi
+        done
+    done < <(find /proc/[0-9]*/ns -maxdepth 1 -name net -printf '%h %l\n' 2>/dev/null)
+    # an agent not yet inside its node: the script (sh WORK/agent ...) or its nsenter
+    for q in $(grep -lsF -- "$WORK/agent" /proc/[0-9]*/cmdline 2>/dev/null); do
+        q=${q#/proc/}; pids+=("${q%/cmdline}")
+    done
+    KILLED=0
+    for p in "${pids[@]}"; do
+        case " ${HOLD[*]} $$ " in *" $p "*) continue ;; esac # ours: they end quietly below
+        kill -9 "$p" 2>/dev/null && KILLED=$((KILLED + 1))
+    done
+}
 cleanup() {
     trap - EXIT INT TERM
+    local p quiet=0 round=0
     [ -n "$LAUNCHER" ] && kill "$LAUNCHER" 2>/dev/null
-    local q ns p
-    for q in /proc/[0-9]*; do
-        case " ${HOLD[*]} " in *" ${q#/proc/} "*) continue ;; esac # ours: they end quietly below
-        ns=$(readlink "$q/ns/net" 2>/dev/null) || continue
-        for p in "${NSIDS[@]}"; do [ "$ns" = "$p" ] && kill -9 "${q#/proc/}" 2>/dev/null; done
+    while [ "$quiet" -lt 3 ] && [ "$round" -lt 300 ]; do
+        round=$((round + 1))
+        kill_in_nodes
+        if [ "$KILLED" = 0 ]; then
+            quiet=$((quiet + 1))
+        else
+            quiet=0
+        fi
+        sleep 0.1
     done
     for p in "${HOLD[@]}"; do kill "$p" 2>/dev/null; done
     wait 2>/dev/null
