@@ -55,7 +55,7 @@ enum {
     COLLDIAG_ERR_ARG = -1,       /* bad argument on this rank */
     COLLDIAG_ERR_NOMEM = -2,
     COLLDIAG_ERR_MPI = -3,       /* an MPI call failed (message has the MPI error string) */
-    COLLDIAG_ERR_IO = -4,        /* pread/pwrite or short transfer */
+    COLLDIAG_ERR_IO = -4,        /* pread/pwrite or short transfer; stored bytes that do not decode */
     COLLDIAG_ERR_UNSUPPORTED = -5,
     COLLDIAG_ERR_PEER = -6       /* this rank was fine; another rank failed in the same collective call */
 };
@@ -539,6 +539,16 @@ typedef struct {
    dataset's count; UNSUPPORTED (with the reason) for storage that is not chunked, or an index the
    reader does not take (the caller then asks HDF5). */
 int colldiag_h5_chunk_records(hid_t dset, uint64_t nchunks, colldiag_chunk_record *out);
+/* A chunk's values from its stored bytes, as HDF5's pipeline reads them: stored (nstored bytes, as at
+   the chunk's record: read them with MPI, or H5Dread_chunk) is left as it is; out receives the chunk's
+   nout bytes, which must be the whole chunk's size (chunk dims x element size, edge chunks too), in
+   the file's type. The pipeline's filters are undone last to first, each one skipped whose bit is set
+   in filter_mask (the chunk's record). Deflate, shuffle and Fletcher-32 only: any other filter is
+   UNSUPPORTED with its name, and so is deflate where zlib's header was missing at build time or zlib
+   is not in the process (HDF5 links it: a program using HDF5 needs no -lz). IO when the bytes do not
+   decode (a checksum that does not match, a stream that does not inflate to the chunk's size). Local;
+   needs no file access, only the dataset's creation properties. */
+int colldiag_h5_chunk_unfilter(hid_t dset, uint32_t filter_mask, const void *stored, uint64_t nstored, void *out, uint64_t nout);
 /* The selection of a dataspace (its extent, and hyperslabs, points, all or none). A dataspace with an
    offset (H5Soffset_simple) is UNSUPPORTED. Local. */
 int colldiag_h5_sel(hid_t space, colldiag_sel **out);

@@ -18,7 +18,7 @@ const char *colldiag_strerror(int code)
     case COLLDIAG_ERR_ARG: return "bad argument";
     case COLLDIAG_ERR_NOMEM: return "out of memory";
     case COLLDIAG_ERR_MPI: return "an MPI call failed";
-    case COLLDIAG_ERR_IO: return "a POSIX I/O call failed or transferred too little";
+    case COLLDIAG_ERR_IO: return "a POSIX I/O call failed or transferred too little, or stored bytes did not decode";
     case COLLDIAG_ERR_UNSUPPORTED: return "not supported by colldiag";
     case COLLDIAG_ERR_PEER: return "another rank failed in the same collective call";
     default: return "unknown error code";
