@@ -65,6 +65,10 @@
 /* ... and: some rank's read is not one stretch of at least x->read_stretch_bytes (decision.c,
    reads_by_stretch: the HDF5 preload's contiguous reads). */
 #define CD_CAUSE_SHORT_READ ((uint64_t)1 << 42)
+/* ... and: under the HDF5 preload and HDF5 1.10's rules, some rank's filtered read touches a chunk never
+   written or stored with a filter skipped, which 1.10.8's collective filtered read fails on (decision.c,
+   filt_hdf5_fails): HDF5 then runs the call, so the program gets HDF5's own answer. */
+#define CD_CAUSE_FILT_H5_FAILS ((uint64_t)1 << 43)
 
 /* A static function only some programs built from this file call (the HDF5 preload includes colldiag.c). */
 #if defined(__GNUC__) || defined(__clang__)
@@ -1151,6 +1155,13 @@ enum { STORE_CONTIG = 0, STORE_CHUNKED = 1, STORE_COMPACT = 2 };
 /* Finds the addresses of n chunks (idx ascending, distinct) into addr (-1: not allocated). 0, or -1
    with the reason in why. Local: it may read the file, never communicate. */
 typedef int (*cd_resolve_fn)(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, char *why, size_t wl);
+/* The same for filtered chunks: their stored sizes and filter masks too (0 for chunks not allocated). */
+typedef int (*cd_resolve_rec_fn)(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, uint64_t *stored, uint32_t *mask,
+                                 char *why, size_t wl);
+/* A filtered chunk's values (want bytes, into out) from its n stored bytes; tmp: want bytes of scratch.
+   0; -1 with why when the bytes do not decode. Local, pure but for ctx (the HDF5 bridge's pipeline). */
+typedef int (*cd_unfilter_fn)(const void *ctx, uint32_t mask, const unsigned char *stored, size_t n, unsigned char *out, unsigned char *tmp,
+                              size_t want, char *why, size_t wl);
 
 /* The resolved addresses of a lazy layout: open addressing (linear probing, at most half full), keys
    stored + 1 so that 0 is an empty slot, each key beside its address. Bounded (acache_room): a cache,
@@ -1254,6 +1265,13 @@ struct colldiag_layout {
     void *rctx;
     void (*rctx_free)(void *);
     struct cd_acache *cache;
+    /* Filtered chunks colldiag reads (the HDF5 bridge, collective reads through aggregation): the
+       resolver's records give each touched chunk's stored size and mask (map_resolve, every call: the
+       cache holds addresses only), and the chunk's owner reads its stored bytes whole and decodes them
+       with unfilter (aggregation.c). NULL: filtered chunks are only planned, never moved. */
+    cd_resolve_rec_fn resolve_rec;
+    cd_unfilter_fn unfilter;
+    const void *uctx;                     /* owned by whoever set unfilter (the bridge's dataset entry) */
 };
 
 static int layout_common(const char *fn, int rank, const uint64_t *dims, size_t esize, MPI_Offset addr,
@@ -1413,6 +1431,7 @@ static int layout_set_resolver(colldiag_layout *l, cd_resolve_fn resolve, void *
    it yet), or dense storage's. */
 static MPI_Offset layout_chunk_addr(const colldiag_layout *l, uint64_t idx)
 {
+    if (l->resolve_rec) return CD_ADDR_PENDING; /* a stored size and mask every call, not only an address */
     if (l->addrs) return l->addrs[idx];
     if (l->resolve) return acache_get(l->cache, idx);
     return l->addr + (MPI_Offset)(idx * l->chunk_bytes);
@@ -1439,6 +1458,7 @@ static uint64_t layout_digest(const colldiag_layout *l)
     h = cd_hash_u64(h, (uint64_t)l->esize);
     h = cd_hash_u64(h, (uint64_t)l->addr);
     h = cd_hash_u64(h, l->addrs || l->resolve ? l->table_hash : 0);
+    h = cd_hash_u64(h, (uint64_t)(l->unfilter != NULL)); /* ranks that could decode and ranks that could not would part ways */
     return cd_hash_u64(h, (uint64_t)l->filtered);
 }
 
@@ -2014,6 +2034,10 @@ struct colldiag_xfer {
        inflate on this rank; filt_known 0: not known (not such a plan, or HDF5 could not say) */
     int filt_known;
     uint64_t filt_chunks, filt_stored, filt_raw, filt_shared;
+    /* a read of filtered chunks colldiag ran (aggregation.c): the chunks this rank decoded as an owner,
+       their stored bytes; each chunk is decoded once, on one rank */
+    int filt_read;                        /* the last call read filtered chunks through colldiag (decision.c) */
+    uint64_t filt_decoded, filt_decoded_stored;
     uint64_t compact_kept, compact_file_bytes; /* colldiag_h5_write_compact: the merged pieces' bytes, the dataset's */
     /* Data bytes the last call's aggregation exchange sent from this rank to ranks on other nodes
        (colldiag_get_bytes_off_node); nodes_known 1 once the call's exchange knew the nodes (file_nodes) */
@@ -2341,6 +2365,8 @@ typedef struct {
     int nproc;           /* ranks touching the chunk, -1 unknown */
     uint32_t ds;         /* multi-dataset calls: the piece's dataset (0 in single calls) */
     uint64_t abytes;     /* aggregation, on the chunk's owner: the bytes every rank's piece of it holds */
+    uint64_t stored;     /* a filtered chunk colldiag reads (layout resolve_rec): its stored bytes, 0 otherwise */
+    uint32_t fmask;      /* and its filter mask */
     int owner;           /* aggregation: the rank that moves this chunk's bytes, -1 otherwise */
     int flags;
 } cd_piece;
@@ -2407,6 +2433,8 @@ static int map_push(cd_map *m, uint64_t idx, MPI_Offset addr, uint64_t nelem, ui
     p->ds = 0;
     p->owner = -1;
     p->abytes = 0;
+    p->stored = 0;
+    p->fmask = 0;
     p->flags = addr < 0 ? PF_UNALLOC : 0;
     return 0;
 }
@@ -2619,27 +2647,33 @@ static int map_resolve(cd_map *m, int *nomem, char *why, size_t wl)
     if (!n) return 0;
     uint64_t *idx = cd_malloc((size_t)n * sizeof *idx);
     MPI_Offset *got = cd_malloc((size_t)n * sizeof *got);
+    uint64_t *st = l->resolve_rec ? cd_malloc((size_t)n * sizeof *st) : NULL;
+    uint32_t *mk = l->resolve_rec ? cd_malloc((size_t)n * sizeof *mk) : NULL;
     int rc = 0;
-    if (!idx || !got) {
+    if (!idx || !got || (l->resolve_rec && (!st || !mk))) {
         *nomem = 1;
         snprintf(why, wl, "no memory for %" PRIu64 " chunk addresses", n);
         rc = -1;
     }
     for (uint64_t i = 0, k = 0; !rc && i < m->n; i++)
         if (m->pc[i].addr == CD_ADDR_PENDING) idx[k++] = m->pc[i].idx;
-    if (!rc) rc = l->resolve(l->rctx, n, idx, got, why, wl);
+    if (!rc) rc = l->resolve_rec ? l->resolve_rec(l->rctx, n, idx, got, st, mk, why, wl) : l->resolve(l->rctx, n, idx, got, why, wl);
     for (uint64_t i = 0, k = 0; !rc && i < m->n; i++)
         if (m->pc[i].addr == CD_ADDR_PENDING) {
             cd_piece *p = &m->pc[i];
-            const MPI_Offset a = got[k++];
+            const MPI_Offset a = got[k];
             p->addr = a < 0 ? -1 : a;
             p->flags = p->addr < 0 ? (p->flags | PF_UNALLOC) : (p->flags & ~PF_UNALLOC);
+            if (st && a >= 0) { p->stored = st[k]; p->fmask = mk[k]; }
+            k++;
         }
-    /* no room in the cache costs nothing but a second lookup next call */
-    if (!rc && !acache_room(l->cache, n))
+    /* no room in the cache costs nothing but a second lookup next call (filtered: not cached at all) */
+    if (!rc && !st && !acache_room(l->cache, n))
         for (uint64_t k = 0; k < n; k++) acache_put(l->cache, idx[k], got[k] < 0 ? -1 : got[k]);
     cd_free(idx);
     cd_free(got);
+    cd_free(st);
+    cd_free(mk);
     return rc;
 }
 
@@ -3331,7 +3365,9 @@ static int order_by_addr(cd_io *io)
     for (uint64_t i = 0; i < m->n; i++) {
         const cd_piece *p = &m->pc[io->order ? io->order[i] : i];
         if (p->addr < 0) continue;
-        if (prev && prev->addr + (MPI_Offset)io->l->chunk_bytes > p->addr)
+        /* a filtered chunk's storage is its stored bytes (the layout decodes them), a raw one's the chunk's */
+        const uint64_t span = io->l->unfilter && prev ? prev->stored : io->l->chunk_bytes;
+        if (prev && prev->addr + (MPI_Offset)span > p->addr)
             return io_fail(io, COLLDIAG_ERR_ARG, "chunks %" PRIu64 " and %" PRIu64 " overlap in the address table (%lld, %lld)",
                            prev->idx, p->idx, (long long)prev->addr, (long long)p->addr);
         prev = p;
@@ -4550,8 +4586,9 @@ static const char *forced_by(const cd_io *io)
 
 /* Chunk-local bytes: count2 rows stride2 apart, each count runs of len bytes stride apart, in order. */
 typedef struct { uint64_t off, len, stride, count, stride2, count2; } cd_rec;
-#define AGG_HDR 4u   /* words before a piece's records: chunk index, record count, bytes, chunk address (the
-                        sender's: an owner of a lazy layout may not have resolved a chunk it does not touch) */
+#define AGG_HDR 6u   /* words before a piece's records: chunk index, record count, bytes, chunk address (the
+                        sender's: an owner of a lazy layout may not have resolved a chunk it does not touch),
+                        and for a filtered chunk its stored bytes and filter mask (0 otherwise) */
 #define AGG_REC 6u   /* words per record */
 
 typedef struct {
@@ -4707,6 +4744,8 @@ static int agg_describe_piece(cd_agg_send *s, const cd_piece *p)
     s->meta[h] = p->idx;
     s->meta[h + 2] = p->nelem * io->fes;
     s->meta[h + 3] = (uint64_t)p->addr;
+    s->meta[h + 4] = p->stored;
+    s->meta[h + 5] = p->fmask;
     s->mlen += AGG_HDR;
     s->rec0 = s->mlen;
     s->base = p->addr;
@@ -4866,6 +4905,8 @@ typedef struct {
     uint64_t packlen, packcap;
     unsigned char *img;        /* one chunk window */
     uint64_t imgcap;
+    unsigned char *tmp;        /* filtered reads: scratch for decoding one chunk */
+    uint64_t tmpcap;
     uint64_t *bits;
     uint64_t bitscap;
 } cd_agg_own;
@@ -4916,7 +4957,11 @@ static unsigned char *agg_take_runs(unsigned char *d, const unsigned char *img, 
     return d;
 }
 
-/* Owner, step 2: for writes fills pack with the covered bytes; for reads only computes the runs. */
+/* A read of filtered chunks (the layout can decode them): owners read stored chunks whole. */
+static int agg_filtered(const cd_io *io) { return io->dir != DIR_WRITE && io->l && io->l->unfilter; }
+
+/* Owner, step 2: for writes fills pack with the covered bytes; for reads only computes the runs
+   (filtered reads: each chunk's stored bytes, whole). */
 static int agg_owner_build(cd_io *io, cd_agg_own *o, const unsigned char *rdata)
 {
     const size_t es = io->fes;
@@ -4925,7 +4970,18 @@ static int agg_owner_build(cd_io *io, cd_agg_own *o, const unsigned char *rdata)
     for (uint64_t i = 0; i < o->nent;) {
         uint64_t wlo, whi, e = agg_group(o, i, &wlo, &whi);
         o->grun[i] = o->nrun;
-        if (whi > wlo) {
+        if (whi > wlo && agg_filtered(io)) { /* a filtered chunk: its stored bytes, whole */
+            const uint64_t st = o->ent[i].hdr[4];
+            if (o->ent[i].addr < prev_end)
+                return io_fail(io, COLLDIAG_ERR_ARG, "chunk %" PRIu64 " overlaps another chunk in the index", o->ent[i].idx);
+            prev_end = o->ent[i].addr + (MPI_Offset)st;
+            if (cd_grow((void **)&o->run, &o->runcap, o->nrun + 1, sizeof *o->run))
+                return io_fail(io, COLLDIAG_ERR_NOMEM, "listing aggregated runs");
+            o->run[o->nrun].foff = o->ent[i].addr;
+            o->run[o->nrun].len = st;
+            o->nrun++;
+            o->packlen += st;
+        } else if (whi > wlo) {
             uint64_t nel = (whi - wlo) / es, nw = nel / 64 + 1;
             /* writes assemble the window right where its covered bytes will go in the pack when it fits
                (covered runs then only move left); a separate window buffer otherwise */
@@ -4980,13 +5036,44 @@ static int agg_owner_build(cd_io *io, cd_agg_own *o, const unsigned char *rdata)
     return 0;
 }
 
+/* Owner, step 4 for a filtered chunk: its stored bytes (at pk in the pack) decoded into the whole
+   chunk's image, o->img (the records' offsets are chunk-local). A chunk that does not decode fails
+   this rank (agreed at the end of the call: every rank fails) and replies zeros, never stale bytes. */
+static int agg_owner_unfilter(cd_io *io, cd_agg_own *o, uint64_t i, uint64_t pk)
+{
+    const colldiag_layout *l = io->l;
+    const uint64_t cb = l->chunk_bytes;
+    if (cd_grow((void **)&o->img, &o->imgcap, cb, 1) || cd_grow((void **)&o->tmp, &o->tmpcap, cb, 1))
+        return io_fail(io, COLLDIAG_ERR_NOMEM, "a %" PRIu64 "-byte chunk to decode", cb);
+    char why[256] = "";
+    if (l->unfilter(l->uctx, (uint32_t)o->ent[i].hdr[5], o->pack + pk, (size_t)o->ent[i].hdr[4], o->img, o->tmp, (size_t)cb, why, sizeof why)) {
+        memset(o->img, 0, (size_t)cb);
+        return io_fail(io, COLLDIAG_ERR_IO, "chunk %" PRIu64 " (%" PRIu64 " bytes stored at %lld): %s", o->ent[i].idx, o->ent[i].hdr[4],
+                       (long long)o->ent[i].addr, why);
+    }
+    io->x->filt_decoded++;
+    io->x->filt_decoded_stored += o->ent[i].hdr[4];
+    return 0;
+}
+
 /* Owner, step 4 (reads): the pack back into chunk windows, and every piece's bytes into its reply. */
 static int agg_owner_reply(cd_io *io, cd_agg_own *o, unsigned char *reply)
 {
     uint64_t pk = 0;
     for (uint64_t i = 0; i < o->nent;) {
         uint64_t wlo, whi, e = agg_group(o, i, &wlo, &whi);
-        if (whi > wlo) {
+        if (whi > wlo && agg_filtered(io)) {
+            agg_owner_unfilter(io, o, i, pk);
+            pk += o->ent[i].hdr[4];
+            for (uint64_t j = i; j < e; j++) {
+                const uint64_t *h = o->ent[j].hdr;
+                const cd_rec *r = (const cd_rec *)(h + AGG_HDR);
+                unsigned char *d = reply + o->ent[j].doff;
+                for (uint64_t q = 0; q < h[1]; q++)
+                    for (uint64_t row = 0; row < r[q].count2; row++)
+                        d = agg_take_runs(d, o->img, r[q].off + row * r[q].stride2, r[q].stride, r[q].count, r[q].len);
+            }
+        } else if (whi > wlo) {
             if (cd_grow((void **)&o->img, &o->imgcap, whi - wlo, 1))
                 return io_fail(io, COLLDIAG_ERR_NOMEM, "a %" PRIu64 "-byte chunk window for aggregation", whi - wlo);
             const MPI_Offset base = o->ent[i].addr + (MPI_Offset)wlo;
@@ -5120,7 +5207,8 @@ static uint64_t agg_round_end(const cd_io *io, const uint64_t *words, uint64_t j
         const cd_piece *p = &m->pc[e];
         const int un = (p->flags & PF_UNALLOC) != 0;
         const uint64_t d = un ? 0 : p->nelem * io->fes, w = un ? 0 : words[e] * 8;
-        const uint64_t r = !un && p->owner == io->f->rank ? p->abytes : 0;
+        /* an owner of a filtered chunk holds its stored bytes too (about the chunk's size at most) */
+        const uint64_t r = !un && p->owner == io->f->rank ? p->abytes + (agg_filtered(io) ? io->l->chunk_bytes : 0) : 0;
         const uint64_t d2 = sd + d, r2 = rb + r;
         if (e > j && (d2 > r2 ? d2 : r2) + r2 + sw + w > budget) break;
         sd = d2;
@@ -5259,6 +5347,13 @@ static int agg_round(cd_io *io, cd_agg_state *st, const uint64_t *words, uint64_
         if (!io->code) {
             qsort(o->ent, (size_t)o->nent, sizeof *o->ent, cmp_agg_ent);
             agg_owner_build(io, o, st->rdata);
+            /* filtered reads: the owned chunks' stored bytes may outgrow the pieces' (a piece of one
+               element needs its whole chunk): the pack grows (before the agreement below) */
+            if (!io->code && agg_filtered(io) && o->packlen > o->packcap) {
+                if (agg_reserve((void **)&st->packbuf, &st->packbufcap, o->packlen, 1))
+                    io_fail(io, COLLDIAG_ERR_NOMEM, "%" PRIu64 " bytes of stored chunks", o->packlen);
+                else { o->pack = st->packbuf; o->packcap = st->packbufcap; }
+            }
         }
     }
     uint64_t held = st->scap + st->rcap + st->packbufcap + o->imgcap;
@@ -5341,6 +5436,7 @@ static void exec_aggregate(cd_io *io, const uint64_t *words)
     cd_free(st.o.run);
     cd_free(st.packbuf);
     cd_free(st.o.img);
+    cd_free(st.o.tmp);
     cd_free(st.o.bits);
 }
 
@@ -6638,6 +6734,21 @@ static int read_past_eof(cd_io *io, uint64_t end, uint64_t fsize)
     return 1;
 }
 
+/* Under the HDF5 preload (x->accel) and HDF5 1.10's rules, a collective read of filtered chunks this
+   rank would read through colldiag touches a chunk never written or stored with a filter skipped:
+   HDF5 1.10.8's own collective filtered read fails there ("addr overflow" on an unallocated chunk) or
+   runs every filter whatever the chunk's mask says (a crash in its Fletcher-32 check, tests/
+   test_h5_records.c), where colldiag would read the right values. The preload changes no return value:
+   HDF5 runs such a call (the bridge's own callers get colldiag's read). Local and pure; its bit
+   (CD_CAUSE_FILT_H5_FAILS) is agreed. */
+static int filt_hdf5_fails(const cd_io *io)
+{
+    if (!io->x->accel || io->set.rules == COLLDIAG_HDF5_RULES_1_14 || io->dir != DIR_READ || !io->l || !io->l->unfilter) return 0;
+    for (uint64_t i = 0; i < io->map.n; i++)
+        if (io->map.pc[i].nelem && ((io->map.pc[i].flags & PF_UNALLOC) || io->map.pc[i].fmask)) return 1;
+    return 0;
+}
+
 /* The HDF5 preload's collective contiguous reads (x->read_stretch_bytes, COLLDIAG_ACCEL_STRETCH_BYTES'
    rationale): each runs as one independent read a rank, or is left to HDF5. Pure. */
 static int stretch_reads(const cd_io *io)
@@ -6660,7 +6771,8 @@ static void write_extent(const cd_io *io, uint64_t *end, uint64_t *fsize)
     const uint64_t span = io->l->storage == STORE_CHUNKED ? io->l->chunk_bytes : io->l->nelem * io->fes;
     for (uint64_t i = 0; i < io->map.n; i++) {
         const cd_piece *p = &io->map.pc[i];
-        if (p->addr >= 0 && p->nelem && (uint64_t)p->addr + span > *end) *end = (uint64_t)p->addr + span;
+        const uint64_t sp = io->l->unfilter && p->stored ? p->stored : span; /* a filtered chunk: its stored bytes */
+        if (p->addr >= 0 && p->nelem && (uint64_t)p->addr + sp > *end) *end = (uint64_t)p->addr + sp;
     }
     /* A file does not shrink while colldiag writes or reads it (MPI-IO writes only extend it; HDF5's
        MPI-IO driver only ever extends its file, to its end of allocation, which covers every allocated
@@ -6780,6 +6892,8 @@ static void xfer_reset(colldiag_xfer *x)
 {
     x->filt_known = 0;
     x->filt_chunks = x->filt_stored = x->filt_raw = x->filt_shared = 0;
+    x->filt_decoded = x->filt_decoded_stored = 0;
+    x->filt_read = 0;
     x->grid_rank = 0;
     x->thr = 0;
     x->ratio0 = 0;
@@ -7353,8 +7467,10 @@ static void map_selection(cd_io *io, uint32_t cause)
             order_by_addr(io);
         }
     }
-    /* the HDF5 bridge reads no unallocated chunk either: HDF5 would return the fill value there */
-    if (!io->code && (dir == DIR_WRITE || (dir == DIR_READ && x->strict_alloc)))
+    /* the HDF5 bridge reads no unallocated chunk either: HDF5 would return the fill value there (but
+       for filtered chunks the bridge decodes: it takes only datasets whose fill value is zero, which
+       aggregation reads there) */
+    if (!io->code && (dir == DIR_WRITE || (dir == DIR_READ && x->strict_alloc && !(io->l && io->l->unfilter))))
         for (uint64_t i = 0; i < io->map.n; i++)
             if (io->map.pc[i].flags & PF_UNALLOC) {
                 if (dir == DIR_WRITE && !x->strict_alloc)
@@ -7497,6 +7613,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     else agree_local(&io, cause, v);
     agree_env(&io, v);
     if (!io.code && read_too_short(&io)) v[AG_CAUSE] |= CD_CAUSE_SHORT_READ;
+    if (!io.code && filt_hdf5_fails(&io)) v[AG_CAUSE] |= CD_CAUSE_FILT_H5_FAILS;
     /* 1.14's rules: a rank that converts or transforms under selection I/O, which HDF5 runs collectively;
        colldiag's collective paths do not convert, so then every rank moves its data with independent
        calls and reports HDF5's modes (as INDIVIDUAL_IO does). An internal bit of the cause word, never
@@ -7518,7 +7635,8 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     io.disjoint = l && l->storage == STORE_CHUNKED && touched_bits == io.g[AG_SUM_TOUCH];
     if (io.g[AG_CAUSE] & CD_CAUSE_SEL_OFF_114) sel_on = 0;
     const int converts_114 = sel_on && (io.g[AG_CAUSE] & CD_CAUSE_CONVERTS_114) != 0;
-    uint32_t global = (uint32_t)(io.g[AG_CAUSE] & ~(uint64_t)(CD_CAUSE_CONVERTS_114 | CD_CAUSE_SEL_OFF_114 | CD_CAUSE_SHORT_READ));
+    uint32_t global = (uint32_t)(io.g[AG_CAUSE] & ~(uint64_t)(CD_CAUSE_CONVERTS_114 | CD_CAUSE_SEL_OFF_114 | CD_CAUSE_SHORT_READ |
+                                                              CD_CAUSE_FILT_H5_FAILS));
     x->global_cause = global;
     if (!(global & COLLDIAG_MPIO_ERROR_WHILE_CHECKING) && l) risk_agreed(&io, global, l->nelem * io.fes);
     if (global & COLLDIAG_MPIO_ERROR_WHILE_CHECKING) {
@@ -7564,8 +7682,22 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     }
     if (global & COLLDIAG_MPIO_FILTERS)
         return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag cannot write filtered chunks (cause FILTERS)"));
-    if (l->filtered && !f->plan_only)
-        return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag cannot read filtered chunks"));
+    if (l->filtered && !f->plan_only) {
+        /* filtered chunks move in one way only: a collective read by aggregation, whose owner of each chunk
+           reads its stored bytes whole and decodes them once (the layout's decoder: the HDF5 bridge's);
+           every condition here is agreed (the decoder's presence is in the layout's digest) */
+        if (io.g[AG_CAUSE] & CD_CAUSE_FILT_H5_FAILS)
+            return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "HDF5 1.10's collective read of filtered chunks fails on chunks never "
+                                                                       "written or stored with a filter skipped (1.14's does not): HDF5 runs "
+                                                                       "it, so that the program gets HDF5's own answer"));
+        if (!l->unfilter || dir != DIR_READ || global || converts_114)
+            return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag %s",
+                                       !l->unfilter       ? "cannot decode its chunks"
+                                       : dir != DIR_READ  ? "reads filtered chunks but writes none"
+                                                          : "reads filtered chunks only in a collective call without conversion"));
+        io.set.chunk_opt = COLLDIAG_MPIO_CHUNK_AGGREGATE_IO;
+        x->filt_read = 1;
+    }
     if (global) {
         char cs[256];
         colldiag_cause_string(global, cs, sizeof cs);
@@ -7600,6 +7732,9 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
                              io.set.chunk_opt == COLLDIAG_MPIO_CHUNK_MULTI_IO;
         if (sel_on && hdf5_opt) io.set.chunk_opt = COLLDIAG_MPIO_CHUNK_SELECTION_IO;
         exec_chunked(&io);
+        if (l->filtered && !f->plan_only)
+            set_reason(&io, "filtered chunks: each one's owner (a rank that selects from it) reads it whole as stored, decodes it once and "
+                            "sends every rank its pieces (aggregation)");
     }
     fill_chunk_info(&io);
     rc = agree_end(&io);
@@ -8493,6 +8628,14 @@ int colldiag_get_filtered_read(const colldiag_xfer *x, uint64_t *chunks, uint64_
     return 0;
 }
 
+int colldiag_get_filtered_decoded(const colldiag_xfer *x, uint64_t *chunks, uint64_t *stored)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_filtered_decoded", "x is NULL");
+    if (chunks) *chunks = x->filt_decoded;
+    if (stored) *stored = x->filt_decoded_stored;
+    return 0;
+}
+
 int colldiag_get_bytes_off_node(const colldiag_xfer *x, uint64_t *bytes, int *known)
 {
     if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_bytes_off_node", "x is NULL");
@@ -9349,10 +9492,11 @@ static void html_append(colldiag_file *f, const colldiag_xfer *x, const char *pa
 #define CD_SUM_SUMS(X)                                                                                                             \
     X(CALLS) X(RANK_CALLS) X(CALLS_COLLECTIVE) X(BYTES) X(BYTES_COLL) X(BYTES_IND) X(CALLS_CD) X(BYTES_CD) X(CALLS_H5) X(BYTES_H5)    \
     X(RISK) X(RISK_CALLS) X(SAFE) X(SAFE_CALLS) X(KEPT) X(KEPT_CALLS) X(PLANNED) X(DISAGREE) X(EST_CALLS)                      \
-    X(FILT_CALLS) X(FILT_CHUNKS) X(FILT_STORED) X(FILT_RAW) X(FILT_SHARED)
+    X(FILT_CALLS) X(FILT_CHUNKS) X(FILT_STORED) X(FILT_RAW) X(FILT_SHARED) X(DEC_CALLS) X(DEC_CHUNKS) X(DEC_STORED)
 /* (FILT_*: planned reads of filtered chunks, colldiag_get_filtered_read: every rank's chunks read and
    inflated, as stored and inflated bytes, and those other ranks inflated too; FILT_CALLS counted once a
-   call, as CALLS) */
+   call, as CALLS. DEC_*: reads of filtered chunks colldiag ran, colldiag_get_filtered_decoded: the
+   chunks decoded, once each, and their stored bytes) */
 /* The largest rank's total: seconds in the calls (all, through colldiag, through HDF5), and the model's
    estimates scaled to them: what colldiag's best scheme would save over HDF5's path in the calls HDF5
    ran (SAVE_*, by the best scheme), what colldiag saved in the calls it ran. */
@@ -9423,6 +9567,8 @@ typedef struct {
     int planned, agree;          /* a plan ran (1) and HDF5 agreed with it (1); -1: no plan */
     int filt_known;              /* a planned read of filtered chunks: this rank's (colldiag_get_filtered_read) */
     uint64_t filt_chunks, filt_stored, filt_raw, filt_shared;
+    int dec_known;               /* a read of filtered chunks colldiag ran: this rank's decodes (colldiag_get_filtered_decoded) */
+    uint64_t dec_chunks, dec_stored;
 } cd_sum_call;
 
 static uint64_t cd_sum_hash(const char *s)
@@ -9548,6 +9694,11 @@ static void cd_sum_record(const cd_sum_call *c)
         d->u[CD_SUM_FILT_STORED] += c->filt_stored;
         d->u[CD_SUM_FILT_RAW] += c->filt_raw;
         d->u[CD_SUM_FILT_SHARED] += c->filt_shared;
+    }
+    if (c->dec_known) { /* every rank its own decodes: summed, each chunk once */
+        d->u[CD_SUM_DEC_CALLS] += cnt;
+        d->u[CD_SUM_DEC_CHUNKS] += c->dec_chunks;
+        d->u[CD_SUM_DEC_STORED] += c->dec_stored;
     }
     if (cnt && c->made_safe) {
         d->u[CD_SUM_SAFE] += c->made_safe;
@@ -10143,6 +10294,12 @@ static void cd_sum_print_text(const cd_sum_tab *t, const cd_sum_view *v, double 
                         t->e[i].d.u[CD_SUM_FILT_SHARED]);
             }
     }
+    if (v->u[CD_SUM_DEC_CALLS]) {
+        cd_sum_bytes_text(v->u[CD_SUM_DEC_STORED], b1, sizeof b1);
+        fprintf(o, "   filtered reads through colldiag: %" PRIu64 " calls, %" PRIu64 " chunks (%s stored) each read whole by one rank and "
+                   "decoded once\n",
+                v->u[CD_SUM_DEC_CALLS], v->u[CD_SUM_DEC_CHUNKS], b1);
+    }
     if (v->nadv) {
         fprintf(o, "   what to change first (by the time it would save, estimated):\n");
         for (size_t i = 0; i < v->nadv && i < CD_SUM_ADVICE; i++) {
@@ -10229,8 +10386,10 @@ static void cd_sum_print_json(const cd_sum_tab *t, const cd_sum_view *v, double 
     fprintf(o, "],\"made_safe\":{\"bytes\":%" PRIu64 ",\"calls\":%" PRIu64 "},\"compact_kept\":{\"bytes\":%" PRIu64 ",\"calls\":%" PRIu64 "},",
             v->u[CD_SUM_SAFE], v->u[CD_SUM_SAFE_CALLS], v->u[CD_SUM_KEPT], v->u[CD_SUM_KEPT_CALLS]);
     fprintf(o, "\"filtered_reads\":{\"calls\":%" PRIu64 ",\"chunk_inflations\":%" PRIu64 ",\"stored_bytes\":%" PRIu64 ",\"inflated_bytes\":%" PRIu64
-               ",\"shared\":%" PRIu64 "},\"advice\":[",
-            v->u[CD_SUM_FILT_CALLS], v->u[CD_SUM_FILT_CHUNKS], v->u[CD_SUM_FILT_STORED], v->u[CD_SUM_FILT_RAW], v->u[CD_SUM_FILT_SHARED]);
+               ",\"shared\":%" PRIu64 "},\"filtered_decoded\":{\"calls\":%" PRIu64 ",\"chunks\":%" PRIu64 ",\"stored_bytes\":%" PRIu64
+               "},\"advice\":[",
+            v->u[CD_SUM_FILT_CALLS], v->u[CD_SUM_FILT_CHUNKS], v->u[CD_SUM_FILT_STORED], v->u[CD_SUM_FILT_RAW], v->u[CD_SUM_FILT_SHARED],
+            v->u[CD_SUM_DEC_CALLS], v->u[CD_SUM_DEC_CHUNKS], v->u[CD_SUM_DEC_STORED]);
     for (size_t i = 0; i < v->nadv; i++) {
         const cd_sum_adv *a = &v->adv[i];
         fprintf(o, "%s{\"change\":", i ? "," : "");
@@ -11495,6 +11654,12 @@ static int ix_resolve(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *ad
     return ix_walk(ctx, NULL, idx, n, addr, why, wl);
 }
 
+/* The same with each chunk's stored size and filter mask (cd_resolve_rec_fn): filtered reads. */
+static int ix_resolve_rec(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, uint64_t *stored, uint32_t *mask, char *why, size_t wl)
+{
+    return ix_walk_records(ctx, NULL, idx, n, addr, stored, mask, why, wl);
+}
+
 /* The chunk addresses of dset for its current chunk grid (nchunks of them) into tab: absolute file
    offsets, -1 for chunks not allocated. Local: no communication. 0, or -1 with the reason in why. */
 static int h5_read_chunk_index(hid_t dset, MPI_File fh, MPI_Offset *tab, uint64_t nchunks, char *why, size_t wl)
@@ -11776,6 +11941,8 @@ static int h5_zlib(void)
     return h5_z_init && h5_z_inflate && h5_z_end;
 }
 
+static int h5_have_inflate(void) { return h5_zlib(); }
+
 /* A zlib stream into exactly cap bytes at most; *out_n what it held. */
 static int h5_inflate(const unsigned char *s, size_t n, unsigned char *d, size_t cap, size_t *out_n, char *why, size_t wl)
 {
@@ -11804,6 +11971,7 @@ static int h5_inflate(const unsigned char *s, size_t n, unsigned char *d, size_t
     return 0;
 }
 #else
+static int h5_have_inflate(void) { return 0; }
 static int h5_inflate(const unsigned char *s, size_t n, unsigned char *d, size_t cap, size_t *out_n, char *why, size_t wl)
 {
     (void)s, (void)n, (void)d, (void)cap, (void)out_n;
@@ -12594,6 +12762,8 @@ typedef struct h5_dentry {
        its file and a program may create a million datasets: the entry is ~200 bytes plus its dims (it was
        1,400 with two 256-byte texts and three arrays of COLLDIAG_MAX_RANK dims inside) */
     char *never;                         /* set once: why this dataset never runs through colldiag */
+    h5_pipeline *pipe;                   /* filtered chunks colldiag can decode (h5_filtered_readable): their
+                                            pipeline, for collective reads; NULL otherwise */
     int never_fact;                      /* never is a fact of the dataset (storage, filters, type), alike on every
                                             rank: not a query that failed here (h5_never_fact) */
     char *why;                           /* why l could not be built for this extent */
@@ -12735,6 +12905,7 @@ static void h5_dentry_free(h5_dentry *e)
     h5_text_clear(&e->never);
     h5_text_clear(&e->why);
     colldiag_layout_free(e->l);
+    cd_free(e->pipe);
     cd_free(e);
 }
 
@@ -12990,10 +13161,49 @@ static int h5_type_variable(hid_t t)
     return v;
 }
 
+/* Filtered chunks colldiag can read: every filter one it undoes (deflate with zlib in the process,
+   shuffle, Fletcher-32), and chunks never written read as zeros, as HDF5 reads them (the fill value
+   is the default or a user's all-zero one, written at allocation). Then e->pipe holds the pipeline;
+   otherwise why says what stops it. Local, a fact of the dataset: alike on every rank. */
+static int h5_filtered_readable(hid_t dcpl, h5_dentry *e, char *why, size_t wl)
+{
+    h5_pipeline p;
+    if (h5_pipeline_of(dcpl, &p, why, wl)) return 0;
+    for (int i = 0; i < p.n; i++)
+        if (p.id[i] == H5Z_FILTER_DEFLATE && !h5_have_inflate())
+            return snprintf(why, wl, "deflated chunks, and no zlib in this process (or colldiag built without zlib.h)"), 0;
+    H5D_fill_value_t fv = H5D_FILL_VALUE_ERROR;
+    H5D_fill_time_t ft = H5D_FILL_TIME_ERROR;
+    if (H5Pfill_value_defined(dcpl, &fv) < 0 || H5Pget_fill_time(dcpl, &ft) < 0)
+        return snprintf(why, wl, "HDF5 cannot say the dataset's fill value"), 0;
+    if (fv == H5D_FILL_VALUE_UNDEFINED || ft == H5D_FILL_TIME_NEVER)
+        return snprintf(why, wl, "the fill value is undefined or never written: unwritten chunks read as HDF5 leaves them"), 0;
+    if (fv == H5D_FILL_VALUE_USER_DEFINED) {
+        const size_t es = H5Tget_size(e->type);
+        unsigned char *v = es ? cd_calloc(1, es) : NULL;
+        int zero = v && H5Pget_fill_value(dcpl, e->type, v) >= 0;
+        for (size_t b = 0; zero && b < es; b++) zero = v[b] == 0;
+        cd_free(v);
+        if (!zero) return snprintf(why, wl, "a fill value other than zero (unwritten chunks read as it)"), 0;
+    }
+    e->pipe = cd_malloc(sizeof *e->pipe);
+    if (!e->pipe) return snprintf(why, wl, "no memory for the filter pipeline"), 0;
+    *e->pipe = p;
+    return 1;
+}
+
+/* The layout's decoder (cd_unfilter_fn) over a dataset entry's pipeline. */
+static int h5_unfilter_cb(const void *ctx, uint32_t mask, const unsigned char *stored, size_t n, unsigned char *out, unsigned char *tmp,
+                          size_t want, char *why, size_t wl)
+{
+    return h5_unfilter(ctx, mask, stored, n, out, tmp, want, why, wl) ? -1 : 0;
+}
+
 /* What never changes about a dataset while its file is open: storage class, filters, the type's
    classes (e->type is read when the entry is made), from its creation property list dcpl. Local. */
 static void h5_facts_of(hid_t dset, hid_t dcpl, h5_dentry *e)
 {
+    char fwhy[200] = "";
     hid_t space = H5Dget_space(dset);
     H5D_layout_t lay = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
     const char *no = NULL;
@@ -13003,10 +13213,11 @@ static void h5_facts_of(hid_t dset, hid_t dcpl, h5_dentry *e)
     else if (lay == H5D_VIRTUAL) no = "a virtual dataset";
     else if (lay != H5D_CONTIGUOUS && lay != H5D_CHUNKED) no = "an unknown storage layout";
     else if (H5Pget_external_count(dcpl) > 0) no = "external storage (H5Pset_external)";
-    else if (lay == H5D_CHUNKED && H5Pget_nfilters(dcpl) > 0) no = "filtered chunks (HDF5 compresses them; colldiag moves only raw bytes)";
+    else if (lay == H5D_CHUNKED && H5Pget_nfilters(dcpl) > 0 && !e->pipe && !h5_filtered_readable(dcpl, e, fwhy, sizeof fwhy))
+        no = "filtered chunks colldiag cannot read"; /* completed with fwhy below */
     else if (h5_type_variable(e->type)) no = "variable-length elements (their bytes in the file point into HDF5's heap)";
     else if (H5Tdetect_class(e->type, H5T_REFERENCE) > 0) no = "references (HDF5 encodes them)";
-    if (no) h5_text_set(&e->never, "%s", no);
+    if (no) h5_text_set(&e->never, "%s%s%s", no, fwhy[0] ? ": " : "", fwhy);
     e->never_fact = no && dcpl >= 0 && space >= 0 && e->type >= 0;
     e->chunked = lay == H5D_CHUNKED;
     e->layout = (int)lay;
@@ -13351,6 +13562,16 @@ static uint64_t h5_chunks_ident(haddr_t oaddr, uint64_t ub, const colldiag_layou
     return id;
 }
 
+/* A filtered dataset's layout (e->pipe): its chunks' records come from resolve_rec, and owners decode
+   them with the entry's pipeline (aggregation.c). */
+static void h5_layout_filters(colldiag_layout *l, const h5_dentry *e, cd_resolve_rec_fn resolve_rec)
+{
+    colldiag_layout_set_filtered(l, 1);
+    l->resolve_rec = resolve_rec;
+    l->unfilter = h5_unfilter_cb;
+    l->uctx = e->pipe;
+}
+
 /* A layout for the dataset's current extent: contiguous at H5Dget_offset, or chunked with lazy
    addresses found through the opened index ix (copied). */
 static int h5_build_layout(hid_t dset, h5_dentry *e, int rank, const hsize_t *dims, const ix_index *ix)
@@ -13380,6 +13601,7 @@ static int h5_build_layout(hid_t dset, h5_dentry *e, int rank, const hsize_t *di
             cd_free(own);
             rc = cd_fail(COLLDIAG_ERR_NOMEM, "colldiag_h5_write", "no memory for the chunk index's description");
         }
+        if (!rc && e->pipe) h5_layout_filters(e->l, e, ix_resolve_rec);
     }
     if (rc) {
         h5_text_set(&e->why, "cannot describe the dataset's storage: %s", cd_errbuf);
@@ -13481,6 +13703,12 @@ static int h5_ineligible(hid_t dset, const h5_dentry *e, h5_fentry *fe, hid_t me
 {
     if (fe->shrunk) { snprintf(why, wl, "%s", h5_shrunk_why); return 1; }
     if (h5_has_text(e->never)) { snprintf(why, wl, "%s", e->never); return 1; }
+    if (e->filtered && wr) { snprintf(why, wl, "filtered chunks (HDF5 compresses them; colldiag reads filtered chunks but writes none)"); return 1; }
+    if (e->filtered && x->set.mode != COLLDIAG_MPIO_COLLECTIVE) {
+        snprintf(why, wl, "filtered chunks in an independent call (colldiag reads them in collective calls: one rank reads and decodes "
+                          "each chunk for all)");
+        return 1;
+    }
     if (x->xform) { snprintf(why, wl, "the DXPL sets a data transform (HDF5 computes it)"); return 1; }
     htri_t same = -1;
     same = H5Tequal(mem_type, e->type);
@@ -13594,6 +13822,29 @@ static int h5_coord_resolve(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offs
     return 0;
 }
 
+/* The same with stored sizes and filter masks (cd_resolve_rec_fn): a filtered dataset's reads. */
+static int h5_coord_resolve_rec(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, uint64_t *stored, uint32_t *mask, char *why,
+                                size_t wl)
+{
+    const h5_coord_ctx *c = ctx;
+    for (uint64_t i = 0; i < n; i++) {
+        hsize_t off[COLLDIAG_MAX_RANK];
+        uint64_t k = idx[i];
+        for (int d = c->rank - 1; d >= 0; d--) { off[d] = (k % c->grid[d]) * c->cdims[d]; k /= c->grid[d]; }
+        unsigned fm = 0;
+        haddr_t a = HADDR_UNDEF;
+        hsize_t sz = 0;
+        if (H5Dget_chunk_info_by_coord(c->dset, off, &fm, &a, &sz) < 0) {
+            snprintf(why, wl, "H5Dget_chunk_info_by_coord failed for chunk %" PRIu64, idx[i]);
+            return -1;
+        }
+        addr[i] = a == HADDR_UNDEF ? -1 : (MPI_Offset)(a + c->ub);
+        stored[i] = a == HADDR_UNDEF ? 0 : (uint64_t)sz;
+        mask[i] = a == HADDR_UNDEF ? 0 : fm;
+    }
+    return 0;
+}
+
 /* 1 if this call finds its chunk addresses with HDF5's lookup (see above). fsp: the file selection. */
 static int h5_lookup_affordable(const hsize_t *cdims, int rank, const hsize_t *dims, const hsize_t *maxd, hid_t fsp, int md_local)
 {
@@ -13683,6 +13934,7 @@ static int h5_build_coord_layout(hid_t dset, const h5_oid *oi, h5_dentry *e, int
         c->ub = h5_chunk_info_base(ub);
         for (int d = 0; d < rank; d++) { c->cdims[d] = e->l->cdims[d]; c->grid[d] = e->l->grid[d]; }
         rc = layout_set_resolver(e->l, h5_coord_resolve, c, cd_free, h5_chunks_ident(oi->addr, ub, e->l));
+        if (!rc && e->pipe) h5_layout_filters(e->l, e, h5_coord_resolve_rec);
     }
     if (rc) {
         cd_free(c);

@@ -475,6 +475,13 @@ int colldiag_get_bytes_off_node(const colldiag_xfer *x, uint64_t *bytes, int *kn
    (0: another call, or HDF5 could not say: a file whose metadata reads are collective is not asked).
    The run's summary sums them over ranks ("filtered: ..."). Any output pointer may be NULL. */
 int colldiag_get_filtered_read(const colldiag_xfer *x, uint64_t *chunks, uint64_t *stored, uint64_t *inflated, uint64_t *shared, int *known);
+/* After a read of filtered chunks that colldiag ran (a collective colldiag_h5_read, or H5Dread under the
+   preload's COLLDIAG_ACCELERATE, of deflate / shuffle / Fletcher-32 chunks): the chunks this rank
+   decoded as their owner, and their stored bytes. The owner of a chunk (a rank that selects from it)
+   reads it whole as stored, decodes it once and sends every rank its pieces, so the sum over ranks is
+   the number of allocated chunks the call touched: each decoded once, where HDF5 decodes a chunk on
+   every rank that selects from it. 0 and 0 after any other call. Either pointer may be NULL. */
+int colldiag_get_filtered_decoded(const colldiag_xfer *x, uint64_t *chunks, uint64_t *stored);
 /* Why the chunk scheme was chosen, in words ("forced by setting", "avg 2 chunks/rank >= num 0", ...). */
 const char *colldiag_scheme_reason(const colldiag_xfer *x);
 

@@ -24,8 +24,9 @@
 
 /* Chunk-local bytes: count2 rows stride2 apart, each count runs of len bytes stride apart, in order. */
 typedef struct { uint64_t off, len, stride, count, stride2, count2; } cd_rec;
-#define AGG_HDR 4u   /* words before a piece's records: chunk index, record count, bytes, chunk address (the
-                        sender's: an owner of a lazy layout may not have resolved a chunk it does not touch) */
+#define AGG_HDR 6u   /* words before a piece's records: chunk index, record count, bytes, chunk address (the
+                        sender's: an owner of a lazy layout may not have resolved a chunk it does not touch),
+                        and for a filtered chunk its stored bytes and filter mask (0 otherwise) */
 #define AGG_REC 6u   /* words per record */
 
 typedef struct {
@@ -181,6 +182,8 @@ static int agg_describe_piece(cd_agg_send *s, const cd_piece *p)
     s->meta[h] = p->idx;
     s->meta[h + 2] = p->nelem * io->fes;
     s->meta[h + 3] = (uint64_t)p->addr;
+    s->meta[h + 4] = p->stored;
+    s->meta[h + 5] = p->fmask;
     s->mlen += AGG_HDR;
     s->rec0 = s->mlen;
     s->base = p->addr;
@@ -340,6 +343,8 @@ typedef struct {
     uint64_t packlen, packcap;
     unsigned char *img;        /* one chunk window */
     uint64_t imgcap;
+    unsigned char *tmp;        /* filtered reads: scratch for decoding one chunk */
+    uint64_t tmpcap;
     uint64_t *bits;
     uint64_t bitscap;
 } cd_agg_own;
@@ -390,7 +395,11 @@ static unsigned char *agg_take_runs(unsigned char *d, const unsigned char *img, 
     return d;
 }
 
-/* Owner, step 2: for writes fills pack with the covered bytes; for reads only computes the runs. */
+/* A read of filtered chunks (the layout can decode them): owners read stored chunks whole. */
+static int agg_filtered(const cd_io *io) { return io->dir != DIR_WRITE && io->l && io->l->unfilter; }
+
+/* Owner, step 2: for writes fills pack with the covered bytes; for reads only computes the runs
+   (filtered reads: each chunk's stored bytes, whole). */
 static int agg_owner_build(cd_io *io, cd_agg_own *o, const unsigned char *rdata)
 {
     const size_t es = io->fes;
@@ -399,7 +408,18 @@ static int agg_owner_build(cd_io *io, cd_agg_own *o, const unsigned char *rdata)
     for (uint64_t i = 0; i < o->nent;) {
         uint64_t wlo, whi, e = agg_group(o, i, &wlo, &whi);
         o->grun[i] = o->nrun;
-        if (whi > wlo) {
+        if (whi > wlo && agg_filtered(io)) { /* a filtered chunk: its stored bytes, whole */
+            const uint64_t st = o->ent[i].hdr[4];
+            if (o->ent[i].addr < prev_end)
+                return io_fail(io, COLLDIAG_ERR_ARG, "chunk %" PRIu64 " overlaps another chunk in the index", o->ent[i].idx);
+            prev_end = o->ent[i].addr + (MPI_Offset)st;
+            if (cd_grow((void **)&o->run, &o->runcap, o->nrun + 1, sizeof *o->run))
+                return io_fail(io, COLLDIAG_ERR_NOMEM, "listing aggregated runs");
+            o->run[o->nrun].foff = o->ent[i].addr;
+            o->run[o->nrun].len = st;
+            o->nrun++;
+            o->packlen += st;
+        } else if (whi > wlo) {
             uint64_t nel = (whi - wlo) / es, nw = nel / 64 + 1;
             /* writes assemble the window right where its covered bytes will go in the pack when it fits
                (covered runs then only move left); a separate window buffer otherwise */
@@ -454,13 +474,44 @@ static int agg_owner_build(cd_io *io, cd_agg_own *o, const unsigned char *rdata)
     return 0;
 }
 
+/* Owner, step 4 for a filtered chunk: its stored bytes (at pk in the pack) decoded into the whole
+   chunk's image, o->img (the records' offsets are chunk-local). A chunk that does not decode fails
+   this rank (agreed at the end of the call: every rank fails) and replies zeros, never stale bytes. */
+static int agg_owner_unfilter(cd_io *io, cd_agg_own *o, uint64_t i, uint64_t pk)
+{
+    const colldiag_layout *l = io->l;
+    const uint64_t cb = l->chunk_bytes;
+    if (cd_grow((void **)&o->img, &o->imgcap, cb, 1) || cd_grow((void **)&o->tmp, &o->tmpcap, cb, 1))
+        return io_fail(io, COLLDIAG_ERR_NOMEM, "a %" PRIu64 "-byte chunk to decode", cb);
+    char why[256] = "";
+    if (l->unfilter(l->uctx, (uint32_t)o->ent[i].hdr[5], o->pack + pk, (size_t)o->ent[i].hdr[4], o->img, o->tmp, (size_t)cb, why, sizeof why)) {
+        memset(o->img, 0, (size_t)cb);
+        return io_fail(io, COLLDIAG_ERR_IO, "chunk %" PRIu64 " (%" PRIu64 " bytes stored at %lld): %s", o->ent[i].idx, o->ent[i].hdr[4],
+                       (long long)o->ent[i].addr, why);
+    }
+    io->x->filt_decoded++;
+    io->x->filt_decoded_stored += o->ent[i].hdr[4];
+    return 0;
+}
+
 /* Owner, step 4 (reads): the pack back into chunk windows, and every piece's bytes into its reply. */
 static int agg_owner_reply(cd_io *io, cd_agg_own *o, unsigned char *reply)
 {
     uint64_t pk = 0;
     for (uint64_t i = 0; i < o->nent;) {
         uint64_t wlo, whi, e = agg_group(o, i, &wlo, &whi);
-        if (whi > wlo) {
+        if (whi > wlo && agg_filtered(io)) {
+            agg_owner_unfilter(io, o, i, pk);
+            pk += o->ent[i].hdr[4];
+            for (uint64_t j = i; j < e; j++) {
+                const uint64_t *h = o->ent[j].hdr;
+                const cd_rec *r = (const cd_rec *)(h + AGG_HDR);
+                unsigned char *d = reply + o->ent[j].doff;
+                for (uint64_t q = 0; q < h[1]; q++)
+                    for (uint64_t row = 0; row < r[q].count2; row++)
+                        d = agg_take_runs(d, o->img, r[q].off + row * r[q].stride2, r[q].stride, r[q].count, r[q].len);
+            }
+        } else if (whi > wlo) {
             if (cd_grow((void **)&o->img, &o->imgcap, whi - wlo, 1))
                 return io_fail(io, COLLDIAG_ERR_NOMEM, "a %" PRIu64 "-byte chunk window for aggregation", whi - wlo);
             const MPI_Offset base = o->ent[i].addr + (MPI_Offset)wlo;
@@ -594,7 +645,8 @@ static uint64_t agg_round_end(const cd_io *io, const uint64_t *words, uint64_t j
         const cd_piece *p = &m->pc[e];
         const int un = (p->flags & PF_UNALLOC) != 0;
         const uint64_t d = un ? 0 : p->nelem * io->fes, w = un ? 0 : words[e] * 8;
-        const uint64_t r = !un && p->owner == io->f->rank ? p->abytes : 0;
+        /* an owner of a filtered chunk holds its stored bytes too (about the chunk's size at most) */
+        const uint64_t r = !un && p->owner == io->f->rank ? p->abytes + (agg_filtered(io) ? io->l->chunk_bytes : 0) : 0;
         const uint64_t d2 = sd + d, r2 = rb + r;
         if (e > j && (d2 > r2 ? d2 : r2) + r2 + sw + w > budget) break;
         sd = d2;
@@ -733,6 +785,13 @@ static int agg_round(cd_io *io, cd_agg_state *st, const uint64_t *words, uint64_
         if (!io->code) {
             qsort(o->ent, (size_t)o->nent, sizeof *o->ent, cmp_agg_ent);
             agg_owner_build(io, o, st->rdata);
+            /* filtered reads: the owned chunks' stored bytes may outgrow the pieces' (a piece of one
+               element needs its whole chunk): the pack grows (before the agreement below) */
+            if (!io->code && agg_filtered(io) && o->packlen > o->packcap) {
+                if (agg_reserve((void **)&st->packbuf, &st->packbufcap, o->packlen, 1))
+                    io_fail(io, COLLDIAG_ERR_NOMEM, "%" PRIu64 " bytes of stored chunks", o->packlen);
+                else { o->pack = st->packbuf; o->packcap = st->packbufcap; }
+            }
         }
     }
     uint64_t held = st->scap + st->rcap + st->packbufcap + o->imgcap;
@@ -815,5 +874,6 @@ static void exec_aggregate(cd_io *io, const uint64_t *words)
     cd_free(st.o.run);
     cd_free(st.packbuf);
     cd_free(st.o.img);
+    cd_free(st.o.tmp);
     cd_free(st.o.bits);
 }

@@ -184,7 +184,9 @@ static int order_by_addr(cd_io *io)
     for (uint64_t i = 0; i < m->n; i++) {
         const cd_piece *p = &m->pc[io->order ? io->order[i] : i];
         if (p->addr < 0) continue;
-        if (prev && prev->addr + (MPI_Offset)io->l->chunk_bytes > p->addr)
+        /* a filtered chunk's storage is its stored bytes (the layout decodes them), a raw one's the chunk's */
+        const uint64_t span = io->l->unfilter && prev ? prev->stored : io->l->chunk_bytes;
+        if (prev && prev->addr + (MPI_Offset)span > p->addr)
             return io_fail(io, COLLDIAG_ERR_ARG, "chunks %" PRIu64 " and %" PRIu64 " overlap in the address table (%lld, %lld)",
                            prev->idx, p->idx, (long long)prev->addr, (long long)p->addr);
         prev = p;

@@ -493,6 +493,21 @@ static int read_past_eof(cd_io *io, uint64_t end, uint64_t fsize)
     return 1;
 }
 
+/* Under the HDF5 preload (x->accel) and HDF5 1.10's rules, a collective read of filtered chunks this
+   rank would read through colldiag touches a chunk never written or stored with a filter skipped:
+   HDF5 1.10.8's own collective filtered read fails there ("addr overflow" on an unallocated chunk) or
+   runs every filter whatever the chunk's mask says (a crash in its Fletcher-32 check, tests/
+   test_h5_records.c), where colldiag would read the right values. The preload changes no return value:
+   HDF5 runs such a call (the bridge's own callers get colldiag's read). Local and pure; its bit
+   (CD_CAUSE_FILT_H5_FAILS) is agreed. */
+static int filt_hdf5_fails(const cd_io *io)
+{
+    if (!io->x->accel || io->set.rules == COLLDIAG_HDF5_RULES_1_14 || io->dir != DIR_READ || !io->l || !io->l->unfilter) return 0;
+    for (uint64_t i = 0; i < io->map.n; i++)
+        if (io->map.pc[i].nelem && ((io->map.pc[i].flags & PF_UNALLOC) || io->map.pc[i].fmask)) return 1;
+    return 0;
+}
+
 /* The HDF5 preload's collective contiguous reads (x->read_stretch_bytes, COLLDIAG_ACCEL_STRETCH_BYTES'
    rationale): each runs as one independent read a rank, or is left to HDF5. Pure. */
 static int stretch_reads(const cd_io *io)
@@ -515,7 +530,8 @@ static void write_extent(const cd_io *io, uint64_t *end, uint64_t *fsize)
     const uint64_t span = io->l->storage == STORE_CHUNKED ? io->l->chunk_bytes : io->l->nelem * io->fes;
     for (uint64_t i = 0; i < io->map.n; i++) {
         const cd_piece *p = &io->map.pc[i];
-        if (p->addr >= 0 && p->nelem && (uint64_t)p->addr + span > *end) *end = (uint64_t)p->addr + span;
+        const uint64_t sp = io->l->unfilter && p->stored ? p->stored : span; /* a filtered chunk: its stored bytes */
+        if (p->addr >= 0 && p->nelem && (uint64_t)p->addr + sp > *end) *end = (uint64_t)p->addr + sp;
     }
     /* A file does not shrink while colldiag writes or reads it (MPI-IO writes only extend it; HDF5's
        MPI-IO driver only ever extends its file, to its end of allocation, which covers every allocated
@@ -635,6 +651,8 @@ static void xfer_reset(colldiag_xfer *x)
 {
     x->filt_known = 0;
     x->filt_chunks = x->filt_stored = x->filt_raw = x->filt_shared = 0;
+    x->filt_decoded = x->filt_decoded_stored = 0;
+    x->filt_read = 0;
     x->grid_rank = 0;
     x->thr = 0;
     x->ratio0 = 0;
@@ -1208,8 +1226,10 @@ static void map_selection(cd_io *io, uint32_t cause)
             order_by_addr(io);
         }
     }
-    /* the HDF5 bridge reads no unallocated chunk either: HDF5 would return the fill value there */
-    if (!io->code && (dir == DIR_WRITE || (dir == DIR_READ && x->strict_alloc)))
+    /* the HDF5 bridge reads no unallocated chunk either: HDF5 would return the fill value there (but
+       for filtered chunks the bridge decodes: it takes only datasets whose fill value is zero, which
+       aggregation reads there) */
+    if (!io->code && (dir == DIR_WRITE || (dir == DIR_READ && x->strict_alloc && !(io->l && io->l->unfilter))))
         for (uint64_t i = 0; i < io->map.n; i++)
             if (io->map.pc[i].flags & PF_UNALLOC) {
                 if (dir == DIR_WRITE && !x->strict_alloc)
@@ -1352,6 +1372,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     else agree_local(&io, cause, v);
     agree_env(&io, v);
     if (!io.code && read_too_short(&io)) v[AG_CAUSE] |= CD_CAUSE_SHORT_READ;
+    if (!io.code && filt_hdf5_fails(&io)) v[AG_CAUSE] |= CD_CAUSE_FILT_H5_FAILS;
     /* 1.14's rules: a rank that converts or transforms under selection I/O, which HDF5 runs collectively;
        colldiag's collective paths do not convert, so then every rank moves its data with independent
        calls and reports HDF5's modes (as INDIVIDUAL_IO does). An internal bit of the cause word, never
@@ -1373,7 +1394,8 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     io.disjoint = l && l->storage == STORE_CHUNKED && touched_bits == io.g[AG_SUM_TOUCH];
     if (io.g[AG_CAUSE] & CD_CAUSE_SEL_OFF_114) sel_on = 0;
     const int converts_114 = sel_on && (io.g[AG_CAUSE] & CD_CAUSE_CONVERTS_114) != 0;
-    uint32_t global = (uint32_t)(io.g[AG_CAUSE] & ~(uint64_t)(CD_CAUSE_CONVERTS_114 | CD_CAUSE_SEL_OFF_114 | CD_CAUSE_SHORT_READ));
+    uint32_t global = (uint32_t)(io.g[AG_CAUSE] & ~(uint64_t)(CD_CAUSE_CONVERTS_114 | CD_CAUSE_SEL_OFF_114 | CD_CAUSE_SHORT_READ |
+                                                              CD_CAUSE_FILT_H5_FAILS));
     x->global_cause = global;
     if (!(global & COLLDIAG_MPIO_ERROR_WHILE_CHECKING) && l) risk_agreed(&io, global, l->nelem * io.fes);
     if (global & COLLDIAG_MPIO_ERROR_WHILE_CHECKING) {
@@ -1419,8 +1441,22 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     }
     if (global & COLLDIAG_MPIO_FILTERS)
         return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag cannot write filtered chunks (cause FILTERS)"));
-    if (l->filtered && !f->plan_only)
-        return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag cannot read filtered chunks"));
+    if (l->filtered && !f->plan_only) {
+        /* filtered chunks move in one way only: a collective read by aggregation, whose owner of each chunk
+           reads its stored bytes whole and decodes them once (the layout's decoder: the HDF5 bridge's);
+           every condition here is agreed (the decoder's presence is in the layout's digest) */
+        if (io.g[AG_CAUSE] & CD_CAUSE_FILT_H5_FAILS)
+            return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "HDF5 1.10's collective read of filtered chunks fails on chunks never "
+                                                                       "written or stored with a filter skipped (1.14's does not): HDF5 runs "
+                                                                       "it, so that the program gets HDF5's own answer"));
+        if (!l->unfilter || dir != DIR_READ || global || converts_114)
+            return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "the layout is filtered: colldiag %s",
+                                       !l->unfilter       ? "cannot decode its chunks"
+                                       : dir != DIR_READ  ? "reads filtered chunks but writes none"
+                                                          : "reads filtered chunks only in a collective call without conversion"));
+        io.set.chunk_opt = COLLDIAG_MPIO_CHUNK_AGGREGATE_IO;
+        x->filt_read = 1;
+    }
     if (global) {
         char cs[256];
         colldiag_cause_string(global, cs, sizeof cs);
@@ -1455,6 +1491,9 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
                              io.set.chunk_opt == COLLDIAG_MPIO_CHUNK_MULTI_IO;
         if (sel_on && hdf5_opt) io.set.chunk_opt = COLLDIAG_MPIO_CHUNK_SELECTION_IO;
         exec_chunked(&io);
+        if (l->filtered && !f->plan_only)
+            set_reason(&io, "filtered chunks: each one's owner (a rank that selects from it) reads it whole as stored, decodes it once and "
+                            "sends every rank its pieces (aggregation)");
     }
     fill_chunk_info(&io);
     rc = agree_end(&io);

@@ -74,6 +74,8 @@ typedef struct h5_dentry {
        its file and a program may create a million datasets: the entry is ~200 bytes plus its dims (it was
        1,400 with two 256-byte texts and three arrays of COLLDIAG_MAX_RANK dims inside) */
     char *never;                         /* set once: why this dataset never runs through colldiag */
+    h5_pipeline *pipe;                   /* filtered chunks colldiag can decode (h5_filtered_readable): their
+                                            pipeline, for collective reads; NULL otherwise */
     int never_fact;                      /* never is a fact of the dataset (storage, filters, type), alike on every
                                             rank: not a query that failed here (h5_never_fact) */
     char *why;                           /* why l could not be built for this extent */
@@ -215,6 +217,7 @@ static void h5_dentry_free(h5_dentry *e)
     h5_text_clear(&e->never);
     h5_text_clear(&e->why);
     colldiag_layout_free(e->l);
+    cd_free(e->pipe);
     cd_free(e);
 }
 
@@ -470,10 +473,49 @@ static int h5_type_variable(hid_t t)
     return v;
 }
 
+/* Filtered chunks colldiag can read: every filter one it undoes (deflate with zlib in the process,
+   shuffle, Fletcher-32), and chunks never written read as zeros, as HDF5 reads them (the fill value
+   is the default or a user's all-zero one, written at allocation). Then e->pipe holds the pipeline;
+   otherwise why says what stops it. Local, a fact of the dataset: alike on every rank. */
+static int h5_filtered_readable(hid_t dcpl, h5_dentry *e, char *why, size_t wl)
+{
+    h5_pipeline p;
+    if (h5_pipeline_of(dcpl, &p, why, wl)) return 0;
+    for (int i = 0; i < p.n; i++)
+        if (p.id[i] == H5Z_FILTER_DEFLATE && !h5_have_inflate())
+            return snprintf(why, wl, "deflated chunks, and no zlib in this process (or colldiag built without zlib.h)"), 0;
+    H5D_fill_value_t fv = H5D_FILL_VALUE_ERROR;
+    H5D_fill_time_t ft = H5D_FILL_TIME_ERROR;
+    if (H5Pfill_value_defined(dcpl, &fv) < 0 || H5Pget_fill_time(dcpl, &ft) < 0)
+        return snprintf(why, wl, "HDF5 cannot say the dataset's fill value"), 0;
+    if (fv == H5D_FILL_VALUE_UNDEFINED || ft == H5D_FILL_TIME_NEVER)
+        return snprintf(why, wl, "the fill value is undefined or never written: unwritten chunks read as HDF5 leaves them"), 0;
+    if (fv == H5D_FILL_VALUE_USER_DEFINED) {
+        const size_t es = H5Tget_size(e->type);
+        unsigned char *v = es ? cd_calloc(1, es) : NULL;
+        int zero = v && H5Pget_fill_value(dcpl, e->type, v) >= 0;
+        for (size_t b = 0; zero && b < es; b++) zero = v[b] == 0;
+        cd_free(v);
+        if (!zero) return snprintf(why, wl, "a fill value other than zero (unwritten chunks read as it)"), 0;
+    }
+    e->pipe = cd_malloc(sizeof *e->pipe);
+    if (!e->pipe) return snprintf(why, wl, "no memory for the filter pipeline"), 0;
+    *e->pipe = p;
+    return 1;
+}
+
+/* The layout's decoder (cd_unfilter_fn) over a dataset entry's pipeline. */
+static int h5_unfilter_cb(const void *ctx, uint32_t mask, const unsigned char *stored, size_t n, unsigned char *out, unsigned char *tmp,
+                          size_t want, char *why, size_t wl)
+{
+    return h5_unfilter(ctx, mask, stored, n, out, tmp, want, why, wl) ? -1 : 0;
+}
+
 /* What never changes about a dataset while its file is open: storage class, filters, the type's
    classes (e->type is read when the entry is made), from its creation property list dcpl. Local. */
 static void h5_facts_of(hid_t dset, hid_t dcpl, h5_dentry *e)
 {
+    char fwhy[200] = "";
     hid_t space = H5Dget_space(dset);
     H5D_layout_t lay = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
     const char *no = NULL;
@@ -483,10 +525,11 @@ static void h5_facts_of(hid_t dset, hid_t dcpl, h5_dentry *e)
     else if (lay == H5D_VIRTUAL) no = "a virtual dataset";
     else if (lay != H5D_CONTIGUOUS && lay != H5D_CHUNKED) no = "an unknown storage layout";
     else if (H5Pget_external_count(dcpl) > 0) no = "external storage (H5Pset_external)";
-    else if (lay == H5D_CHUNKED && H5Pget_nfilters(dcpl) > 0) no = "filtered chunks (HDF5 compresses them; colldiag moves only raw bytes)";
+    else if (lay == H5D_CHUNKED && H5Pget_nfilters(dcpl) > 0 && !e->pipe && !h5_filtered_readable(dcpl, e, fwhy, sizeof fwhy))
+        no = "filtered chunks colldiag cannot read"; /* completed with fwhy below */
     else if (h5_type_variable(e->type)) no = "variable-length elements (their bytes in the file point into HDF5's heap)";
     else if (H5Tdetect_class(e->type, H5T_REFERENCE) > 0) no = "references (HDF5 encodes them)";
-    if (no) h5_text_set(&e->never, "%s", no);
+    if (no) h5_text_set(&e->never, "%s%s%s", no, fwhy[0] ? ": " : "", fwhy);
     e->never_fact = no && dcpl >= 0 && space >= 0 && e->type >= 0;
     e->chunked = lay == H5D_CHUNKED;
     e->layout = (int)lay;
@@ -831,6 +874,16 @@ static uint64_t h5_chunks_ident(haddr_t oaddr, uint64_t ub, const colldiag_layou
     return id;
 }
 
+/* A filtered dataset's layout (e->pipe): its chunks' records come from resolve_rec, and owners decode
+   them with the entry's pipeline (aggregation.c). */
+static void h5_layout_filters(colldiag_layout *l, const h5_dentry *e, cd_resolve_rec_fn resolve_rec)
+{
+    colldiag_layout_set_filtered(l, 1);
+    l->resolve_rec = resolve_rec;
+    l->unfilter = h5_unfilter_cb;
+    l->uctx = e->pipe;
+}
+
 /* A layout for the dataset's current extent: contiguous at H5Dget_offset, or chunked with lazy
    addresses found through the opened index ix (copied). */
 static int h5_build_layout(hid_t dset, h5_dentry *e, int rank, const hsize_t *dims, const ix_index *ix)
@@ -860,6 +913,7 @@ static int h5_build_layout(hid_t dset, h5_dentry *e, int rank, const hsize_t *di
             cd_free(own);
             rc = cd_fail(COLLDIAG_ERR_NOMEM, "colldiag_h5_write", "no memory for the chunk index's description");
         }
+        if (!rc && e->pipe) h5_layout_filters(e->l, e, ix_resolve_rec);
     }
     if (rc) {
         h5_text_set(&e->why, "cannot describe the dataset's storage: %s", cd_errbuf);
@@ -961,6 +1015,12 @@ static int h5_ineligible(hid_t dset, const h5_dentry *e, h5_fentry *fe, hid_t me
 {
     if (fe->shrunk) { snprintf(why, wl, "%s", h5_shrunk_why); return 1; }
     if (h5_has_text(e->never)) { snprintf(why, wl, "%s", e->never); return 1; }
+    if (e->filtered && wr) { snprintf(why, wl, "filtered chunks (HDF5 compresses them; colldiag reads filtered chunks but writes none)"); return 1; }
+    if (e->filtered && x->set.mode != COLLDIAG_MPIO_COLLECTIVE) {
+        snprintf(why, wl, "filtered chunks in an independent call (colldiag reads them in collective calls: one rank reads and decodes "
+                          "each chunk for all)");
+        return 1;
+    }
     if (x->xform) { snprintf(why, wl, "the DXPL sets a data transform (HDF5 computes it)"); return 1; }
     htri_t same = -1;
     same = H5Tequal(mem_type, e->type);

@@ -121,6 +121,8 @@ static int h5_zlib(void)
     return h5_z_init && h5_z_inflate && h5_z_end;
 }
 
+static int h5_have_inflate(void) { return h5_zlib(); }
+
 /* A zlib stream into exactly cap bytes at most; *out_n what it held. */
 static int h5_inflate(const unsigned char *s, size_t n, unsigned char *d, size_t cap, size_t *out_n, char *why, size_t wl)
 {
@@ -149,6 +151,7 @@ static int h5_inflate(const unsigned char *s, size_t n, unsigned char *d, size_t
     return 0;
 }
 #else
+static int h5_have_inflate(void) { return 0; }
 static int h5_inflate(const unsigned char *s, size_t n, unsigned char *d, size_t cap, size_t *out_n, char *why, size_t wl)
 {
     (void)s, (void)n, (void)d, (void)cap, (void)out_n;

@@ -895,6 +895,12 @@ static int ix_resolve(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *ad
     return ix_walk(ctx, NULL, idx, n, addr, why, wl);
 }
 
+/* The same with each chunk's stored size and filter mask (cd_resolve_rec_fn): filtered reads. */
+static int ix_resolve_rec(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, uint64_t *stored, uint32_t *mask, char *why, size_t wl)
+{
+    return ix_walk_records(ctx, NULL, idx, n, addr, stored, mask, why, wl);
+}
+
 /* The chunk addresses of dset for its current chunk grid (nchunks of them) into tab: absolute file
    offsets, -1 for chunks not allocated. Local: no communication. 0, or -1 with the reason in why. */
 static int h5_read_chunk_index(hid_t dset, MPI_File fh, MPI_Offset *tab, uint64_t nchunks, char *why, size_t wl)

@@ -42,6 +42,29 @@ static int h5_coord_resolve(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offs
     return 0;
 }
 
+/* The same with stored sizes and filter masks (cd_resolve_rec_fn): a filtered dataset's reads. */
+static int h5_coord_resolve_rec(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, uint64_t *stored, uint32_t *mask, char *why,
+                                size_t wl)
+{
+    const h5_coord_ctx *c = ctx;
+    for (uint64_t i = 0; i < n; i++) {
+        hsize_t off[COLLDIAG_MAX_RANK];
+        uint64_t k = idx[i];
+        for (int d = c->rank - 1; d >= 0; d--) { off[d] = (k % c->grid[d]) * c->cdims[d]; k /= c->grid[d]; }
+        unsigned fm = 0;
+        haddr_t a = HADDR_UNDEF;
+        hsize_t sz = 0;
+        if (H5Dget_chunk_info_by_coord(c->dset, off, &fm, &a, &sz) < 0) {
+            snprintf(why, wl, "H5Dget_chunk_info_by_coord failed for chunk %" PRIu64, idx[i]);
+            return -1;
+        }
+        addr[i] = a == HADDR_UNDEF ? -1 : (MPI_Offset)(a + c->ub);
+        stored[i] = a == HADDR_UNDEF ? 0 : (uint64_t)sz;
+        mask[i] = a == HADDR_UNDEF ? 0 : fm;
+    }
+    return 0;
+}
+
 /* 1 if this call finds its chunk addresses with HDF5's lookup (see above). fsp: the file selection. */
 static int h5_lookup_affordable(const hsize_t *cdims, int rank, const hsize_t *dims, const hsize_t *maxd, hid_t fsp, int md_local)
 {
@@ -131,6 +154,7 @@ static int h5_build_coord_layout(hid_t dset, const h5_oid *oi, h5_dentry *e, int
         c->ub = h5_chunk_info_base(ub);
         for (int d = 0; d < rank; d++) { c->cdims[d] = e->l->cdims[d]; c->grid[d] = e->l->grid[d]; }
         rc = layout_set_resolver(e->l, h5_coord_resolve, c, cd_free, h5_chunks_ident(oi->addr, ub, e->l));
+        if (!rc && e->pipe) h5_layout_filters(e->l, e, h5_coord_resolve_rec);
     }
     if (rc) {
         cd_free(c);

@@ -26,6 +26,10 @@
 /* ... and: some rank's read is not one stretch of at least x->read_stretch_bytes (decision.c,
    reads_by_stretch: the HDF5 preload's contiguous reads). */
 #define CD_CAUSE_SHORT_READ ((uint64_t)1 << 42)
+/* ... and: under the HDF5 preload and HDF5 1.10's rules, some rank's filtered read touches a chunk never
+   written or stored with a filter skipped, which 1.10.8's collective filtered read fails on (decision.c,
+   filt_hdf5_fails): HDF5 then runs the call, so the program gets HDF5's own answer. */
+#define CD_CAUSE_FILT_H5_FAILS ((uint64_t)1 << 43)
 
 /* A static function only some programs built from this file call (the HDF5 preload includes colldiag.c). */
 #if defined(__GNUC__) || defined(__clang__)

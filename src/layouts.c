@@ -10,6 +10,13 @@ enum { STORE_CONTIG = 0, STORE_CHUNKED = 1, STORE_COMPACT = 2 };
 /* Finds the addresses of n chunks (idx ascending, distinct) into addr (-1: not allocated). 0, or -1
    with the reason in why. Local: it may read the file, never communicate. */
 typedef int (*cd_resolve_fn)(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, char *why, size_t wl);
+/* The same for filtered chunks: their stored sizes and filter masks too (0 for chunks not allocated). */
+typedef int (*cd_resolve_rec_fn)(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, uint64_t *stored, uint32_t *mask,
+                                 char *why, size_t wl);
+/* A filtered chunk's values (want bytes, into out) from its n stored bytes; tmp: want bytes of scratch.
+   0; -1 with why when the bytes do not decode. Local, pure but for ctx (the HDF5 bridge's pipeline). */
+typedef int (*cd_unfilter_fn)(const void *ctx, uint32_t mask, const unsigned char *stored, size_t n, unsigned char *out, unsigned char *tmp,
+                              size_t want, char *why, size_t wl);
 
 /* The resolved addresses of a lazy layout: open addressing (linear probing, at most half full), keys
    stored + 1 so that 0 is an empty slot, each key beside its address. Bounded (acache_room): a cache,
@@ -113,6 +120,13 @@ struct colldiag_layout {
     void *rctx;
     void (*rctx_free)(void *);
     struct cd_acache *cache;
+    /* Filtered chunks colldiag reads (the HDF5 bridge, collective reads through aggregation): the
+       resolver's records give each touched chunk's stored size and mask (map_resolve, every call: the
+       cache holds addresses only), and the chunk's owner reads its stored bytes whole and decodes them
+       with unfilter (aggregation.c). NULL: filtered chunks are only planned, never moved. */
+    cd_resolve_rec_fn resolve_rec;
+    cd_unfilter_fn unfilter;
+    const void *uctx;                     /* owned by whoever set unfilter (the bridge's dataset entry) */
 };
 
 static int layout_common(const char *fn, int rank, const uint64_t *dims, size_t esize, MPI_Offset addr,
@@ -272,6 +286,7 @@ static int layout_set_resolver(colldiag_layout *l, cd_resolve_fn resolve, void *
    it yet), or dense storage's. */
 static MPI_Offset layout_chunk_addr(const colldiag_layout *l, uint64_t idx)
 {
+    if (l->resolve_rec) return CD_ADDR_PENDING; /* a stored size and mask every call, not only an address */
     if (l->addrs) return l->addrs[idx];
     if (l->resolve) return acache_get(l->cache, idx);
     return l->addr + (MPI_Offset)(idx * l->chunk_bytes);
@@ -298,5 +313,6 @@ static uint64_t layout_digest(const colldiag_layout *l)
     h = cd_hash_u64(h, (uint64_t)l->esize);
     h = cd_hash_u64(h, (uint64_t)l->addr);
     h = cd_hash_u64(h, l->addrs || l->resolve ? l->table_hash : 0);
+    h = cd_hash_u64(h, (uint64_t)(l->unfilter != NULL)); /* ranks that could decode and ranks that could not would part ways */
     return cd_hash_u64(h, (uint64_t)l->filtered);
 }

@@ -20,6 +20,8 @@ typedef struct {
     int nproc;           /* ranks touching the chunk, -1 unknown */
     uint32_t ds;         /* multi-dataset calls: the piece's dataset (0 in single calls) */
     uint64_t abytes;     /* aggregation, on the chunk's owner: the bytes every rank's piece of it holds */
+    uint64_t stored;     /* a filtered chunk colldiag reads (layout resolve_rec): its stored bytes, 0 otherwise */
+    uint32_t fmask;      /* and its filter mask */
     int owner;           /* aggregation: the rank that moves this chunk's bytes, -1 otherwise */
     int flags;
 } cd_piece;
@@ -86,6 +88,8 @@ static int map_push(cd_map *m, uint64_t idx, MPI_Offset addr, uint64_t nelem, ui
     p->ds = 0;
     p->owner = -1;
     p->abytes = 0;
+    p->stored = 0;
+    p->fmask = 0;
     p->flags = addr < 0 ? PF_UNALLOC : 0;
     return 0;
 }
@@ -298,27 +302,33 @@ static int map_resolve(cd_map *m, int *nomem, char *why, size_t wl)
     if (!n) return 0;
     uint64_t *idx = cd_malloc((size_t)n * sizeof *idx);
     MPI_Offset *got = cd_malloc((size_t)n * sizeof *got);
+    uint64_t *st = l->resolve_rec ? cd_malloc((size_t)n * sizeof *st) : NULL;
+    uint32_t *mk = l->resolve_rec ? cd_malloc((size_t)n * sizeof *mk) : NULL;
     int rc = 0;
-    if (!idx || !got) {
+    if (!idx || !got || (l->resolve_rec && (!st || !mk))) {
         *nomem = 1;
         snprintf(why, wl, "no memory for %" PRIu64 " chunk addresses", n);
         rc = -1;
     }
     for (uint64_t i = 0, k = 0; !rc && i < m->n; i++)
         if (m->pc[i].addr == CD_ADDR_PENDING) idx[k++] = m->pc[i].idx;
-    if (!rc) rc = l->resolve(l->rctx, n, idx, got, why, wl);
+    if (!rc) rc = l->resolve_rec ? l->resolve_rec(l->rctx, n, idx, got, st, mk, why, wl) : l->resolve(l->rctx, n, idx, got, why, wl);
     for (uint64_t i = 0, k = 0; !rc && i < m->n; i++)
         if (m->pc[i].addr == CD_ADDR_PENDING) {
             cd_piece *p = &m->pc[i];
-            const MPI_Offset a = got[k++];
+            const MPI_Offset a = got[k];
             p->addr = a < 0 ? -1 : a;
             p->flags = p->addr < 0 ? (p->flags | PF_UNALLOC) : (p->flags & ~PF_UNALLOC);
+            if (st && a >= 0) { p->stored = st[k]; p->fmask = mk[k]; }
+            k++;
         }
-    /* no room in the cache costs nothing but a second lookup next call */
-    if (!rc && !acache_room(l->cache, n))
+    /* no room in the cache costs nothing but a second lookup next call (filtered: not cached at all) */
+    if (!rc && !st && !acache_room(l->cache, n))
         for (uint64_t k = 0; k < n; k++) acache_put(l->cache, idx[k], got[k] < 0 ? -1 : got[k]);
     cd_free(idx);
     cd_free(got);
+    cd_free(st);
+    cd_free(mk);
     return rc;
 }
 

@@ -233,6 +233,14 @@ int colldiag_get_filtered_read(const colldiag_xfer *x, uint64_t *chunks, uint64_
     return 0;
 }
 
+int colldiag_get_filtered_decoded(const colldiag_xfer *x, uint64_t *chunks, uint64_t *stored)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_filtered_decoded", "x is NULL");
+    if (chunks) *chunks = x->filt_decoded;
+    if (stored) *stored = x->filt_decoded_stored;
+    return 0;
+}
+
 int colldiag_get_bytes_off_node(const colldiag_xfer *x, uint64_t *bytes, int *known)
 {
     if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_bytes_off_node", "x is NULL");

@@ -16,10 +16,11 @@
 #define CD_SUM_SUMS(X)                                                                                                             \
     X(CALLS) X(RANK_CALLS) X(CALLS_COLLECTIVE) X(BYTES) X(BYTES_COLL) X(BYTES_IND) X(CALLS_CD) X(BYTES_CD) X(CALLS_H5) X(BYTES_H5)    \
     X(RISK) X(RISK_CALLS) X(SAFE) X(SAFE_CALLS) X(KEPT) X(KEPT_CALLS) X(PLANNED) X(DISAGREE) X(EST_CALLS)                      \
-    X(FILT_CALLS) X(FILT_CHUNKS) X(FILT_STORED) X(FILT_RAW) X(FILT_SHARED)
+    X(FILT_CALLS) X(FILT_CHUNKS) X(FILT_STORED) X(FILT_RAW) X(FILT_SHARED) X(DEC_CALLS) X(DEC_CHUNKS) X(DEC_STORED)
 /* (FILT_*: planned reads of filtered chunks, colldiag_get_filtered_read: every rank's chunks read and
    inflated, as stored and inflated bytes, and those other ranks inflated too; FILT_CALLS counted once a
-   call, as CALLS) */
+   call, as CALLS. DEC_*: reads of filtered chunks colldiag ran, colldiag_get_filtered_decoded: the
+   chunks decoded, once each, and their stored bytes) */
 /* The largest rank's total: seconds in the calls (all, through colldiag, through HDF5), and the model's
    estimates scaled to them: what colldiag's best scheme would save over HDF5's path in the calls HDF5
    ran (SAVE_*, by the best scheme), what colldiag saved in the calls it ran. */
@@ -90,6 +91,8 @@ typedef struct {
     int planned, agree;          /* a plan ran (1) and HDF5 agreed with it (1); -1: no plan */
     int filt_known;              /* a planned read of filtered chunks: this rank's (colldiag_get_filtered_read) */
     uint64_t filt_chunks, filt_stored, filt_raw, filt_shared;
+    int dec_known;               /* a read of filtered chunks colldiag ran: this rank's decodes (colldiag_get_filtered_decoded) */
+    uint64_t dec_chunks, dec_stored;
 } cd_sum_call;
 
 static uint64_t cd_sum_hash(const char *s)
@@ -215,6 +218,11 @@ static void cd_sum_record(const cd_sum_call *c)
         d->u[CD_SUM_FILT_STORED] += c->filt_stored;
         d->u[CD_SUM_FILT_RAW] += c->filt_raw;
         d->u[CD_SUM_FILT_SHARED] += c->filt_shared;
+    }
+    if (c->dec_known) { /* every rank its own decodes: summed, each chunk once */
+        d->u[CD_SUM_DEC_CALLS] += cnt;
+        d->u[CD_SUM_DEC_CHUNKS] += c->dec_chunks;
+        d->u[CD_SUM_DEC_STORED] += c->dec_stored;
     }
     if (cnt && c->made_safe) {
         d->u[CD_SUM_SAFE] += c->made_safe;
@@ -810,6 +818,12 @@ static void cd_sum_print_text(const cd_sum_tab *t, const cd_sum_view *v, double 
                         t->e[i].d.u[CD_SUM_FILT_SHARED]);
             }
     }
+    if (v->u[CD_SUM_DEC_CALLS]) {
+        cd_sum_bytes_text(v->u[CD_SUM_DEC_STORED], b1, sizeof b1);
+        fprintf(o, "   filtered reads through colldiag: %" PRIu64 " calls, %" PRIu64 " chunks (%s stored) each read whole by one rank and "
+                   "decoded once\n",
+                v->u[CD_SUM_DEC_CALLS], v->u[CD_SUM_DEC_CHUNKS], b1);
+    }
     if (v->nadv) {
         fprintf(o, "   what to change first (by the time it would save, estimated):\n");
         for (size_t i = 0; i < v->nadv && i < CD_SUM_ADVICE; i++) {
@@ -896,8 +910,10 @@ static void cd_sum_print_json(const cd_sum_tab *t, const cd_sum_view *v, double 
     fprintf(o, "],\"made_safe\":{\"bytes\":%" PRIu64 ",\"calls\":%" PRIu64 "},\"compact_kept\":{\"bytes\":%" PRIu64 ",\"calls\":%" PRIu64 "},",
             v->u[CD_SUM_SAFE], v->u[CD_SUM_SAFE_CALLS], v->u[CD_SUM_KEPT], v->u[CD_SUM_KEPT_CALLS]);
     fprintf(o, "\"filtered_reads\":{\"calls\":%" PRIu64 ",\"chunk_inflations\":%" PRIu64 ",\"stored_bytes\":%" PRIu64 ",\"inflated_bytes\":%" PRIu64
-               ",\"shared\":%" PRIu64 "},\"advice\":[",
-            v->u[CD_SUM_FILT_CALLS], v->u[CD_SUM_FILT_CHUNKS], v->u[CD_SUM_FILT_STORED], v->u[CD_SUM_FILT_RAW], v->u[CD_SUM_FILT_SHARED]);
+               ",\"shared\":%" PRIu64 "},\"filtered_decoded\":{\"calls\":%" PRIu64 ",\"chunks\":%" PRIu64 ",\"stored_bytes\":%" PRIu64
+               "},\"advice\":[",
+            v->u[CD_SUM_FILT_CALLS], v->u[CD_SUM_FILT_CHUNKS], v->u[CD_SUM_FILT_STORED], v->u[CD_SUM_FILT_RAW], v->u[CD_SUM_FILT_SHARED],
+            v->u[CD_SUM_DEC_CALLS], v->u[CD_SUM_DEC_CHUNKS], v->u[CD_SUM_DEC_STORED]);
     for (size_t i = 0; i < v->nadv; i++) {
         const cd_sum_adv *a = &v->adv[i];
         fprintf(o, "%s{\"change\":", i ? "," : "");

@@ -127,6 +127,11 @@ suite "mpich test_h5accel -n 2" 300 $MPICH -n 2 build/mpich/test_h5accel build/h
 # every chunk's address, stored size and filter mask as colldiag reads them from the index, against HDF5's
 suite "openmpi/ompio test_h5_records -n 2 (every index type, filtered)" 120 $OMPI -n 2 build/openmpi/test_h5_records "${TMPDIR:-/tmp}/h5rec-o"
 suite "mpich test_h5_records -n 2 (every index type, filtered)" 120 $MPICH -n 2 build/mpich/test_h5_records "${TMPDIR:-/tmp}/h5rec-m"
+suite "openmpi/romio test_h5_records -n 3 (filtered reads through colldiag on ROMIO)" 120 env OMPI_MCA_io=romio321 $OMPI -n 3 build/openmpi/test_h5_records "${TMPDIR:-/tmp}/h5rec-r"
+# compressed data read by an unmodified program under the preload: same output, each chunk decoded once
+suite "openmpi/ompio preload: compressed reads (deflate, shuffle, Fletcher-32), 3 ranks" 120 tests/test_filtered_preload.sh build/openmpi "$OMPI" 3
+suite "openmpi/romio preload: compressed reads, 4 ranks" 120 env OMPI_MCA_io=romio321 tests/test_filtered_preload.sh build/openmpi "$OMPI" 4
+suite "mpich preload: compressed reads, 2 ranks" 120 tests/test_filtered_preload.sh build/mpich "$MPICH" 2
 # the Fortran module (colldiag.f90): every scheme's bytes, modes and chunk info, 0-based Fortran-order
 # coordinates, one bad rank; and rfc_modes.f90 prints rfc_modes.c's lines (timings aside) and writes its bytes
 mkdir -p build/fortran

@@ -700,6 +700,11 @@ static void sum_colldiag_call(int wr, hid_t dset, const colldiag_xfer *x, double
     c.io_mode = x->io_mode_done;
     c.local_cause = x->local_cause;
     c.global_cause = x->global_cause;
+    if (!wr && x->filt_read) { /* filtered chunks colldiag read: each decoded once, on its owner */
+        c.dec_known = 1;
+        c.dec_chunks = x->filt_decoded;
+        c.dec_stored = x->filt_decoded_stored;
+    }
     c.bytes_coll = x->cnt.bytes_collective;
     c.bytes_ind = x->cnt.bytes_independent;
     c.bytes = c.bytes_coll + c.bytes_ind;
