@@ -1272,6 +1272,8 @@ struct colldiag_layout {
     cd_resolve_rec_fn resolve_rec;
     cd_unfilter_fn unfilter;
     const void *uctx;                     /* owned by whoever set unfilter (the bridge's dataset entry) */
+    const unsigned char *fill;            /* such a layout's chunks never written read as this element (esize
+                                             bytes, the file's type; owned alike); NULL: zeros */
 };
 
 static int layout_common(const char *fn, int rank, const uint64_t *dims, size_t esize, MPI_Offset addr,
@@ -3970,6 +3972,21 @@ static int run_zero(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
     cd_io *io = ctx;
     return cd_mem_runs(io->ms, k, n, mrun_zero, io);
 }
+/* Reads of a layout with a fill element (io->l->fill: a filtered dataset of the HDF5 bridge, whose file
+   and memory types are the same): chunks never written read as it, element by element. */
+static int mrun_fill(void *ctx, uint64_t moff, uint64_t n)
+{
+    cd_io *io = ctx;
+    unsigned char *d = (unsigned char *)io->rbuf + moff * io->mes;
+    for (uint64_t i = 0; i < n; i++, d += io->mes) memcpy(d, io->l->fill, io->mes);
+    return 0;
+}
+static int run_fill(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
+{
+    (void)foff;
+    cd_io *io = ctx;
+    return cd_mem_runs(io->ms, k, n, mrun_fill, io);
+}
 
 static int cd_mpi_err(cd_io *io, int rc, const char *what)
 {
@@ -5420,9 +5437,9 @@ static void exec_aggregate(cd_io *io, const uint64_t *words)
         if (agg_round(io, &st, words, j, k) || g[0] == AGG_ALL) break;
         j = k;
     }
-    /* reads: unallocated chunks read as zeros, locally */
+    /* reads: unallocated chunks read as zeros (or a filtered dataset's fill value), locally */
     for (uint64_t i = 0; i < n && io->dir != DIR_WRITE && !io->code; i++)
-        if (m->pc[i].flags & PF_UNALLOC) cd_walk_piece(m, io->fs, &m->pc[i], run_zero, io);
+        if (m->pc[i].flags & PF_UNALLOC) cd_walk_piece(m, io->fs, &m->pc[i], io->l->fill ? run_fill : run_zero, io);
     cd_free(st.cnt);
     cd_free(st.by);
     cd_free(st.rs.rq);
@@ -7468,8 +7485,8 @@ static void map_selection(cd_io *io, uint32_t cause)
         }
     }
     /* the HDF5 bridge reads no unallocated chunk either: HDF5 would return the fill value there (but
-       for filtered chunks the bridge decodes: it takes only datasets whose fill value is zero, which
-       aggregation reads there) */
+       filtered chunks the bridge decodes: their layout carries the fill value, which aggregation reads
+       there) */
     if (!io->code && (dir == DIR_WRITE || (dir == DIR_READ && x->strict_alloc && !(io->l && io->l->unfilter))))
         for (uint64_t i = 0; i < io->map.n; i++)
             if (io->map.pc[i].flags & PF_UNALLOC) {
@@ -11835,6 +11852,9 @@ typedef struct {
     int n;
     H5Z_filter_t id[H5F_MAX_FILTERS];
     unsigned elem[H5F_MAX_FILTERS]; /* shuffle: the element size it shuffles by (its first parameter) */
+    int fill_set;                   /* the bridge's: chunks never written read as fill[] (one element of the
+                                       dataset's type), not zeros */
+    unsigned char fill[];
 } h5_pipeline;
 
 /* The dataset's filter pipeline, or -1 with the reason when a filter is not one colldiag undoes. */
@@ -13167,28 +13187,30 @@ static int h5_type_variable(hid_t t)
    otherwise why says what stops it. Local, a fact of the dataset: alike on every rank. */
 static int h5_filtered_readable(hid_t dcpl, h5_dentry *e, char *why, size_t wl)
 {
-    h5_pipeline p;
-    if (h5_pipeline_of(dcpl, &p, why, wl)) return 0;
-    for (int i = 0; i < p.n; i++)
-        if (p.id[i] == H5Z_FILTER_DEFLATE && !h5_have_inflate())
-            return snprintf(why, wl, "deflated chunks, and no zlib in this process (or colldiag built without zlib.h)"), 0;
+    const size_t es = H5Tget_size(e->type);
+    h5_pipeline *p = es ? cd_calloc(1, sizeof *p + es) : NULL;
+    if (!p) return snprintf(why, wl, "no memory for the filter pipeline, or a type of no size"), 0;
+    int ok = !h5_pipeline_of(dcpl, p, why, wl);
+    for (int i = 0; ok && i < p->n; i++)
+        if (p->id[i] == H5Z_FILTER_DEFLATE && !h5_have_inflate())
+            ok = 0, snprintf(why, wl, "deflated chunks, and no zlib in this process (or colldiag built without zlib.h)");
     H5D_fill_value_t fv = H5D_FILL_VALUE_ERROR;
     H5D_fill_time_t ft = H5D_FILL_TIME_ERROR;
-    if (H5Pfill_value_defined(dcpl, &fv) < 0 || H5Pget_fill_time(dcpl, &ft) < 0)
-        return snprintf(why, wl, "HDF5 cannot say the dataset's fill value"), 0;
-    if (fv == H5D_FILL_VALUE_UNDEFINED || ft == H5D_FILL_TIME_NEVER)
-        return snprintf(why, wl, "the fill value is undefined or never written: unwritten chunks read as HDF5 leaves them"), 0;
-    if (fv == H5D_FILL_VALUE_USER_DEFINED) {
-        const size_t es = H5Tget_size(e->type);
-        unsigned char *v = es ? cd_calloc(1, es) : NULL;
-        int zero = v && H5Pget_fill_value(dcpl, e->type, v) >= 0;
-        for (size_t b = 0; zero && b < es; b++) zero = v[b] == 0;
-        cd_free(v);
-        if (!zero) return snprintf(why, wl, "a fill value other than zero (unwritten chunks read as it)"), 0;
+    if (ok && (H5Pfill_value_defined(dcpl, &fv) < 0 || H5Pget_fill_time(dcpl, &ft) < 0))
+        ok = 0, snprintf(why, wl, "HDF5 cannot say the dataset's fill value");
+    if (ok && (fv == H5D_FILL_VALUE_UNDEFINED || ft == H5D_FILL_TIME_NEVER))
+        ok = 0, snprintf(why, wl, "the fill value is undefined or never written: unwritten chunks read as HDF5 leaves them");
+    /* a user's fill value (netCDF-4 sets one for every variable) in the dataset's own type: what HDF5
+       reads where no chunk was written */
+    if (ok && fv == H5D_FILL_VALUE_USER_DEFINED) {
+        if (H5Pget_fill_value(dcpl, e->type, p->fill) < 0) ok = 0, snprintf(why, wl, "HDF5 cannot give the fill value");
+        for (size_t b = 0; ok && b < es; b++) p->fill_set |= p->fill[b] != 0;
     }
-    e->pipe = cd_malloc(sizeof *e->pipe);
-    if (!e->pipe) return snprintf(why, wl, "no memory for the filter pipeline"), 0;
-    *e->pipe = p;
+    if (!ok) {
+        cd_free(p);
+        return 0;
+    }
+    e->pipe = p;
     return 1;
 }
 
@@ -13570,6 +13592,7 @@ static void h5_layout_filters(colldiag_layout *l, const h5_dentry *e, cd_resolve
     l->resolve_rec = resolve_rec;
     l->unfilter = h5_unfilter_cb;
     l->uctx = e->pipe;
+    l->fill = e->pipe->fill_set ? e->pipe->fill : NULL;
 }
 
 /* A layout for the dataset's current extent: contiguous at H5Dget_offset, or chunked with lazy

@@ -858,9 +858,9 @@ static void exec_aggregate(cd_io *io, const uint64_t *words)
         if (agg_round(io, &st, words, j, k) || g[0] == AGG_ALL) break;
         j = k;
     }
-    /* reads: unallocated chunks read as zeros, locally */
+    /* reads: unallocated chunks read as zeros (or a filtered dataset's fill value), locally */
     for (uint64_t i = 0; i < n && io->dir != DIR_WRITE && !io->code; i++)
-        if (m->pc[i].flags & PF_UNALLOC) cd_walk_piece(m, io->fs, &m->pc[i], run_zero, io);
+        if (m->pc[i].flags & PF_UNALLOC) cd_walk_piece(m, io->fs, &m->pc[i], io->l->fill ? run_fill : run_zero, io);
     cd_free(st.cnt);
     cd_free(st.by);
     cd_free(st.rs.rq);

@@ -1227,8 +1227,8 @@ static void map_selection(cd_io *io, uint32_t cause)
         }
     }
     /* the HDF5 bridge reads no unallocated chunk either: HDF5 would return the fill value there (but
-       for filtered chunks the bridge decodes: it takes only datasets whose fill value is zero, which
-       aggregation reads there) */
+       filtered chunks the bridge decodes: their layout carries the fill value, which aggregation reads
+       there) */
     if (!io->code && (dir == DIR_WRITE || (dir == DIR_READ && x->strict_alloc && !(io->l && io->l->unfilter))))
         for (uint64_t i = 0; i < io->map.n; i++)
             if (io->map.pc[i].flags & PF_UNALLOC) {

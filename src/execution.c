@@ -592,6 +592,21 @@ static int run_zero(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
     cd_io *io = ctx;
     return cd_mem_runs(io->ms, k, n, mrun_zero, io);
 }
+/* Reads of a layout with a fill element (io->l->fill: a filtered dataset of the HDF5 bridge, whose file
+   and memory types are the same): chunks never written read as it, element by element. */
+static int mrun_fill(void *ctx, uint64_t moff, uint64_t n)
+{
+    cd_io *io = ctx;
+    unsigned char *d = (unsigned char *)io->rbuf + moff * io->mes;
+    for (uint64_t i = 0; i < n; i++, d += io->mes) memcpy(d, io->l->fill, io->mes);
+    return 0;
+}
+static int run_fill(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
+{
+    (void)foff;
+    cd_io *io = ctx;
+    return cd_mem_runs(io->ms, k, n, mrun_fill, io);
+}
 
 static int cd_mpi_err(cd_io *io, int rc, const char *what)
 {

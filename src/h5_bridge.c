@@ -479,28 +479,30 @@ static int h5_type_variable(hid_t t)
    otherwise why says what stops it. Local, a fact of the dataset: alike on every rank. */
 static int h5_filtered_readable(hid_t dcpl, h5_dentry *e, char *why, size_t wl)
 {
-    h5_pipeline p;
-    if (h5_pipeline_of(dcpl, &p, why, wl)) return 0;
-    for (int i = 0; i < p.n; i++)
-        if (p.id[i] == H5Z_FILTER_DEFLATE && !h5_have_inflate())
-            return snprintf(why, wl, "deflated chunks, and no zlib in this process (or colldiag built without zlib.h)"), 0;
+    const size_t es = H5Tget_size(e->type);
+    h5_pipeline *p = es ? cd_calloc(1, sizeof *p + es) : NULL;
+    if (!p) return snprintf(why, wl, "no memory for the filter pipeline, or a type of no size"), 0;
+    int ok = !h5_pipeline_of(dcpl, p, why, wl);
+    for (int i = 0; ok && i < p->n; i++)
+        if (p->id[i] == H5Z_FILTER_DEFLATE && !h5_have_inflate())
+            ok = 0, snprintf(why, wl, "deflated chunks, and no zlib in this process (or colldiag built without zlib.h)");
     H5D_fill_value_t fv = H5D_FILL_VALUE_ERROR;
     H5D_fill_time_t ft = H5D_FILL_TIME_ERROR;
-    if (H5Pfill_value_defined(dcpl, &fv) < 0 || H5Pget_fill_time(dcpl, &ft) < 0)
-        return snprintf(why, wl, "HDF5 cannot say the dataset's fill value"), 0;
-    if (fv == H5D_FILL_VALUE_UNDEFINED || ft == H5D_FILL_TIME_NEVER)
-        return snprintf(why, wl, "the fill value is undefined or never written: unwritten chunks read as HDF5 leaves them"), 0;
-    if (fv == H5D_FILL_VALUE_USER_DEFINED) {
-        const size_t es = H5Tget_size(e->type);
-        unsigned char *v = es ? cd_calloc(1, es) : NULL;
-        int zero = v && H5Pget_fill_value(dcpl, e->type, v) >= 0;
-        for (size_t b = 0; zero && b < es; b++) zero = v[b] == 0;
-        cd_free(v);
-        if (!zero) return snprintf(why, wl, "a fill value other than zero (unwritten chunks read as it)"), 0;
+    if (ok && (H5Pfill_value_defined(dcpl, &fv) < 0 || H5Pget_fill_time(dcpl, &ft) < 0))
+        ok = 0, snprintf(why, wl, "HDF5 cannot say the dataset's fill value");
+    if (ok && (fv == H5D_FILL_VALUE_UNDEFINED || ft == H5D_FILL_TIME_NEVER))
+        ok = 0, snprintf(why, wl, "the fill value is undefined or never written: unwritten chunks read as HDF5 leaves them");
+    /* a user's fill value (netCDF-4 sets one for every variable) in the dataset's own type: what HDF5
+       reads where no chunk was written */
+    if (ok && fv == H5D_FILL_VALUE_USER_DEFINED) {
+        if (H5Pget_fill_value(dcpl, e->type, p->fill) < 0) ok = 0, snprintf(why, wl, "HDF5 cannot give the fill value");
+        for (size_t b = 0; ok && b < es; b++) p->fill_set |= p->fill[b] != 0;
     }
-    e->pipe = cd_malloc(sizeof *e->pipe);
-    if (!e->pipe) return snprintf(why, wl, "no memory for the filter pipeline"), 0;
-    *e->pipe = p;
+    if (!ok) {
+        cd_free(p);
+        return 0;
+    }
+    e->pipe = p;
     return 1;
 }
 
@@ -882,6 +884,7 @@ static void h5_layout_filters(colldiag_layout *l, const h5_dentry *e, cd_resolve
     l->resolve_rec = resolve_rec;
     l->unfilter = h5_unfilter_cb;
     l->uctx = e->pipe;
+    l->fill = e->pipe->fill_set ? e->pipe->fill : NULL;
 }
 
 /* A layout for the dataset's current extent: contiguous at H5Dget_offset, or chunked with lazy

@@ -15,6 +15,9 @@ typedef struct {
     int n;
     H5Z_filter_t id[H5F_MAX_FILTERS];
     unsigned elem[H5F_MAX_FILTERS]; /* shuffle: the element size it shuffles by (its first parameter) */
+    int fill_set;                   /* the bridge's: chunks never written read as fill[] (one element of the
+                                       dataset's type), not zeros */
+    unsigned char fill[];
 } h5_pipeline;
 
 /* The dataset's filter pipeline, or -1 with the reason when a filter is not one colldiag undoes. */

@@ -127,6 +127,8 @@ struct colldiag_layout {
     cd_resolve_rec_fn resolve_rec;
     cd_unfilter_fn unfilter;
     const void *uctx;                     /* owned by whoever set unfilter (the bridge's dataset entry) */
+    const unsigned char *fill;            /* such a layout's chunks never written read as this element (esize
+                                             bytes, the file's type; owned alike); NULL: zeros */
 };
 
 static int layout_common(const char *fn, int rank, const uint64_t *dims, size_t esize, MPI_Offset addr,

@@ -3,7 +3,8 @@
  *
  * Rank 0 writes FILE alone (HDF5's serial driver, as an instrument or a serial model would): /d, an N x N
  * float64 dataset in C x C chunks with shuffle (unless --noshuffle) and deflate at --level; /partial, the
- * same with Fletcher-32 too and only some chunks written (the others read as the fill value, 0); then
+ * same with Fletcher-32 too and only some chunks written (the others read as the fill value, 0); /fill,
+ * the same without Fletcher-32 and with a fill value of -7.5, as netCDF-4 sets one for every variable; then
  * every rank opens FILE with the MPI-IO driver and reads each dataset collectively in three patterns
  * (every rank a block of rows; a block of columns; 16-column blocks dealt round-robin), --reps times
  * each, and checks every value it read against the formula it wrote them with. Standard output: per
@@ -35,13 +36,15 @@ static void create(const char *path, int level, int shuffle)
     double *buf = malloc(N * N * sizeof *buf);
     for (hsize_t i = 0; i < N; i++)
         for (hsize_t j = 0; j < N; j++) buf[i * N + j] = value(i, j);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 3; k++) {
         hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        const double fill = -7.5;
+        if (k == 2) H5Pset_fill_value(dcpl, H5T_NATIVE_DOUBLE, &fill);
         H5Pset_chunk(dcpl, 2, ch);
         if (shuffle) H5Pset_shuffle(dcpl);
         H5Pset_deflate(dcpl, (unsigned)level);
         if (k == 1) H5Pset_fletcher32(dcpl);
-        hid_t ds = H5Dcreate2(f, k ? "partial" : "d", H5T_IEEE_F64LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        hid_t ds = H5Dcreate2(f, k == 0 ? "d" : k == 1 ? "partial" : "fill", H5T_IEEE_F64LE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
         if (k == 0) {
             H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
         } else {
@@ -120,8 +123,8 @@ int main(int argc, char **argv)
     H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
     static const char *const pname[3] = {"rows", "columns", "16-column blocks"};
     int bad_all = 0;
-    for (int k = 0; k < 2; k++) {
-        const char *name = k ? "partial" : "d";
+    for (int k = 0; k < 3; k++) {
+        const char *name = k == 0 ? "d" : k == 1 ? "partial" : "fill";
         hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
         for (int p = 0; p < 3; p++) {
             hid_t fs = H5Dget_space(ds);
@@ -145,7 +148,7 @@ int main(int argc, char **argv)
                 for (hsize_t i = 0; i < N; i++)
                     for (hsize_t j = 0; j < N; j++) {
                         if (!mine(p, i, j)) continue;
-                        const double want = k && !written(i / C, j / C) ? 0.0 : value(i, j);
+                        const double want = k && !written(i / C, j / C) ? (k == 2 ? -7.5 : 0.0) : value(i, j);
                         bad += e >= (hsize_t)(n > 0 ? n : 0) || buf[e] != want;
                         e++;
                     }
