@@ -41,7 +41,7 @@ EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_
 DEB_PKGS = make gcc gfortran libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
            clang libclang-rt-14-dev valgrind python3-h5py-mpi python3-mpi4py libnetcdf-mpi-dev chromium
 
-.PHONY: wrap bench-auto bench-nodes bench-virtual bench-summary bench-heap bench-field bench-patterns bench-readme deps-hdf5-1.14 check-hdf5-1.14 preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
+.PHONY: bench-filtered wrap bench-auto bench-nodes bench-virtual bench-summary bench-heap bench-field bench-patterns bench-readme deps-hdf5-1.14 check-hdf5-1.14 preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
 
 .DEFAULT_GOAL := all
 
@@ -309,6 +309,11 @@ bench-hdf5: $(B)/bench-hdf5
 # medians (bench/patterns.sh): make bench-patterns [PATTERNS_REPS=5] [PATTERNS_INNER=3] [PATTERNS_MIB=8] [BENCH_DIR=/tmp]
 bench-patterns: $(B)/patterns $(B)/libcolldiag_preload.so
 	bench/patterns.sh $(B) "$(RUN)" $(BENCH_RANKS) $(or $(PATTERNS_REPS),5) $(or $(PATTERNS_MIB),8) $(or $(BENCH_DIR),/tmp)
+# Compressed data read in parallel: an unmodified program's collective reads (rows, columns, interleaved
+# columns) of a deflated dataset, plain HDF5 against the preload, deflate 1 and 6, shuffle on and off, with
+# one process's read as the reference (bench/filtered.sh): make bench-filtered [FILTERED_REPS=5]
+bench-filtered: $(B)/h5_filtered $(B)/libcolldiag_preload.so
+	bench/filtered.sh $(B) "$(RUN)" $(BENCH_RANKS) $(or $(FILTERED_REPS),5) $(or $(BENCH_DIR),/tmp)
 # What the run's summary costs: plain HDF5, the preload without a report, with COLLDIAG_REPORT=summary and with
 # the per-call JSON report, interleaved (bench/summary.sh): make bench-summary [SUMMARY_REPS=7]
 bench-summary: $(B)/patterns $(B)/libcolldiag_preload.so
@@ -396,8 +401,13 @@ $(A)/test_io $(A)/test_report: $(A)/%: tests/%.c tests/pmpi_count.c $(A)/colldia
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -I. -Itests $< tests/pmpi_count.c $(A)/colldiag.o -o $@
 $(A)/test_errors: tests/test_errors.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -O0 -DCOLLDIAG_TESTING -I. -Itests $< colldiag.c -o $@
-$(A)/scenario_run: tests/scenario_run.c colldiag.c colldiag.h | $(A)
-	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) $(H5CFLAGS) -I. $< colldiag.c $(H5LIBS) -o $@
+# the kit with the HDF5 bridge, once for the two suites built with it
+$(A)/colldiag_h5.o: colldiag.c colldiag.h | $(A)
+	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) $(H5CFLAGS) -c colldiag.c -o $@
+$(A)/scenario_run: tests/scenario_run.c $(A)/colldiag_h5.o colldiag.h | $(A)
+	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) $(H5CFLAGS) -I. $< $(A)/colldiag_h5.o $(H5LIBS) -o $@
+$(A)/test_h5_records: tests/test_h5_records.c $(A)/colldiag_h5.o colldiag.h | $(A)
+	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) $(H5CFLAGS) -I. $< $(A)/colldiag_h5.o $(H5LIBS) -o $@
 $(A)/fuzz_io: tests/fuzz_io.c tests/scenario_run.c $(A)/colldiag.o colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -I. -Itests $< $(A)/colldiag.o -o $@
 $(A)/test_multi: tests/test_multi.c tests/pmpi_count.c $(A)/colldiag.o colldiag.h | $(A)
@@ -409,12 +419,14 @@ $(A)/rfc_modes: examples/rfc_modes.c $(A)/colldiag.o colldiag.h | $(A)
 $(A)/fuzz_map: tests/fuzz_map.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra -Werror -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@
 
-check-asan: $(A)/test_io $(A)/test_errors $(A)/test_report $(A)/scenario_run $(A)/rfc_modes $(A)/fuzz_io $(A)/test_multi $(A)/test_h5accel
+check-asan: $(A)/test_io $(A)/test_errors $(A)/test_report $(A)/scenario_run $(A)/rfc_modes $(A)/fuzz_io $(A)/test_multi $(A)/test_h5accel $(A)/test_h5_records
 	$(SANENV) mpirun.openmpi --oversubscribe -n 3 $(A)/test_io
 	$(SANENV) mpirun.openmpi --oversubscribe -n 3 $(A)/test_multi $(CURDIR)/$(A)/multi.bin
 	$(SANENV) mpirun.openmpi --oversubscribe -n 3 $(A)/test_multi --fuzz 5 150 $(CURDIR)/$(A)/multi.bin
 	@# HDF5's own allocations are not colldiag's: the bridge is checked for memory errors and UB only
 	mkdir -p $(A)/h5accel && ASAN_OPTIONS=detect_leaks=0 mpirun.openmpi --oversubscribe -n 3 $(A)/test_h5accel $(A)/h5accel
+	@# the filtered chunks' records, decoder and reads through colldiag (memory errors and UB; HDF5's allocations its own)
+	ASAN_OPTIONS=detect_leaks=0 mpirun.openmpi --oversubscribe -n 3 $(A)/test_h5_records $(A)/h5rec quick >/dev/null
 	cd $(A) && $(SANENV) mpirun.openmpi --oversubscribe -n 4 ./fuzz_io --seed 11 --cases 1000 --out .
 	$(SANENV) mpirun.openmpi --oversubscribe -n 4 $(A)/test_errors
 	$(SANENV) tests/test_report.sh $(A) "mpirun.openmpi --oversubscribe" >/dev/null
