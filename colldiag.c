@@ -5224,8 +5224,9 @@ static uint64_t agg_round_end(const cd_io *io, const uint64_t *words, uint64_t j
         const cd_piece *p = &m->pc[e];
         const int un = (p->flags & PF_UNALLOC) != 0;
         const uint64_t d = un ? 0 : p->nelem * io->fes, w = un ? 0 : words[e] * 8;
-        /* an owner of a filtered chunk holds its stored bytes too (about the chunk's size at most) */
-        const uint64_t r = !un && p->owner == io->f->rank ? p->abytes + (agg_filtered(io) ? io->l->chunk_bytes : 0) : 0;
+        /* an owner of a filtered chunk holds its stored bytes too (the owner selects from the chunk, so
+           its own piece knows them; the decoded chunk is one window at a time, as a raw read's) */
+        const uint64_t r = !un && p->owner == io->f->rank ? p->abytes + (agg_filtered(io) ? p->stored : 0) : 0;
         const uint64_t d2 = sd + d, r2 = rb + r;
         if (e > j && (d2 > r2 ? d2 : r2) + r2 + sw + w > budget) break;
         sd = d2;
