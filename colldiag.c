@@ -5079,18 +5079,11 @@ static int agg_owner_reply(cd_io *io, cd_agg_own *o, unsigned char *reply)
     uint64_t pk = 0;
     for (uint64_t i = 0; i < o->nent;) {
         uint64_t wlo, whi, e = agg_group(o, i, &wlo, &whi);
-        if (whi > wlo && agg_filtered(io)) {
+        if (whi > wlo && agg_filtered(io)) { /* the whole chunk, decoded: the image starts at the chunk */
             agg_owner_unfilter(io, o, i, pk);
             pk += o->ent[i].hdr[4];
-            for (uint64_t j = i; j < e; j++) {
-                const uint64_t *h = o->ent[j].hdr;
-                const cd_rec *r = (const cd_rec *)(h + AGG_HDR);
-                unsigned char *d = reply + o->ent[j].doff;
-                for (uint64_t q = 0; q < h[1]; q++)
-                    for (uint64_t row = 0; row < r[q].count2; row++)
-                        d = agg_take_runs(d, o->img, r[q].off + row * r[q].stride2, r[q].stride, r[q].count, r[q].len);
-            }
-        } else if (whi > wlo) {
+            wlo = 0;
+        } else if (whi > wlo) { /* the covered runs read, laid back into the window [wlo, whi) */
             if (cd_grow((void **)&o->img, &o->imgcap, whi - wlo, 1))
                 return io_fail(io, COLLDIAG_ERR_NOMEM, "a %" PRIu64 "-byte chunk window for aggregation", whi - wlo);
             const MPI_Offset base = o->ent[i].addr + (MPI_Offset)wlo;
@@ -5099,14 +5092,14 @@ static int agg_owner_reply(cd_io *io, cd_agg_own *o, unsigned char *reply)
                 memcpy(o->img + (o->run[q].foff - base), o->pack + pk, (size_t)o->run[q].len);
                 pk += o->run[q].len;
             }
-            for (uint64_t j = i; j < e; j++) {
-                const uint64_t *h = o->ent[j].hdr;
-                const cd_rec *r = (const cd_rec *)(h + AGG_HDR);
-                unsigned char *d = reply + o->ent[j].doff;
-                for (uint64_t q = 0; q < h[1]; q++)
-                    for (uint64_t row = 0; row < r[q].count2; row++)
-                        d = agg_take_runs(d, o->img, r[q].off + row * r[q].stride2 - wlo, r[q].stride, r[q].count, r[q].len);
-            }
+        }
+        for (uint64_t j = i; whi > wlo && j < e; j++) {
+            const uint64_t *h = o->ent[j].hdr;
+            const cd_rec *r = (const cd_rec *)(h + AGG_HDR);
+            unsigned char *d = reply + o->ent[j].doff;
+            for (uint64_t q = 0; q < h[1]; q++)
+                for (uint64_t row = 0; row < r[q].count2; row++)
+                    d = agg_take_runs(d, o->img, r[q].off + row * r[q].stride2 - wlo, r[q].stride, r[q].count, r[q].len);
         }
         i = e;
     }
@@ -13825,28 +13818,8 @@ typedef struct {
     uint64_t ub;                         /* added to HDF5's addresses: the userblock before 1.14.4 (h5_chunk_info_base) */
 } h5_coord_ctx;
 
-static int h5_coord_resolve(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, char *why, size_t wl)
-{
-    const h5_coord_ctx *c = ctx;
-    for (uint64_t i = 0; i < n; i++) {
-        hsize_t off[COLLDIAG_MAX_RANK];
-        uint64_t k = idx[i];
-        for (int d = c->rank - 1; d >= 0; d--) { off[d] = (k % c->grid[d]) * c->cdims[d]; k /= c->grid[d]; }
-        unsigned fm = 0;
-        haddr_t a = HADDR_UNDEF;
-        hsize_t sz = 0;
-        herr_t e;
-        e = H5Dget_chunk_info_by_coord(c->dset, off, &fm, &a, &sz);
-        if (e < 0) {
-            snprintf(why, wl, "H5Dget_chunk_info_by_coord failed for chunk %" PRIu64, idx[i]);
-            return -1;
-        }
-        addr[i] = a == HADDR_UNDEF ? -1 : (MPI_Offset)(a + c->ub);
-    }
-    return 0;
-}
-
-/* The same with stored sizes and filter masks (cd_resolve_rec_fn): a filtered dataset's reads. */
+/* HDF5's lookup for each chunk (cd_resolve_rec_fn): addresses, and where stored is not NULL (a filtered
+   dataset's reads) stored sizes and filter masks. */
 static int h5_coord_resolve_rec(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, uint64_t *stored, uint32_t *mask, char *why,
                                 size_t wl)
 {
@@ -13863,10 +13836,18 @@ static int h5_coord_resolve_rec(void *ctx, uint64_t n, const uint64_t *idx, MPI_
             return -1;
         }
         addr[i] = a == HADDR_UNDEF ? -1 : (MPI_Offset)(a + c->ub);
-        stored[i] = a == HADDR_UNDEF ? 0 : (uint64_t)sz;
-        mask[i] = a == HADDR_UNDEF ? 0 : fm;
+        if (stored) {
+            stored[i] = a == HADDR_UNDEF ? 0 : (uint64_t)sz;
+            mask[i] = a == HADDR_UNDEF ? 0 : fm;
+        }
     }
     return 0;
+}
+
+/* Addresses only (cd_resolve_fn). */
+static int h5_coord_resolve(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, char *why, size_t wl)
+{
+    return h5_coord_resolve_rec(ctx, n, idx, addr, NULL, NULL, why, wl);
 }
 
 /* 1 if this call finds its chunk addresses with HDF5's lookup (see above). fsp: the file selection. */

@@ -500,18 +500,11 @@ static int agg_owner_reply(cd_io *io, cd_agg_own *o, unsigned char *reply)
     uint64_t pk = 0;
     for (uint64_t i = 0; i < o->nent;) {
         uint64_t wlo, whi, e = agg_group(o, i, &wlo, &whi);
-        if (whi > wlo && agg_filtered(io)) {
+        if (whi > wlo && agg_filtered(io)) { /* the whole chunk, decoded: the image starts at the chunk */
             agg_owner_unfilter(io, o, i, pk);
             pk += o->ent[i].hdr[4];
-            for (uint64_t j = i; j < e; j++) {
-                const uint64_t *h = o->ent[j].hdr;
-                const cd_rec *r = (const cd_rec *)(h + AGG_HDR);
-                unsigned char *d = reply + o->ent[j].doff;
-                for (uint64_t q = 0; q < h[1]; q++)
-                    for (uint64_t row = 0; row < r[q].count2; row++)
-                        d = agg_take_runs(d, o->img, r[q].off + row * r[q].stride2, r[q].stride, r[q].count, r[q].len);
-            }
-        } else if (whi > wlo) {
+            wlo = 0;
+        } else if (whi > wlo) { /* the covered runs read, laid back into the window [wlo, whi) */
             if (cd_grow((void **)&o->img, &o->imgcap, whi - wlo, 1))
                 return io_fail(io, COLLDIAG_ERR_NOMEM, "a %" PRIu64 "-byte chunk window for aggregation", whi - wlo);
             const MPI_Offset base = o->ent[i].addr + (MPI_Offset)wlo;
@@ -520,14 +513,14 @@ static int agg_owner_reply(cd_io *io, cd_agg_own *o, unsigned char *reply)
                 memcpy(o->img + (o->run[q].foff - base), o->pack + pk, (size_t)o->run[q].len);
                 pk += o->run[q].len;
             }
-            for (uint64_t j = i; j < e; j++) {
-                const uint64_t *h = o->ent[j].hdr;
-                const cd_rec *r = (const cd_rec *)(h + AGG_HDR);
-                unsigned char *d = reply + o->ent[j].doff;
-                for (uint64_t q = 0; q < h[1]; q++)
-                    for (uint64_t row = 0; row < r[q].count2; row++)
-                        d = agg_take_runs(d, o->img, r[q].off + row * r[q].stride2 - wlo, r[q].stride, r[q].count, r[q].len);
-            }
+        }
+        for (uint64_t j = i; whi > wlo && j < e; j++) {
+            const uint64_t *h = o->ent[j].hdr;
+            const cd_rec *r = (const cd_rec *)(h + AGG_HDR);
+            unsigned char *d = reply + o->ent[j].doff;
+            for (uint64_t q = 0; q < h[1]; q++)
+                for (uint64_t row = 0; row < r[q].count2; row++)
+                    d = agg_take_runs(d, o->img, r[q].off + row * r[q].stride2 - wlo, r[q].stride, r[q].count, r[q].len);
         }
         i = e;
     }

@@ -21,28 +21,8 @@ typedef struct {
     uint64_t ub;                         /* added to HDF5's addresses: the userblock before 1.14.4 (h5_chunk_info_base) */
 } h5_coord_ctx;
 
-static int h5_coord_resolve(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, char *why, size_t wl)
-{
-    const h5_coord_ctx *c = ctx;
-    for (uint64_t i = 0; i < n; i++) {
-        hsize_t off[COLLDIAG_MAX_RANK];
-        uint64_t k = idx[i];
-        for (int d = c->rank - 1; d >= 0; d--) { off[d] = (k % c->grid[d]) * c->cdims[d]; k /= c->grid[d]; }
-        unsigned fm = 0;
-        haddr_t a = HADDR_UNDEF;
-        hsize_t sz = 0;
-        herr_t e;
-        e = H5Dget_chunk_info_by_coord(c->dset, off, &fm, &a, &sz);
-        if (e < 0) {
-            snprintf(why, wl, "H5Dget_chunk_info_by_coord failed for chunk %" PRIu64, idx[i]);
-            return -1;
-        }
-        addr[i] = a == HADDR_UNDEF ? -1 : (MPI_Offset)(a + c->ub);
-    }
-    return 0;
-}
-
-/* The same with stored sizes and filter masks (cd_resolve_rec_fn): a filtered dataset's reads. */
+/* HDF5's lookup for each chunk (cd_resolve_rec_fn): addresses, and where stored is not NULL (a filtered
+   dataset's reads) stored sizes and filter masks. */
 static int h5_coord_resolve_rec(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, uint64_t *stored, uint32_t *mask, char *why,
                                 size_t wl)
 {
@@ -59,10 +39,18 @@ static int h5_coord_resolve_rec(void *ctx, uint64_t n, const uint64_t *idx, MPI_
             return -1;
         }
         addr[i] = a == HADDR_UNDEF ? -1 : (MPI_Offset)(a + c->ub);
-        stored[i] = a == HADDR_UNDEF ? 0 : (uint64_t)sz;
-        mask[i] = a == HADDR_UNDEF ? 0 : fm;
+        if (stored) {
+            stored[i] = a == HADDR_UNDEF ? 0 : (uint64_t)sz;
+            mask[i] = a == HADDR_UNDEF ? 0 : fm;
+        }
     }
     return 0;
+}
+
+/* Addresses only (cd_resolve_fn). */
+static int h5_coord_resolve(void *ctx, uint64_t n, const uint64_t *idx, MPI_Offset *addr, char *why, size_t wl)
+{
+    return h5_coord_resolve_rec(ctx, n, idx, addr, NULL, NULL, why, wl);
 }
 
 /* 1 if this call finds its chunk addresses with HDF5's lookup (see above). fsp: the file selection. */
