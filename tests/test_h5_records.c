@@ -489,6 +489,56 @@ static void check_unsupported(const char *path)
     if (me == 0) remove(path);
 }
 
+/* One chunk whose stored bytes no longer decode (a byte flipped under its Fletcher-32 checksum): a
+   collective read through colldiag fails on every rank, none waits: the chunk's owner with IO naming
+   the chunk, the others with PEER. Case ci must have Fletcher-32 and its chunk 0 written whole. */
+static void check_corrupt(const char *path, size_t ci)
+{
+    const rcase *c = &cases[ci];
+    if (me == 0) {
+        write_case(path, ci);
+        hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), ds = H5Dopen2(f, "d", H5P_DEFAULT);
+        hsize_t off[2] = {0, 0}, sz = 0;
+        unsigned fm = 0;
+        haddr_t a = HADDR_UNDEF;
+        CHECK(H5Dget_chunk_info_by_coord(ds, off, &fm, &a, &sz) >= 0 && a != HADDR_UNDEF && fm == 0, "%s: chunk 0 is not stored whole", c->name);
+        H5Dclose(ds);
+        H5Fclose(f);
+        FILE *fp = fopen(path, "r+b");
+        const long at = (long)(a + info_base(c->ub) + sz / 2);
+        int b = fp && fseek(fp, at, SEEK_SET) == 0 ? fgetc(fp) : EOF;
+        CHECK(b != EOF && fseek(fp, at, SEEK_SET) == 0 && fputc(b ^ 0x5a, fp) != EOF, "%s: cannot flip a byte of chunk 0", c->name);
+        if (fp) fclose(fp);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl), ds = H5Dopen2(f, "d", H5P_DEFAULT);
+    hsize_t n = c->dims[0] * (c->rank > 1 ? c->dims[1] : 1);
+    uint32_t *buf = malloc(n * 4);
+    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+    H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+    colldiag_xfer *x = NULL;
+    colldiag_xfer_create(&x);
+    int rc = colldiag_h5_read(ds, H5T_NATIVE_UINT32, H5S_ALL, H5S_ALL, dxpl, buf, x); /* every rank reads it all */
+    int io = rc == COLLDIAG_ERR_IO, nio = 0;
+    CHECK(rc == COLLDIAG_ERR_IO || rc == COLLDIAG_ERR_PEER, "%s, chunk 0 corrupt: colldiag_h5_read returned %d (%s), not IO or PEER", c->name, rc,
+          colldiag_xfer_errmsg(x));
+    if (io) CHECK(strstr(colldiag_xfer_errmsg(x), "chunk 0 ") && strstr(colldiag_xfer_errmsg(x), "Fletcher-32"),
+                  "%s: the failing rank's message does not name chunk 0 and its checksum: %s", c->name, colldiag_xfer_errmsg(x));
+    MPI_Allreduce(&io, &nio, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(nio == 1, "%s, chunk 0 corrupt: %d ranks failed with IO, not its owner alone", c->name, nio);
+    if (me == 0 && !bad) printf("%-55s a corrupt chunk: every rank failed (its owner with IO naming it), none waited\n", c->name);
+    colldiag_xfer_free(x);
+    free(buf);
+    H5Pclose(dxpl);
+    H5Dclose(ds);
+    H5Fclose(f);
+    H5Pclose(fapl);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) remove(path);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -509,6 +559,8 @@ int main(int argc, char **argv)
     }
     snprintf(path, sizeof path, "%s.so.h5", base);
     check_unsupported(path);
+    snprintf(path, sizeof path, "%s.bad.h5", base);
+    check_corrupt(path, 1); /* v1 B-tree, shuffle + deflate + fletcher32, userblock */
     int all = 0;
     MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (me == 0) printf("test_h5_records: %s (%zu cases, every chunk against H5Dget_chunk_info_by_coord on every rank)\n", all ? "FAILED" : "every record equal", ran);
