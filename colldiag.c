@@ -4866,6 +4866,7 @@ typedef struct {
     uint64_t idx;
     MPI_Offset addr;
     int src;
+    int64_t local;            /* a read's chunk only its owner touches (agg_local): the piece's index */
     const uint64_t *hdr;      /* header, then records */
     uint64_t doff;            /* the piece's bytes: offset in the received (write) or reply (read) buffer */
 } cd_agg_ent;
@@ -4977,6 +4978,19 @@ static unsigned char *agg_take_runs(unsigned char *d, const unsigned char *img, 
 /* A read of filtered chunks (the layout can decode them): owners read stored chunks whole. */
 static int agg_filtered(const cd_io *io) { return io->dir != DIR_WRITE && io->l && io->l->unfilter; }
 
+/* A read of a chunk no other rank touches (its owner is its only reader): the owner reads it in the
+   round's collective call as any owned chunk, but places its bytes straight from the chunk window into
+   its own memory. Its bytes neither go to the reply buffer nor come back through the exchange to
+   itself, so they cost the round's budget once (the pack), not three times: row and column blocks,
+   where nearly every chunk has one reader, then fit in the rounds the shared chunks need, instead of
+   ranks taking rounds in turn over their own index ranges (a filtered read of 2048^2 f64 row blocks on
+   3 ranks took 4 rounds, each with one rank at work). Its records still go to the owner (itself): they
+   say which bytes of the chunk to read. */
+static int agg_local(const cd_io *io, const cd_piece *p)
+{
+    return io->dir != DIR_WRITE && p->nproc == 1 && p->owner == io->f->rank && !(p->flags & PF_UNALLOC);
+}
+
 /* Owner, step 2: for writes fills pack with the covered bytes; for reads only computes the runs
    (filtered reads: each chunk's stored bytes, whole). */
 static int agg_owner_build(cd_io *io, cd_agg_own *o, const unsigned char *rdata)
@@ -5073,7 +5087,18 @@ static int agg_owner_unfilter(cd_io *io, cd_agg_own *o, uint64_t i, uint64_t pk)
     return 0;
 }
 
-/* Owner, step 4 (reads): the pack back into chunk windows, and every piece's bytes into its reply. */
+/* A local piece (agg_local) from its chunk's window into memory: each run of the piece's walk is at
+   its chunk-local offset in the window, which starts at chunk-local byte wlo. */
+typedef struct { cd_copy c; const unsigned char *img; MPI_Offset base; } cd_agg_place;
+static int agg_run_place(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
+{
+    cd_agg_place *a = ctx;
+    a->c.cursor = (unsigned char *)a->img + (foff - a->base);
+    return cd_mem_runs(a->c.io->ms, k, n, mrun_copy_out, &a->c);
+}
+
+/* Owner, step 4 (reads): the pack back into chunk windows, and every piece's bytes into its reply (a
+   local piece's into this rank's memory). */
 static int agg_owner_reply(cd_io *io, cd_agg_own *o, unsigned char *reply)
 {
     uint64_t pk = 0;
@@ -5094,6 +5119,13 @@ static int agg_owner_reply(cd_io *io, cd_agg_own *o, unsigned char *reply)
             }
         }
         for (uint64_t j = i; whi > wlo && j < e; j++) {
+            if (o->ent[j].local >= 0) {
+                const cd_piece *p = &io->map.pc[o->ent[j].local];
+                cd_agg_place a = {{io, NULL}, o->img, p->addr + (MPI_Offset)wlo};
+                if (cd_walk_piece_blocks(&io->map, io->fs, p, agg_run_place, NULL, NULL, &a))
+                    return io_fail(io, COLLDIAG_ERR_ARG, "placing chunk %" PRIu64, p->idx);
+                continue;
+            }
             const uint64_t *h = o->ent[j].hdr;
             const cd_rec *r = (const cd_rec *)(h + AGG_HDR);
             unsigned char *d = reply + o->ent[j].doff;
@@ -5212,19 +5244,24 @@ static uint64_t agg_round_end(const cd_io *io, const uint64_t *words, uint64_t j
 {
     const cd_map *m = &io->map;
     const uint64_t budget = agg_budget(io);
-    uint64_t sd = 0, sw = 0, rb = 0, e = j;
+    const int filt = agg_filtered(io);
+    /* sd: this rank's pieces' bytes (sent, or received back); sw: their records; rb: what it receives
+       as an owner (pieces and records; a read's replies); pk: its pack of owned chunks (covered bytes,
+       or a filtered chunk's stored bytes: the owner selects from the chunk, so its own piece knows
+       them). The send buffer holds sd, then the pack. */
+    uint64_t sd = 0, sw = 0, rb = 0, pk = 0, e = j;
     for (; e < n; e++) {
         const cd_piece *p = &m->pc[e];
-        const int un = (p->flags & PF_UNALLOC) != 0;
-        const uint64_t d = un ? 0 : p->nelem * io->fes, w = un ? 0 : words[e] * 8;
-        /* an owner of a filtered chunk holds its stored bytes too (the owner selects from the chunk, so
-           its own piece knows them; the decoded chunk is one window at a time, as a raw read's) */
-        const uint64_t r = !un && p->owner == io->f->rank ? p->abytes + (agg_filtered(io) ? p->stored : 0) : 0;
-        const uint64_t d2 = sd + d, r2 = rb + r;
-        if (e > j && (d2 > r2 ? d2 : r2) + r2 + sw + w > budget) break;
+        const int un = (p->flags & PF_UNALLOC) != 0, loc = agg_local(io, p), own = !un && p->owner == io->f->rank;
+        const uint64_t w = un ? 0 : words[e] * 8, d = un || loc ? 0 : p->nelem * io->fes;
+        const uint64_t r = !own ? 0 : loc ? w : p->abytes;
+        const uint64_t k = !own ? 0 : filt ? p->stored : loc ? p->nelem * io->fes : p->abytes;
+        const uint64_t d2 = sd + d, r2 = rb + r, k2 = pk + k;
+        if (e > j && (d2 > k2 ? d2 : k2) + r2 + sw + w > budget) break;
         sd = d2;
         sw += w;
         rb = r2;
+        pk = k2;
     }
     return e < n ? m->pc[e].idx : AGG_ALL;
 }
@@ -5255,8 +5292,9 @@ static int agg_round(cd_io *io, cd_agg_state *st, const uint64_t *words, uint64_
         memset(gstart, 0, (size_t)(2 * P + 1) * sizeof *gstart);
         for (uint64_t i = j0; i < j1; i++) {
             if (m->pc[i].flags & PF_UNALLOC) continue; /* reads give zeros here; writes failed earlier */
-            sc[2 * m->pc[i].owner + 1] += m->pc[i].nelem * io->fes;
-            dtotal += m->pc[i].nelem * io->fes;
+            const uint64_t d = agg_local(io, &m->pc[i]) ? 0 : m->pc[i].nelem * io->fes; /* local: no bytes move */
+            sc[2 * m->pc[i].owner + 1] += d;
+            dtotal += d;
             if (m->pc[i].owner == io->f->rank) rown += m->pc[i].abytes; /* what the owner will receive */
             mwords += words[i];
             gstart[m->pc[i].owner + 1]++;
@@ -5276,9 +5314,12 @@ static int agg_round(cd_io *io, cd_agg_state *st, const uint64_t *words, uint64_
             sd[2 * r + 1] = (uint64_t)(s->cursor - st->sdata);
             for (uint64_t j = gstart[r]; j < gstart[r + 1] && !io->code; j++) {
                 const cd_piece *p = &m->pc[st->by[j]];
-                if (!wr) s->cursor += p->nelem * io->fes;
+                const uint64_t h = s->mlen;
+                const int loc = agg_local(io, p);
+                if (!wr && !loc) s->cursor += p->nelem * io->fes;
                 if (agg_describe_piece(s, p)) io_fail(io, COLLDIAG_ERR_ARG, "gathering chunk %" PRIu64, p->idx);
                 if (s->nomem) break;
+                if (loc) s->meta[h + 2] = 0; /* its bytes are placed by the owner, itself */
             }
             sc[2 * r] = s->mlen - sd[2 * r];
         }
@@ -5342,9 +5383,18 @@ static int agg_round(cd_io *io, cd_agg_state *st, const uint64_t *words, uint64_
             cd_grow((void **)&o->grun, &st->gruncap, ne ? ne : 1, sizeof *o->grun))
             io_fail(io, COLLDIAG_ERR_NOMEM, "listing %" PRIu64 " received pieces", ne);
         for (int r = 0; r < P && !io->code; r++) {
-            uint64_t doff = rdp[2 * r + 1];
+            uint64_t doff = rdp[2 * r + 1], k = gstart[io->f->rank]; /* this rank's own pieces came in st->by's order */
             for (uint64_t w = rdp[2 * r]; w < rdp[2 * r] + rc_[2 * r];) {
                 cd_agg_ent *e = &o->ent[o->nent++];
+                e->local = -1;
+                if (r == io->f->rank) {
+                    if (k >= gstart[r + 1] || m->pc[st->by[k]].idx != rmeta[w]) {
+                        io_fail(io, COLLDIAG_ERR_MPI, "an aggregation message to itself out of order");
+                        break;
+                    }
+                    if (agg_local(io, &m->pc[st->by[k]])) e->local = (int64_t)st->by[k];
+                    k++;
+                }
                 e->idx = rmeta[w];
                 e->addr = io->l->storage == STORE_CHUNKED && e->idx < io->l->nchunks ? (MPI_Offset)rmeta[w + 3] : -1;
                 e->src = r;
@@ -5358,9 +5408,10 @@ static int agg_round(cd_io *io, cd_agg_state *st, const uint64_t *words, uint64_
         if (!io->code) {
             qsort(o->ent, (size_t)o->nent, sizeof *o->ent, cmp_agg_ent);
             agg_owner_build(io, o, st->rdata);
-            /* filtered reads: the owned chunks' stored bytes may outgrow the pieces' (a piece of one
-               element needs its whole chunk): the pack grows (before the agreement below) */
-            if (!io->code && agg_filtered(io) && o->packlen > o->packcap) {
+            /* reads: the owned chunks' stored bytes may outgrow the pieces' (a piece of one element
+               needs its whole filtered chunk), and local pieces' bytes were never received: the pack
+               grows (before the agreement below) */
+            if (!io->code && !wr && o->packlen > o->packcap) {
                 if (agg_reserve((void **)&st->packbuf, &st->packbufcap, o->packlen, 1))
                     io_fail(io, COLLDIAG_ERR_NOMEM, "%" PRIu64 " bytes of stored chunks", o->packlen);
                 else { o->pack = st->packbuf; o->packcap = st->packbufcap; }
@@ -5395,6 +5446,7 @@ static int agg_round(cd_io *io, cd_agg_state *st, const uint64_t *words, uint64_
         c.c.cursor = st->sdata;
         for (uint64_t j = 0; j < nby && !io->code; j++) {
             const cd_piece *p = &m->pc[st->by[j]];
+            if (agg_local(io, p)) continue; /* placed by the owner's reply, itself */
             if (cd_walk_piece_blocks(m, io->fs, p, agg_run_recv, NULL, agg_rows_recv, &c))
                 io_fail(io, COLLDIAG_ERR_ARG, "scattering chunk %" PRIu64, p->idx);
         }
