@@ -2037,9 +2037,12 @@ struct colldiag_xfer {
     int filt_known;
     uint64_t filt_chunks, filt_stored, filt_raw, filt_shared;
     /* a read of filtered chunks colldiag ran (aggregation.c): the chunks this rank decoded as an owner,
-       their stored bytes; each chunk is decoded once, on one rank */
+       their stored bytes, the bytes they decoded to, the ranks that selected from them (each of which
+       HDF5 would have had inflate the chunk) and the seconds the decoding took; each chunk is decoded
+       once, on one rank */
     int filt_read;                        /* the last call read filtered chunks through colldiag (decision.c) */
-    uint64_t filt_decoded, filt_decoded_stored;
+    uint64_t filt_decoded, filt_decoded_stored, filt_decoded_raw, filt_decoded_readers;
+    double filt_decode_s;
     uint64_t compact_kept, compact_file_bytes; /* colldiag_h5_write_compact: the merged pieces' bytes, the dataset's */
     /* Data bytes the last call's aggregation exchange sent from this rank to ranks on other nodes
        (colldiag_get_bytes_off_node); nodes_known 1 once the call's exchange knew the nodes (file_nodes) */
@@ -5069,21 +5072,27 @@ static int agg_owner_build(cd_io *io, cd_agg_own *o, const unsigned char *rdata)
 
 /* Owner, step 4 for a filtered chunk: its stored bytes (at pk in the pack) decoded into the whole
    chunk's image, o->img (the records' offsets are chunk-local). A chunk that does not decode fails
-   this rank (agreed at the end of the call: every rank fails) and replies zeros, never stale bytes. */
-static int agg_owner_unfilter(cd_io *io, cd_agg_own *o, uint64_t i, uint64_t pk)
+   this rank (agreed at the end of the call: every rank fails) and replies zeros, never stale bytes.
+   readers: the ranks whose pieces of it came (HDF5 would have each inflate it). */
+static int agg_owner_unfilter(cd_io *io, cd_agg_own *o, uint64_t i, uint64_t pk, uint64_t readers)
 {
     const colldiag_layout *l = io->l;
     const uint64_t cb = l->chunk_bytes;
     if (cd_grow((void **)&o->img, &o->imgcap, cb, 1) || cd_grow((void **)&o->tmp, &o->tmpcap, cb, 1))
         return io_fail(io, COLLDIAG_ERR_NOMEM, "a %" PRIu64 "-byte chunk to decode", cb);
     char why[256] = "";
-    if (l->unfilter(l->uctx, (uint32_t)o->ent[i].hdr[5], o->pack + pk, (size_t)o->ent[i].hdr[4], o->img, o->tmp, (size_t)cb, why, sizeof why)) {
+    const double t0 = cd_now();
+    const int rc = l->unfilter(l->uctx, (uint32_t)o->ent[i].hdr[5], o->pack + pk, (size_t)o->ent[i].hdr[4], o->img, o->tmp, (size_t)cb, why, sizeof why);
+    io->x->filt_decode_s += cd_now() - t0;
+    if (rc) {
         memset(o->img, 0, (size_t)cb);
         return io_fail(io, COLLDIAG_ERR_IO, "chunk %" PRIu64 " (%" PRIu64 " bytes stored at %lld): %s", o->ent[i].idx, o->ent[i].hdr[4],
                        (long long)o->ent[i].addr, why);
     }
     io->x->filt_decoded++;
     io->x->filt_decoded_stored += o->ent[i].hdr[4];
+    io->x->filt_decoded_raw += cb;
+    io->x->filt_decoded_readers += readers;
     return 0;
 }
 
@@ -5105,7 +5114,7 @@ static int agg_owner_reply(cd_io *io, cd_agg_own *o, unsigned char *reply)
     for (uint64_t i = 0; i < o->nent;) {
         uint64_t wlo, whi, e = agg_group(o, i, &wlo, &whi);
         if (whi > wlo && agg_filtered(io)) { /* the whole chunk, decoded: the image starts at the chunk */
-            agg_owner_unfilter(io, o, i, pk);
+            agg_owner_unfilter(io, o, i, pk, e - i);
             pk += o->ent[i].hdr[4];
             wlo = 0;
         } else if (whi > wlo) { /* the covered runs read, laid back into the window [wlo, whi) */
@@ -6955,7 +6964,8 @@ static void xfer_reset(colldiag_xfer *x)
 {
     x->filt_known = 0;
     x->filt_chunks = x->filt_stored = x->filt_raw = x->filt_shared = 0;
-    x->filt_decoded = x->filt_decoded_stored = 0;
+    x->filt_decoded = x->filt_decoded_stored = x->filt_decoded_raw = x->filt_decoded_readers = 0;
+    x->filt_decode_s = 0;
     x->filt_read = 0;
     x->grid_rank = 0;
     x->thr = 0;
@@ -8699,6 +8709,18 @@ int colldiag_get_filtered_decoded(const colldiag_xfer *x, uint64_t *chunks, uint
     return 0;
 }
 
+int colldiag_get_filtered_decode(const colldiag_xfer *x, uint64_t *chunks, uint64_t *stored, uint64_t *decoded, uint64_t *readers,
+                                 double *seconds)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_filtered_decode", "x is NULL");
+    if (chunks) *chunks = x->filt_decoded;
+    if (stored) *stored = x->filt_decoded_stored;
+    if (decoded) *decoded = x->filt_decoded_raw;
+    if (readers) *readers = x->filt_decoded_readers;
+    if (seconds) *seconds = x->filt_decode_s;
+    return 0;
+}
+
 int colldiag_get_bytes_off_node(const colldiag_xfer *x, uint64_t *bytes, int *known)
 {
     if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_bytes_off_node", "x is NULL");
@@ -8730,6 +8752,10 @@ typedef struct {
     uint64_t off_node;           /* data bytes the aggregation exchange sent to other nodes (x->off_node_bytes) */
     int32_t nodes_known;         /* x->nodes_known */
     int32_t node_lead;           /* the lowest rank of its node (file_nodes): the report counts nodes by these */
+    int32_t filt_known, filt_read; /* a plan's HDF5 filtered read (x->filt_known); a filtered read colldiag ran */
+    uint64_t filt_chunks, filt_stored, filt_raw, filt_shared; /* colldiag_get_filtered_read */
+    uint64_t dec_chunks, dec_stored, dec_raw, dec_readers;    /* colldiag_get_filtered_decode */
+    double dec_s;
     char reason[256];
 } cd_rep_hdr;
 
@@ -8788,6 +8814,48 @@ static cd_rep_nodes report_nodes_of(const cd_rep *r)
     n.known = r->P > 0;
     return n;
 }
+/* A read of filtered chunks, summed over ranks: what colldiag decoded (each chunk once, on its owner)
+   and what HDF5 would have inflated (every rank selecting from a chunk), or a plan's HDF5 read. */
+typedef struct { int dec, plan; uint64_t chunks, stored, raw, hdf5, shared; double s_max, s_sum; int s_rank; } cd_rep_filt;
+static cd_rep_filt report_filt_of(const cd_rep *r)
+{
+    cd_rep_filt f;
+    memset(&f, 0, sizeof f);
+    for (int p = 0; p < r->P; p++) {
+        const cd_rep_hdr *h = &r->h[p];
+        if (h->filt_read) {
+            f.dec = 1;
+            f.chunks += h->dec_chunks;
+            f.stored += h->dec_stored;
+            f.raw += h->dec_raw;
+            f.hdf5 += h->dec_readers;
+            f.s_sum += h->dec_s;
+            if (h->dec_s > f.s_max) { f.s_max = h->dec_s; f.s_rank = p; }
+        } else if (h->filt_known) {
+            f.plan = 1;
+            f.chunks += h->filt_chunks;
+            f.stored += h->filt_stored;
+            f.raw += h->filt_raw;
+            f.shared += h->filt_shared;
+        }
+    }
+    return f;
+}
+static void report_filt(const cd_rep *r, FILE *out, int html)
+{
+    const cd_rep_filt f = report_filt_of(r);
+    const char *pre = html ? "" : "   ", *end = html ? ".<br>" : "\n";
+    if (f.dec)
+        fprintf(out, "%sfiltered: colldiag read %" PRIu64 " chunks whole (%" PRIu64 " bytes stored, %" PRIu64 " decoded), each decoded once by one rank; "
+                     "decoding took %.6f s over all ranks (slowest rank %d: %.6f s); HDF5 would inflate them %" PRIu64 " times (once on every "
+                     "rank selecting from a chunk)%s",
+                pre, f.chunks, f.stored, f.raw, f.s_sum, f.s_rank, f.s_max, f.hdf5, end);
+    else if (f.plan)
+        fprintf(out, "%sfiltered: HDF5 reads and inflates %" PRIu64 " chunks over all ranks (%" PRIu64 " bytes stored, %" PRIu64 " inflated); %" PRIu64
+                     " of those inflations are of chunks another rank inflates too%s",
+                pre, f.chunks, f.stored, f.raw, f.shared, end);
+}
+
 static void report_nodes(const cd_rep *r, FILE *out)
 {
     const cd_rep_nodes n = report_nodes_of(r);
@@ -8827,6 +8895,17 @@ static int report_gather(colldiag_file *f, const colldiag_xfer *x, const char *f
         me.off_node = x->off_node_bytes;
         me.nodes_known = x->nodes_known;
         me.node_lead = f->node_n > 0 && f->node_ranks[0] == f->rank;
+        me.filt_known = x->filt_known;
+        me.filt_chunks = x->filt_chunks;
+        me.filt_stored = x->filt_stored;
+        me.filt_raw = x->filt_raw;
+        me.filt_shared = x->filt_shared;
+        me.filt_read = x->filt_read;
+        me.dec_chunks = x->filt_decoded;
+        me.dec_stored = x->filt_decoded_stored;
+        me.dec_raw = x->filt_decoded_raw;
+        me.dec_readers = x->filt_decoded_readers;
+        me.dec_s = x->filt_decode_s;
         snprintf(me.reason, sizeof me.reason, "%s", xfer_reason(x));
     }
     r->P = f->size;
@@ -9033,6 +9112,7 @@ int colldiag_report_print(colldiag_file *f, const colldiag_xfer *x, FILE *out)
     report_sel_io(&r, out, 0);
     if (x->risk_bytes) fprintf(out, "   bytes at risk: %" PRIu64 " (%s)\n   to keep them: %s\n", x->risk_bytes, x->risk_why, x->risk_adv);
     report_nodes(&r, out);
+    report_filt(&r, out, 0);
     report_print_datasets(&r, out);
     /* per-chunk truth, capped so a huge run stays readable */
     uint64_t shown = 0, total = 0;
@@ -9139,6 +9219,13 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
                 h->local, h->global);
         if (h->sel_io) fprintf(out, "\"no_selection_io_cause\":%u,", h->sel_io);
         if (h->nodes_known) fprintf(out, "\"bytes_off_node\":%" PRIu64 ",", h->off_node);
+        if (h->filt_read)
+            fprintf(out, "\"filtered_decoded\":{\"chunks\":%" PRIu64 ",\"stored_bytes\":%" PRIu64 ",\"decoded_bytes\":%" PRIu64
+                         ",\"hdf5_inflations\":%" PRIu64 ",\"seconds\":%.9f},",
+                    h->dec_chunks, h->dec_stored, h->dec_raw, h->dec_readers, h->dec_s);
+        else if (h->filt_known)
+            fprintf(out, "\"filtered_read\":{\"chunks\":%" PRIu64 ",\"stored_bytes\":%" PRIu64 ",\"inflated_bytes\":%" PRIu64 ",\"shared\":%" PRIu64 "},",
+                    h->filt_chunks, h->filt_stored, h->filt_raw, h->filt_shared);
         fprintf(out, "\"bytes_collective\":%" PRIu64 ",\"bytes_independent\":%" PRIu64 ",\"calls_collective\":%" PRIu64
                      ",\"calls_independent\":%" PRIu64 ",\"t_map\":%.9f,\"t_decide\":%.9f,\"t_io\":%.9f,\"chunks_omitted\":%" PRIu64 ",\"chunks\":[",
                 h->cnt.bytes_collective, h->cnt.bytes_independent, h->cnt.calls_collective, h->cnt.calls_independent, h->cnt.t_map,
@@ -9157,6 +9244,15 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
     fprintf(out, "]");
     const cd_rep_nodes nn = report_nodes_of(&r);
     if (nn.known) fprintf(out, ",\"nodes\":%d,\"bytes_off_node\":%" PRIu64, nn.nodes, nn.bytes);
+    const cd_rep_filt ft = report_filt_of(&r);
+    if (ft.dec)
+        fprintf(out, ",\"filtered\":{\"engine\":\"colldiag\",\"chunks\":%" PRIu64 ",\"stored_bytes\":%" PRIu64 ",\"decoded_bytes\":%" PRIu64
+                     ",\"decodes\":%" PRIu64 ",\"hdf5_inflations\":%" PRIu64 ",\"seconds\":%.9f,\"seconds_slowest_rank\":%.9f}",
+                ft.chunks, ft.stored, ft.raw, ft.chunks, ft.hdf5, ft.s_sum, ft.s_max);
+    else if (ft.plan)
+        fprintf(out, ",\"filtered\":{\"engine\":\"hdf5\",\"chunk_inflations\":%" PRIu64 ",\"stored_bytes\":%" PRIu64 ",\"inflated_bytes\":%" PRIu64
+                     ",\"shared\":%" PRIu64 "}",
+                ft.chunks, ft.stored, ft.raw, ft.shared);
     fprintf(out, ",\"bytes_at_risk\":%" PRIu64 ",\"risk\":", x->risk_bytes);
     json_str(out, colldiag_risk_reason(x));
     if (x->risk_bytes) {
@@ -9463,6 +9559,7 @@ static void report_html_section(FILE *o, const cd_rep *r, const colldiag_xfer *x
         fprintf(o, "%s.<br>", k >= 32 ? ",..." : "");
     }
     report_sel_io(r, o, 1);
+    report_filt(r, o, 1);
     fprintf(o, "</p>\n");
     if (r->nds && x && x->nds == r->nds) { /* a multi-dataset call: the datasets, then one grid per chunked dataset */
         fprintf(o, "<h3>%" PRIu64 " datasets in this call</h3><table class=\"datasets\"><tr><th>dataset</th><th>rank</th><th>chunk_opt</th>"
@@ -9555,11 +9652,14 @@ static void html_append(colldiag_file *f, const colldiag_xfer *x, const char *pa
 #define CD_SUM_SUMS(X)                                                                                                             \
     X(CALLS) X(RANK_CALLS) X(CALLS_COLLECTIVE) X(BYTES) X(BYTES_COLL) X(BYTES_IND) X(CALLS_CD) X(BYTES_CD) X(CALLS_H5) X(BYTES_H5)    \
     X(RISK) X(RISK_CALLS) X(SAFE) X(SAFE_CALLS) X(KEPT) X(KEPT_CALLS) X(PLANNED) X(DISAGREE) X(EST_CALLS)                      \
-    X(FILT_CALLS) X(FILT_CHUNKS) X(FILT_STORED) X(FILT_RAW) X(FILT_SHARED) X(DEC_CALLS) X(DEC_CHUNKS) X(DEC_STORED)
+    X(FILT_CALLS) X(FILT_CHUNKS) X(FILT_STORED) X(FILT_RAW) X(FILT_SHARED) X(DEC_CALLS) X(DEC_CHUNKS) X(DEC_STORED) \
+    X(DEC_RAW) X(DEC_HDF5) X(DEC_NS)
 /* (FILT_*: planned reads of filtered chunks, colldiag_get_filtered_read: every rank's chunks read and
    inflated, as stored and inflated bytes, and those other ranks inflated too; FILT_CALLS counted once a
-   call, as CALLS. DEC_*: reads of filtered chunks colldiag ran, colldiag_get_filtered_decoded: the
-   chunks decoded, once each, and their stored bytes) */
+   call, as CALLS. DEC_*: reads of filtered chunks colldiag ran, colldiag_get_filtered_decode: the
+   chunks decoded, once each, their stored and decoded bytes, the inflations HDF5 would have made of
+   them (one on every rank selecting from a chunk), and the nanoseconds the decoding took, summed over
+   ranks) */
 /* The largest rank's total: seconds in the calls (all, through colldiag, through HDF5), and the model's
    estimates scaled to them: what colldiag's best scheme would save over HDF5's path in the calls HDF5
    ran (SAVE_*, by the best scheme), what colldiag saved in the calls it ran. */
@@ -9631,7 +9731,8 @@ typedef struct {
     int filt_known;              /* a planned read of filtered chunks: this rank's (colldiag_get_filtered_read) */
     uint64_t filt_chunks, filt_stored, filt_raw, filt_shared;
     int dec_known;               /* a read of filtered chunks colldiag ran: this rank's decodes (colldiag_get_filtered_decoded) */
-    uint64_t dec_chunks, dec_stored;
+    uint64_t dec_chunks, dec_stored, dec_raw, dec_readers;
+    double dec_secs;
 } cd_sum_call;
 
 static uint64_t cd_sum_hash(const char *s)
@@ -9762,6 +9863,9 @@ static void cd_sum_record(const cd_sum_call *c)
         d->u[CD_SUM_DEC_CALLS] += cnt;
         d->u[CD_SUM_DEC_CHUNKS] += c->dec_chunks;
         d->u[CD_SUM_DEC_STORED] += c->dec_stored;
+        d->u[CD_SUM_DEC_RAW] += c->dec_raw;
+        d->u[CD_SUM_DEC_HDF5] += c->dec_readers;
+        d->u[CD_SUM_DEC_NS] += c->dec_secs > 0 ? (uint64_t)(c->dec_secs * 1e9 + 0.5) : 0;
     }
     if (cnt && c->made_safe) {
         d->u[CD_SUM_SAFE] += c->made_safe;
@@ -10358,10 +10462,17 @@ static void cd_sum_print_text(const cd_sum_tab *t, const cd_sum_view *v, double 
             }
     }
     if (v->u[CD_SUM_DEC_CALLS]) {
+        char b2[64];
         cd_sum_bytes_text(v->u[CD_SUM_DEC_STORED], b1, sizeof b1);
-        fprintf(o, "   filtered reads through colldiag: %" PRIu64 " calls, %" PRIu64 " chunks (%s stored) each read whole by one rank and "
-                   "decoded once\n",
-                v->u[CD_SUM_DEC_CALLS], v->u[CD_SUM_DEC_CHUNKS], b1);
+        cd_sum_bytes_text(v->u[CD_SUM_DEC_RAW], b2, sizeof b2);
+        const double s = (double)v->u[CD_SUM_DEC_NS] / 1e9;
+        const uint64_t ch = v->u[CD_SUM_DEC_CHUNKS], h5 = v->u[CD_SUM_DEC_HDF5];
+        fprintf(o, "   filtered reads through colldiag: %" PRIu64 " calls, %" PRIu64 " chunks (%s stored, %s decoded) each read whole by one rank and "
+                   "decoded once, %.3f s decoding over all ranks; HDF5 would inflate them %" PRIu64 " times (each on every rank selecting from it)",
+                v->u[CD_SUM_DEC_CALLS], ch, b1, b2, s, h5);
+        /* HDF5's inflations at colldiag's measured cost per chunk: the decoding the run did not do */
+        if (ch && h5 > ch) fprintf(o, ", about %.3f s at the same cost a chunk", s * (double)h5 / (double)ch);
+        fprintf(o, "\n");
     }
     if (v->nadv) {
         fprintf(o, "   what to change first (by the time it would save, estimated):\n");
@@ -10450,9 +10561,10 @@ static void cd_sum_print_json(const cd_sum_tab *t, const cd_sum_view *v, double 
             v->u[CD_SUM_SAFE], v->u[CD_SUM_SAFE_CALLS], v->u[CD_SUM_KEPT], v->u[CD_SUM_KEPT_CALLS]);
     fprintf(o, "\"filtered_reads\":{\"calls\":%" PRIu64 ",\"chunk_inflations\":%" PRIu64 ",\"stored_bytes\":%" PRIu64 ",\"inflated_bytes\":%" PRIu64
                ",\"shared\":%" PRIu64 "},\"filtered_decoded\":{\"calls\":%" PRIu64 ",\"chunks\":%" PRIu64 ",\"stored_bytes\":%" PRIu64
-               "},\"advice\":[",
+               ",\"decoded_bytes\":%" PRIu64 ",\"hdf5_inflations\":%" PRIu64 ",\"seconds\":%.9f},\"advice\":[",
             v->u[CD_SUM_FILT_CALLS], v->u[CD_SUM_FILT_CHUNKS], v->u[CD_SUM_FILT_STORED], v->u[CD_SUM_FILT_RAW], v->u[CD_SUM_FILT_SHARED],
-            v->u[CD_SUM_DEC_CALLS], v->u[CD_SUM_DEC_CHUNKS], v->u[CD_SUM_DEC_STORED]);
+            v->u[CD_SUM_DEC_CALLS], v->u[CD_SUM_DEC_CHUNKS], v->u[CD_SUM_DEC_STORED], v->u[CD_SUM_DEC_RAW], v->u[CD_SUM_DEC_HDF5],
+            (double)v->u[CD_SUM_DEC_NS] / 1e9);
     for (size_t i = 0; i < v->nadv; i++) {
         const cd_sum_adv *a = &v->adv[i];
         fprintf(o, "%s{\"change\":", i ? "," : "");

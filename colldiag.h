@@ -482,6 +482,13 @@ int colldiag_get_filtered_read(const colldiag_xfer *x, uint64_t *chunks, uint64_
    the number of allocated chunks the call touched: each decoded once, where HDF5 decodes a chunk on
    every rank that selects from it. 0 and 0 after any other call. Either pointer may be NULL. */
 int colldiag_get_filtered_decoded(const colldiag_xfer *x, uint64_t *chunks, uint64_t *stored);
+/* The same read in full, for a report: the chunks this rank decoded, their stored bytes, the bytes they
+   decoded to (chunks x the chunk's bytes), *readers the ranks that selected from them, summed (HDF5
+   has every one of those ranks read and inflate the chunk: the sum over ranks of *readers is HDF5's
+   inflations, of *chunks colldiag's), and *seconds this rank spent decoding (measured around the
+   filters, I/O and exchange excluded). All 0 after any other call. Any output pointer may be NULL. */
+int colldiag_get_filtered_decode(const colldiag_xfer *x, uint64_t *chunks, uint64_t *stored, uint64_t *decoded, uint64_t *readers,
+                                 double *seconds);
 /* Why the chunk scheme was chosen, in words ("forced by setting", "avg 2 chunks/rank >= num 0", ...). */
 const char *colldiag_scheme_reason(const colldiag_xfer *x);
 

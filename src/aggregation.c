@@ -490,21 +490,27 @@ static int agg_owner_build(cd_io *io, cd_agg_own *o, const unsigned char *rdata)
 
 /* Owner, step 4 for a filtered chunk: its stored bytes (at pk in the pack) decoded into the whole
    chunk's image, o->img (the records' offsets are chunk-local). A chunk that does not decode fails
-   this rank (agreed at the end of the call: every rank fails) and replies zeros, never stale bytes. */
-static int agg_owner_unfilter(cd_io *io, cd_agg_own *o, uint64_t i, uint64_t pk)
+   this rank (agreed at the end of the call: every rank fails) and replies zeros, never stale bytes.
+   readers: the ranks whose pieces of it came (HDF5 would have each inflate it). */
+static int agg_owner_unfilter(cd_io *io, cd_agg_own *o, uint64_t i, uint64_t pk, uint64_t readers)
 {
     const colldiag_layout *l = io->l;
     const uint64_t cb = l->chunk_bytes;
     if (cd_grow((void **)&o->img, &o->imgcap, cb, 1) || cd_grow((void **)&o->tmp, &o->tmpcap, cb, 1))
         return io_fail(io, COLLDIAG_ERR_NOMEM, "a %" PRIu64 "-byte chunk to decode", cb);
     char why[256] = "";
-    if (l->unfilter(l->uctx, (uint32_t)o->ent[i].hdr[5], o->pack + pk, (size_t)o->ent[i].hdr[4], o->img, o->tmp, (size_t)cb, why, sizeof why)) {
+    const double t0 = cd_now();
+    const int rc = l->unfilter(l->uctx, (uint32_t)o->ent[i].hdr[5], o->pack + pk, (size_t)o->ent[i].hdr[4], o->img, o->tmp, (size_t)cb, why, sizeof why);
+    io->x->filt_decode_s += cd_now() - t0;
+    if (rc) {
         memset(o->img, 0, (size_t)cb);
         return io_fail(io, COLLDIAG_ERR_IO, "chunk %" PRIu64 " (%" PRIu64 " bytes stored at %lld): %s", o->ent[i].idx, o->ent[i].hdr[4],
                        (long long)o->ent[i].addr, why);
     }
     io->x->filt_decoded++;
     io->x->filt_decoded_stored += o->ent[i].hdr[4];
+    io->x->filt_decoded_raw += cb;
+    io->x->filt_decoded_readers += readers;
     return 0;
 }
 
@@ -526,7 +532,7 @@ static int agg_owner_reply(cd_io *io, cd_agg_own *o, unsigned char *reply)
     for (uint64_t i = 0; i < o->nent;) {
         uint64_t wlo, whi, e = agg_group(o, i, &wlo, &whi);
         if (whi > wlo && agg_filtered(io)) { /* the whole chunk, decoded: the image starts at the chunk */
-            agg_owner_unfilter(io, o, i, pk);
+            agg_owner_unfilter(io, o, i, pk, e - i);
             pk += o->ent[i].hdr[4];
             wlo = 0;
         } else if (whi > wlo) { /* the covered runs read, laid back into the window [wlo, whi) */

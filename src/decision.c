@@ -651,7 +651,8 @@ static void xfer_reset(colldiag_xfer *x)
 {
     x->filt_known = 0;
     x->filt_chunks = x->filt_stored = x->filt_raw = x->filt_shared = 0;
-    x->filt_decoded = x->filt_decoded_stored = 0;
+    x->filt_decoded = x->filt_decoded_stored = x->filt_decoded_raw = x->filt_decoded_readers = 0;
+    x->filt_decode_s = 0;
     x->filt_read = 0;
     x->grid_rank = 0;
     x->thr = 0;

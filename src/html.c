@@ -276,6 +276,7 @@ static void report_html_section(FILE *o, const cd_rep *r, const colldiag_xfer *x
         fprintf(o, "%s.<br>", k >= 32 ? ",..." : "");
     }
     report_sel_io(r, o, 1);
+    report_filt(r, o, 1);
     fprintf(o, "</p>\n");
     if (r->nds && x && x->nds == r->nds) { /* a multi-dataset call: the datasets, then one grid per chunked dataset */
         fprintf(o, "<h3>%" PRIu64 " datasets in this call</h3><table class=\"datasets\"><tr><th>dataset</th><th>rank</th><th>chunk_opt</th>"

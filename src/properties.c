@@ -117,9 +117,12 @@ struct colldiag_xfer {
     int filt_known;
     uint64_t filt_chunks, filt_stored, filt_raw, filt_shared;
     /* a read of filtered chunks colldiag ran (aggregation.c): the chunks this rank decoded as an owner,
-       their stored bytes; each chunk is decoded once, on one rank */
+       their stored bytes, the bytes they decoded to, the ranks that selected from them (each of which
+       HDF5 would have had inflate the chunk) and the seconds the decoding took; each chunk is decoded
+       once, on one rank */
     int filt_read;                        /* the last call read filtered chunks through colldiag (decision.c) */
-    uint64_t filt_decoded, filt_decoded_stored;
+    uint64_t filt_decoded, filt_decoded_stored, filt_decoded_raw, filt_decoded_readers;
+    double filt_decode_s;
     uint64_t compact_kept, compact_file_bytes; /* colldiag_h5_write_compact: the merged pieces' bytes, the dataset's */
     /* Data bytes the last call's aggregation exchange sent from this rank to ranks on other nodes
        (colldiag_get_bytes_off_node); nodes_known 1 once the call's exchange knew the nodes (file_nodes) */

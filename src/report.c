@@ -241,6 +241,18 @@ int colldiag_get_filtered_decoded(const colldiag_xfer *x, uint64_t *chunks, uint
     return 0;
 }
 
+int colldiag_get_filtered_decode(const colldiag_xfer *x, uint64_t *chunks, uint64_t *stored, uint64_t *decoded, uint64_t *readers,
+                                 double *seconds)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_filtered_decode", "x is NULL");
+    if (chunks) *chunks = x->filt_decoded;
+    if (stored) *stored = x->filt_decoded_stored;
+    if (decoded) *decoded = x->filt_decoded_raw;
+    if (readers) *readers = x->filt_decoded_readers;
+    if (seconds) *seconds = x->filt_decode_s;
+    return 0;
+}
+
 int colldiag_get_bytes_off_node(const colldiag_xfer *x, uint64_t *bytes, int *known)
 {
     if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_bytes_off_node", "x is NULL");
@@ -272,6 +284,10 @@ typedef struct {
     uint64_t off_node;           /* data bytes the aggregation exchange sent to other nodes (x->off_node_bytes) */
     int32_t nodes_known;         /* x->nodes_known */
     int32_t node_lead;           /* the lowest rank of its node (file_nodes): the report counts nodes by these */
+    int32_t filt_known, filt_read; /* a plan's HDF5 filtered read (x->filt_known); a filtered read colldiag ran */
+    uint64_t filt_chunks, filt_stored, filt_raw, filt_shared; /* colldiag_get_filtered_read */
+    uint64_t dec_chunks, dec_stored, dec_raw, dec_readers;    /* colldiag_get_filtered_decode */
+    double dec_s;
     char reason[256];
 } cd_rep_hdr;
 
@@ -330,6 +346,48 @@ static cd_rep_nodes report_nodes_of(const cd_rep *r)
     n.known = r->P > 0;
     return n;
 }
+/* A read of filtered chunks, summed over ranks: what colldiag decoded (each chunk once, on its owner)
+   and what HDF5 would have inflated (every rank selecting from a chunk), or a plan's HDF5 read. */
+typedef struct { int dec, plan; uint64_t chunks, stored, raw, hdf5, shared; double s_max, s_sum; int s_rank; } cd_rep_filt;
+static cd_rep_filt report_filt_of(const cd_rep *r)
+{
+    cd_rep_filt f;
+    memset(&f, 0, sizeof f);
+    for (int p = 0; p < r->P; p++) {
+        const cd_rep_hdr *h = &r->h[p];
+        if (h->filt_read) {
+            f.dec = 1;
+            f.chunks += h->dec_chunks;
+            f.stored += h->dec_stored;
+            f.raw += h->dec_raw;
+            f.hdf5 += h->dec_readers;
+            f.s_sum += h->dec_s;
+            if (h->dec_s > f.s_max) { f.s_max = h->dec_s; f.s_rank = p; }
+        } else if (h->filt_known) {
+            f.plan = 1;
+            f.chunks += h->filt_chunks;
+            f.stored += h->filt_stored;
+            f.raw += h->filt_raw;
+            f.shared += h->filt_shared;
+        }
+    }
+    return f;
+}
+static void report_filt(const cd_rep *r, FILE *out, int html)
+{
+    const cd_rep_filt f = report_filt_of(r);
+    const char *pre = html ? "" : "   ", *end = html ? ".<br>" : "\n";
+    if (f.dec)
+        fprintf(out, "%sfiltered: colldiag read %" PRIu64 " chunks whole (%" PRIu64 " bytes stored, %" PRIu64 " decoded), each decoded once by one rank; "
+                     "decoding took %.6f s over all ranks (slowest rank %d: %.6f s); HDF5 would inflate them %" PRIu64 " times (once on every "
+                     "rank selecting from a chunk)%s",
+                pre, f.chunks, f.stored, f.raw, f.s_sum, f.s_rank, f.s_max, f.hdf5, end);
+    else if (f.plan)
+        fprintf(out, "%sfiltered: HDF5 reads and inflates %" PRIu64 " chunks over all ranks (%" PRIu64 " bytes stored, %" PRIu64 " inflated); %" PRIu64
+                     " of those inflations are of chunks another rank inflates too%s",
+                pre, f.chunks, f.stored, f.raw, f.shared, end);
+}
+
 static void report_nodes(const cd_rep *r, FILE *out)
 {
     const cd_rep_nodes n = report_nodes_of(r);
@@ -369,6 +427,17 @@ static int report_gather(colldiag_file *f, const colldiag_xfer *x, const char *f
         me.off_node = x->off_node_bytes;
         me.nodes_known = x->nodes_known;
         me.node_lead = f->node_n > 0 && f->node_ranks[0] == f->rank;
+        me.filt_known = x->filt_known;
+        me.filt_chunks = x->filt_chunks;
+        me.filt_stored = x->filt_stored;
+        me.filt_raw = x->filt_raw;
+        me.filt_shared = x->filt_shared;
+        me.filt_read = x->filt_read;
+        me.dec_chunks = x->filt_decoded;
+        me.dec_stored = x->filt_decoded_stored;
+        me.dec_raw = x->filt_decoded_raw;
+        me.dec_readers = x->filt_decoded_readers;
+        me.dec_s = x->filt_decode_s;
         snprintf(me.reason, sizeof me.reason, "%s", xfer_reason(x));
     }
     r->P = f->size;
@@ -575,6 +644,7 @@ int colldiag_report_print(colldiag_file *f, const colldiag_xfer *x, FILE *out)
     report_sel_io(&r, out, 0);
     if (x->risk_bytes) fprintf(out, "   bytes at risk: %" PRIu64 " (%s)\n   to keep them: %s\n", x->risk_bytes, x->risk_why, x->risk_adv);
     report_nodes(&r, out);
+    report_filt(&r, out, 0);
     report_print_datasets(&r, out);
     /* per-chunk truth, capped so a huge run stays readable */
     uint64_t shown = 0, total = 0;
@@ -681,6 +751,13 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
                 h->local, h->global);
         if (h->sel_io) fprintf(out, "\"no_selection_io_cause\":%u,", h->sel_io);
         if (h->nodes_known) fprintf(out, "\"bytes_off_node\":%" PRIu64 ",", h->off_node);
+        if (h->filt_read)
+            fprintf(out, "\"filtered_decoded\":{\"chunks\":%" PRIu64 ",\"stored_bytes\":%" PRIu64 ",\"decoded_bytes\":%" PRIu64
+                         ",\"hdf5_inflations\":%" PRIu64 ",\"seconds\":%.9f},",
+                    h->dec_chunks, h->dec_stored, h->dec_raw, h->dec_readers, h->dec_s);
+        else if (h->filt_known)
+            fprintf(out, "\"filtered_read\":{\"chunks\":%" PRIu64 ",\"stored_bytes\":%" PRIu64 ",\"inflated_bytes\":%" PRIu64 ",\"shared\":%" PRIu64 "},",
+                    h->filt_chunks, h->filt_stored, h->filt_raw, h->filt_shared);
         fprintf(out, "\"bytes_collective\":%" PRIu64 ",\"bytes_independent\":%" PRIu64 ",\"calls_collective\":%" PRIu64
                      ",\"calls_independent\":%" PRIu64 ",\"t_map\":%.9f,\"t_decide\":%.9f,\"t_io\":%.9f,\"chunks_omitted\":%" PRIu64 ",\"chunks\":[",
                 h->cnt.bytes_collective, h->cnt.bytes_independent, h->cnt.calls_collective, h->cnt.calls_independent, h->cnt.t_map,
@@ -699,6 +776,15 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
     fprintf(out, "]");
     const cd_rep_nodes nn = report_nodes_of(&r);
     if (nn.known) fprintf(out, ",\"nodes\":%d,\"bytes_off_node\":%" PRIu64, nn.nodes, nn.bytes);
+    const cd_rep_filt ft = report_filt_of(&r);
+    if (ft.dec)
+        fprintf(out, ",\"filtered\":{\"engine\":\"colldiag\",\"chunks\":%" PRIu64 ",\"stored_bytes\":%" PRIu64 ",\"decoded_bytes\":%" PRIu64
+                     ",\"decodes\":%" PRIu64 ",\"hdf5_inflations\":%" PRIu64 ",\"seconds\":%.9f,\"seconds_slowest_rank\":%.9f}",
+                ft.chunks, ft.stored, ft.raw, ft.chunks, ft.hdf5, ft.s_sum, ft.s_max);
+    else if (ft.plan)
+        fprintf(out, ",\"filtered\":{\"engine\":\"hdf5\",\"chunk_inflations\":%" PRIu64 ",\"stored_bytes\":%" PRIu64 ",\"inflated_bytes\":%" PRIu64
+                     ",\"shared\":%" PRIu64 "}",
+                ft.chunks, ft.stored, ft.raw, ft.shared);
     fprintf(out, ",\"bytes_at_risk\":%" PRIu64 ",\"risk\":", x->risk_bytes);
     json_str(out, colldiag_risk_reason(x));
     if (x->risk_bytes) {

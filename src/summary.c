@@ -16,11 +16,14 @@
 #define CD_SUM_SUMS(X)                                                                                                             \
     X(CALLS) X(RANK_CALLS) X(CALLS_COLLECTIVE) X(BYTES) X(BYTES_COLL) X(BYTES_IND) X(CALLS_CD) X(BYTES_CD) X(CALLS_H5) X(BYTES_H5)    \
     X(RISK) X(RISK_CALLS) X(SAFE) X(SAFE_CALLS) X(KEPT) X(KEPT_CALLS) X(PLANNED) X(DISAGREE) X(EST_CALLS)                      \
-    X(FILT_CALLS) X(FILT_CHUNKS) X(FILT_STORED) X(FILT_RAW) X(FILT_SHARED) X(DEC_CALLS) X(DEC_CHUNKS) X(DEC_STORED)
+    X(FILT_CALLS) X(FILT_CHUNKS) X(FILT_STORED) X(FILT_RAW) X(FILT_SHARED) X(DEC_CALLS) X(DEC_CHUNKS) X(DEC_STORED) \
+    X(DEC_RAW) X(DEC_HDF5) X(DEC_NS)
 /* (FILT_*: planned reads of filtered chunks, colldiag_get_filtered_read: every rank's chunks read and
    inflated, as stored and inflated bytes, and those other ranks inflated too; FILT_CALLS counted once a
-   call, as CALLS. DEC_*: reads of filtered chunks colldiag ran, colldiag_get_filtered_decoded: the
-   chunks decoded, once each, and their stored bytes) */
+   call, as CALLS. DEC_*: reads of filtered chunks colldiag ran, colldiag_get_filtered_decode: the
+   chunks decoded, once each, their stored and decoded bytes, the inflations HDF5 would have made of
+   them (one on every rank selecting from a chunk), and the nanoseconds the decoding took, summed over
+   ranks) */
 /* The largest rank's total: seconds in the calls (all, through colldiag, through HDF5), and the model's
    estimates scaled to them: what colldiag's best scheme would save over HDF5's path in the calls HDF5
    ran (SAVE_*, by the best scheme), what colldiag saved in the calls it ran. */
@@ -92,7 +95,8 @@ typedef struct {
     int filt_known;              /* a planned read of filtered chunks: this rank's (colldiag_get_filtered_read) */
     uint64_t filt_chunks, filt_stored, filt_raw, filt_shared;
     int dec_known;               /* a read of filtered chunks colldiag ran: this rank's decodes (colldiag_get_filtered_decoded) */
-    uint64_t dec_chunks, dec_stored;
+    uint64_t dec_chunks, dec_stored, dec_raw, dec_readers;
+    double dec_secs;
 } cd_sum_call;
 
 static uint64_t cd_sum_hash(const char *s)
@@ -223,6 +227,9 @@ static void cd_sum_record(const cd_sum_call *c)
         d->u[CD_SUM_DEC_CALLS] += cnt;
         d->u[CD_SUM_DEC_CHUNKS] += c->dec_chunks;
         d->u[CD_SUM_DEC_STORED] += c->dec_stored;
+        d->u[CD_SUM_DEC_RAW] += c->dec_raw;
+        d->u[CD_SUM_DEC_HDF5] += c->dec_readers;
+        d->u[CD_SUM_DEC_NS] += c->dec_secs > 0 ? (uint64_t)(c->dec_secs * 1e9 + 0.5) : 0;
     }
     if (cnt && c->made_safe) {
         d->u[CD_SUM_SAFE] += c->made_safe;
@@ -819,10 +826,17 @@ static void cd_sum_print_text(const cd_sum_tab *t, const cd_sum_view *v, double 
             }
     }
     if (v->u[CD_SUM_DEC_CALLS]) {
+        char b2[64];
         cd_sum_bytes_text(v->u[CD_SUM_DEC_STORED], b1, sizeof b1);
-        fprintf(o, "   filtered reads through colldiag: %" PRIu64 " calls, %" PRIu64 " chunks (%s stored) each read whole by one rank and "
-                   "decoded once\n",
-                v->u[CD_SUM_DEC_CALLS], v->u[CD_SUM_DEC_CHUNKS], b1);
+        cd_sum_bytes_text(v->u[CD_SUM_DEC_RAW], b2, sizeof b2);
+        const double s = (double)v->u[CD_SUM_DEC_NS] / 1e9;
+        const uint64_t ch = v->u[CD_SUM_DEC_CHUNKS], h5 = v->u[CD_SUM_DEC_HDF5];
+        fprintf(o, "   filtered reads through colldiag: %" PRIu64 " calls, %" PRIu64 " chunks (%s stored, %s decoded) each read whole by one rank and "
+                   "decoded once, %.3f s decoding over all ranks; HDF5 would inflate them %" PRIu64 " times (each on every rank selecting from it)",
+                v->u[CD_SUM_DEC_CALLS], ch, b1, b2, s, h5);
+        /* HDF5's inflations at colldiag's measured cost per chunk: the decoding the run did not do */
+        if (ch && h5 > ch) fprintf(o, ", about %.3f s at the same cost a chunk", s * (double)h5 / (double)ch);
+        fprintf(o, "\n");
     }
     if (v->nadv) {
         fprintf(o, "   what to change first (by the time it would save, estimated):\n");
@@ -911,9 +925,10 @@ static void cd_sum_print_json(const cd_sum_tab *t, const cd_sum_view *v, double 
             v->u[CD_SUM_SAFE], v->u[CD_SUM_SAFE_CALLS], v->u[CD_SUM_KEPT], v->u[CD_SUM_KEPT_CALLS]);
     fprintf(o, "\"filtered_reads\":{\"calls\":%" PRIu64 ",\"chunk_inflations\":%" PRIu64 ",\"stored_bytes\":%" PRIu64 ",\"inflated_bytes\":%" PRIu64
                ",\"shared\":%" PRIu64 "},\"filtered_decoded\":{\"calls\":%" PRIu64 ",\"chunks\":%" PRIu64 ",\"stored_bytes\":%" PRIu64
-               "},\"advice\":[",
+               ",\"decoded_bytes\":%" PRIu64 ",\"hdf5_inflations\":%" PRIu64 ",\"seconds\":%.9f},\"advice\":[",
             v->u[CD_SUM_FILT_CALLS], v->u[CD_SUM_FILT_CHUNKS], v->u[CD_SUM_FILT_STORED], v->u[CD_SUM_FILT_RAW], v->u[CD_SUM_FILT_SHARED],
-            v->u[CD_SUM_DEC_CALLS], v->u[CD_SUM_DEC_CHUNKS], v->u[CD_SUM_DEC_STORED]);
+            v->u[CD_SUM_DEC_CALLS], v->u[CD_SUM_DEC_CHUNKS], v->u[CD_SUM_DEC_STORED], v->u[CD_SUM_DEC_RAW], v->u[CD_SUM_DEC_HDF5],
+            (double)v->u[CD_SUM_DEC_NS] / 1e9);
     for (size_t i = 0; i < v->nadv; i++) {
         const cd_sum_adv *a = &v->adv[i];
         fprintf(o, "%s{\"change\":", i ? "," : "");

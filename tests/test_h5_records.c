@@ -281,28 +281,38 @@ static void check_read(const rcase *c, hid_t ds, const colldiag_chunk_record *re
         CHECK(diff == 0, "%s: selection %d: %llu of %llu values read through colldiag differ from HDF5's (first at %llu: %u, HDF5 %u)", c->name,
               sel, (unsigned long long)diff, (unsigned long long)mn, (unsigned long long)first, first < mn ? got[first] : 0,
               first < mn ? want[first] : 0);
-        uint64_t dec = 0, dst = 0, all[2] = {0, 0};
+        uint64_t dec = 0, dst = 0, all[4] = {0, 0, 0, 0}, draw = 0, drd = 0;
+        double dsec = -1;
         colldiag_get_filtered_decoded(x, &dec, &dst);
-        uint64_t mine[2] = {dec, dst};
-        MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+        uint64_t dec2 = 0, dst2 = 0;
+        colldiag_get_filtered_decode(x, &dec2, &dst2, &draw, &drd, &dsec);
+        CHECK(dec2 == dec && dst2 == dst && dsec >= 0 && (dec || dsec == 0), "%s: colldiag_get_filtered_decode says %llu chunks, %llu bytes, %g s; "
+              "colldiag_get_filtered_decoded %llu, %llu", c->name, (unsigned long long)dec2, (unsigned long long)dst2, dsec,
+              (unsigned long long)dec, (unsigned long long)dst);
+        uint64_t mine[4] = {dec, dst, draw, drd};
+        MPI_Allreduce(mine, all, 4, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
         if (nfilters(c) > 0 && rc == 0) {
             /* the reference: allocated chunks whose rows some rank reads (every column block holds a selected column) */
-            uint64_t grid[2] = {1, 1}, w = 0, ws = 0;
+            uint64_t grid[2] = {1, 1}, w = 0, ws = 0, wr = 0, cb = 4; /* cb: a chunk's bytes (32-bit elements) */
+            for (int d = 0; d < c->rank; d++) cb *= c->chunk[d];
             for (int d = 0; d < c->rank; d++) grid[d] = c->dims[d] / c->chunk[d] + (c->dims[d] % c->chunk[d] != 0);
             for (uint64_t k = 0; k < grid[0] * grid[1]; k++) {
                 const uint64_t r0 = (k / grid[1]) * c->chunk[0], r1 = r0 + c->chunk[0];
                 const uint64_t c0 = c->rank > 1 ? (k % grid[1]) * c->chunk[1] : 0, cw = c->rank > 1 ? c->chunk[1] : 1;
-                int read = 0;
+                int read = 0; /* ranks reading from the chunk: HDF5 would inflate it on each */
                 if (sel == 1 && cw < 2 && c0 % 2) continue; /* every other column: a chunk of one odd column is not read */
-                for (int q = 0; q < np && !read; q++) {
+                for (int q = 0; q < np; q++) {
                     hsize_t ql, qh;
                     rows_of(c, q, np, &ql, &qh);
-                    read = qh > ql && r1 > ql && r0 < qh;
+                    read += qh > ql && r1 > ql && r0 < qh;
                 }
-                if (read && rec[k].addr >= 0) { w++; ws += rec[k].stored; }
+                if (read && rec[k].addr >= 0) { w++; ws += rec[k].stored; wr += (uint64_t)read; }
             }
             CHECK(all[0] == w && all[1] == ws, "%s: selection %d: %llu chunks (%llu bytes) decoded over all ranks, the call touches %llu (%llu bytes)",
                   c->name, sel, (unsigned long long)all[0], (unsigned long long)all[1], (unsigned long long)w, (unsigned long long)ws);
+            CHECK(all[2] == w * cb && all[3] == wr, "%s: selection %d: decoded to %llu bytes, %llu HDF5 inflations; the call's %llu chunks decode to %llu "
+                  "bytes, and %llu times a rank selects from one", c->name, sel, (unsigned long long)all[2], (unsigned long long)all[3],
+                  (unsigned long long)w, (unsigned long long)(w * cb), (unsigned long long)wr);
             colldiag_actual_chunk_opt_mode_t co = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
             colldiag_get_mpio_actual_chunk_opt_mode(x, &co);
             CHECK(co == COLLDIAG_MPIO_CHUNK_AGGREGATE, "%s: a filtered read ran as %s, not aggregation", c->name, colldiag_chunk_opt_name(co));

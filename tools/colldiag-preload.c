@@ -704,6 +704,9 @@ static void sum_colldiag_call(int wr, hid_t dset, const colldiag_xfer *x, double
         c.dec_known = 1;
         c.dec_chunks = x->filt_decoded;
         c.dec_stored = x->filt_decoded_stored;
+        c.dec_raw = x->filt_decoded_raw;
+        c.dec_readers = x->filt_decoded_readers;
+        c.dec_secs = x->filt_decode_s;
     }
     c.bytes_coll = x->cnt.bytes_collective;
     c.bytes_ind = x->cnt.bytes_independent;
