@@ -1450,8 +1450,21 @@ static int run_case(const scenario *s, MPI_Comm comm, const run_opts *o)
                and MPI-IO's defect, seen coming) or NOT predicted (a gap in the prediction: colldiag's
                failure); or both agree */
             const uint64_t risk = h5all[0].risk;
-            if (s->filtered) {
-                fprintf(out, "hdf5 differs, deliberately: HDF5 1.10.8 writes filtered chunks collectively with compression; colldiag refuses "
+            int h5_refused = 0, cd_refused = 0;
+            for (int r = 0; r < P; r++) { h5_refused += h5all[r].rc != 0; cd_refused += wres[r].rc != 0; }
+            if (s->filtered && h5_refused == P && cd_refused == P) {
+                /* both engines refuse (HDF5 writes filtered chunks only collectively): two refusals that
+                   agree are agreement, if neither file changed (HDF5's holds only its fill value, 0) */
+                char why0[256] = "";
+                const int untouched = h5_check_data(s, h5path, allel, 0, why0, sizeof why0);
+                fprintf(out, "hdf5 agrees: both refuse the filtered write on every rank (HDF5's H5Dwrite failed; colldiag: cause FILTERS)%s\n",
+                        untouched ? ", HDF5's file untouched" : "; but HDF5's file changed");
+                if (!untouched) { fprintf(out, "  %s\n", why0); status = 1; }
+            } else if (s->filtered && h5_refused) {
+                fprintf(out, "hdf5 DISAGREES: HDF5's filtered write failed on %d of %d ranks\n", h5_refused, P);
+                status = 1;
+            } else if (s->filtered) {
+                fprintf(out, "hdf5 differs, deliberately: HDF5 (1.10.2 on) writes filtered chunks collectively with compression; colldiag refuses "
                              "them (cause FILTERS)%s\n", data_same ? "" : "; HDF5's data check failed too");
                 if (!data_same) { fprintf(out, "  %s\n", why); status = 1; }
             } else if (!agree) {
