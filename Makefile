@@ -34,7 +34,7 @@ H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
 TESTS = $(B)/test_auto $(B)/test_read_guard $(B)/bench-auto $(B)/test_multi $(B)/test_untouched $(B)/test_offnode $(B)/heap $(B)/bench-timestep $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/mpi_read_overlap $(B)/mpich_flat_view_repro $(B)/nodes_probe $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/bench-bridge $(B)/bench-manyvars $(B)/calibrate $(B)/ranks $(B)/virtual
-EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/h5_filtered $(B)/h5_collmd_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/test_h5_records $(B)/fuzz_h5 $(B)/h5_defects \
+EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/h5_filtered $(B)/h5_collmd_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/test_h5_records $(B)/fuzz_filtered $(B)/fuzz_h5 $(B)/h5_defects \
            $(B)/patterns $(B)/libpmpi_file_calls.so $(B)/heap_kept $(B)/libcolldiag_wrap.a $(B)/colldiag-wrap.flags $(B)/h5_engine $(B)/libcolldiag_preload_test.so
 
 # Debian 12 packages the build, the tests and the demo need.
@@ -68,6 +68,10 @@ $(B)/scenario_run: tests/scenario_run.c $(B)/colldiag_h5.o colldiag.h
 # colldiag_h5_chunk_records against H5Dget_chunk_info_by_coord, every chunk of every index type, filtered
 # too (tests/check.sh, check_hdf5.sh)
 $(B)/test_h5_records: tests/test_h5_records.c $(B)/colldiag_h5.o colldiag.h
+	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< $(B)/colldiag_h5.o $(H5LIBS) -o $@
+# collective reads of filtered chunks through colldiag against HDF5 and the tester's own image, random
+# datasets, filters, fill values and selections (tests/check.sh, check_hdf5.sh)
+$(B)/fuzz_filtered: tests/fuzz_filtered.c tests/h5_selcheck.h $(B)/colldiag_h5.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< $(B)/colldiag_h5.o $(H5LIBS) -o $@
 
 # The differential tester (tests/fuzz_io.c includes scenario_run.c), and both against a kit whose
@@ -172,7 +176,7 @@ $(B)/test_h5plan: tests/test_h5plan.c $(B)/colldiag_h5.o colldiag.h
 $(B)/test_h5accel: tests/test_h5accel.c tests/count_alloc.h tests/pmpi_count.c tests/pmpi_count.h colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_TESTING $(H5CFLAGS) -I. -Itests $< tests/pmpi_count.c $(H5LIBS) -o $@
 # colldiag_h5_write/read against HDF5's own H5Dwrite/H5Dread, every byte (tests/check.sh)
-$(B)/fuzz_h5: tests/fuzz_h5.c tools/mpich_flat_views.h colldiag.c colldiag.h | $(B)
+$(B)/fuzz_h5: tests/fuzz_h5.c tests/h5_selcheck.h tools/mpich_flat_views.h colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) -I. $< $(H5LIBS) -o $@
 # the HTML report's large grid (tests/test_html.sh)
 $(B)/html_large: tests/html_large.c $(B)/colldiag.o colldiag.h
@@ -408,6 +412,8 @@ $(A)/scenario_run: tests/scenario_run.c $(A)/colldiag_h5.o colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) $(H5CFLAGS) -I. $< $(A)/colldiag_h5.o $(H5LIBS) -o $@
 $(A)/test_h5_records: tests/test_h5_records.c $(A)/colldiag_h5.o colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) $(H5CFLAGS) -I. $< $(A)/colldiag_h5.o $(H5LIBS) -o $@
+$(A)/fuzz_filtered: tests/fuzz_filtered.c tests/h5_selcheck.h $(A)/colldiag_h5.o colldiag.h | $(A)
+	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) $(H5CFLAGS) -I. $< $(A)/colldiag_h5.o $(H5LIBS) -o $@
 $(A)/fuzz_io: tests/fuzz_io.c tests/scenario_run.c $(A)/colldiag.o colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -I. -Itests $< $(A)/colldiag.o -o $@
 $(A)/test_multi: tests/test_multi.c tests/pmpi_count.c $(A)/colldiag.o colldiag.h | $(A)
@@ -419,7 +425,8 @@ $(A)/rfc_modes: examples/rfc_modes.c $(A)/colldiag.o colldiag.h | $(A)
 $(A)/fuzz_map: tests/fuzz_map.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra -Werror -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@
 
-check-asan: $(A)/test_io $(A)/test_errors $(A)/test_report $(A)/scenario_run $(A)/rfc_modes $(A)/fuzz_io $(A)/test_multi $(A)/test_h5accel $(A)/test_h5_records
+check-asan: $(A)/test_io $(A)/test_errors $(A)/test_report $(A)/scenario_run $(A)/rfc_modes $(A)/fuzz_io $(A)/test_multi $(A)/test_h5accel $(A)/test_h5_records \
+            $(A)/fuzz_filtered
 	$(SANENV) mpirun.openmpi --oversubscribe -n 3 $(A)/test_io
 	$(SANENV) mpirun.openmpi --oversubscribe -n 3 $(A)/test_multi $(CURDIR)/$(A)/multi.bin
 	$(SANENV) mpirun.openmpi --oversubscribe -n 3 $(A)/test_multi --fuzz 5 150 $(CURDIR)/$(A)/multi.bin
@@ -427,6 +434,7 @@ check-asan: $(A)/test_io $(A)/test_errors $(A)/test_report $(A)/scenario_run $(A
 	mkdir -p $(A)/h5accel && ASAN_OPTIONS=detect_leaks=0 mpirun.openmpi --oversubscribe -n 3 $(A)/test_h5accel $(A)/h5accel
 	@# the filtered chunks' records, decoder and reads through colldiag (memory errors and UB; HDF5's allocations its own)
 	ASAN_OPTIONS=detect_leaks=0 mpirun.openmpi --oversubscribe -n 3 $(A)/test_h5_records $(A)/h5rec quick >/dev/null
+	ASAN_OPTIONS=detect_leaks=0 mpirun.openmpi --oversubscribe -n 3 $(A)/fuzz_filtered --seed 3 --cases 150 --out $(A) | grep "every byte equal"
 	cd $(A) && $(SANENV) mpirun.openmpi --oversubscribe -n 4 ./fuzz_io --seed 11 --cases 1000 --out .
 	$(SANENV) mpirun.openmpi --oversubscribe -n 4 $(A)/test_errors
 	$(SANENV) tests/test_report.sh $(A) "mpirun.openmpi --oversubscribe" >/dev/null
@@ -453,7 +461,8 @@ VG = valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definit
      --suppressions=$(CURDIR)/tests/valgrind.supp
 # Only MPI's own reports are suppressed, each with a program without colldiag that triggers it first.
 check-valgrind: build/openmpi/test_io build/openmpi/test_errors build/openmpi/scenario_run build/openmpi/fuzz_io build/openmpi/mpi_valgrind_baseline \
-                build/openmpi/rfc_modes build/openmpi/libcolldiag_preload.so build/openmpi/h5_client build/openmpi/test_h5_records
+                build/openmpi/rfc_modes build/openmpi/libcolldiag_preload.so build/openmpi/h5_client build/openmpi/test_h5_records \
+                build/openmpi/fuzz_filtered
 	OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 $(VG) build/openmpi/mpi_valgrind_baseline $(CURDIR)/build/vg_baseline.bin
 	OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 2 $(VG) build/openmpi/test_io quick
 	OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 $(VG) build/openmpi/test_errors quick
@@ -468,6 +477,7 @@ check-valgrind: build/openmpi/test_io build/openmpi/test_errors build/openmpi/sc
 	cd build && COLLDIAG_ACCELERATE=1 COLLDIAG_REPORT=json:vg_accel.jsonl OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 \
 	  -x COLLDIAG_ACCELERATE -x COLLDIAG_REPORT -x LD_PRELOAD=$(CURDIR)/build/openmpi/libcolldiag_preload.so $(VG) openmpi/h5_client vg_accel.h5 vg_accel.jsonl >/dev/null
 	cd build && OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 2 $(VG) openmpi/test_h5_records vg_records quick >/dev/null
+	cd build && OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 $(VG) openmpi/fuzz_filtered --seed 3 --cases 20 --out . | grep "every byte equal"
 	$(MAKE) -s MPI=mpich build/mpich/test_errors build/mpich/test_io
 	mpirun.mpich -n 2 $(VG) build/mpich/test_errors quick
 	mpirun.mpich -n 2 $(VG) build/mpich/test_io quick

@@ -128,6 +128,16 @@ suite "mpich test_h5accel -n 2" 300 $MPICH -n 2 build/mpich/test_h5accel build/h
 suite "openmpi/ompio test_h5_records -n 2 (every index type, filtered)" 120 $OMPI -n 2 build/openmpi/test_h5_records "${TMPDIR:-/tmp}/h5rec-o"
 suite "mpich test_h5_records -n 2 (every index type, filtered)" 120 $MPICH -n 2 build/mpich/test_h5_records "${TMPDIR:-/tmp}/h5rec-m"
 suite "openmpi/romio test_h5_records -n 3 (filtered reads through colldiag on ROMIO)" 120 env OMPI_MCA_io=romio321 $OMPI -n 3 build/openmpi/test_h5_records "${TMPDIR:-/tmp}/h5rec-r"
+# random filtered datasets (filters, fill values, filter masks, unwritten chunks) read collectively through
+# colldiag against HDF5's independent read and the tester's own image (tests/fuzz_filtered.c)
+ffuzz() { # label, cases, command...
+    local label=$1 n=$2; shift 2
+    suite "$label fuzz_filtered $n cases, seed $FUZZ_SEED" 300 bash -c 'mkdir -p build/fuzz-filt && "$@" --seed '"$FUZZ_SEED"' --cases '"$n"' --out build/fuzz-filt | tee /dev/stderr | grep "every byte equal" >/dev/null' _ "$@"
+}
+ffuzz "openmpi/ompio -n 3" 300 $OMPI -n 3 build/openmpi/fuzz_filtered
+ffuzz "openmpi/ompio -n 1" 100 $OMPI -n 1 build/openmpi/fuzz_filtered
+ffuzz "openmpi/romio -n 4" 200 env OMPI_MCA_io=romio321 $OMPI -x OMPI_MCA_io -n 4 build/openmpi/fuzz_filtered
+ffuzz "mpich -n 2" 60 $MPICH -n 2 build/mpich/fuzz_filtered
 # compressed data read by an unmodified program under the preload: same output, each chunk decoded once
 suite "openmpi/ompio preload: compressed reads (deflate, shuffle, Fletcher-32), 3 ranks" 120 tests/test_filtered_preload.sh build/openmpi "$OMPI" 3
 suite "openmpi/romio preload: compressed reads, 4 ranks" 120 env OMPI_MCA_io=romio321 tests/test_filtered_preload.sh build/openmpi "$OMPI" 4

@@ -66,6 +66,9 @@ suite "openmpi/ompio test_h5accel -n 3" 300 $OMPI -n 3 "$BO/test_h5accel" "build
 suite "mpich test_h5accel -n 2" 300 $MPICH -n 2 "$BM/test_h5accel" "build/h5accel-$TAG"
 suite "openmpi/ompio test_h5_records -n 2 (every index type, filtered)" 120 $OMPI -n 2 "$BO/test_h5_records" "${TMPDIR:-/tmp}/h5rec-o"
 suite "mpich test_h5_records -n 2 (every index type, filtered)" 120 $MPICH -n 2 "$BM/test_h5_records" "${TMPDIR:-/tmp}/h5rec-m"
+FS=${FUZZ_SEED:-$(( $(date +%s) / 86400 ))}
+suite "openmpi/ompio fuzz_filtered 300 cases, seed $FS (filtered reads against HDF5 1.14)" 300 bash -c 'mkdir -p build/fuzz-filt && "$@" | tee /dev/stderr | grep "every byte equal" >/dev/null' _ $OMPI -n 3 "$BO/fuzz_filtered" --seed "$FS" --cases 300 --out build/fuzz-filt
+suite "mpich fuzz_filtered 60 cases, seed $FS" 300 bash -c 'mkdir -p build/fuzz-filt && "$@" | tee /dev/stderr | grep "every byte equal" >/dev/null' _ $MPICH -n 2 "$BM/fuzz_filtered" --seed "$FS" --cases 60 --out build/fuzz-filt
 suite "openmpi/ompio preload: compressed reads (deflate, shuffle, Fletcher-32), 3 ranks" 120 tests/test_filtered_preload.sh "$BO" "$OMPI" 3
 [ -n "$ROMIO" ] && suite "openmpi/$ROMIO preload: compressed reads, 4 ranks" 120 env OMPI_MCA_io=$ROMIO tests/test_filtered_preload.sh "$BO" "$OMPI" 4
 suite "mpich preload: compressed reads, 2 ranks" 120 tests/test_filtered_preload.sh "$BM" "$MPICH" 2

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "h5_selcheck.h"
 #include "../tools/mpich_flat_views.h" /* MPICH 4.1-4.2's ROMIO aborts on HDF5 1.14's types: see there */
 
 #ifdef FUZZ_H5_PLAIN /* HDF5 alone: see above */
@@ -241,45 +242,6 @@ static int hdf5_refuses(hid_t ds, hid_t mt, hid_t msp, hid_t fsp, size_t bytes)
     int bad = e < 0, any = 0;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     return any;
-}
-
-/* 1 if HDF5's hyperslab selection is not exactly the cnt elements lin[] the tester drew: 1.10.8 can merge
-   a union of boxes into blocks that cover other elements than it counts (2-D 16x1: {10} | {4} | {1..3}
-   counts 5 but lists the blocks 1..3 and 7..9; seed 1795598026 case 11025), and then reads and writes
-   those. Points are taken as given. */
-static int hdf5_sel_differs(hid_t fsp, int rank, const hsize_t *dims, const uint64_t *lin, uint64_t cnt)
-{
-    if (H5Sget_select_type(fsp) != H5S_SEL_HYPERSLABS) return 0;
-    if ((uint64_t)H5Sget_select_npoints(fsp) != cnt) return 1;
-    hssize_t nb = H5Sget_select_hyper_nblocks(fsp);
-    hsize_t *bl = malloc(((size_t)nb + 1) * 2 * (size_t)rank * sizeof *bl);
-    if (nb > 0) H5Sget_select_hyper_blocklist(fsp, 0, (hsize_t)nb, bl);
-    uint64_t total = nelem(rank, dims), covered = 0;
-    unsigned char *mark = calloc(total, 1);
-    for (uint64_t i = 0; i < cnt; i++) mark[lin[i]] = 1;
-    int bad = 0;
-    for (hssize_t b = 0; b < nb && !bad; b++) {
-        const hsize_t *lo = bl + (size_t)b * 2 * (size_t)rank, *hi = lo + rank;
-        hsize_t idx[4];
-        memcpy(idx, lo, (size_t)rank * sizeof *idx);
-        for (;;) { /* every element of the block, row-major */
-            uint64_t k = 0;
-            for (int d = 0; d < rank; d++) {
-                if (idx[d] >= dims[d]) { bad = 1; break; }
-                k = k * dims[d] + idx[d];
-            }
-            if (bad || mark[k] != 1) { bad = 1; break; }
-            mark[k] = 2;
-            covered++;
-            int d = rank - 1;
-            while (d >= 0 && idx[d] == hi[d]) { idx[d] = lo[d]; d--; }
-            if (d < 0) break;
-            idx[d]++;
-        }
-    }
-    free(mark);
-    free(bl);
-    return bad || covered != cnt;
 }
 
 /* A memory space for npts elements: packed 1-D, or a strided 1-D buffer of twice as many. */
