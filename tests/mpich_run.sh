@@ -4,14 +4,21 @@
 # see docs/testing.md), so a suite that looks at the status alone passes over a crash. This runs the
 # launcher, passes its output through, and fails when the launcher failed or when the output shows a
 # rank's abort: an assertion, MPICH's own abort, hydra's "BAD TERMINATION", a fatal signal.
+# Standard output and standard error stay apart, as the launcher gives them: merged into one pipe, a
+# rank's error stack (HDF5-DIAG, written while rank 0 prints) landed inside rank 0's output lines, and a
+# test that reads the program's lines lost one (test_filtered_preload under MPICH, CI of 2026-11-29).
 # Usage: tests/mpich_run.sh LAUNCHER ARGS...   (check.sh and check_hdf5.sh: MPICH="tests/mpich_run.sh mpirun.mpich")
 set -u
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+log=$(mktemp) err=$(mktemp)
+trap 'rm -f "$log" "$err"' EXIT
 # (LD_PRELOAD, when a suite sets it for the ranks, is theirs: not for tee and grep)
-"$@" 2>&1 | env -u LD_PRELOAD tee "$log"
+exec 3> >(env -u LD_PRELOAD tee "$err" >&2)
+tee_pid=$!
+"$@" 2>&3 3>&- | env -u LD_PRELOAD tee "$log"
 rc=${PIPESTATUS[0]}
-if env -u LD_PRELOAD grep -qE "Assertion .* failed|internal ABORT|BAD TERMINATION|Segmentation fault|Aborted \(signal|killed by signal" "$log"; then
+exec 3>&-
+wait "$tee_pid" 2>/dev/null # the standard error's tee, to its end (the grep below reads its file)
+if env -u LD_PRELOAD grep -qE "Assertion .* failed|internal ABORT|BAD TERMINATION|Segmentation fault|Aborted \(signal|killed by signal" "$log" "$err"; then
     echo "mpich_run: a rank aborted (see above); the launcher returned $rc" >&2
     [ "$rc" = 0 ] && rc=134
 fi
