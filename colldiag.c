@@ -5620,10 +5620,11 @@ static const char *engine_rule_name(int rule) { return rule < CD_RULE_N ? cd_rul
  *   every pattern of the group that ran it); a scheme that never ran has its terms (latency, bytes
  *   between ranks, collective MPI-IO, independent I/O: decision.c, auto_terms) scaled by the ratios of
  *   the schemes that ran with them (meas_corrected). From the second call on, the measured best runs
- *   (the median of its last 8 calls), unless a scheme not run yet could beat it: by more than 15%
- *   against the best's fastest call once it ran twice, or by half after its one call (a pattern's first
- *   call pays for a cold start, which can double it; a first choice far off its estimate is left at
- *   once). Then that scheme is tried, on a real call (never by repeating I/O), at most twice a pattern:
+ *   (the median of its last 8 calls), unless a scheme not run yet could beat it: on the pattern's
+ *   second and third calls by more than 15% against the best's fastest call once it ran twice or ran
+ *   over 4x its estimate, else by half (a pattern's first call pays for a cold start, which can double
+ *   it); from the fourth call by half only (tries belong to a loop's first calls). Then that scheme is
+ *   tried, on a real call (never by repeating I/O), at most twice a pattern:
  *   of those that could, the one the lent errors make cheapest. "Could" by the lent estimate while the
  *   best ran within 4x of its estimate; once it ran further off (the model is wrong here), by the lower
  *   of a scheme's own estimate and the lent one, so that no scheme is ruled out by another's error
@@ -5905,6 +5906,23 @@ static void meas_agreed(const cd_io *io)
     gr->pend = 0;
 }
 
+/* What an untried scheme's estimate must beat for a try, against the measured best (scheme b of pattern
+   s; far: it ran over CD_MEAS_FAR times its estimate). Tries belong to a pattern's first calls, where
+   they pay for the rest of the loop: on the second and third calls by 15% against the best's fastest
+   call once it ran twice, or once it ran far off its estimate (the model is wrong here: a cold start
+   does not explain 4x); otherwise the try must halve it (after the best's one call: a cold start can
+   double a call). Later only by half: by then the best's times and the others' corrected estimates
+   move with noise alone (the best's fastest call creeps down, a shared term's correction creeps with
+   it), and a 15% bar let a loop of 10 calls try a loser at its last call (bench-auto, 3 ranks, B1
+   writes: 1.46x the best scheme's total); a try that late must be worth a whole call. */
+static double meas_try_bar(const cd_sig *s, int b, int far)
+{
+    uint32_t calls = 0;
+    for (int k = 0; k < 4; k++) calls += s->n[k];
+    const int early = calls <= 2;
+    return (early && (far || s->n[b] >= 2) ? CD_MEAS_GAIN : CD_MEAS_COLD) * meas_min(s, b);
+}
+
 /* AUTO's choice for this call (0 link .. 3 independent), measured where it can be: est, the model's
    estimates; x gets what was measured and why. A plan chooses the same as the call would, without
    counting a try. Alike on every rank: agreed facts and the group's table only. */
@@ -5937,14 +5955,12 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
         x->meas_s = best_ec;
     } else {
         /* a try must beat the fastest of the best's calls, not their median (a try that loses costs a
-           whole call), once it ran twice: a pattern's first call pays for a cold start (the file's first
-           pages, MPI-IO's buffers), which can double it; a try after that one call must halve it, so
-           that a first choice far off its estimate is left at once. Whether a scheme could: by the best
+           whole call), by meas_try_bar's margin. Whether a scheme could: by the best
            guess (the others' errors lent), unless the best ran far over its own estimate: then the model
            is wrong here, the lent errors may be the ones misleading, and the optimistic guess decides.
            Of the schemes that could, the best guess picks. */
-        const double bar = s && s->n[best_m] >= 2 ? CD_MEAS_GAIN * meas_min(s, best_m) : CD_MEAS_COLD * x->meas_t[best_m];
         const int far = x->meas_t[best_m] > CD_MEAS_FAR * est[best_m];
+        const double bar = meas_try_bar(s, best_m, far);
         for (int k = 0; k < 4; k++)
             if (x->meas_t[k] < 0 && (far ? opt[k] : x->meas_ec[k]) < bar && (cand < 0 || x->meas_ec[k] < x->meas_ec[cand])) cand = k;
         const int worth = cand >= 0 && s && s->tries < CD_MEAS_TRIES;
