@@ -9,7 +9,8 @@
  * the third on were within 1.15x of the best scheme's median call or ran the best scheme itself.
  *
  *   mpirun -n P bench/auto [CALLS] [REPS]     (make bench-auto: 3 ranks, 8 ranks, 4x2 simulated nodes)
- *   environment: BENCH_DIR (default /tmp); the patterns' sizes are bench-nodes' (bench/nodes.sh)
+ *   environment: BENCH_DIR (default /tmp); BENCH_AUTO_TRACE=1: AUTO's estimates, corrected estimates and
+ *   measured medians after each of its calls, on standard error; the patterns' sizes are bench-nodes' (bench/nodes.sh)
  *
  * Patterns (bench/bench.c's, at bench-nodes' sizes): B1 row blocks (1024^2 doubles, 96^2 chunks), B3
  * interleaved column blocks of 16 and of 64 (1024^2 ints, 128^2 chunks), B4 slabs of planes (128^3 ints,
@@ -97,6 +98,17 @@ static int run_loop(const pat *p, int dir_read, int v, int calls, const char *pa
         int ch = -1;
         colldiag_get_auto_measured(x, NULL, NULL, NULL, &ch);
         ran[c] = vopt[v] == COLLDIAG_MPIO_CHUNK_AUTO ? ch : -1;
+        if (v == 0 && me == 0 && getenv("BENCH_AUTO_TRACE")) { /* what AUTO knew: the model's error, call by call */
+            double est[4], ec[4], mt[4];
+            unsigned mn[4];
+            int kind = -1;
+            colldiag_get_model_estimates(x, est);
+            colldiag_get_auto_corrected(x, ec);
+            colldiag_get_auto_measured(x, mt, mn, &kind, NULL);
+            fprintf(stderr, "trace %s %s call %d ran %c (kind %d) %.4f s | est L M A I %.4f %.4f %.4f %.4f | corrected %.4f %.4f %.4f %.4f | measured %.4f %.4f %.4f %.4f\n",
+                    p->name, dir_read ? "read" : "write", c, ch >= 0 && ch < 4 ? "LMAI"[ch] : '-', kind, most, est[0], est[1], est[2], est[3], ec[0], ec[1], ec[2],
+                    ec[3], mt[0], mt[1], mt[2], mt[3]);
+        }
         bad |= rc != 0;
     }
     if (dir_read) /* every byte as written */
