@@ -376,8 +376,8 @@ int colldiag_get_model_estimates(const colldiag_xfer *x, double est[4]);
    agreed settings. 0, or COLLDIAG_ERR_ARG. */
 int colldiag_set_auto_measure(colldiag_xfer *x, int on);
 /* What AUTO's last call knew of each scheme (link, multi, aggregation, all-independent): seconds[k] the
-   median of the agreed times of the pattern's calls that ran it, its first call (a cold start) left out
-   once it has others (-1: none yet), calls[k] how many,
+   median of the agreed times of the pattern's calls that ran it, the pattern's first call (a cold
+   start) left out once its scheme has others (-1: none yet), calls[k] how many,
    *kind 0 when the model alone decided (COLLDIAG_AUTO_MODE=estimate), 1 the pattern's first call (the
    model, corrected by the job's measurements), 2 the measured best, 3 a scheme tried because its
    corrected estimate could beat the measured best; *chosen the scheme it ran (0 link .. 3

@@ -89,7 +89,7 @@ typedef struct {
     uint32_t tries;                 /* calls spent on schemes not measured before */
     uint32_t engine;                /* 1: the preload's engines of a pattern (t[0] HDF5's path, t[1] colldiag's), not AUTO's schemes */
     uint32_t relooks;               /* engines: times the engine not chosen was measured again */
-    uint8_t saved[4];               /* the scheme's first kept time is wisdom's saved median, not a cold call */
+    uint8_t cold1;                  /* k + 1: scheme k's first kept time is the pattern's first call (a cold start); 0 none */
 } cd_sig;
 
 typedef struct cd_group {
@@ -189,12 +189,13 @@ static int meas_cmp_d(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The scheme's first call is still among its kept times, and it has others: the first is left out of
-   its median. A scheme's first call in a pattern pays for a cold start (the file's pages, MPI-IO's
-   buffers and two-phase set-up: 1.3-3.2x the next calls across 4x2 simulated nodes, bench-auto's trace),
-   and with one call's time in a median of two, aggregation's 0.083 s cold call kept it behind link's
-   0.05 s while it ran 0.026 s warm (B3w64 writes, unshaped nodes: 2.3x the best scheme's total). */
-static int meas_cold_kept(const cd_sig *s, int k) { return s->n[k] >= 2 && s->n[k] <= CD_MEAS_SAMPLES && !s->saved[k]; }
+/* The pattern's first call is still among scheme k's kept times, and k has others: it is left out of
+   k's median. A pattern's first call pays for a cold start (the file's pages, MPI-IO's buffers and
+   two-phase set-up: 1.3-3.2x the next calls across 4x2 simulated nodes in bench-auto's trace; a scheme
+   first run later in the pattern, 0.9-1.3x), and with it in a median of two, aggregation's 0.083 s cold
+   call kept it behind link's 0.05 s while it ran 0.026 s warm (B3w64 writes, unshaped nodes: 2.3x the
+   best scheme's total). Wisdom's saved medians are no cold calls. */
+static int meas_cold_kept(const cd_sig *s, int k) { return s->cold1 == k + 1 && s->n[k] >= 2 && s->n[k] <= CD_MEAS_SAMPLES; }
 
 /* The median of a scheme's kept times, its cold first call left out once it has others (-1: never
    measured). */
@@ -210,13 +211,13 @@ static double meas_median(const cd_sig *s, int k)
 }
 
 /* What a scheme's measurement is worth when AUTO picks the measured best: its median, or, when its one
-   call so far was its first (cold), half of it (CD_MEAS_COLD: a cold start can double a call), so that
-   a scheme whose only call was cold runs once more before a scheme measured warm displaces it for good.
-   At most once a scheme and pattern (then it has two calls); wisdom's saved medians are not cold. */
+   call so far was the pattern's first (cold), half of it (CD_MEAS_COLD: a cold start can double a
+   call), so that the model's first choice runs once more before a scheme measured warm displaces it for
+   good. At most once a pattern (then it has two calls). */
 static double meas_rank_time(const cd_sig *s, int k)
 {
     const double t = meas_median(s, k);
-    return t >= 0 && s->n[k] == 1 && !s->saved[k] ? CD_MEAS_COLD * t : t;
+    return t >= 0 && s->n[k] == 1 && s->cold1 == k + 1 ? CD_MEAS_COLD * t : t;
 }
 
 /* The fastest of a scheme's kept times. */
@@ -314,6 +315,7 @@ static void meas_agreed(const cd_io *io)
         if (k < 0) { gr->pend = 0; return; }
         cd_sig *s = meas_find(gr, gr->pend_sig, 1);
         if (s) {
+            if (!(s->n[0] + s->n[1] + s->n[2] + s->n[3])) s->cold1 = (uint8_t)(k + 1); /* the pattern's first call */
             s->t[k][s->n[k] % CD_MEAS_SAMPLES] = t;
             s->n[k]++;
         }
@@ -651,7 +653,6 @@ static void meas_wisdom_load(cd_io *io)
             if (strcmp(tk[k], "-") && cn[k]) {
                 s->t[k][0] = strtod(tk[k], NULL);
                 s->n[k] = 1; /* one sample, the saved median: this run's own calls soon outnumber it */
-                s->saved[k] = 1;
             }
     }
     free(text);

@@ -134,10 +134,10 @@ static void check_rule(const char *name, int n, const int *ch, const int *kd, do
             want = argmin(ec[0], -1);
             wkind = 1;
         } else {
-            /* the measured best: a scheme whose one call so far was its first (cold) counts half */
+            /* the measured best: the first call's scheme, while that (cold) call is its only one, counts half */
             int best = -1, cand = -1;
             double rank[4];
-            for (int k = 0; k < 4; k++) rank[k] = (runs[k] == 1 ? 0.5 : 1.0) * agreed[k];
+            for (int k = 0; k < 4; k++) rank[k] = (runs[k] == 1 && k == ch[0] ? 0.5 : 1.0) * agreed[k];
             for (int k = 0; k < 4; k++)
                 if (runs[k] && (best < 0 || rank[k] < rank[best])) best = k;
             /* tries on the second and third calls by 15% once the best ran twice or far (over 4x) off its
