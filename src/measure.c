@@ -28,7 +28,11 @@
  *   of those that could, the one the lent errors make cheapest. "Could" by the lent estimate while the
  *   best ran within 4x of its estimate; once it ran further off (the model is wrong here), by the lower
  *   of a scheme's own estimate and the lent one, so that no scheme is ruled out by another's error
- *   alone when the choice itself is far off. A scheme estimated slower than the best is never tried.
+ *   alone when the choice itself is far off; once two schemes ran over 4x their estimates, by its
+ *   estimate times the smaller of their errors at least (the model is off here across the board). A
+ *   scheme estimated slower than the best is never tried. The pattern's first call (a cold start) is
+ *   left out of its scheme's median once that scheme has others, and ranks at half while it is the only
+ *   one (meas_rank_time).
  * - Wisdom (COLLDIAG_WISDOM=PATH): what was measured is saved when MPI finalizes (the group's first
  *   file's rank 0) and loaded at a group's first collective call, keyed by where it was measured (ranks,
  *   nodes, ranks per node, the MPI library and its I/O component, the file system): wisdom from
@@ -346,6 +350,26 @@ static double meas_try_bar(const cd_sig *s, int b, int far)
     return (early && (far || s->n[b] >= 2) ? CD_MEAS_GAIN : CD_MEAS_COLD) * meas_min(s, b);
 }
 
+/* How far off the model is for every scheme of this pattern, as far as it shows: when two or more
+   schemes ran over CD_MEAS_FAR times their estimates, the smaller of their errors (measured / estimated),
+   by which an untried scheme's estimate is raised before it may be tried; else 0 (no floor). One scheme
+   far off may be the model's error about that scheme (its terms lend their error to the others, partly);
+   two far off say the model is off here across the board, and the terms they share with an untried one
+   do not carry it: across 4x2 simulated nodes aggregation ran 10x and multi-chunk 9.5x their estimates,
+   and link-chunk, estimated at 2x aggregation's, was still tried (and lost: B3w64 writes, 1.41x the best
+   scheme's total with both tries lost). Measured medians t (-1: not run), estimates est. */
+static double meas_off_everywhere(const double t[4], const double est[4])
+{
+    double least = 0;
+    int n = 0;
+    for (int k = 0; k < 4; k++)
+        if (t[k] >= 0 && est[k] > 0 && t[k] > CD_MEAS_FAR * est[k]) {
+            const double r = t[k] / est[k];
+            least = n++ && least < r ? least : r;
+        }
+    return n >= 2 ? least : 0;
+}
+
 /* AUTO's choice for this call (0 link .. 3 independent), measured where it can be: est, the model's
    estimates; x gets what was measured and why. A plan chooses the same as the call would, without
    counting a try. Alike on every rank: agreed facts and the group's table only. */
@@ -384,8 +408,12 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
            Of the schemes that could, the best guess picks. */
         const int far = x->meas_t[best_m] > CD_MEAS_FAR * est[best_m];
         const double bar = meas_try_bar(s, best_m, far);
-        for (int k = 0; k < 4; k++)
-            if (x->meas_t[k] < 0 && (far ? opt[k] : x->meas_ec[k]) < bar && (cand < 0 || x->meas_ec[k] < x->meas_ec[cand])) cand = k;
+        const double off = meas_off_everywhere(x->meas_t, est);
+        for (int k = 0; k < 4; k++) {
+            double could = far ? opt[k] : x->meas_ec[k];
+            could = could > off * est[k] ? could : off * est[k];
+            if (x->meas_t[k] < 0 && could < bar && (cand < 0 || x->meas_ec[k] < x->meas_ec[cand])) cand = k;
+        }
         const int worth = cand >= 0 && s && s->tries < CD_MEAS_TRIES;
         if (worth && io->dir != DIR_PLAN) s->tries++;
         x->meas_kind = worth ? 3 : 2;

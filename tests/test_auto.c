@@ -29,6 +29,8 @@
  *     cheaper; from the fourth call a scheme 30% cheaper than the best's fastest call is not tried;
  * 3c. a cold start (the pattern's first call 3x dearer) does not rule out the model's choice: it ends
  *     on the scheme cheapest warm;
+ * 3d. every scheme F (> 4) times its estimate: one try, then no other (two far off: the model is off
+ *     here across the board);
  *  4. COLLDIAG_AUTO_MODE=estimate: the model's choice in every call, whatever the clock says;
  *  5. wisdom: COLLDIAG_WISDOM saved by one run (a child job of this test cannot: the file is written at
  *     MPI_Finalize, so the test writes a wisdom file the way colldiag does and checks that colldiag reads
@@ -144,8 +146,15 @@ static void check_rule(const char *name, int n, const int *ch, const int *kd, do
                estimate, else by half; from the fourth call by half only */
             const int far = agreed[best] > 4 * est[best];
             const double bar = c <= 2 && (runs[best] >= 2 || far) ? 0.87 * agreed[best] : 0.5 * agreed[best];
+            /* two or more schemes that ran over 4x their estimates: untried estimates times the smaller error */
+            double off = 0;
+            int nfar = 0;
+            for (int k = 0; k < 4; k++)
+                if (runs[k] && agreed[k] > 4 * est[k]) off = nfar++ && off < agreed[k] / est[k] ? off : agreed[k] / est[k];
+            if (nfar < 2) off = 0;
             for (int k = 0; k < 4; k++) {
-                const double gate = far && est[k] < ec[c][k] ? est[k] : ec[c][k];
+                double gate = far && est[k] < ec[c][k] ? est[k] : ec[c][k];
+                gate = gate > off * est[k] ? gate : off * est[k];
                 if (!runs[k] && gate < bar && (cand < 0 || ec[c][k] < ec[c][cand])) cand = k;
             }
             const int try = cand >= 0 && tries < 2;
@@ -357,6 +366,29 @@ int main(int argc, char **argv)
             for (int c = 0; c < NC; c++) printf(" %d", ch[c]);
             printf("\n");
         }
+    }
+
+    /* 3d. the model off everywhere: every scheme costs F times its estimate, F over 4 and enough that the
+       two schemes estimated next cheapest after the model's choice could beat its time by their
+       estimates: the second call tries one (the choice is far off); once it too ran F times its estimate,
+       two far off say the model is off across the board, and the other is not tried */
+    snprintf(g_case, sizeof g_case, "the model off everywhere");
+    {
+        int o1 = argmin(est, first), o2 = -1;
+        for (int k = 0; k < 4; k++)
+            if (k != first && k != o1 && (o2 < 0 || est[k] < est[o2])) o2 = k;
+        double F = 1.5 * est[o2] / est[first] / 0.87, t[4];
+        F = F > 5 ? F : 5;
+        for (int k = 0; k < 4; k++) t[k] = F * est[k];
+        colldiag_auto_forget();
+        clock_env(t, 0);
+        loop("everywhere", NC, ch, kd, NULL, NULL);
+        int distinct = 0, seen[4] = {0};
+        for (int c = 0; c < NC; c++)
+            if (ch[c] >= 0 && ch[c] < 4 && !seen[ch[c]]++) distinct++;
+        CHECK(kd[1] == 3 && distinct == 2, "%d schemes ran (second call kind %d): the model's choice and one try expected, every scheme %g x its estimate",
+              distinct, kd[1], F);
+        for (int c = 2; c < NC; c++) CHECK(ch[c] == first, "call %d ran %d; the model's choice %d is the cheapest", c, ch[c], first);
     }
 
     /* 4. the pure model */
