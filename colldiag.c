@@ -5801,8 +5801,8 @@ static int meas_cmp_d(const void *a, const void *b)
    best scheme's total). Wisdom's saved medians are no cold calls. */
 static int meas_cold_kept(const cd_sig *s, int k) { return s->cold1 == k + 1 && s->n[k] >= 2 && s->n[k] <= CD_MEAS_SAMPLES; }
 
-/* The median of a scheme's kept times, its cold first call left out once it has others (-1: never
-   measured). */
+/* The median of a scheme's kept times, the pattern's cold first call left out once the scheme has
+   others (meas_cold_kept; -1: never measured). */
 static double meas_median(const cd_sig *s, int k)
 {
     const uint32_t n = s->n[k] < CD_MEAS_SAMPLES ? s->n[k] : CD_MEAS_SAMPLES, skip = meas_cold_kept(s, k) ? 1 : 0;
