@@ -6,7 +6,9 @@
 # programs themselves, as a user would:
 #   IOR (github.com/hpc/ior, built --with-hdf5): -a HDF5 -c, 8 MiB a rank, 3 iterations, write then
 #     read, contiguous, chunked by transfer (1 MiB) and by 64 KiB transfers, and contiguous with a file
-#     a rank (-F: each file's communicator is one rank); IOR's Mean MiB/s;
+#     a rank (-F: each file's communicator is one rank); and issue 62's case: 32 KiB chunks under 256 KiB
+#     transfers, 4 segments (each a dataset) of 4 MiB a rank, -C (each rank reads back another's part):
+#     whole chunks, which the preload's speed rule gave to HDF5 at 0.85x; IOR's Mean MiB/s;
 #   h5bench (github.com/hpc-io/h5bench: h5bench_write and h5bench_read, built against this HDF5):
 #     VPIC-IO, 8 variables a timestep, 5 timesteps, 1-D (1 Mi particles a rank), 2-D (1024 x 1024),
 #     3-D (64^3), contiguous, then BD-CATS-IO's full read; SYNC mode (under HDF5 1.12+ every call is
@@ -41,7 +43,7 @@ h5rate() { awk -v k="$1" '$0 ~ k { v = $(NF-1); u = $NF; print v * (u ~ /^G/ ? 1
 for r in $(seq "$REPS"); do
     if [ "$IOR" != - ]; then
         for p in "contig:-t 1m -b 8m" "chunk-1m:-t 1m -b 8m --hdf5.chunkSize=131072" "chunk-64k:-t 64k -b 8m --hdf5.chunkSize=8192" \
-                 "file-a-rank:-t 1m -b 8m -F"; do
+                 "chunk-32k-C:-t 256k -b 4m -s 4 -C --hdf5.chunkSize=4096" "file-a-rank:-t 1m -b 8m -F"; do
             for m in plain accel; do
                 out=$(one "$m" "$IOR" -a HDF5 -c ${p#*:} -i 3 -w -r -o "$T/ior.h5" 2>&1) || { echo "$out" | tail -5 >&2; exit 1; }
                 w=$(echo "$out" | awk '/^Summary/ {s = 1} s && /^write / {print $4}')

@@ -94,6 +94,7 @@ typedef struct {
     uint32_t engine;                /* 1: the preload's engines of a pattern (t[0] HDF5's path, t[1] colldiag's), not AUTO's schemes */
     uint32_t relooks;               /* engines: times the engine not chosen was measured again */
     uint8_t cold1;                  /* k + 1: scheme k's first kept time is the pattern's first call (a cold start); 0 none */
+    uint8_t eng_cur, eng_fresh;     /* engines: 1 + the engine chosen (0 learning); 1 + the engine measured afresh (0 none) */
 } cd_sig;
 
 typedef struct cd_group {
@@ -192,6 +193,9 @@ static int meas_cmp_d(const void *a, const void *b)
     const double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
+
+/* The calls of a pattern measured so far, every scheme's. */
+static uint32_t meas_calls(const cd_sig *s) { return s->n[0] + s->n[1] + s->n[2] + s->n[3]; }
 
 /* The pattern's first call is still among scheme k's kept times, and k has others: it is left out of
    k's median. A pattern's first call pays for a cold start (the file's pages, MPI-IO's buffers and
@@ -319,7 +323,7 @@ static void meas_agreed(const cd_io *io)
         if (k < 0) { gr->pend = 0; return; }
         cd_sig *s = meas_find(gr, gr->pend_sig, 1);
         if (s) {
-            if (!(s->n[0] + s->n[1] + s->n[2] + s->n[3])) s->cold1 = (uint8_t)(k + 1); /* the pattern's first call */
+            if (!meas_calls(s)) s->cold1 = (uint8_t)(k + 1); /* the pattern's first call */
             s->t[k][s->n[k] % CD_MEAS_SAMPLES] = t;
             s->n[k]++;
         }
@@ -344,9 +348,7 @@ static void meas_agreed(const cd_io *io)
    writes: 1.46x the best scheme's total); a try that late must be worth a whole call. */
 static double meas_try_bar(const cd_sig *s, int b, int far)
 {
-    uint32_t calls = 0;
-    for (int k = 0; k < 4; k++) calls += s->n[k];
-    const int early = calls <= 2;
+    const int early = meas_calls(s) <= 2;
     return (early && (far || s->n[b] >= 2) ? CD_MEAS_GAIN : CD_MEAS_COLD) * meas_min(s, b);
 }
 
@@ -437,7 +439,7 @@ static void meas_done(const cd_io *io, int k, double elapsed)
     double c[4], skew = 0, cold = 1;
     if (e && !strncmp(e, "clock:", 6) && sscanf(e + 6, "%lf,%lf,%lf,%lf,%lf,%lf", &c[0], &c[1], &c[2], &c[3], &skew, &cold) >= 4) {
         const cd_sig *s = meas_find(gr, io->x->meas_sig, 0);
-        const int first = !s || !(s->n[0] + s->n[1] + s->n[2] + s->n[3]);
+        const int first = !s || !meas_calls(s);
         elapsed = c[k] * (1.0 + skew * ((io->f->rank + k) % 4)) * (first ? cold : 1.0);
     }
 #endif
@@ -454,20 +456,52 @@ static void meas_done(const cd_io *io, int k, double elapsed)
    The preload's speed rules (engine.c: WHOLE_CHUNKS and STRETCHES give a call to HDF5's path, FASTER to
    colldiag's) are one machine's timings; on another file system or network they can be wrong (IOR with
    32 KiB chunks wrote at 0.85x of HDF5 here under WHOLE_CHUNKS). For a pattern a program repeats, they
-   become the prior: the first two calls follow the rule, the third runs the other engine once, and from
-   then on the engine whose fastest call was faster runs; when the median of the chosen engine's last 8
-   calls is over twice its fastest (the file system got busy, the file grew), the other is measured
-   again, and the chosen one keeps only its last call (at most CD_ENG_RELOOKS times a pattern). A call's time is the whole intercepted call's on each rank (the
-   agreement included: HDF5's path under the preload pays it too), its slowest rank's agreed in the
-   group's next collective call as AUTO's are (the same pending slot: one call, one time, its scheme and
-   its engine). Correctness rules (cannot move it, bytes at risk, COLLDIAG_ACCELERATE=all) are absolute
-   and never measured; neither are the rules decided before the agreement (contiguous writes, one-rank
-   files, independent contiguous reads), which have no agreed call to carry a time. Engines' patterns
-   are the same signature as AUTO's, tagged. COLLDIAG_AUTO_MODE=estimate keeps the rules alone. */
+   become the prior: the rule's engine runs the pattern's first CD_ENG_CALLS calls, the other engine the
+   next CD_ENG_CALLS, and from then on the engine whose warm median is lower (meas_engine_median: each
+   engine's first call of the pattern left out, a cold start). Medians, not fastest calls: the chosen
+   engine's fastest call only falls as it keeps running while the other's stays what two calls showed,
+   so the fastest calls of IOR's 64 KiB reads (HDF5's path 0.40 ms a call, colldiag's 0.13 ms warm but
+   1.1 ms and 0.7 ms in its first two) kept HDF5's path for the rest of the run, 0.3x of colldiag's
+   rate. When the chosen engine's median (its last CD_MEAS_SAMPLES calls) rises above the other's by
+   CD_ENG_SWITCH (the file system got busy, the file grew), the other is measured afresh (its old times
+   dropped, CD_ENG_CALLS calls) and the lower median runs (at most CD_ENG_RELOOKS times a pattern). A
+   call's time is the whole intercepted call's on each rank (the agreement included: HDF5's path under
+   the preload pays it too), its slowest rank's agreed in the group's next collective call as AUTO's are
+   (the same pending slot: one call, one time, its scheme and its engine). Correctness rules (cannot
+   move it, bytes at risk, COLLDIAG_ACCELERATE=all) are absolute and never measured; neither are the
+   rules decided before the agreement (contiguous writes, one-rank files, independent contiguous reads),
+   which have no agreed call to carry a time. Engines' patterns are the same signature as AUTO's, tagged.
+   COLLDIAG_AUTO_MODE=estimate keeps the rules alone. */
 #define CD_ENG_RELOOKS 4
+/* Calls each engine runs before the engines are compared. ROMIO-style rationale: the first is cold
+   (colldiag's first call of a pattern ran 5-14x its warm calls here: its plan, views and buffers are
+   built), so three warm calls make the median, which one noisy call cannot move. Four calls of the
+   slower engine, once a pattern: in a loop of a hundred calls that costs little, and a pattern run
+   fewer than five times keeps its rule. */
+#define CD_ENG_CALLS 4
+/* The other engine is measured again once the chosen one's median exceeds its median by this factor:
+   below it, noise between calls of one engine (+-30% on this machine) would flip the choice back and
+   forth. */
+#define CD_ENG_SWITCH 1.25
+
+/* An engine's warm median: its first call of the pattern left out while it is still kept (a cold start;
+   the engines' patterns count calls per engine, and each engine's first call is cold); -1 none. */
+static double meas_engine_median(const cd_sig *s, int e)
+{
+    const uint32_t n = s->n[e] < CD_MEAS_SAMPLES ? s->n[e] : CD_MEAS_SAMPLES;
+    const uint32_t skip = s->n[e] >= 2 && s->n[e] <= CD_MEAS_SAMPLES ? 1 : 0;
+    if (!n) return -1;
+    double v[CD_MEAS_SAMPLES];
+    memcpy(v, s->t[e] + skip, (n - skip) * sizeof *v);
+    const uint32_t m = n - skip;
+    qsort(v, m, sizeof *v, meas_cmp_d);
+    return m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+}
 
 /* The engine for this call (0 HDF5's path, 1 colldiag's), by_rule the rule's. After the agreement,
-   alike on every rank. x gets what was measured. */
+   alike on every rank (agreed times only). x gets what was measured. The pattern's state: eng_cur
+   (1 + the engine the last comparison chose; 0 still learning) and eng_fresh (1 + an engine being
+   measured afresh after a relook; 0 none). */
 static int meas_engine_choose(cd_io *io, int by_rule)
 {
     colldiag_xfer *x = io->x;
@@ -481,30 +515,39 @@ static int meas_engine_choose(cd_io *io, int by_rule)
     s->engine = 1;
     x->eng_sig = esig;
     x->eng_group = io->f->group;
-    for (int e = 0; e < 2; e++) { x->eng_t[e] = meas_min(s, e); x->eng_n[e] = s->n[e]; }
     int choice = by_rule, kind = 1; /* 1 the rule, 2 the measured faster, 3 a try */
-    if (s->n[0] || s->n[1]) {
-        const int ran = s->n[by_rule] ? by_rule : !by_rule;
-        if (!s->n[!ran]) { /* one engine measured: the other's turn once it ran twice (its first call is a cold start) */
-            const int try = s->n[ran] >= 2 && s->tries < 1;
-            choice = try ? !ran : ran;
-            kind = try ? 3 : 2;
-            s->tries += try;
-        } else {
-            choice = meas_min(s, 0) <= meas_min(s, 1) ? 0 : 1;
+    if (!s->eng_cur) { /* learning: the rule's engine its calls, then the other's */
+        if (s->n[by_rule] < CD_ENG_CALLS) choice = by_rule, kind = 1;
+        else if (s->n[!by_rule] < CD_ENG_CALLS) choice = !by_rule, kind = 3;
+        else {
+            choice = meas_engine_median(s, 0) <= meas_engine_median(s, 1) ? 0 : 1;
+            s->eng_cur = (uint8_t)(choice + 1);
             kind = 2;
-            /* far slower than it ran: the other engine measured again, its old times dropped, and the
-               chosen one's but its last (its pace now: the fastest of old calls would keep it forever) */
-            if (s->n[choice] >= 2 && meas_median(s, choice) > 2 * meas_min(s, choice) && s->relooks < CD_ENG_RELOOKS) {
-                s->relooks++;
-                s->t[choice][0] = s->t[choice][(s->n[choice] - 1) % CD_MEAS_SAMPLES];
-                s->n[choice] = 1;
-                s->n[!choice] = 0;
-                choice = !choice;
-                kind = 3;
-            }
+        }
+    } else if (s->eng_fresh) { /* an engine measured afresh: its calls, then the lower median */
+        const int e = s->eng_fresh - 1;
+        if (s->n[e] < CD_ENG_CALLS) choice = e, kind = 3;
+        else {
+            choice = meas_engine_median(s, 0) <= meas_engine_median(s, 1) ? 0 : 1;
+            s->eng_cur = (uint8_t)(choice + 1);
+            s->eng_fresh = 0;
+            kind = 2;
+        }
+    } else {
+        const int cur = s->eng_cur - 1;
+        choice = cur;
+        kind = 2;
+        /* the chosen engine now runs slower than the other ran: the other measured again, its old
+           times dropped (they are of another pace) */
+        if (meas_engine_median(s, cur) > CD_ENG_SWITCH * meas_engine_median(s, !cur) && s->relooks < CD_ENG_RELOOKS) {
+            s->relooks++;
+            s->n[!cur] = 0;
+            s->eng_fresh = (uint8_t)(!cur + 1);
+            choice = !cur;
+            kind = 3;
         }
     }
+    for (int e = 0; e < 2; e++) { x->eng_t[e] = meas_engine_median(s, e); x->eng_n[e] = s->n[e]; }
     x->eng_kind = kind;
     x->eng_choice = choice;
     return choice;
@@ -513,20 +556,24 @@ static int meas_engine_choose(cd_io *io, int by_rule)
 /* After the preload ran a call whose engine was measured (x->eng_kind), on this rank: its whole time,
    carried by the group's next collective call. A colldiag call that AUTO measured already left its
    pending scheme (meas_done): the engine joins it and the time becomes the whole call's. In test builds,
-   COLLDIAG_INJECT=engine:H,C[,H2,C2,N] gives the time: HDF5's path H, colldiag's C, and from this
-   process's N-th engine measurement on (counted from 0) H2 and C2 (a file system that changes pace). */
+   COLLDIAG_INJECT=engine:H,C[,H2,C2,N[,COLD1,COLD2]] gives the time: HDF5's path H, colldiag's C, and from
+   this process's N-th engine measurement on (counted from 0) H2 and C2 (a file system that changes
+   pace); colldiag's first measured call COLD1 times that and its second COLD2 times (its cold start,
+   two calls long, as its first IOR calls here: 10x, then 3x; HDF5's path's first ran as its others). */
 CD_MAYBE_UNUSED static void meas_engine_done(uint64_t group, uint64_t esig, int engine, double elapsed)
 {
     cd_group *gr = meas_group(group);
     if (!gr || engine < 0 || engine > 1) return;
 #ifdef COLLDIAG_TESTING
-    static unsigned long count;
+    static unsigned long count, each[2];
     const char *e = cd_getenv("COLLDIAG_INJECT");
-    double c[4];
+    double c[6];
     unsigned long step = 0;
-    const int got = e && !strncmp(e, "engine:", 7) ? sscanf(e + 7, "%lf,%lf,%lf,%lf,%lu", &c[0], &c[1], &c[2], &c[3], &step) : 0;
-    if (got >= 2) elapsed = got == 5 && count >= step ? c[2 + engine] : c[engine];
+    const int got = e && !strncmp(e, "engine:", 7) ? sscanf(e + 7, "%lf,%lf,%lf,%lf,%lu,%lf,%lf", &c[0], &c[1], &c[2], &c[3], &step, &c[4], &c[5]) : 0;
+    if (got >= 2) elapsed = got >= 5 && count >= step ? c[2 + engine] : c[engine];
+    if (got == 7 && engine == 1 && each[engine] < 2) elapsed *= c[4 + each[engine]];
     count++;
+    each[engine]++;
 #endif
     if (!(gr->pend && gr->pend_s >= 0 && engine == 1)) {
         gr->pend = 1;

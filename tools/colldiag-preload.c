@@ -824,7 +824,7 @@ static void report_accel(const char *mode, int wr, hid_t dset, const colldiag_xf
                 fprintf(o, ",\"hdf5\":{\"plan\":{\"chunk_opt\":\"%s\",\"estimate\":%.6g}}", x->hdf5_scheme ? "MULTI_CHUNK" : "LINK_CHUNK", x->hdf5_est);
             fprintf(o, ",\"engine\":\"colldiag\"");
             static const char *const ek[4] = {"", "rule", "measured", "trying"};
-            if (x->eng_kind) /* the engine measured (measure.c): each engine's fastest agreed call, -1 none */
+            if (x->eng_kind) /* the engine measured (measure.c): each engine's warm median agreed call, -1 none */
                 fprintf(o, ",\"engine_measured\":{\"kind\":\"%s\",\"hdf5\":{\"seconds\":%.9g,\"calls\":%u},\"colldiag\":{\"seconds\":%.9g,\"calls\":%u}}",
                         ek[x->eng_kind], x->eng_t[0], x->eng_n[0], x->eng_t[1], x->eng_n[1]);
             fprintf(o, ",\"time\":%.9f}\n", t);
