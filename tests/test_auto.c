@@ -228,10 +228,12 @@ int main(int argc, char **argv)
         for (int k = 0; k < 4; k++)
             if (seen[k] && (best < 0 || agreed[k] < agreed[best])) best = k;
         if (!skewed) {
-            /* what the first call measured, in the second call's corrected estimates */
+            /* what the first call measured, in the second call's corrected estimates: the job's first
+               call paid its set-up, so while it is its scheme's only call it does not price that scheme
+               (nothing else ran: the model's estimate), but lends to the others */
             const double tol = 1e-6;
-            CHECK(ec[1][first] > 20 * est[first] * (1 - tol) && ec[1][first] < 20 * est[first] * (1 + tol),
-                  "the first choice's corrected estimate is %g, measured %g (20 x %g)", ec[1][first], 20 * est[first], est[first]);
+            CHECK(ec[1][first] > est[first] * (1 - tol) && ec[1][first] < est[first] * (1 + tol),
+                  "the first choice's corrected estimate is %g after the job's first call (its set-up), not the model's %g", ec[1][first], est[first]);
             for (int k = 0; k < 4; k++)
                 if (k != first)
                     CHECK(ec[1][k] >= est[k] * (1 - tol) && ec[1][k] <= 20 * est[k] * (1 + tol), "scheme %d's corrected estimate %g is outside [%g, %g]", k,
