@@ -6,6 +6,8 @@
  *                 8 MiB block in collective transfers of X bytes (64k, 1m, 8m), segmented order (rank r's
  *                 block is one stretch); L = contig, or chunk (chunks of one transfer, as --hdf5.chunkSize)
  *   ior-str-X-L   the same in strided order: transfer i of rank r lands at (i * P + r) * X
+ *   ior-fpp-1m-contig  IOR -F: a file a rank (its communicator MPI_COMM_SELF), each rank writing then
+ *                 reading its 8 MiB in collective transfers of 1 MiB
  *   vpic-D-L      h5bench VPIC-IO: every timestep a group of 8 new datasets (x y z px py pz float, id_1 int,
  *                 id_2 float) of N particles a rank, each rank writing its band (1-D: N elements; 2-D: N/64
  *                 rows of 64; 3-D: N/256 planes of 16 x 16), then read back whole by every rank's band
@@ -40,10 +42,12 @@ static int getpid_of_rank0(void)
     return pid;
 }
 
+static MPI_Comm file_comm; /* the files' communicator: MPI_COMM_WORLD, or MPI_COMM_SELF for a file a rank */
+
 static hid_t file_open(const char *path, int create)
 {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    H5Pset_fapl_mpio(fapl, file_comm, MPI_INFO_NULL);
     hid_t f = create ? H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl) : H5Fopen(path, H5F_ACC_RDONLY, fapl);
     H5Pclose(fapl);
     if (f < 0) {
@@ -70,8 +74,14 @@ static double max_time(double t)
 /* ---- IOR ---- */
 static int64_t ior_value(uint64_t i) { return (int64_t)(i * 2654435761u + 17); }
 
-static void ior(const char *path, uint64_t block, uint64_t xfer, int strided, int chunked, double *tw, double *tr)
+static void ior(const char *path0, uint64_t block, uint64_t xfer, int strided, int chunked, int fpp, double *tw, double *tr)
 {
+    /* fpp: a file a rank, in which the rank is rank 0 of 1 (the job's rank and size shadowed) */
+    const int P_all = P, me_all = me;
+    const int P = fpp ? 1 : P_all, me = fpp ? 0 : me_all;
+    char path[4200];
+    snprintf(path, sizeof path, fpp ? "%s.%d" : "%s", path0, me_all);
+    file_comm = fpp ? MPI_COMM_SELF : MPI_COMM_WORLD;
     const uint64_t n = xfer / 8, nx = block / xfer; /* elements per transfer, transfers per rank */
     const hsize_t total = (hsize_t)(block / 8) * (hsize_t)P;
     int64_t *buf = malloc(xfer);
@@ -113,6 +123,8 @@ static void ior(const char *path, uint64_t block, uint64_t xfer, int strided, in
     H5Pclose(dcpl);
     H5Pclose(x);
     free(buf);
+    if (fpp) remove(path);
+    file_comm = MPI_COMM_WORLD;
 }
 
 /* ---- VPIC-IO / BD-CATS-IO ---- */
@@ -215,6 +227,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
+    file_comm = MPI_COMM_WORLD;
     const char *dir = argc > 1 ? argv[1] : "/tmp", *filter = argc > 2 ? argv[2] : "";
     const uint64_t mib = argc > 3 ? strtoull(argv[3], NULL, 10) : 8, block = mib << 20;
     const int inner = argc > 4 && atoi(argv[4]) > 0 ? atoi(argv[4]) : 1;
@@ -232,11 +245,18 @@ int main(int argc, char **argv)
                 if (!strstr(name, filter) || xf[k] > block) continue;
                 for (int r = 0; r < inner; r++) {
                     double tw, tr;
-                    ior(path, block / xf[k] * xf[k], xf[k], s, l, &tw, &tr);
+                    ior(path, block / xf[k] * xf[k], xf[k], s, l, 0, &tw, &tr);
                     if (me == 0) printf("%s %.6f %.6f %" PRIu64 "\n", name, tw, tr, block / xf[k] * xf[k] * (uint64_t)P);
                     fflush(stdout);
                 }
             }
+    if (strstr("ior-fpp-1m-contig", filter) && (1u << 20) <= block)
+        for (int r = 0; r < inner; r++) {
+            double tw, tr;
+            ior(path, block / (1u << 20) * (1u << 20), 1u << 20, 0, 0, 1, &tw, &tr);
+            if (me == 0) printf("ior-fpp-1m-contig %.6f %.6f %" PRIu64 "\n", tw, tr, block / (1u << 20) * (1u << 20) * (uint64_t)P);
+            fflush(stdout);
+        }
     for (int D = 1; D <= 4; D++)
         for (int l = 0; l < 3; l++) {
             char name[64];

@@ -10,8 +10,10 @@
 # so long as the data calls together are no more; and set_size and get_size may be one more each per
 # collective data call of the plain run: before HDF5's collective write of a contiguous dataset the
 # preload makes it safe (colldiag_h5_make_safe: the file extended to the storage's end, once a dataset,
-# so that MPI-IO cannot fill holes past the end of the file from its buffer; docs/hdf5.md). Both runs
-# check every value they read back.
+# so that MPI-IO cannot fill holes past the end of the file from its buffer; docs/hdf5.md), but not
+# for a file a rank written in one run a call (ior-fpp-1m-contig, IOR -F), which has no holes: there
+# set_size and get_size are no more than plain HDF5's (extending it cost ROMIO's writes 0.6-0.7x).
+# Both runs check every value they read back.
 # Usage: tests/test_contig_calls.sh BUILD_DIR "LAUNCHER"
 set -u
 B=$1 RUN=$2
@@ -20,7 +22,7 @@ trap 'rm -rf "$T"' EXIT
 LIB=$PWD/$B/libcolldiag_preload.so CNT=$PWD/$B/libpmpi_file_calls.so
 case "$RUN" in *openmpi*) X="-x LD_PRELOAD -x PMPI_FILE_CALLS -x COLLDIAG_ACCELERATE ${OMPI_MCA_io:+-x OMPI_MCA_io}" ;; *) X="" ;; esac
 fail=0
-for f in ior-seg-64k-contig ior-str-1m-contig vpic-1d-contig vpic-2d-contig vpic-3d-contig; do
+for f in ior-seg-64k-contig ior-str-1m-contig vpic-1d-contig vpic-2d-contig vpic-3d-contig ior-fpp-1m-contig; do
     LD_PRELOAD=$CNT PMPI_FILE_CALLS=$T/$f.plain $RUN -n 3 $X "$B/patterns" "$T" "$f" 2 >"$T/$f.plain.out" 2>&1 ||
         { echo "FAIL $f plain: exit $?"; cat "$T/$f.plain.out"; fail=1; continue; }
     COLLDIAG_ACCELERATE=1 LD_PRELOAD=$LIB:$CNT PMPI_FILE_CALLS=$T/$f.acc $RUN -n 3 $X "$B/patterns" "$T" "$f" 2 >"$T/$f.acc.out" 2>&1 ||
@@ -41,7 +43,7 @@ if p[0]["coll_data"] == 0:
 # an independent data call may stand for a collective one (a read of one stretch a rank), never more
 data = lambda d: d["coll_data"] + d["ind_data"]
 # the safety step's size calls: at most one of each per collective data call HDF5 makes
-allow = lambda r, k: p[r]["coll_data"] if k in ("set_size", "get_size") else 0
+allow = lambda r, k: p[r]["coll_data"] if k in ("set_size", "get_size") and "fpp" not in name else 0
 bad = [(r, k, p[r][k], a[r][k]) for r in p for k in p[r] if k != "ind_data" and a[r][k] > p[r][k] + allow(r, k)]
 bad += [(r, "data calls (collective + independent)", data(p[r]), data(a[r])) for r in p if data(a[r]) > data(p[r])]
 for r, k, x, y in bad: print("FAIL %s rank %d: %s %d accelerated, %d plain" % (name, r, k, y, x))

@@ -211,10 +211,11 @@ static uint64_t kept_bytes, kept_of;
 
 /* Under COLLDIAG_ACCELERATE, every collective write HDF5 runs is made safe first (engine.c): the file
    extended to HDF5's end of allocation, so that MPI-IO's collective write finds no storage past its end
-   to fill with its buffer's bytes (colldiag_h5_make_safe; nothing once the file is known that long).
+   to fill with its buffer's bytes (colldiag_h5_make_safe; nothing once the file is known that long, nor
+   for a one-rank file written in one run, which has no holes: fs, the call's file selection).
    Every rank of the collective call does the same: the DXPL's transfer mode and the environment (rank
    0's, since MPI_Init) are alike. */
-static void made_safe(int wr, hid_t dset, hid_t dxpl, const char *acc)
+static void made_safe(int wr, hid_t dset, hid_t fs, hid_t dxpl, const char *acc)
 {
     safe_from = safe_to = 0;
     if (!wr || !acc || !*acc || !strcmp(acc, "0") || dxpl == H5P_DEFAULT) return;
@@ -223,7 +224,7 @@ static void made_safe(int wr, hid_t dset, hid_t dxpl, const char *acc)
     H5E_BEGIN_TRY { got = H5Pget_dxpl_mpio(dxpl, &m); } H5E_END_TRY;
     if (got < 0 || m != H5FD_MPIO_COLLECTIVE) return;
     cd_internal++;
-    colldiag_h5_make_safe(dset, &safe_from, &safe_to);
+    h5_make_safe_for(dset, fs, &safe_from, &safe_to); /* a one-rank file written in one run needs nothing */
     cd_internal--;
 }
 
@@ -1051,7 +1052,7 @@ static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid
     const int compact = wr && accel_why && strstr(accel_why, "a compact dataset"); /* under COLLDIAG_ACCELERATE (write_call) */
     if (!on) {
         const double t0 = MPI_Wtime();
-        made_safe(wr, dset, dxpl, acc);
+        made_safe(wr, dset, fs, dxpl, acc);
         const herr_t ret = wr ? write_call(compact, 1, dset, mt, ms, fs, dxpl, wbuf, real_write) : real_read(dset, mt, ms, fs, dxpl, rbuf);
         eng_hdf5_done(ret, MPI_Wtime() - t0);
         return ret;
@@ -1065,7 +1066,7 @@ static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid
     if (light) { /* the summary alone: HDF5's own answers, no plan, nothing communicated */
         cd_internal++;
         sum_risk_light(wr, dset, mt, ms, fs, use, wbuf);
-        made_safe(wr, dset, use, acc);
+        made_safe(wr, dset, fs, use, acc);
         const double t0 = MPI_Wtime();
         const herr_t ret = wr ? write_call(compact, 1, dset, mt, ms, fs, use, wbuf, real_write) : real_read(dset, mt, ms, fs, use, rbuf);
         call_secs = MPI_Wtime() - t0;
@@ -1082,7 +1083,7 @@ static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid
     cd_internal++;
     if (wr) colldiag_set_plan_buffer(x, wbuf); /* a compact write's bytes are compared across ranks (bytes at risk) */
     const int planned = colldiag_h5_plan(dset, mt, ms, fs, use, wr ? COLLDIAG_TO_FILE : COLLDIAG_TO_MEMORY, x, &f) == 0;
-    made_safe(wr, dset, use, acc); /* after the plan: its bytes at risk are HDF5's path's as the program left the file */
+    made_safe(wr, dset, fs, use, acc); /* after the plan: its bytes at risk are HDF5's path's as the program left the file */
     const double t0 = MPI_Wtime();
     herr_t ret = wr ? write_call(compact, 0, dset, mt, ms, fs, use, wbuf, real_write) /* the report warns */ : real_read(dset, mt, ms, fs, use, rbuf);
     call_secs = MPI_Wtime() - t0;
@@ -1264,7 +1265,7 @@ static herr_t explain_multi(int wr, size_t count, hid_t *dsets, hid_t *mts, hid_
     const char *mode = cd_getenv("COLLDIAG_REPORT"), *acc = cd_getenv("COLLDIAG_ACCELERATE");
     h5_plist_gen++; /* HDF5 runs the call: it sets the DXPL's actual-mode properties */
     if (!mode || !*mode || !strcmp(mode, "0") || cd_internal || count == 0 || !dsets) {
-        if (!cd_internal && count > 0 && dsets) made_safe(wr, dsets[0], dxpl, acc);
+        if (!cd_internal && count > 0 && dsets) made_safe(wr, dsets[0], H5I_INVALID_HID, dxpl, acc);
         return wr ? real_w(count, dsets, mts, mss, fss, dxpl, wbufs) : real_r(count, dsets, mts, mss, fss, dxpl, rbufs);
     }
     /* HDF5 records its actual modes in the DXPL it is given; H5P_DEFAULT cannot be read back */
@@ -1272,7 +1273,7 @@ static herr_t explain_multi(int wr, size_t count, hid_t *dsets, hid_t *mts, hid_
     if (use < 0) use = dxpl;
     if (summary_only(mode)) { /* the summary alone: HDF5's answers for the call, each dataset's bytes */
         cd_internal++;
-        made_safe(wr, dsets[0], use, acc);
+        made_safe(wr, dsets[0], H5I_INVALID_HID, use, acc);
         const double t0 = MPI_Wtime();
         const herr_t ret = wr ? real_w(count, dsets, mts, mss, fss, use, wbufs) : real_r(count, dsets, mts, mss, fss, use, rbufs);
         call_secs = MPI_Wtime() - t0;
@@ -1289,7 +1290,7 @@ static herr_t explain_multi(int wr, size_t count, hid_t *dsets, hid_t *mts, hid_
     colldiag_file *f = NULL;
     cd_internal++;
     const int planned = colldiag_h5_plan_multi(count, dsets, mts, mss, fss, use, wr ? COLLDIAG_TO_FILE : COLLDIAG_TO_MEMORY, x, &f) == 0;
-    made_safe(wr, dsets[0], use, acc);
+    made_safe(wr, dsets[0], H5I_INVALID_HID, use, acc);
     const double t0 = MPI_Wtime();
     const herr_t ret = wr ? real_w(count, dsets, mts, mss, fss, use, wbufs) : real_r(count, dsets, mts, mss, fss, use, rbufs);
     call_secs = MPI_Wtime() - t0;
