@@ -5809,18 +5809,22 @@ static uint32_t meas_calls(const cd_sig *s) { return s->n[0] + s->n[1] + s->n[2]
    best scheme's total). Wisdom's saved medians are no cold calls. */
 static int meas_cold_kept(const cd_sig *s, int k) { return s->cold1 == k + 1 && s->n[k] >= 2 && s->n[k] <= CD_MEAS_SAMPLES; }
 
-/* The median of a scheme's kept times, the pattern's cold first call left out once the scheme has
-   others (meas_cold_kept; -1: never measured). */
-static double meas_median(const cd_sig *s, int k)
+/* The median of slot k's kept times (a scheme's, or an engine's), its oldest left out when skip (a cold
+   call still kept, with others beside it); -1: never measured. */
+static double meas_median_of(const cd_sig *s, int k, int skip)
 {
-    const uint32_t n = s->n[k] < CD_MEAS_SAMPLES ? s->n[k] : CD_MEAS_SAMPLES, skip = meas_cold_kept(s, k) ? 1 : 0;
+    const uint32_t n = s->n[k] < CD_MEAS_SAMPLES ? s->n[k] : CD_MEAS_SAMPLES, sk = skip && n >= 2 ? 1 : 0;
     if (!n) return -1;
     double v[CD_MEAS_SAMPLES];
-    memcpy(v, s->t[k] + skip, (n - skip) * sizeof *v);
-    const uint32_t m = n - skip;
+    memcpy(v, s->t[k] + sk, (n - sk) * sizeof *v);
+    const uint32_t m = n - sk;
     qsort(v, m, sizeof *v, meas_cmp_d);
     return m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
 }
+
+/* The median of a scheme's kept times, the pattern's cold first call left out once the scheme has
+   others (meas_cold_kept; -1: never measured). */
+static double meas_median(const cd_sig *s, int k) { return meas_median_of(s, k, meas_cold_kept(s, k)); }
 
 /* What a scheme's measurement is worth when AUTO picks the measured best: its median, or, when its one
    call so far was the pattern's first (cold), half of it (CD_MEAS_COLD: a cold start can double a
@@ -6101,17 +6105,7 @@ static void meas_done(const cd_io *io, int k, double elapsed)
 
 /* An engine's warm median: its first call of the pattern left out while it is still kept (a cold start;
    the engines' patterns count calls per engine, and each engine's first call is cold); -1 none. */
-static double meas_engine_median(const cd_sig *s, int e)
-{
-    const uint32_t n = s->n[e] < CD_MEAS_SAMPLES ? s->n[e] : CD_MEAS_SAMPLES;
-    const uint32_t skip = s->n[e] >= 2 && s->n[e] <= CD_MEAS_SAMPLES ? 1 : 0;
-    if (!n) return -1;
-    double v[CD_MEAS_SAMPLES];
-    memcpy(v, s->t[e] + skip, (n - skip) * sizeof *v);
-    const uint32_t m = n - skip;
-    qsort(v, m, sizeof *v, meas_cmp_d);
-    return m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
-}
+static double meas_engine_median(const cd_sig *s, int e) { return meas_median_of(s, e, s->n[e] >= 2 && s->n[e] <= CD_MEAS_SAMPLES); }
 
 /* The engine for this call (0 HDF5's path, 1 colldiag's), by_rule the rule's. After the agreement,
    alike on every rank (agreed times only). x gets what was measured. The pattern's state: eng_cur
