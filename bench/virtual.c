@@ -20,8 +20,8 @@
  *   - messages and bytes sent, as the usual algorithms send them: allreduce, allgather(v) and barrier
  *     by recursive doubling (ceil(log2 P) messages; allreduce above 8 KiB Rabenseifner's 2 log2 P),
  *     bcast and gather by a binomial tree (a rank sends its subtree's data once), gatherv linearly,
- *     alltoall of blocks up to 256 bytes by Bruck (ceil(log2 P) messages of about P/2 blocks), larger
- *     ones pairwise (P - 1), alltoallv one message a destination with data.
+ *     colldiag's sparse exchange (owners.c, NBX) one message a destination with data plus its
+ *     non-blocking barrier's ceil(log2 P). (colldiag makes no MPI_Alltoall(v) any more.)
  * It prints, per pattern, scheme and P, the busiest rank's figure and rank 0's. The patterns are the
  * bench's B1-B4 (bench/bench.c), scaled so that a rank's own selection stays the same at any P:
  *   B1 rows:        {40 P, 1024} doubles in {16, 64} chunks, rank r rows [40 r, 40 r + 40): chunk rows
@@ -122,9 +122,6 @@ static int vr_gatherv(const void *s, int sn, MPI_Datatype st, void *r, const int
 static int vr_allgather(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm c);
 static int vr_allgatherv(const void *s, int sn, MPI_Datatype st, void *r, const int *rc, const int *rd, MPI_Datatype rt,
                          MPI_Comm c);
-static int vr_alltoall(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm c);
-static int vr_alltoallv(const void *s, const int *sc, const int *sd, MPI_Datatype st, void *r, const int *rc, const int *rd,
-                        MPI_Datatype rt, MPI_Comm c);
 static int vr_barrier(MPI_Comm c);
 static int vr_comm_split_type(MPI_Comm c, int type, int key, MPI_Info info, MPI_Comm *out);
 #define MPI_Comm_split_type vr_comm_split_type
@@ -138,8 +135,7 @@ static int vr_comm_split_type(MPI_Comm c, int type, int key, MPI_Info info, MPI_
 #define MPI_Gatherv vr_gatherv
 #define MPI_Allgather vr_allgather
 #define MPI_Allgatherv vr_allgatherv
-#define MPI_Alltoall vr_alltoall
-#define MPI_Alltoallv vr_alltoallv
+#define CD_SPX_EXCHANGE vr_spx_exchange /* colldiag's sparse exchange (owners.c), answered below */
 #define MPI_Barrier vr_barrier
 #include "../colldiag.c"
 #undef MPI_Comm_dup
@@ -152,14 +148,12 @@ static int vr_comm_split_type(MPI_Comm c, int type, int key, MPI_Info info, MPI_
 #undef MPI_Gatherv
 #undef MPI_Allgather
 #undef MPI_Allgatherv
-#undef MPI_Alltoall
-#undef MPI_Alltoallv
 #undef MPI_Barrier
 #undef MPI_Comm_split_type
 
 /* ---- the virtual world ------------------------------------------------------------------------- */
-enum { K_ALLREDUCE, K_BCAST, K_GATHER, K_GATHERV, K_ALLGATHER, K_ALLGATHERV, K_ALLTOALL, K_ALLTOALLV, K_BARRIER, K_DONE };
-static const char *const kname[] = {"allreduce", "bcast", "gather", "gatherv", "allgather", "allgatherv", "alltoall", "alltoallv",
+enum { K_ALLREDUCE, K_BCAST, K_GATHER, K_GATHERV, K_ALLGATHER, K_ALLGATHERV, K_SPARSE, K_BARRIER, K_DONE };
+static const char *const kname[] = {"allreduce", "bcast", "gather", "gatherv", "allgather", "allgatherv", "sparse exchange",
                                     "barrier", "the call's end"};
 
 static int g_P = 1, g_v = 0;              /* the virtual world's size, and the rank this process plays */
@@ -247,12 +241,12 @@ static int dt_code(MPI_Datatype t)
 }
 
 /* ---- the answers, kept in this process for every collective resolved so far (children inherit them) */
-typedef struct { int src; uint32_t n; size_t off; } piece; /* alltoall(v): n bytes from src at off in data */
+typedef struct { int src; uint32_t n; size_t off; } piece; /* the sparse exchange: n bytes from src at off in data */
 typedef struct {
     int kind;
     unsigned char *shared; /* the same for every rank: allreduce, bcast, allgather(v); gather(v): the root's */
     size_t shared_n;
-    /* alltoall(v): what each rank receives, sparse (only sources with data) */
+    /* the sparse exchange: what each rank receives (only sources with data) */
     uint64_t *first; /* P + 1 offsets into pcs */
     piece *pcs;
     unsigned char *data;
@@ -484,71 +478,60 @@ static int vr_allgatherv(const void *s, int sn, MPI_Datatype st, void *r, const 
     g_bytes += total - nb;
     return leave(t0);
 }
-/* alltoall(v): the child hands over its nonempty blocks only, as (destination, bytes, data) */
-static void hand_sparse(int kind, const void *s, const int *sc, const int *sd, int sn, MPI_Datatype st)
+/* colldiag's sparse exchange (owners.c, NBX): every rank's destinations handed over as (destination,
+   bytes, data); what a rank receives comes back as the exchange returns it (sources ascending), in
+   colldiag's allocator. Messages as NBX sends them: one a destination other than itself (fragments
+   aside), and the non-blocking barrier's ceil(log2 P) (a dissemination barrier). */
+static int vr_spx_exchange(MPI_Comm c, int tag, int nd, const int *dest, const uint64_t *cnt, const uint64_t *dsp,
+                           const uint64_t *sbuf, cd_spx *in, int *lost)
 {
-    const size_t es = tsize(st), ext = textent(st);
-    size_t nb = 0;
-    uint32_t nd = 0;
-    for (int d = 0; d < g_P; d++) {
-        const size_t n = (size_t)(sc ? sc[d] : sn) * es;
-        if (n) { nb += n; nd++; }
-    }
-    rec h = {.kind = kind, .count = (int)nd, .rank = g_v, .bytes = nb + (size_t)nd * 8};
-    put(&h, sizeof h);
-    for (int d = 0; d < g_P; d++) {
-        const size_t n = (size_t)(sc ? sc[d] : sn) * es;
-        if (!n) continue;
-        uint32_t hdr[2] = {(uint32_t)d, (uint32_t)n};
-        put(hdr, 8);
-        put((const char *)s + (sc ? (size_t)sd[d] * ext : (size_t)d * (size_t)sn * ext), n);
-    }
-    longjmp(g_jb, 1);
-}
-static void place_sparse(const answer *a, void *r, const int *rc, const int *rd, int rn, MPI_Datatype rt)
-{
-    const size_t es = tsize(rt), ext = textent(rt);
-    if (!rc) memset(r, 0, (size_t)g_P * (size_t)rn * ext); /* blocks nobody sent are zero: only counts travel so */
-    for (uint64_t i = a->first[g_v]; i < a->first[g_v + 1]; i++) {
-        const piece *pc = &a->pcs[i];
-        const size_t want = (size_t)(rc ? rc[pc->src] : rn) * es;
-        if (want != pc->n) die("rank %d sends rank %d %u bytes, rank %d expects %zu", pc->src, g_v, pc->n, g_v, want);
-        memcpy((char *)r + (rc ? (size_t)rd[pc->src] * ext : (size_t)pc->src * (size_t)rn * ext), a->data + pc->off, pc->n);
-    }
-}
-static int vr_alltoall(const void *s, int sn, MPI_Datatype st, void *r, int rn, MPI_Datatype rt, MPI_Comm c)
-{
-    if (!is_virtual(c)) return PMPI_Alltoall(s, sn, st, r, rn, rt, c);
-    if (g_self_mode) die("an alltoall while setting up");
+    (void)tag;
+    memset(in, 0, sizeof *in);
+    *lost = 0;
+    if (!is_virtual(c)) die("a sparse exchange on another communicator");
+    if (g_self_mode) die("a sparse exchange while setting up");
     double t0;
-    const answer *a = enter(K_ALLTOALL, &t0);
-    if (!a) hand_sparse(K_ALLTOALL, s, NULL, NULL, sn, st);
-    place_sparse(a, r, NULL, NULL, rn, rt);
-    const size_t nb = (size_t)sn * tsize(st);
-    if (nb <= 256) {
-        g_msgs += (uint64_t)ceil_log2(g_P);
-        g_bytes += (uint64_t)ceil_log2(g_P) * (uint64_t)((g_P + 1) / 2) * nb;
-    } else {
-        g_msgs += (uint64_t)(g_P - 1);
-        g_bytes += (uint64_t)(g_P - 1) * nb;
-    }
-    return leave(t0);
-}
-static int vr_alltoallv(const void *s, const int *sc, const int *sd, MPI_Datatype st, void *r, const int *rc, const int *rd,
-                        MPI_Datatype rt, MPI_Comm c)
-{
-    if (!is_virtual(c)) return PMPI_Alltoallv(s, sc, sd, st, r, rc, rd, rt, c);
-    if (g_self_mode) die("an alltoallv while setting up");
-    double t0;
-    const answer *a = enter(K_ALLTOALLV, &t0);
-    if (!a) hand_sparse(K_ALLTOALLV, s, sc, sd, 0, st);
-    place_sparse(a, r, rc, rd, 0, rt);
-    const size_t es = tsize(st);
-    for (int d = 0; d < g_P; d++)
-        if (d != g_v && sc[d]) {
-            g_msgs++;
-            g_bytes += (uint64_t)sc[d] * es;
+    const answer *a = enter(K_SPARSE, &t0);
+    if (!a) {
+        size_t nb = 0;
+        uint32_t k = 0;
+        for (int i = 0; i < nd; i++)
+            if (cnt[i]) { nb += (size_t)cnt[i] * 8; k++; }
+        rec h = {.kind = K_SPARSE, .count = (int)k, .rank = g_v, .bytes = nb + (size_t)k * 8};
+        put(&h, sizeof h);
+        for (int i = 0; i < nd; i++) {
+            if (!cnt[i]) continue;
+            uint32_t hdr[2] = {(uint32_t)dest[i], (uint32_t)(cnt[i] * 8)};
+            put(hdr, 8);
+            put(sbuf + dsp[i], (size_t)cnt[i] * 8);
         }
+        longjmp(g_jb, 1);
+    }
+    const int ns = (int)(a->first[g_v + 1] - a->first[g_v]);
+    uint64_t words = 0;
+    for (uint64_t i = a->first[g_v]; i < a->first[g_v + 1]; i++) words += a->pcs[i].n / 8;
+    if (ns) {
+        in->src = cd_malloc((size_t)ns * sizeof *in->src);
+        in->cnt = cd_malloc((size_t)ns * sizeof *in->cnt);
+        in->dsp = cd_malloc((size_t)ns * sizeof *in->dsp);
+        in->buf = cd_malloc((size_t)(words ? words : 1) * sizeof *in->buf);
+        if (!in->src || !in->cnt || !in->dsp || !in->buf) die("rank %d: out of memory in the sparse exchange", g_v);
+        uint64_t w = 0;
+        for (uint64_t i = a->first[g_v]; i < a->first[g_v + 1]; i++) {
+            const piece *pc = &a->pcs[i];
+            in->src[in->n] = pc->src;
+            in->dsp[in->n] = w;
+            in->cnt[in->n++] = pc->n / 8;
+            memcpy(in->buf + w, a->data + pc->off, pc->n);
+            w += pc->n / 8;
+        }
+    }
+    for (int i = 0; i < nd; i++)
+        if (dest[i] != g_v && cnt[i]) {
+            g_msgs += (cnt[i] + SPX_FRAG - 1) / SPX_FRAG;
+            g_bytes += cnt[i] * 8;
+        }
+    g_msgs += (uint64_t)ceil_log2(g_P);
     return leave(t0);
 }
 static int vr_barrier(MPI_Comm c)
@@ -617,7 +600,7 @@ typedef struct {
     size_t acc_n;
     unsigned char *cat; /* gather(v), allgather(v): every rank's bytes in rank order ((v): each after its count) */
     size_t cat_n, cat_cap;
-    /* alltoall(v): every piece as (src, dst, n, data), routed once all are in */
+    /* the sparse exchange: every piece as (src, dst, n, data), routed once all are in */
     struct { int src, dst; uint32_t n; size_t off; } *pt;
     size_t npt, cap_pt;
     unsigned char *pdata;
@@ -820,7 +803,7 @@ static int resolve(const pattern *pt, int opt, int k, meas *ms)
                 g.cat_n += 8 + h.bytes;
                 break;
             }
-            case K_ALLTOALL: case K_ALLTOALLV: {
+            case K_SPARSE: {
                 const unsigned char *p = data;
                 for (int i = 0; i < h.count; i++) {
                     uint32_t hd[2];
@@ -864,7 +847,7 @@ static int resolve(const pattern *pt, int opt, int k, meas *ms)
     } else if (g.kind == K_GATHER || g.kind == K_ALLGATHER || g.kind == K_GATHERV || g.kind == K_ALLGATHERV) {
         a->shared = g.cat;
         a->shared_n = g.cat_n;
-    } else if (g.kind == K_ALLTOALL || g.kind == K_ALLTOALLV) {
+    } else if (g.kind == K_SPARSE) {
         /* route: pieces sorted by destination, then source (counting sort over destinations) */
         a->first = calloc((size_t)g_P + 1, sizeof *a->first);
         for (size_t i = 0; i < g.npt; i++) a->first[g.pt[i].dst + 1]++;

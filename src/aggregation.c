@@ -623,7 +623,10 @@ static void agg_move(cd_io *io, const cd_agg_own *o, uint64_t gmax)
 typedef struct {
     uint64_t *cnt;             /* 8P words: per peer r, [2r] record words and [2r+1] data bytes sent, their
                                   displacements, the same received, their displacements; then 4P for one
-                                  exchange's byte counts and displacements; then P + 1 and P for grouping */
+                                  exchange's byte counts and displacements; then P + 1 and P for grouping;
+                                  then dcnt and ddsp, P each: the counts' sparse exchange */
+    uint64_t *dcnt, *ddsp;
+    int *dest;                 /* the owners this rank tells its counts (P at most) */
     uint64_t *by;              /* the round's allocated pieces, grouped by owner, ascending chunk inside */
     cd_agg_send s;
     unsigned char *sdata, *rdata, *packbuf;
@@ -755,8 +758,27 @@ static int agg_round(cd_io *io, cd_agg_state *st, const uint64_t *words, uint64_
     if (!io->code && cd_inject(io, "exchange")) io_fail(io, COLLDIAG_ERR_NOMEM, "the aggregation exchange (injected)");
     if (io->code) memset(sc, 0, (size_t)P * 2 * sizeof *sc); /* a failed rank sends nothing; peers expect nothing */
     file_nodes(io->f); /* collective the first time a file: every rank of the round is here */
-    int mrc = MPI_Alltoall(sc, 2, MPI_UINT64_T, rc_, 2, MPI_UINT64_T, io->f->comm);
-    if (mrc != MPI_SUCCESS) cd_mpi_err(io, mrc, "MPI_Alltoall (aggregation counts)");
+    /* each rank tells the owners it has pieces for what they will receive (words, bytes); the ranks
+       that told this one are those it receives from: a sparse exchange, O(owners) a rank, not an
+       MPI_Alltoall's O(P) messages (or O(P log P) bytes). The pair to itself needs no message. */
+    int ndst = 0, spx_lost = 0;
+    const int me = io->f->rank;
+    for (int r = 0; r < P; r++)
+        if (r != me && (sc[2 * r] || sc[2 * r + 1])) {
+            st->dest[ndst] = r;
+            st->dcnt[ndst] = 2;
+            st->ddsp[ndst++] = 2 * (uint64_t)r;
+        }
+    cd_spx in;
+    int mrc = spx_exchange(io->f->comm, SPX_TAG_AGG, ndst, st->dest, st->dcnt, st->ddsp, sc, &in, &spx_lost);
+    if (mrc != MPI_SUCCESS) cd_mpi_err(io, mrc, "the sparse exchange of aggregation counts");
+    memset(rc_, 0, (size_t)P * 2 * sizeof *rc_);
+    rc_[2 * me] = sc[2 * me];
+    rc_[2 * me + 1] = sc[2 * me + 1];
+    for (int i = 0; i < in.n; i++)
+        if (in.cnt[i] == 2 && in.src[i] != me) { rc_[2 * in.src[i]] = in.buf[in.dsp[i]]; rc_[2 * in.src[i] + 1] = in.buf[in.dsp[i] + 1]; }
+        else spx_lost = 1; /* a malformed count: receive nothing rather than guess */
+    spx_free(&in);
     /* the data bytes this rank sends to ranks on other nodes: its pieces to their owners (writes), or as
        an owner the bytes it read back to the ranks that asked (reads); records not counted */
     if (io->f->node_n > 0 && mrc == MPI_SUCCESS && !io->code) {
@@ -770,7 +792,7 @@ static int agg_round(cd_io *io, cd_agg_state *st, const uint64_t *words, uint64_
     uint64_t nm = agg_nmsg(sc, P, 2, 8) + agg_nmsg(rc_, P, 2, 8), nd = agg_nmsg(sc + 1, P, 2, 1) + agg_nmsg(rc_ + 1, P, 2, 1);
     uint64_t nreq = nm > nd ? nm : nd;
     /* a rank that cannot post its receives would leave its peers' sends hanging: agree first */
-    int lost = agg_reserve((void **)&st->rmeta, &st->rmcap, rmw, sizeof *st->rmeta) ||
+    int lost = spx_lost || agg_reserve((void **)&st->rmeta, &st->rmcap, rmw, sizeof *st->rmeta) ||
                agg_reserve((void **)&st->rdata, &st->rcap, rdb, 1) ||
                (rdb > st->scap && agg_reserve((void **)&st->packbuf, &st->packbufcap, rdb, 1)) ||
                cd_grow((void **)&st->rs.rq, &st->rqcap, nreq ? nreq : 1, sizeof(MPI_Request)) ||
@@ -897,9 +919,12 @@ static void exec_aggregate(cd_io *io, const uint64_t *words)
     cd_agg_state st;
     memset(&st, 0, sizeof st);
     st.s.io = io;
-    st.cnt = cd_calloc((size_t)P * 14 + 1, sizeof *st.cnt);
+    st.cnt = cd_calloc((size_t)P * 16 + 1, sizeof *st.cnt);
+    st.dcnt = st.cnt ? st.cnt + (size_t)P * 14 + 1 : NULL;
+    st.ddsp = st.cnt ? st.dcnt + P : NULL;
+    st.dest = cd_malloc((size_t)P * sizeof *st.dest);
     st.by = cd_malloc((size_t)(n ? n : 1) * sizeof *st.by);
-    if (!st.cnt || !st.by) { io_fail(io, COLLDIAG_ERR_NOMEM, "aggregation counts for %d ranks and %" PRIu64 " chunks", P, n); n = 0; }
+    if (!st.cnt || !st.by || !st.dest) { io_fail(io, COLLDIAG_ERR_NOMEM, "aggregation counts for %d ranks and %" PRIu64 " chunks", P, n); n = 0; }
     for (uint64_t j = 0;;) {
         uint64_t v[2] = {io->code ? AGG_ALL : agg_round_end(io, words, j, n), io->code ? 0 : 1}, g[2] = {0, 0};
         int mrc = MPI_Allreduce(v, g, 2, MPI_UINT64_T, MPI_MIN, io->f->comm);
@@ -914,6 +939,7 @@ static void exec_aggregate(cd_io *io, const uint64_t *words)
     for (uint64_t i = 0; i < n && io->dir != DIR_WRITE && !io->code; i++)
         if (m->pc[i].flags & PF_UNALLOC) cd_walk_piece(m, io->fs, &m->pc[i], io->l->fill ? run_fill : run_zero, io);
     cd_free(st.cnt);
+    cd_free(st.dest);
     cd_free(st.by);
     cd_free(st.rs.rq);
     cd_free(st.rs.st);

@@ -86,17 +86,29 @@ int MPI_Alltoallv(const void *s, const int *sc, const int *sd, MPI_Datatype st, 
                   MPI_Datatype rt, MPI_Comm c)
 {
     g_pmpi.comm_calls++;
+    g_pmpi.alltoall_calls++;
     return PMPI_Alltoallv(s, sc, sd, st, r, rc, rd, rt, c);
 }
 int MPI_Alltoall(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, MPI_Comm c)
 {
     g_pmpi.comm_calls++;
+    g_pmpi.alltoall_calls++;
     return PMPI_Alltoall(s, sc, st, r, rc, rt, c);
 }
 int MPI_Allgather(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, MPI_Comm c)
 {
     g_pmpi.comm_calls++;
     return PMPI_Allgather(s, sc, st, r, rc, rt, c);
+}
+int MPI_Ibarrier(MPI_Comm c, MPI_Request *rq)
+{
+    g_pmpi.comm_calls++;
+    return PMPI_Ibarrier(c, rq);
+}
+int MPI_Issend(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request *rq)
+{
+    g_pmpi.spx_msgs++;
+    return PMPI_Issend(b, n, t, dest, tag, c, rq);
 }
 int MPI_Type_commit(MPI_Datatype *t)
 {

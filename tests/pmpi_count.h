@@ -9,7 +9,9 @@ typedef struct {
     uint64_t coll_max;                 /* most bytes one of them moved from this rank */
     uint64_t ind_calls, ind_bytes;     /* MPI_File_{write,read}_at */
     uint64_t set_view;                 /* MPI_File_set_view */
-    uint64_t comm_calls;               /* Allreduce, Alltoall, Alltoallv, Allgather */
+    uint64_t comm_calls;               /* Allreduce, Alltoall, Alltoallv, Allgather, Ibarrier */
+    uint64_t alltoall_calls;           /* Alltoall, Alltoallv: O(P) a rank, which colldiag no longer makes */
+    uint64_t spx_msgs;                 /* MPI_Issend (the sparse exchange's messages) */
     uint64_t type_commits;             /* MPI_Type_commit */
     char open_cb[32];                  /* cb_buffer_size in the info of the last MPI_File_open ("" if none) */
     char open_striping[32];            /* striping_factor there: proves the caller's other hints pass through */

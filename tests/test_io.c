@@ -695,6 +695,7 @@ static void disjoint_chunks_no_exchange(const char *path)
             const uint64_t comm = g_pmpi.comm_calls;
             if (!shift && !opt) CHECK(comm == 2, "disjoint multi-chunk made %" PRIu64 " collective exchanges, expected 2", comm);
             if (shift && !opt) CHECK(comm > 2, "shared multi-chunk made %" PRIu64 " collective exchanges: no count exchange?", comm);
+            CHECK(g_pmpi.alltoall_calls == 0, "%" PRIu64 " MPI_Alltoall(v) calls: the counts travel in a sparse exchange", g_pmpi.alltoall_calls);
             uint64_t nc = 0;
             const colldiag_chunk_info *ci = NULL;
             colldiag_get_chunk_info(x, &nc, &ci);
@@ -721,6 +722,99 @@ static void disjoint_chunks_no_exchange(const char *path)
     colldiag_layout_free(l);
 }
 
+/* The counts travel in a sparse exchange (owners.c: each rank sends to the counters it has chunks for,
+   NBX) instead of an MPI_Alltoall. Many chunks a rank, so that what one rank sends one counter spans
+   several of the exchange's fragments, and ranks that touch few chunks (some counters hear from one
+   rank, or none): 1-D, 4-element chunks; rank r selects one element of every chunk c >= r with
+   (c - r) mod (r + 1) == 0, so rank 0 touches them all and rank r about 1 / (r + 1) of them. Planned
+   by multi-chunk and by aggregation, and written and read back by aggregation: every chunk's rank
+   count against the test's arithmetic, every owner one of the chunk's ranks and the same on every rank,
+   every byte where it belongs, and no MPI_Alltoall(v). */
+static void sparse_exchange_many_chunks(const char *path)
+{
+    const uint64_t C = 12289, dims[1] = {4 * C}, cd[1] = {4};
+    colldiag_layout *l;
+    colldiag_layout_chunked(1, dims, cd, 4, 0, &l);
+    const uint64_t cnt = (uint64_t)me < C ? (C - 1 - (uint64_t)me) / ((uint64_t)me + 1) + 1 : 0;
+    colldiag_sel *s;
+    colldiag_sel_create(1, dims, &s);
+    if (cnt) {
+        uint64_t st[1] = {4 * (uint64_t)me + (uint64_t)me % 4}, sd[1] = {4 * ((uint64_t)me + 1)}, cn[1] = {cnt}, bl[1] = {1};
+        colldiag_sel_select_hyperslab(s, COLLDIAG_SELECT_SET, st, sd, cn, bl);
+    } else {
+        colldiag_sel_select_none(s);
+    }
+    int *want = calloc(C, sizeof *want), *omin = malloc(C * sizeof *omin), *omax = malloc(C * sizeof *omax);
+    for (uint64_t c = 0; c < C; c++)
+        for (int r = 0; r < P; r++) want[c] += c >= (uint64_t)r && (c - (uint64_t)r) % ((uint64_t)r + 1) == 0;
+    int *buf = malloc((cnt ? cnt : 1) * sizeof *buf);
+    for (int mode = 0; mode < 4; mode++) { /* plan multi, plan aggregation, write aggregation, read aggregation */
+        const colldiag_chunk_opt_t co = mode == 0 ? COLLDIAG_MPIO_CHUNK_MULTI_IO : COLLDIAG_MPIO_CHUNK_AGGREGATE_IO;
+        snprintf(g_case, sizeof g_case, "sparse exchange, %" PRIu64 " chunks, %s", C,
+                 mode == 0 ? "plan multi" : mode == 1 ? "plan aggregation" : mode == 2 ? "write aggregation" : "read aggregation");
+        colldiag_file *f = open_rw(path);
+        colldiag_xfer *x = collective_xfer(co);
+        for (uint64_t i = 0; i < cnt; i++) buf[i] = mode == 3 ? -1 : (int)(4 * ((uint64_t)me + i * ((uint64_t)me + 1)) + (uint64_t)me % 4) + 11;
+        pmpi_reset();
+        int rc = mode < 2 ? colldiag_plan(f, l, s, NULL, x) : mode == 2 ? colldiag_write(f, l, s, NULL, buf, x) : colldiag_read(f, l, s, NULL, buf, x);
+        CHECK(rc == 0, "%s", colldiag_xfer_errmsg(x));
+        CHECK(g_pmpi.alltoall_calls == 0, "%" PRIu64 " MPI_Alltoall(v) calls", g_pmpi.alltoall_calls);
+        uint64_t nc = 0, bad = UINT64_MAX, badown = UINT64_MAX;
+        const colldiag_chunk_info *ci = NULL;
+        colldiag_get_chunk_info(x, &nc, &ci);
+        for (uint64_t c = 0; c < C; c++) { omin[c] = INT32_MAX; omax[c] = -1; }
+        for (uint64_t i = 0; i < nc; i++) {
+            const uint64_t c = ci[i].index;
+            if (c >= C || ci[i].nproc != want[c]) { if (bad == UINT64_MAX) bad = i; continue; }
+            omin[c] = omax[c] = ci[i].owner;
+            const int o = ci[i].owner;
+            if (mode && (o < 0 || o >= P || c < (uint64_t)o || (c - (uint64_t)o) % ((uint64_t)o + 1))) badown = c;
+        }
+        CHECK(nc == cnt && bad == UINT64_MAX, "%" PRIu64 " chunks (expected %" PRIu64 "); chunk %" PRIu64 " reports %d ranks", nc, cnt,
+              bad == UINT64_MAX ? 0 : ci[bad].index, bad == UINT64_MAX ? 0 : ci[bad].nproc);
+        CHECK(badown == UINT64_MAX, "chunk %" PRIu64 "'s owner does not touch it", badown);
+        if (mode) {
+            MPI_Allreduce(MPI_IN_PLACE, omin, (int)C, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+            MPI_Allreduce(MPI_IN_PLACE, omax, (int)C, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            uint64_t split = UINT64_MAX;
+            for (uint64_t c = 0; c < C && split == UINT64_MAX; c++)
+                if (omin[c] != omax[c]) split = c;
+            CHECK(split == UINT64_MAX, "chunk %" PRIu64 ": owners %d and %d on different ranks", split,
+                  split == UINT64_MAX ? 0 : omin[split], split == UINT64_MAX ? 0 : omax[split]);
+        }
+        if (mode == 3) {
+            uint64_t badv = UINT64_MAX;
+            for (uint64_t i = 0; i < cnt && badv == UINT64_MAX; i++)
+                if (buf[i] != (int)(4 * ((uint64_t)me + i * ((uint64_t)me + 1)) + (uint64_t)me % 4) + 11) badv = i;
+            CHECK(badv == UINT64_MAX, "read: element %" PRIu64 " holds %d", badv, badv == UINT64_MAX ? 0 : buf[badv]);
+        }
+        colldiag_xfer_free(x);
+        colldiag_file_close(f);
+    }
+    /* the file itself, byte by byte: element 4 c + r % 4 holds its own index + 11 where rank r touches chunk c */
+    if (me == 0) {
+        int *img = malloc(4 * C * sizeof *img);
+        FILE *fp = fopen(path, "rb");
+        size_t got = fp ? fread(img, sizeof *img, 4 * C, fp) : 0;
+        if (fp) fclose(fp);
+        uint64_t badf = UINT64_MAX;
+        for (uint64_t c = 0; c < C && badf == UINT64_MAX; c++)
+            for (int r = 0; r < P; r++)
+                if (c >= (uint64_t)r && (c - (uint64_t)r) % ((uint64_t)r + 1) == 0 && (got <= 4 * c + (uint64_t)r % 4 || img[4 * c + r % 4] != (int)(4 * c + (uint64_t)r % 4) + 11))
+                    badf = 4 * c + (uint64_t)r % 4;
+        snprintf(g_case, sizeof g_case, "sparse exchange, the file");
+        CHECK(badf == UINT64_MAX, "file element %" PRIu64 " wrong (%zu elements read)", badf, got);
+        free(img);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    free(buf);
+    free(want);
+    free(omin);
+    free(omax);
+    colldiag_sel_free(s);
+    colldiag_layout_free(l);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -736,6 +830,7 @@ int main(int argc, char **argv)
     open_hints(path);
     shared_chunks_one_call(path);
     disjoint_chunks_no_exchange(path);
+    sparse_exchange_many_chunks(path);
     for (int si = 0; si < (int)(sizeof shapes / sizeof *shapes); si++) {
         if (quick && si != 1 && si != 3) continue;
         for (int kind = 0; kind < S_N; kind++) {
