@@ -283,7 +283,7 @@ bench-ranks: $(B)/ranks
 	  else echo "bench-ranks: $(RANKS_NODES) ranks across simulated nodes need root (tests/nodes.sh): not run"; fi; fi
 # One call at 10^3 to 10^5 virtual ranks, simulated in one process: colldiag's own code for every rank,
 # its collectives answered as P ranks would (bench/virtual.c): per rank local work, memory, messages
-# and bytes, every scheme and pattern (about 8 minutes on 2 cores; the exchange schemes' counts travel
+# and bytes, every scheme and pattern (about 6 minutes on 2 cores; the exchange schemes' counts travel
 # in a sparse exchange, so nothing a rank holds is P-sized): make bench-virtual [VIRTUAL_P="1000 3000"]
 VIRTUAL_P ?= 1000 3000 10000 100000
 $(B)/virtual: bench/virtual.c colldiag.c colldiag.h | $(B)
