@@ -50,46 +50,51 @@ typedef struct {
     int collmd;     /* the file's metadata reads are collective (H5Pset_all_coll_metadata_ops, as netCDF-4's) */
     int read;       /* a read case (run_read_case): 1 rank 0 reads a band and rank 1 a part of it that ends inside it,
                        2 every rank reads the same band, 3 each rank its own band */
+    int multi;      /* HDF5 1.14's H5Dwrite_multi: the case's dataset written in one call after another contiguous dataset,
+                       "first", created before it (its storage ends before the case's: only the case's is past its end) */
 } h5case;
 
 static const h5case cases[] = {
-    {"holes-collective", 0, 1, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"holes-independent", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"holes-rank0-collective", 0, 1, 0, 0, 3, 0, 0, 0, 0, 0},
-    {"holes-rank0-independent", 0, 0, 0, 0, 3, 0, 0, 0, 0, 0},
-    {"holes-unordered-independent", 0, 0, 0, 0, 4, 0, 0, 0, 0, 0},
-    {"holes-unordered-collective", 0, 1, 0, 0, 4, 0, 0, 0, 0, 0},
-    {"holes-converting-collective", 0, 1, 0, 0, 0, 1, 0, 0, 0, 0},
-    {"holes-one-rank-converting", 0, 1, 0, 0, 0, 2, 0, 0, 0, 0},
-    {"holes-individual-io", 0, 2, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"holes-chunked-fill-never", 1, 1, 2, 0, 0, 0, 0, 0, 0, 0},
-    {"holes-chunked-fill-undefined", 1, 1, 4, 0, 0, 0, 0, 0, 0, 0},
-    {"compact-ranks-differ", 2, 1, 0, 0, 0, 0, 0, 0, 0, 0},
-    {"compact-rank0-alone", 2, 1, 0, 0, 3, 0, 0, 0, 0, 0},
-    {"compact-rank0-alone-independent", 2, 0, 0, 0, 3, 0, 0, 0, 0, 0},
-    {"control-fill-alloc", 0, 1, 1, 0, 0, 0, 1, 0, 0, 0},
-    {"control-fill-value", 0, 1, 3, 0, 0, 0, 1, 0, 0, 0},
-    {"control-flushed", 0, 1, 0, 1, 0, 0, 1, 0, 0, 0},
-    {"control-chunked", 1, 1, 0, 0, 0, 0, 1, 0, 0, 0},
-    {"control-full-write", 0, 1, 0, 0, 1, 0, 1, 0, 0, 0},
-    {"control-compact-same", 2, 1, 0, 0, 2, 0, 1, 0, 0, 0},
+    {"holes-collective", 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"holes-independent", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"holes-rank0-collective", 0, 1, 0, 0, 3, 0, 0, 0, 0, 0, 0},
+    {"holes-rank0-independent", 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0},
+    {"holes-unordered-independent", 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0},
+    {"holes-unordered-collective", 0, 1, 0, 0, 4, 0, 0, 0, 0, 0, 0},
+    {"holes-converting-collective", 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0},
+    {"holes-one-rank-converting", 0, 1, 0, 0, 0, 2, 0, 0, 0, 0, 0},
+    {"holes-individual-io", 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"holes-chunked-fill-never", 1, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"holes-chunked-fill-undefined", 1, 1, 4, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"compact-ranks-differ", 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {"compact-rank0-alone", 2, 1, 0, 0, 3, 0, 0, 0, 0, 0, 0},
+    {"compact-rank0-alone-independent", 2, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0},
+    {"control-fill-alloc", 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0},
+    {"control-fill-value", 0, 1, 3, 0, 0, 0, 1, 0, 0, 0, 0},
+    {"control-flushed", 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 0},
+    {"control-chunked", 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0},
+    {"control-full-write", 0, 1, 0, 0, 1, 0, 1, 0, 0, 0, 0},
+    {"control-compact-same", 2, 1, 0, 0, 2, 0, 1, 0, 0, 0, 0},
     /* chunks without a written fill in a file that is already longer than a fresh one: the chunks lie past
        its end all the same (issue 61: predicted 0 when the plan assumed dense addresses) */
-    {"holes-chunked-individual-io", 1, 2, 2, 0, 0, 0, 0, 0, 0, 0},
-    {"holes-chunked-fill-never-after-data", 1, 1, 2, 0, 0, 0, 0, 1, 0, 0},
-    {"holes-chunked-fill-never-collmd", 1, 1, 2, 0, 0, 0, 0, 1, 1, 0},
-    {"control-chunked-fill-never-flushed", 1, 1, 2, 1, 0, 0, 1, 1, 0, 0},
-    {"control-chunked-fill-never-flushed-collmd", 1, 1, 2, 1, 0, 0, 1, 1, 1, 0},
-    {"control-chunked-fill-never-written", 1, 1, 2, 0, 0, 0, 1, 2, 0, 0},
-    {"control-chunked-fill-value", 1, 1, 3, 0, 0, 0, 1, 1, 0, 0},
+    {"holes-chunked-individual-io", 1, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0},
+#if H5_VERSION_GE(1, 14, 0)
+    {"holes-multi-collective", 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1},
+#endif
+    {"holes-chunked-fill-never-after-data", 1, 1, 2, 0, 0, 0, 0, 1, 0, 0, 0},
+    {"holes-chunked-fill-never-collmd", 1, 1, 2, 0, 0, 0, 0, 1, 1, 0, 0},
+    {"control-chunked-fill-never-flushed", 1, 1, 2, 1, 0, 0, 1, 1, 0, 0, 0},
+    {"control-chunked-fill-never-flushed-collmd", 1, 1, 2, 1, 0, 0, 1, 1, 1, 0, 0},
+    {"control-chunked-fill-never-written", 1, 1, 2, 0, 0, 0, 1, 2, 0, 0, 0},
+    {"control-chunked-fill-value", 1, 1, 3, 0, 0, 0, 1, 1, 0, 0, 0},
     /* reads of a written contiguous dataset: ranks whose selections overlap, one ending inside the other's
        (Open MPI 4.1.0-4.1.4's ompio returns zeros past the inner one's end: tests/mpi_read_overlap.c) */
-    {"reads-overlap-collective", 0, 1, 0, 0, 0, 0, 0, 0, 0, 1},
-    {"reads-overlap-independent", 0, 0, 0, 0, 0, 0, 0, 0, 0, 1},
-    {"control-reads-same", 0, 1, 0, 0, 0, 0, 1, 0, 0, 2},
-    {"control-reads-disjoint", 0, 1, 0, 0, 0, 0, 1, 0, 0, 3},
+    {"reads-overlap-collective", 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0},
+    {"reads-overlap-independent", 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0},
+    {"control-reads-same", 0, 1, 0, 0, 0, 0, 1, 0, 0, 2, 0},
+    {"control-reads-disjoint", 0, 1, 0, 0, 0, 0, 1, 0, 0, 3, 0},
     /* right in HDF5, but an independent call cannot know that every rank writes the same: at risk */
-    {"compact-same-independent", 2, 0, 0, 0, 2, 0, 0, 0, 0, 0},
+    {"compact-same-independent", 2, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 
@@ -199,8 +204,12 @@ static int run_case(const char *dir, const h5case *c, char *detail, size_t dl)
     const uint16_t zero = 0;
     if (c->fill == 3) H5Pset_fill_value(dcpl, H5T_NATIVE_UINT16, &zero);
     if (c->fill == 4) H5Pset_fill_value(dcpl, H5T_NATIVE_UINT16, NULL);
+    /* multi: "first", N ints, rank r its share [r N / P, (r + 1) N / P), created before "data" */
+    const hsize_t fn = N, f0 = fn * (hsize_t)me / (hsize_t)P, f1 = fn * (hsize_t)(me + 1) / (hsize_t)P;
+    hid_t fspace = c->multi ? H5Screate_simple(1, &fn, NULL) : -1;
+    hid_t first = c->multi ? H5Dcreate2(file, "first", H5T_STD_I32LE, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
     hid_t dset = H5Dcreate2(file, "data", H5T_STD_U16LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    int ok = file >= 0 && dset >= 0;
+    int ok = file >= 0 && dset >= 0 && (!c->multi || first >= 0);
     if (c->flush && ok) ok = H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0;
     if (c->prior == 2 && ok) ok = write_whole(dset);
     /* the selection in the file and the packed values */
@@ -220,13 +229,32 @@ static int run_case(const char *dir, const h5case *c, char *detail, size_t dl)
     if (c->coll == 2) H5Pset_dxpl_mpio_collective_opt(dxpl, H5FD_MPIO_INDIVIDUAL_IO);
     dirty_heap();
     const int conv = c->conv == 1 || (c->conv == 2 && me == 1 % P);
-    if (ok) ok = H5Dwrite(dset, conv ? H5T_NATIVE_INT : H5T_NATIVE_UINT16, msel, fsel, dxpl, conv ? (void *)vi : (void *)v16) >= 0;
+    int *fv = malloc((size_t)(f1 > f0 ? f1 - f0 : 1) * sizeof *fv);
+    for (hsize_t i = f0; i < f1; i++) fv[i - f0] = (int)i * 3 + 5;
+    if (ok && c->multi) {
+#if H5_VERSION_GE(1, 14, 0)
+        const hsize_t cnt1 = f1 - f0, one = cnt1 ? cnt1 : 1;
+        hid_t ffs = H5Dget_space(first), fms = H5Screate_simple(1, &one, NULL);
+        if (cnt1) H5Sselect_hyperslab(ffs, H5S_SELECT_SET, &f0, NULL, &cnt1, NULL);
+        else { H5Sselect_none(ffs); H5Sselect_none(fms); }
+        hid_t ds[2] = {first, dset}, mt[2] = {H5T_NATIVE_INT, H5T_NATIVE_UINT16}, ms[2] = {fms, msel}, fs[2] = {ffs, fsel};
+        const void *bufs[2] = {fv, v16};
+        ok = H5Dwrite_multi(2, ds, mt, ms, fs, dxpl, bufs) >= 0;
+        H5Sclose(ffs);
+        H5Sclose(fms);
+#endif
+    } else if (ok) {
+        ok = H5Dwrite(dset, conv ? H5T_NATIVE_INT : H5T_NATIVE_UINT16, msel, fsel, dxpl, conv ? (void *)vi : (void *)v16) >= 0;
+    }
+    free(fv);
     H5Pclose(dxpl);
     H5Sclose(msel);
     H5Sclose(fsel);
     H5Sclose(space);
     H5Pclose(dcpl);
     if (dset >= 0) H5Dclose(dset);
+    if (first >= 0) H5Dclose(first);
+    if (fspace >= 0) H5Sclose(fspace);
     if (file >= 0) H5Fclose(file);
     H5Pclose(fapl);
     /* every rank's elements, to rank 0: the image it checks the file against */
@@ -268,6 +296,18 @@ static int run_case(const char *dir, const h5case *c, char *detail, size_t dl)
             } else {
                 snprintf(detail, dl, "%llu written elements and %llu holes as written", (unsigned long long)nw, (unsigned long long)holes);
             }
+        }
+        if (verdict == 1 && c->multi) { /* the call's other dataset, written whole */
+            hid_t d3 = H5Dopen2(f2, "first", H5P_DEFAULT);
+            int *fg = malloc((size_t)fn * sizeof *fg);
+            hsize_t bad = fn;
+            if (d3 < 0 || H5Dread(d3, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, fg) < 0) verdict = -1;
+            for (hsize_t e = 0; verdict == 1 && e < fn && bad == fn; e++)
+                if (fg[e] != (int)e * 3 + 5) bad = e;
+            if (verdict == -1) snprintf(detail, dl, "HDF5 could not read its own file's /first");
+            else if (bad < fn) { verdict = 0; snprintf(detail, dl, "/first element %llu holds %d", (unsigned long long)bad, fg[bad]); }
+            if (d3 >= 0) H5Dclose(d3);
+            free(fg);
         }
         if (d2 >= 0) H5Dclose(d2);
         if (f2 >= 0) H5Fclose(f2);

@@ -40,7 +40,7 @@ for l in open(sys.argv[1]):
 risk = {}
 for n, l in enumerate(open(sys.argv[2]), 1):
     j = json.loads(l)
-    if j.get("op") not in ("H5Dwrite", "H5Dread"): continue
+    if j.get("op") not in ("H5Dwrite", "H5Dread", "H5Dwrite_multi"): continue
     m = re.search(r"h5_defects-([a-z0-9-]+)\.h5$", j.get("file", ""))
     if not m: continue
     if "bytes_at_risk" not in j: print("FAIL line %d: no bytes_at_risk" % n); sys.exit(1)

@@ -228,6 +228,32 @@ static void made_safe(int wr, hid_t dset, hid_t fs, hid_t dxpl, const char *acc)
     cd_internal--;
 }
 
+/* made_safe for a multi-dataset write: every dataset's storage, each dataset's own end (one dataset's
+   does not cover another's created after it: tests/h5_defects.c holes-multi-collective came out wrong
+   under COLLDIAG_ACCELERATE=1 with only the first made safe). The report's sizes span them all: from
+   the file's size before the first growth to its size after the last. Alike on every rank: the call's
+   datasets are (a collective call), and each dataset's end is compared with what the file is agreed
+   to cover. */
+#if H5_VERSION_GE(1, 14, 0) /* H5Dwrite_multi */
+static void made_safe_multi(int wr, size_t count, const hid_t *dsets, hid_t dxpl, const char *acc)
+{
+    uint64_t from = 0, to = 0;
+    int grew = 0;
+    for (size_t i = 0; i < count; i++) {
+        made_safe(wr, dsets[i], H5I_INVALID_HID, dxpl, acc);
+        if (safe_to > safe_from) {
+            if (!grew) from = safe_from;
+            grew = 1;
+            to = safe_to;
+        } else if (!grew && safe_from) {
+            from = to = safe_from;
+        }
+    }
+    safe_from = from;
+    safe_to = to;
+}
+#endif
+
 /* The advice for a call HDF5 runs, from colldiag's plan of it (the same on every rank of a collective
    call): the cost model's estimate of HDF5's path beside the best scheme, and the one change that gets
    it. Empty when the call was not planned. */
@@ -1265,7 +1291,7 @@ static herr_t explain_multi(int wr, size_t count, hid_t *dsets, hid_t *mts, hid_
     const char *mode = cd_getenv("COLLDIAG_REPORT"), *acc = cd_getenv("COLLDIAG_ACCELERATE");
     h5_plist_gen++; /* HDF5 runs the call: it sets the DXPL's actual-mode properties */
     if (!mode || !*mode || !strcmp(mode, "0") || cd_internal || count == 0 || !dsets) {
-        if (!cd_internal && count > 0 && dsets) made_safe(wr, dsets[0], H5I_INVALID_HID, dxpl, acc);
+        if (!cd_internal && count > 0 && dsets) made_safe_multi(wr, count, dsets, dxpl, acc);
         return wr ? real_w(count, dsets, mts, mss, fss, dxpl, wbufs) : real_r(count, dsets, mts, mss, fss, dxpl, rbufs);
     }
     /* HDF5 records its actual modes in the DXPL it is given; H5P_DEFAULT cannot be read back */
@@ -1273,7 +1299,7 @@ static herr_t explain_multi(int wr, size_t count, hid_t *dsets, hid_t *mts, hid_
     if (use < 0) use = dxpl;
     if (summary_only(mode)) { /* the summary alone: HDF5's answers for the call, each dataset's bytes */
         cd_internal++;
-        made_safe(wr, dsets[0], H5I_INVALID_HID, use, acc);
+        made_safe_multi(wr, count, dsets, use, acc);
         const double t0 = MPI_Wtime();
         const herr_t ret = wr ? real_w(count, dsets, mts, mss, fss, use, wbufs) : real_r(count, dsets, mts, mss, fss, use, rbufs);
         call_secs = MPI_Wtime() - t0;
@@ -1290,7 +1316,7 @@ static herr_t explain_multi(int wr, size_t count, hid_t *dsets, hid_t *mts, hid_
     colldiag_file *f = NULL;
     cd_internal++;
     const int planned = colldiag_h5_plan_multi(count, dsets, mts, mss, fss, use, wr ? COLLDIAG_TO_FILE : COLLDIAG_TO_MEMORY, x, &f) == 0;
-    made_safe(wr, dsets[0], H5I_INVALID_HID, use, acc);
+    made_safe_multi(wr, count, dsets, use, acc);
     const double t0 = MPI_Wtime();
     const herr_t ret = wr ? real_w(count, dsets, mts, mss, fss, use, wbufs) : real_r(count, dsets, mts, mss, fss, use, rbufs);
     call_secs = MPI_Wtime() - t0;
