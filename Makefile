@@ -314,8 +314,9 @@ bench-patterns: $(B)/patterns $(B)/libcolldiag_preload.so
 # Compressed data read in parallel: an unmodified program's collective reads (rows, columns, interleaved
 # columns) of a deflated dataset, plain HDF5 against the preload, deflate 1 and 6, shuffle on and off, with
 # one process's read as the reference (bench/filtered.sh): make bench-filtered [FILTERED_REPS=5]
+# [H5BENCH=/dir/with/h5bench_write_and_read: also h5bench's compressed VPIC-IO / BD-CATS-IO case]
 bench-filtered: $(B)/h5_filtered $(B)/libcolldiag_preload.so
-	bench/filtered.sh $(B) "$(RUN)" $(BENCH_RANKS) $(or $(FILTERED_REPS),5) $(or $(BENCH_DIR),/tmp)
+	H5BENCH=$(or $(H5BENCH),-) bench/filtered.sh $(B) "$(RUN)" $(BENCH_RANKS) $(or $(FILTERED_REPS),5) $(or $(BENCH_DIR),/tmp)
 # What the run's summary costs: plain HDF5, the preload without a report, with COLLDIAG_REPORT=summary and with
 # the per-call JSON report, interleaved (bench/summary.sh): make bench-summary [SUMMARY_REPS=7]
 bench-summary: $(B)/patterns $(B)/libcolldiag_preload.so
