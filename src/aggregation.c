@@ -259,7 +259,7 @@ static uint64_t agg_nmsg(const uint64_t *cnt, int P, int step, uint64_t scale)
 typedef struct { MPI_Request *rq; MPI_Status *st; } cd_reqs; /* sized before the exchanges are agreed */
 
 /* Point-to-point exchange of byte segments (per-peer counts and displacements). Collective in effect:
-   both sides derive the same counts from one Alltoall. Returns an MPI code. */
+   both sides derive the same counts from one sparse exchange of counts (agg_round). Returns an MPI code. */
 static int agg_p2p(cd_io *io, const cd_reqs *rs, const unsigned char *sb, const uint64_t *scnt, const uint64_t *sdsp,
                    unsigned char *rb, const uint64_t *rcnt, const uint64_t *rdsp, int tag)
 {

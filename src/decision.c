@@ -16,12 +16,14 @@
  *               (MR: memory blocks of the busiest rank too long to be packed, link_mem_runs; two-phase
  *               I/O's shuffle to its aggregators, about one a node, sends x of the bytes off the node,
  *               x and K as for aggregation: 0 on one node)
- *   multi       N LAT + 4 S LAT_X + M,    M = bytes_whole / BW_IND + stretches IND + bytes_partial / BW_IO + runs_partial RUN
+ *   multi       N LAT + 3 S LAT_X + M,    M = bytes_whole / BW_IND + stretches IND + bytes_partial / BW_IO + runs_partial RUN
  *               (S = 1 when some chunk may be shared (touch_map): the ranks per chunk are counted in
- *                four exchange steps, nproc_exchange)
- *   aggregation LAT + (5 + 5 S) LAT_X + R COPY + C RUN + B (2 / BW_COPY + (1 - x) / BW_NET + x K / BW_NET_X) + B / BW_IO
+ *                three exchange steps: the ids to their counters and the answers back (two sparse
+ *                exchanges, nproc_exchange), then the list of collective chunks (an Allgatherv))
+ *   aggregation LAT + (5 + 2 S) LAT_X + R COPY + C RUN + B (2 / BW_COPY + (1 - x) / BW_NET + x K / BW_NET_X) + B / BW_IO
  *               (a round's five exchange steps: its end, counts, buffers agreed, records and bytes,
- *                the move agreed, after five that find the owners of shared chunks; pack and assemble; owners write about one run per chunk they own,
+ *                the move agreed, after two that find the owners of shared chunks (the ids with their
+ *                bytes to the counters, the owners back); pack and assemble; owners write about one run per chunk they own,
  *                at most the chunks they touch; H nodes of K = P / H ranks, x = (H - 1) / H of the bytes
  *                leave their node, whose link carries its K ranks' share: file_nodes, H agreed;
  *                BW_NET_X probed once for the ranks when they span nodes, file_probe_link, unless set)
@@ -77,7 +79,7 @@ static void multi_local(const cd_io *io, uint64_t *partial, uint64_t *ns, uint64
 /* The touched-chunk map: a coarse bitmap of the chunk grid (chunk idx sets bit idx / ceil(nchunks /
    bits)), OR-reduced with the agreement, with the ranks' own bit counts summed beside it. When the
    sum equals the bits of the OR, no bit and so no chunk has two ranks: counting ranks per chunk
-   (nproc_exchange: an all-to-all of counts and two of ids) has nothing to find, and multi-chunk or
+   (nproc_exchange: two sparse exchanges and, for multi-chunk, an Allgatherv) has nothing to find, and multi-chunk or
    aggregation over disjoint blocks (B2) costs the one reduction every collective call makes anyway.
    Coarse, so a sufficient test only: ranks that share a bit but no chunk count as before. 512 bits,
    so that the whole agreement vector stays under 256 bytes: 64 words cost every call 12 us more on
@@ -134,13 +136,13 @@ static void auto_terms(const cd_io *io, double term[4][CD_T_N])
        within a node it is in BW_IO, measured there */
     term[0][CD_T_NET] = B * off * K / bwx;
     term[0][CD_T_COLL] = R * k[CD_K_RUN] + (double)g[AG_MAX_MRUNS] * k[CD_K_MRUN] + B / k[CD_K_BW_IO];
-    /* counting the ranks of shared chunks (nproc_exchange: counts, ids, counts back, the list of
-       collective chunks for multi; with the bytes each way for aggregation); nothing when the touched-
-       chunk map shows no chunk shared */
+    /* counting the ranks of shared chunks (nproc_exchange: the ids to their counters, the answers back,
+       and for multi the list of collective chunks; aggregation's ids carry their bytes); nothing when
+       the touched-chunk map shows no chunk shared */
     const double sx = io->disjoint ? 0.0 : 1.0;
-    term[1][CD_T_SYNC] = N * k[CD_K_LAT] + 4 * sx * k[CD_K_LAT_X];
+    term[1][CD_T_SYNC] = N * k[CD_K_LAT] + 3 * sx * k[CD_K_LAT_X];
     term[1][CD_T_IND] = (double)g[AG_MAX_MULTI_NS] * 1e-9;
-    term[2][CD_T_SYNC] = k[CD_K_LAT] + (5 + 5 * sx) * k[CD_K_LAT_X];
+    term[2][CD_T_SYNC] = k[CD_K_LAT] + (5 + 2 * sx) * k[CD_K_LAT_X];
     term[2][CD_T_NET] = R * k[CD_K_COPY] + B * (2 / k[CD_K_BW_COPY] + (1 - off) / k[CD_K_BW_NET] + off * K / bwx);
     term[2][CD_T_COLL] = C * k[CD_K_RUN] + B / k[CD_K_BW_IO];
     term[3][CD_T_IND] = (double)g[AG_MAX_IND_NS] * 1e-9;
