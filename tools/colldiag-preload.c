@@ -651,6 +651,23 @@ static void sum_risk_record(hid_t dset, hid_t dxpl)
     cd_sum_risk_record(n->file, n->name, n->coll_writes, risk_v, kind, risk_cap);
 }
 
+#if H5_VERSION_GE(1, 14, 0) /* H5Dwrite_multi */
+/* A multi-dataset write's words of bytes at risk, dataset after dataset, joined as colldiag_h5_plan_multi
+   joins them (multi.c, multi_combine): the call's extent over every dataset, the bytes past the file
+   summed, the compact datasets' digests chained. first: c is empty. */
+static void risk_join(uint64_t c[AG_N], const uint64_t w[AG_N], int first)
+{
+    if (first || w[AG_RISK_LO] < c[AG_RISK_LO]) c[AG_RISK_LO] = w[AG_RISK_LO];
+    if (w[AG_RISK_HI] > c[AG_RISK_HI]) c[AG_RISK_HI] = w[AG_RISK_HI];
+    if (w[AG_RISK_FSIZE] > c[AG_RISK_FSIZE]) c[AG_RISK_FSIZE] = w[AG_RISK_FSIZE];
+    c[AG_RISK_PAST] += w[AG_RISK_PAST];
+    c[AG_RISK_CBYTES] += w[AG_RISK_CBYTES];
+    c[AG_RISK_RANKS] |= w[AG_RISK_RANKS];
+    if (w[AG_RISK_CBYTES]) c[AG_RISK_DIG] = cd_mix64(c[AG_RISK_DIG] ^ w[AG_RISK_DIG]);
+    c[AG_RISK_DIG_NOT] = ~c[AG_RISK_DIG];
+}
+#endif
+
 /* A call HDF5 ran: its answers from the DXPL it ran with (x: colldiag's plan of it, or NULL). */
 static void sum_hdf5_call(int wr, hid_t dset, hid_t dxpl, double secs, const colldiag_xfer *x, int planned, int agree)
 {
@@ -1299,6 +1316,20 @@ static herr_t explain_multi(int wr, size_t count, hid_t *dsets, hid_t *mts, hid_
     if (use < 0) use = dxpl;
     if (summary_only(mode)) { /* the summary alone: HDF5's answers for the call, each dataset's bytes */
         cd_internal++;
+        /* a collective write's bytes at risk, before it is made safe, as the planned run counts them
+           (colldiag_h5_plan_multi): one extent over every dataset's words, recorded under each dataset */
+        uint64_t cv[AG_N];
+        int cany = 0;
+        memset(cv, 0, sizeof cv);
+        for (size_t i = 0; wr && i < count; i++) {
+            const sum_names *n = sum_names_of(dsets[i]);
+            call_bytes = n ? sum_bytes(dsets[i], fss[i], n->esize) : 0;
+            sum_risk_light(1, dsets[i], mts ? mts[i] : H5T_NATIVE_UCHAR, mss ? mss[i] : H5S_ALL, fss ? fss[i] : H5S_ALL, use,
+                           wbufs ? wbufs[i] : NULL);
+            if (risk_have) { risk_join(cv, risk_v, !cany); cany = 1; }
+            risk_have = 0;
+            risk_own = 0; /* an independent compact write's own bytes: not counted for multi-dataset calls */
+        }
         made_safe_multi(wr, count, dsets, use, acc);
         const double t0 = MPI_Wtime();
         const herr_t ret = wr ? real_w(count, dsets, mts, mss, fss, use, wbufs) : real_r(count, dsets, mts, mss, fss, use, rbufs);
@@ -1307,6 +1338,13 @@ static herr_t explain_multi(int wr, size_t count, hid_t *dsets, hid_t *mts, hid_
             const sum_names *n = sum_names_of(dsets[i]);
             call_bytes = n ? sum_bytes(dsets[i], fss[i], n->esize) : 0;
             sum_hdf5_call(wr, dsets[i], use, call_secs, NULL, 0, 0);
+        }
+        for (size_t i = 0; ret >= 0 && cany && i < count; i++) {
+            memcpy(risk_v, cv, sizeof cv);
+            risk_cap = UINT64_MAX; /* as the plan's risk_agreed for a multi-dataset call */
+            risk_have = 1;
+            risk_kind_read = 0;
+            sum_risk_record(dsets[i], use);
         }
         cd_internal--;
         if (use != dxpl) H5Pclose(use);
