@@ -1575,7 +1575,22 @@ struct colldiag_file {
                             so HDF5's chunk lookup may run on one rank (h5_plan_chunk_addrs) */
     uint64_t group;      /* comm's members, hashed (comm_group_id; 0: no communicator): AUTO's measurements are its (measure.c) */
     uint64_t fs_type;    /* the file system's type (statfs), 0 unknown: part of AUTO's patterns */
+    struct {             /* aggregation's data buffers kept between calls (exec_aggregate, agg_keep_put): a time-step
+                            loop would otherwise map fresh pages for them every call */
+        unsigned char *sdata, *rdata, *packbuf;
+        uint64_t scap, rcap, packbufcap;
+    } keep;
+    double lat_x;        /* a collective step's seconds, probed once for the ranks' group (file_probe_step); 0: not probed */
 };
+
+/* Frees what a file keeps between calls (aggregation's buffers). */
+static void file_keep_free(colldiag_file *f)
+{
+    cd_free(f->keep.sdata);
+    cd_free(f->keep.rdata);
+    cd_free(f->keep.packbuf);
+    memset(&f->keep, 0, sizeof f->keep);
+}
 
 /* The file system a path lies on (statfs's f_type; 0 when unknown): part of where AUTO's wisdom was
    measured (measure.c). */
@@ -1660,6 +1675,7 @@ static int file_alloc(const char *fn, MPI_Comm comm, colldiag_file **out, int co
 
 static void file_dealloc(colldiag_file *f)
 {
+    file_keep_free(f);
     cd_free(f->node_ranks);
     if (f->op != MPI_OP_NULL) MPI_Op_free(&f->op);
     MPI_Comm_free(&f->comm);
@@ -1702,23 +1718,108 @@ static int file_inject_nodes(const colldiag_file *f)
    a few groups (a job's communicators), forgotten with colldiag_auto_forget. */
 #define CD_PROBE_BYTES (1 << 20)
 enum { CD_PROBE_MEMO = 16 };
-static struct { uint64_t id; double bw; } cd_probe_memo[CD_PROBE_MEMO];
+typedef struct { uint64_t id; double bw, step; } cd_probe_entry; /* a group's probed link (B/s) and step (s); 0: not probed */
+static cd_probe_entry cd_probe_memo[CD_PROBE_MEMO];
 static int cd_probe_n;
+
+/* The group's memo entry, NULL when it has none. */
+static const cd_probe_entry *probe_memo_of(uint64_t id)
+{
+    for (int i = 0; i < cd_probe_n && i < CD_PROBE_MEMO; i++)
+        if (cd_probe_memo[i].id == id) return &cd_probe_memo[i];
+    return NULL;
+}
 
 static double probe_memo(uint64_t id)
 {
-    for (int i = 0; i < cd_probe_n && i < CD_PROBE_MEMO; i++)
-        if (cd_probe_memo[i].id == id) return cd_probe_memo[i].bw;
-    return 0;
+    const cd_probe_entry *m = probe_memo_of(id);
+    return m ? m->bw : 0;
+}
+
+static double probe_memo_step(uint64_t id)
+{
+    const cd_probe_entry *m = probe_memo_of(id);
+    return m ? m->step : 0;
+}
+
+/* Records a probe's result for the group (bw or step, the other kept; 0 leaves a value alone). */
+static void probe_remember(uint64_t id, double bw, double step)
+{
+    int i = 0;
+    while (i < cd_probe_n && cd_probe_memo[i].id != id) i++;
+    if (i == cd_probe_n && cd_probe_n < CD_PROBE_MEMO) {
+        cd_probe_n++;
+        cd_probe_memo[i].id = id;
+        cd_probe_memo[i].bw = cd_probe_memo[i].step = 0;
+    }
+    if (i >= CD_PROBE_MEMO) return;
+    if (bw > 0) cd_probe_memo[i].bw = bw;
+    if (step > 0) cd_probe_memo[i].step = step;
 }
 
 static void probe_forget(void) { cd_probe_n = 0; }
 
-/* Whether this rank wants the link probed: the model will use it (agreed by the caller's reduction). */
-static int probe_wanted(const colldiag_file *f)
+/* Whether this rank wants a constant probed: the model will use it (agreed by the caller's reduction).
+   name: the constant's variable, which when set rules. */
+static int probe_wanted_of(const colldiag_file *f, const char *name, double memo)
 {
-    const char *e = cd_getenv("COLLDIAG_AUTO_BW_NET_X"), *m = cd_getenv("COLLDIAG_AUTO_MODE");
-    return !f->plan_only && f->group && !(e && *e) && !(m && !strcmp(m, "estimate")) && probe_memo(f->group) <= 0;
+    const char *e = cd_getenv(name), *m = cd_getenv("COLLDIAG_AUTO_MODE");
+    return !f->plan_only && f->group && !(e && *e) && !(m && !strcmp(m, "estimate")) && memo <= 0;
+}
+
+static int probe_wanted(const colldiag_file *f) { return probe_wanted_of(f, "COLLDIAG_AUTO_BW_NET_X", probe_memo(f->group)); }
+
+/* A collective step's latency (AUTO's LAT_X), probed once per group of ranks, as the link is: the
+   default (7 us) is three ranks on this machine's two cores, and a step costs what the ranks' cores and
+   network make it: 170-265 us with 8 ranks on 2 cores (make calibrate), where aggregation's seven
+   steps, priced at 49 us, sent B1's first write to a scheme 3x dearer than all-independent (make
+   bench-auto). Three blocks of four one-int reductions from a common start, each block's slowest
+   rank's time agreed, the median block's time over its four: thirteen reductions once per group (about
+   3 ms with 8 ranks on 2 cores, tens of microseconds where cores are the ranks' own).
+   Not when COLLDIAG_AUTO_LAT_X is set, COLLDIAG_AUTO_MODE=estimate, on one rank, and in test builds
+   while COLLDIAG_INJECT injects anything else (tests of AUTO stay deterministic);
+   COLLDIAG_INJECT=step:SECONDS (test builds) gives the probe's answer. Collective over f->comm, agreed
+   by file_nodes' reduction; a failure leaves f->lat_x 0 (the default) on every rank. */
+enum { CD_STEP_REPS = 4 }; /* reductions a block; three blocks (the median) */
+#define CD_STEP_BLOCKS 3
+#ifdef COLLDIAG_TESTING
+static int step_inject(double *s)
+{
+    const char *e = cd_getenv("COLLDIAG_INJECT");
+    *s = 0;
+    if (!e || !*e) return 0;
+    if (!strncmp(e, "step:", 5)) *s = atof(e + 5);
+    return 1;
+}
+#else
+#define step_inject(s) 0
+#endif
+
+static int step_wanted(const colldiag_file *f)
+{
+    return f->size > 1 && probe_wanted_of(f, "COLLDIAG_AUTO_LAT_X", probe_memo_step(f->group));
+}
+
+static void file_probe_step(colldiag_file *f)
+{
+    double inj = 0, t[CD_STEP_BLOCKS] = {0}, g[CD_STEP_BLOCKS] = {0};
+    if (step_inject(&inj)) {
+        f->lat_x = inj > 0 ? inj : 0;
+    } else {
+        int one = 1, sum = 0, bad = MPI_Barrier(f->comm) != MPI_SUCCESS;
+        for (int b = 0; b < CD_STEP_BLOCKS && !bad; b++) {
+            const double t0 = MPI_Wtime();
+            for (int i = 0; i < CD_STEP_REPS && !bad; i++) bad = MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, f->comm) != MPI_SUCCESS;
+            t[b] = (MPI_Wtime() - t0) / CD_STEP_REPS;
+        }
+        if (bad) t[0] = -1; /* an MPI failure in a one-int reduction is every rank's (MPI_ERRORS_RETURN or abort) */
+        if (MPI_Allreduce(t, g, CD_STEP_BLOCKS, MPI_DOUBLE, MPI_MAX, f->comm) != MPI_SUCCESS) return;
+        /* the median of the three blocks (a failure anywhere shows as a negative block) */
+        const double lo = g[0] < g[1] ? g[0] : g[1], hi = g[0] < g[1] ? g[1] : g[0];
+        const double mid = g[2] < lo ? lo : g[2] > hi ? hi : g[2];
+        f->lat_x = g[0] < 0 || g[1] < 0 || g[2] < 0 ? 0 : mid;
+    }
+    if (f->lat_x > 0) probe_remember(f->group, 0, f->lat_x);
 }
 
 /* Collective over f->comm (every rank, the call agreed by file_nodes' reduction). A failure anywhere
@@ -1749,10 +1850,7 @@ static void file_probe_link(colldiag_file *f)
     }
     if (MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, f->comm) != MPI_SUCCESS || all[1] > 0 || !(all[0] > 0)) return;
     f->bw_x = (double)CD_PROBE_BYTES / all[0];
-    int i = 0;
-    while (i < cd_probe_n && cd_probe_memo[i].id != f->group) i++;
-    if (i == cd_probe_n && cd_probe_n < CD_PROBE_MEMO) cd_probe_n++;
-    if (i < CD_PROBE_MEMO) { cd_probe_memo[i].id = f->group; cd_probe_memo[i].bw = f->bw_x; }
+    probe_remember(f->group, f->bw_x, 0);
 }
 
 static void file_nodes(colldiag_file *f)
@@ -1775,11 +1873,15 @@ static void file_nodes(colldiag_file *f)
         cd_free(r);
         MPI_Comm_free(&nc);
     }
-    int mine[3] = {f->node_n > 0 && f->node_ranks[0] == f->rank, f->node_n <= 0, probe_wanted(f)}, all[3] = {0, 1, 0};
-    if (MPI_Allreduce(mine, all, 3, MPI_INT, MPI_SUM, f->comm) == MPI_SUCCESS && all[1] == 0) f->nodes = all[0];
-    /* the link between nodes: probed if some rank wants it (the same sum on every rank), else remembered */
+    int mine[4] = {f->node_n > 0 && f->node_ranks[0] == f->rank, f->node_n <= 0, probe_wanted(f), step_wanted(f)}, all[4] = {0, 1, 0, 0};
+    if (MPI_Allreduce(mine, all, 4, MPI_INT, MPI_SUM, f->comm) != MPI_SUCCESS) return;
+    if (all[1] == 0) f->nodes = all[0];
+    /* the link between nodes and a collective step: probed if some rank wants it (the same sum on every
+       rank), else remembered */
     if (f->nodes > 1 && all[2] > 0) file_probe_link(f);
     else if (f->nodes > 1) f->bw_x = probe_memo(f->group);
+    if (all[3] > 0) file_probe_step(f);
+    else f->lat_x = probe_memo_step(f->group);
 }
 
 /* Whether rank r of f's communicator is on this rank's node (file_nodes known). */
@@ -1902,6 +2004,7 @@ int colldiag_file_close(colldiag_file *f)
     if (f->plan_only) { /* the HDF5 bridge's: HDF5 owns the file; the communicator, if any, is ours */
         if (f->op != MPI_OP_NULL) MPI_Op_free(&f->op);
         if (f->comm != MPI_COMM_NULL) MPI_Comm_free(&f->comm);
+        file_keep_free(f);
         cd_free(f->node_ranks);
         cd_free(f);
         return 0;
@@ -1985,6 +2088,7 @@ struct colldiag_xfer {
     double meas_t[4], meas_ec[4];
     double meas_term[4];                  /* the chosen scheme's estimate, term by term (measure.c's CD_T_*) */
     double meas_link;                     /* the link between nodes the model used, B/s, probed (files.c); 0: not probed */
+    double meas_step;                     /* a collective step's seconds the model used, probed (files.c); 0: not probed */
     /* the preload's engine, measured (measure.c, meas_engine_choose): 0 not, 1 the rule (first calls), 2 the
        measured faster, 3 trying the other; its choice (0 HDF5's path, 1 colldiag's); each engine's fastest
        agreed time (-1 none) and calls; the pattern and group the time goes to */
@@ -5628,6 +5732,36 @@ static int agg_round(cd_io *io, cd_agg_state *st, const uint64_t *words, uint64_
     return 0;
 }
 
+/* The data buffers (send, receive, pack) live on in the file between calls: a time-step loop that
+   freed them each call paid the kernel for every fresh page again (B1's row blocks written by
+   aggregation on 2 ranks: 41 ms a call with fresh pages, 2.5 ms with kept ones, this machine; glibc
+   returns blocks this large to the kernel on free). Kept only while together they fit the budget
+   (agg_budget: three quarters of the collective buffer, what the call held anyway); a round that
+   needed more (one chunk larger than the budget) gives them back. Freed with the file. */
+static void agg_keep_take(colldiag_file *f, cd_agg_state *st)
+{
+    st->sdata = f->keep.sdata; st->scap = f->keep.scap;
+    st->rdata = f->keep.rdata; st->rcap = f->keep.rcap;
+    st->packbuf = f->keep.packbuf; st->packbufcap = f->keep.packbufcap;
+    memset(&f->keep, 0, sizeof f->keep);
+}
+
+static void agg_keep_put(const cd_io *io, cd_agg_state *st)
+{
+    colldiag_file *f = io->f;
+    file_keep_free(f);
+    if (st->scap + st->rcap + st->packbufcap <= agg_budget(io)) {
+        f->keep.sdata = st->sdata; f->keep.scap = st->scap;
+        f->keep.rdata = st->rdata; f->keep.rcap = st->rcap;
+        f->keep.packbuf = st->packbuf; f->keep.packbufcap = st->packbufcap;
+    } else {
+        cd_free(st->sdata);
+        cd_free(st->rdata);
+        cd_free(st->packbuf);
+    }
+    st->sdata = st->rdata = st->packbuf = NULL;
+}
+
 /* The whole scheme after owners are known (pc[].owner, and on owners pc[].abytes), in agreed rounds of
    chunk-index windows: each rank proposes where its budget (agg_budget) ends, one MIN-reduction picks
    the earliest proposal, and every chunk below it moves in that round, so all of a chunk's pieces meet
@@ -5643,6 +5777,7 @@ static void exec_aggregate(cd_io *io, const uint64_t *words)
     cd_agg_state st;
     memset(&st, 0, sizeof st);
     st.s.io = io;
+    agg_keep_take(io->f, &st);
     st.cnt = cd_calloc((size_t)P * 16 + 1, sizeof *st.cnt);
     st.dcnt = st.cnt ? st.cnt + (size_t)P * 14 + 1 : NULL;
     st.ddsp = st.cnt ? st.dcnt + P : NULL;
@@ -5668,13 +5803,11 @@ static void exec_aggregate(cd_io *io, const uint64_t *words)
     cd_free(st.rs.rq);
     cd_free(st.rs.st);
     cd_free(st.s.meta);
-    cd_free(st.sdata);
     cd_free(st.rmeta);
-    cd_free(st.rdata);
+    agg_keep_put(io, &st);
     cd_free(st.o.ent);
     cd_free(st.o.grun);
     cd_free(st.o.run);
-    cd_free(st.packbuf);
     cd_free(st.o.img);
     cd_free(st.o.tmp);
     cd_free(st.o.bits);
@@ -6170,6 +6303,7 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
         if (est[k] < est[best_est]) best_est = k;
     x->meas_kind = 0;
     x->meas_link = io->f->nodes > 1 ? io->f->bw_x : 0;
+    x->meas_step = io->set.k[CD_K_LAT_X] == COLLDIAG_AUTO_LAT_X ? io->f->lat_x : 0;
     for (int k = 0; k < 4; k++) { x->meas_t[k] = -1; x->meas_n[k] = 0; x->meas_ec[k] = est[k]; }
     cd_group *gr = meas_on(io) ? meas_group(io->f->group) : NULL;
     if (!gr) return best_est;
@@ -6376,6 +6510,7 @@ static void meas_reason(const colldiag_xfer *x, char *b, size_t n, const char *c
             k += (size_t)snprintf(b + k, n - k, "%s %s est. %.3g s", s ? "," : "", cd_meas_name[s], x->meas_ec[s]);
     }
     if (k < n && x->meas_link > 0) k += (size_t)snprintf(b + k, n - k, "; the link between nodes probed at %.3g MB/s", x->meas_link * 1e-6);
+    if (k < n && x->meas_step > 0) k += (size_t)snprintf(b + k, n - k, "; a collective step probed at %.3g us", x->meas_step * 1e6);
     if (k < n) snprintf(b + k, n - k, " -> %s (%s)", chosen, why[x->meas_kind]);
 }
 
@@ -6635,6 +6770,8 @@ static void meas_save(void)
  *                at most the chunks they touch; H nodes of K = P / H ranks, x = (H - 1) / H of the bytes
  *                leave their node, whose link carries its K ranks' share: file_nodes, H agreed;
  *                BW_NET_X probed once for the ranks when they span nodes, file_probe_link, unless set)
+ *               LAT_X, multi's and aggregation's exchange step, is probed once for the ranks (file_probe_step)
+ *               unless set: what a step costs depends on the ranks' cores and network, not on this machine
  *   independent I,  I = bytes / BW_IND + (stretches + runs_partial) IND + runs_small IND_DIRTY if writing
  *               (runs_small: runs of pieces whose runs average under a page: each dirties a page of
  *               its own; a long run's pages are in BW_IND, measured by writing)
@@ -6738,6 +6875,8 @@ static void auto_terms(const cd_io *io, double term[4][CD_T_N])
        unless COLLDIAG_AUTO_BW_NET_X is set (then the constant is not its default) */
     const double H = (double)io->f->nodes, K = H > 1 ? (double)P / H : 1.0, off = H > 1 ? (H - 1) / H : 0.0;
     const double bwx = io->f->bw_x > 0 && k[CD_K_BW_NET_X] == COLLDIAG_AUTO_BW_NET_X ? io->f->bw_x : k[CD_K_BW_NET_X];
+    /* an exchange step: probed once for the group (file_probe_step), unless COLLDIAG_AUTO_LAT_X is set */
+    const double latx = io->f->lat_x > 0 && k[CD_K_LAT_X] == COLLDIAG_AUTO_LAT_X ? io->f->lat_x : k[CD_K_LAT_X];
     memset(term, 0, 4 * sizeof *term);
     term[0][CD_T_SYNC] = k[CD_K_LAT];
     /* two-phase I/O's shuffle to the aggregators (about one a node) crosses nodes as aggregation's does;
@@ -6748,9 +6887,9 @@ static void auto_terms(const cd_io *io, double term[4][CD_T_N])
        and for multi the list of collective chunks; aggregation's ids carry their bytes); nothing when
        the touched-chunk map shows no chunk shared */
     const double sx = io->disjoint ? 0.0 : 1.0;
-    term[1][CD_T_SYNC] = N * k[CD_K_LAT] + 3 * sx * k[CD_K_LAT_X];
+    term[1][CD_T_SYNC] = N * k[CD_K_LAT] + 3 * sx * latx;
     term[1][CD_T_IND] = (double)g[AG_MAX_MULTI_NS] * 1e-9;
-    term[2][CD_T_SYNC] = k[CD_K_LAT] + (5 + 2 * sx) * k[CD_K_LAT_X];
+    term[2][CD_T_SYNC] = k[CD_K_LAT] + (5 + 2 * sx) * latx;
     term[2][CD_T_NET] = R * k[CD_K_COPY] + B * (2 / k[CD_K_BW_COPY] + (1 - off) / k[CD_K_BW_NET] + off * K / bwx);
     term[2][CD_T_COLL] = C * k[CD_K_RUN] + B / k[CD_K_BW_IO];
     term[3][CD_T_IND] = (double)g[AG_MAX_IND_NS] * 1e-9;
@@ -8961,6 +9100,13 @@ int colldiag_file_get_link_rate(const colldiag_file *f, double *bytes_per_s)
     return 0;
 }
 
+int colldiag_file_get_step_latency(const colldiag_file *f, double *seconds)
+{
+    if (!f || !seconds) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_file_get_step_latency", "%s is NULL", f ? "seconds" : "f");
+    *seconds = f->lat_x;
+    return 0;
+}
+
 void colldiag_auto_forget(void)
 {
     meas_forget();
@@ -9504,6 +9650,7 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
         fprintf(out, "},\"estimates\":{\"link\":%.6g,\"multi\":%.6g,\"aggregation\":%.6g,\"independent\":%.6g}", x->meas_ec[0], x->meas_ec[1],
                 x->meas_ec[2], x->meas_ec[3]);
         if (x->meas_link > 0) fprintf(out, ",\"link_between_nodes_Bps\":%.6g", x->meas_link);
+        if (x->meas_step > 0) fprintf(out, ",\"collective_step_s\":%.6g", x->meas_step);
         fprintf(out, "}");
     }
     /* a plan's bytes and calls are what the planned transfer would make; nothing moved */
@@ -15008,6 +15155,7 @@ static void h5_forget_files(const unsigned long *fileno)
             if (e->f->op != MPI_OP_NULL) MPI_Op_free(&e->f->op);
             if (e->f->comm != MPI_COMM_NULL) MPI_Comm_free(&e->f->comm);
         }
+        file_keep_free(e->f);
         cd_free(e->f->node_ranks);
         cd_free(e->f);
         cd_free(e);

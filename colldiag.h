@@ -401,7 +401,14 @@ int colldiag_get_auto_corrected(const colldiag_xfer *x, double corrected[4]);
    COLLDIAG_AUTO_MODE=estimate. 0 when not probed (one node, or not asked). Local. 0, or
    COLLDIAG_ERR_ARG. */
 int colldiag_file_get_link_rate(const colldiag_file *f, double *bytes_per_s);
-/* Forgets every measurement this process made, the probed link included (local; wisdom saved at the
+/* A collective step's latency as AUTO's model uses it (its LAT_X: what each step of multi-chunk's and
+   aggregation's exchanges costs), in seconds: probed once for f's ranks at the first open or wrap of a
+   file over them (three blocks of four one-int reductions, the median block's slowest rank), unless
+   COLLDIAG_AUTO_LAT_X is set or COLLDIAG_AUTO_MODE=estimate. The default (7 us) is 3 ranks on 2 cores;
+   8 ranks there take 25-40 times as long. 0 when not probed (one rank, or not asked). Local. 0, or
+   COLLDIAG_ERR_ARG. */
+int colldiag_file_get_step_latency(const colldiag_file *f, double *seconds);
+/* Forgets every measurement this process made, the probed link and step included (local; wisdom saved at the
    end is then what is measured afterwards). For benchmarks that compare AUTO from a cold start. */
 void colldiag_auto_forget(void);
 /* Writes what AUTO measured to COLLDIAG_WISDOM now (world rank 0; what MPI_Finalize does anyway): for a

@@ -27,6 +27,8 @@
  *                at most the chunks they touch; H nodes of K = P / H ranks, x = (H - 1) / H of the bytes
  *                leave their node, whose link carries its K ranks' share: file_nodes, H agreed;
  *                BW_NET_X probed once for the ranks when they span nodes, file_probe_link, unless set)
+ *               LAT_X, multi's and aggregation's exchange step, is probed once for the ranks (file_probe_step)
+ *               unless set: what a step costs depends on the ranks' cores and network, not on this machine
  *   independent I,  I = bytes / BW_IND + (stretches + runs_partial) IND + runs_small IND_DIRTY if writing
  *               (runs_small: runs of pieces whose runs average under a page: each dirties a page of
  *               its own; a long run's pages are in BW_IND, measured by writing)
@@ -130,6 +132,8 @@ static void auto_terms(const cd_io *io, double term[4][CD_T_N])
        unless COLLDIAG_AUTO_BW_NET_X is set (then the constant is not its default) */
     const double H = (double)io->f->nodes, K = H > 1 ? (double)P / H : 1.0, off = H > 1 ? (H - 1) / H : 0.0;
     const double bwx = io->f->bw_x > 0 && k[CD_K_BW_NET_X] == COLLDIAG_AUTO_BW_NET_X ? io->f->bw_x : k[CD_K_BW_NET_X];
+    /* an exchange step: probed once for the group (file_probe_step), unless COLLDIAG_AUTO_LAT_X is set */
+    const double latx = io->f->lat_x > 0 && k[CD_K_LAT_X] == COLLDIAG_AUTO_LAT_X ? io->f->lat_x : k[CD_K_LAT_X];
     memset(term, 0, 4 * sizeof *term);
     term[0][CD_T_SYNC] = k[CD_K_LAT];
     /* two-phase I/O's shuffle to the aggregators (about one a node) crosses nodes as aggregation's does;
@@ -140,9 +144,9 @@ static void auto_terms(const cd_io *io, double term[4][CD_T_N])
        and for multi the list of collective chunks; aggregation's ids carry their bytes); nothing when
        the touched-chunk map shows no chunk shared */
     const double sx = io->disjoint ? 0.0 : 1.0;
-    term[1][CD_T_SYNC] = N * k[CD_K_LAT] + 3 * sx * k[CD_K_LAT_X];
+    term[1][CD_T_SYNC] = N * k[CD_K_LAT] + 3 * sx * latx;
     term[1][CD_T_IND] = (double)g[AG_MAX_MULTI_NS] * 1e-9;
-    term[2][CD_T_SYNC] = k[CD_K_LAT] + (5 + 2 * sx) * k[CD_K_LAT_X];
+    term[2][CD_T_SYNC] = k[CD_K_LAT] + (5 + 2 * sx) * latx;
     term[2][CD_T_NET] = R * k[CD_K_COPY] + B * (2 / k[CD_K_BW_COPY] + (1 - off) / k[CD_K_BW_NET] + off * K / bwx);
     term[2][CD_T_COLL] = C * k[CD_K_RUN] + B / k[CD_K_BW_IO];
     term[3][CD_T_IND] = (double)g[AG_MAX_IND_NS] * 1e-9;

@@ -108,7 +108,22 @@ struct colldiag_file {
                             so HDF5's chunk lookup may run on one rank (h5_plan_chunk_addrs) */
     uint64_t group;      /* comm's members, hashed (comm_group_id; 0: no communicator): AUTO's measurements are its (measure.c) */
     uint64_t fs_type;    /* the file system's type (statfs), 0 unknown: part of AUTO's patterns */
+    struct {             /* aggregation's data buffers kept between calls (exec_aggregate, agg_keep_put): a time-step
+                            loop would otherwise map fresh pages for them every call */
+        unsigned char *sdata, *rdata, *packbuf;
+        uint64_t scap, rcap, packbufcap;
+    } keep;
+    double lat_x;        /* a collective step's seconds, probed once for the ranks' group (file_probe_step); 0: not probed */
 };
+
+/* Frees what a file keeps between calls (aggregation's buffers). */
+static void file_keep_free(colldiag_file *f)
+{
+    cd_free(f->keep.sdata);
+    cd_free(f->keep.rdata);
+    cd_free(f->keep.packbuf);
+    memset(&f->keep, 0, sizeof f->keep);
+}
 
 /* The file system a path lies on (statfs's f_type; 0 when unknown): part of where AUTO's wisdom was
    measured (measure.c). */
@@ -193,6 +208,7 @@ static int file_alloc(const char *fn, MPI_Comm comm, colldiag_file **out, int co
 
 static void file_dealloc(colldiag_file *f)
 {
+    file_keep_free(f);
     cd_free(f->node_ranks);
     if (f->op != MPI_OP_NULL) MPI_Op_free(&f->op);
     MPI_Comm_free(&f->comm);
@@ -235,23 +251,108 @@ static int file_inject_nodes(const colldiag_file *f)
    a few groups (a job's communicators), forgotten with colldiag_auto_forget. */
 #define CD_PROBE_BYTES (1 << 20)
 enum { CD_PROBE_MEMO = 16 };
-static struct { uint64_t id; double bw; } cd_probe_memo[CD_PROBE_MEMO];
+typedef struct { uint64_t id; double bw, step; } cd_probe_entry; /* a group's probed link (B/s) and step (s); 0: not probed */
+static cd_probe_entry cd_probe_memo[CD_PROBE_MEMO];
 static int cd_probe_n;
+
+/* The group's memo entry, NULL when it has none. */
+static const cd_probe_entry *probe_memo_of(uint64_t id)
+{
+    for (int i = 0; i < cd_probe_n && i < CD_PROBE_MEMO; i++)
+        if (cd_probe_memo[i].id == id) return &cd_probe_memo[i];
+    return NULL;
+}
 
 static double probe_memo(uint64_t id)
 {
-    for (int i = 0; i < cd_probe_n && i < CD_PROBE_MEMO; i++)
-        if (cd_probe_memo[i].id == id) return cd_probe_memo[i].bw;
-    return 0;
+    const cd_probe_entry *m = probe_memo_of(id);
+    return m ? m->bw : 0;
+}
+
+static double probe_memo_step(uint64_t id)
+{
+    const cd_probe_entry *m = probe_memo_of(id);
+    return m ? m->step : 0;
+}
+
+/* Records a probe's result for the group (bw or step, the other kept; 0 leaves a value alone). */
+static void probe_remember(uint64_t id, double bw, double step)
+{
+    int i = 0;
+    while (i < cd_probe_n && cd_probe_memo[i].id != id) i++;
+    if (i == cd_probe_n && cd_probe_n < CD_PROBE_MEMO) {
+        cd_probe_n++;
+        cd_probe_memo[i].id = id;
+        cd_probe_memo[i].bw = cd_probe_memo[i].step = 0;
+    }
+    if (i >= CD_PROBE_MEMO) return;
+    if (bw > 0) cd_probe_memo[i].bw = bw;
+    if (step > 0) cd_probe_memo[i].step = step;
 }
 
 static void probe_forget(void) { cd_probe_n = 0; }
 
-/* Whether this rank wants the link probed: the model will use it (agreed by the caller's reduction). */
-static int probe_wanted(const colldiag_file *f)
+/* Whether this rank wants a constant probed: the model will use it (agreed by the caller's reduction).
+   name: the constant's variable, which when set rules. */
+static int probe_wanted_of(const colldiag_file *f, const char *name, double memo)
 {
-    const char *e = cd_getenv("COLLDIAG_AUTO_BW_NET_X"), *m = cd_getenv("COLLDIAG_AUTO_MODE");
-    return !f->plan_only && f->group && !(e && *e) && !(m && !strcmp(m, "estimate")) && probe_memo(f->group) <= 0;
+    const char *e = cd_getenv(name), *m = cd_getenv("COLLDIAG_AUTO_MODE");
+    return !f->plan_only && f->group && !(e && *e) && !(m && !strcmp(m, "estimate")) && memo <= 0;
+}
+
+static int probe_wanted(const colldiag_file *f) { return probe_wanted_of(f, "COLLDIAG_AUTO_BW_NET_X", probe_memo(f->group)); }
+
+/* A collective step's latency (AUTO's LAT_X), probed once per group of ranks, as the link is: the
+   default (7 us) is three ranks on this machine's two cores, and a step costs what the ranks' cores and
+   network make it: 170-265 us with 8 ranks on 2 cores (make calibrate), where aggregation's seven
+   steps, priced at 49 us, sent B1's first write to a scheme 3x dearer than all-independent (make
+   bench-auto). Three blocks of four one-int reductions from a common start, each block's slowest
+   rank's time agreed, the median block's time over its four: thirteen reductions once per group (about
+   3 ms with 8 ranks on 2 cores, tens of microseconds where cores are the ranks' own).
+   Not when COLLDIAG_AUTO_LAT_X is set, COLLDIAG_AUTO_MODE=estimate, on one rank, and in test builds
+   while COLLDIAG_INJECT injects anything else (tests of AUTO stay deterministic);
+   COLLDIAG_INJECT=step:SECONDS (test builds) gives the probe's answer. Collective over f->comm, agreed
+   by file_nodes' reduction; a failure leaves f->lat_x 0 (the default) on every rank. */
+enum { CD_STEP_REPS = 4 }; /* reductions a block; three blocks (the median) */
+#define CD_STEP_BLOCKS 3
+#ifdef COLLDIAG_TESTING
+static int step_inject(double *s)
+{
+    const char *e = cd_getenv("COLLDIAG_INJECT");
+    *s = 0;
+    if (!e || !*e) return 0;
+    if (!strncmp(e, "step:", 5)) *s = atof(e + 5);
+    return 1;
+}
+#else
+#define step_inject(s) 0
+#endif
+
+static int step_wanted(const colldiag_file *f)
+{
+    return f->size > 1 && probe_wanted_of(f, "COLLDIAG_AUTO_LAT_X", probe_memo_step(f->group));
+}
+
+static void file_probe_step(colldiag_file *f)
+{
+    double inj = 0, t[CD_STEP_BLOCKS] = {0}, g[CD_STEP_BLOCKS] = {0};
+    if (step_inject(&inj)) {
+        f->lat_x = inj > 0 ? inj : 0;
+    } else {
+        int one = 1, sum = 0, bad = MPI_Barrier(f->comm) != MPI_SUCCESS;
+        for (int b = 0; b < CD_STEP_BLOCKS && !bad; b++) {
+            const double t0 = MPI_Wtime();
+            for (int i = 0; i < CD_STEP_REPS && !bad; i++) bad = MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, f->comm) != MPI_SUCCESS;
+            t[b] = (MPI_Wtime() - t0) / CD_STEP_REPS;
+        }
+        if (bad) t[0] = -1; /* an MPI failure in a one-int reduction is every rank's (MPI_ERRORS_RETURN or abort) */
+        if (MPI_Allreduce(t, g, CD_STEP_BLOCKS, MPI_DOUBLE, MPI_MAX, f->comm) != MPI_SUCCESS) return;
+        /* the median of the three blocks (a failure anywhere shows as a negative block) */
+        const double lo = g[0] < g[1] ? g[0] : g[1], hi = g[0] < g[1] ? g[1] : g[0];
+        const double mid = g[2] < lo ? lo : g[2] > hi ? hi : g[2];
+        f->lat_x = g[0] < 0 || g[1] < 0 || g[2] < 0 ? 0 : mid;
+    }
+    if (f->lat_x > 0) probe_remember(f->group, 0, f->lat_x);
 }
 
 /* Collective over f->comm (every rank, the call agreed by file_nodes' reduction). A failure anywhere
@@ -282,10 +383,7 @@ static void file_probe_link(colldiag_file *f)
     }
     if (MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, f->comm) != MPI_SUCCESS || all[1] > 0 || !(all[0] > 0)) return;
     f->bw_x = (double)CD_PROBE_BYTES / all[0];
-    int i = 0;
-    while (i < cd_probe_n && cd_probe_memo[i].id != f->group) i++;
-    if (i == cd_probe_n && cd_probe_n < CD_PROBE_MEMO) cd_probe_n++;
-    if (i < CD_PROBE_MEMO) { cd_probe_memo[i].id = f->group; cd_probe_memo[i].bw = f->bw_x; }
+    probe_remember(f->group, f->bw_x, 0);
 }
 
 static void file_nodes(colldiag_file *f)
@@ -308,11 +406,15 @@ static void file_nodes(colldiag_file *f)
         cd_free(r);
         MPI_Comm_free(&nc);
     }
-    int mine[3] = {f->node_n > 0 && f->node_ranks[0] == f->rank, f->node_n <= 0, probe_wanted(f)}, all[3] = {0, 1, 0};
-    if (MPI_Allreduce(mine, all, 3, MPI_INT, MPI_SUM, f->comm) == MPI_SUCCESS && all[1] == 0) f->nodes = all[0];
-    /* the link between nodes: probed if some rank wants it (the same sum on every rank), else remembered */
+    int mine[4] = {f->node_n > 0 && f->node_ranks[0] == f->rank, f->node_n <= 0, probe_wanted(f), step_wanted(f)}, all[4] = {0, 1, 0, 0};
+    if (MPI_Allreduce(mine, all, 4, MPI_INT, MPI_SUM, f->comm) != MPI_SUCCESS) return;
+    if (all[1] == 0) f->nodes = all[0];
+    /* the link between nodes and a collective step: probed if some rank wants it (the same sum on every
+       rank), else remembered */
     if (f->nodes > 1 && all[2] > 0) file_probe_link(f);
     else if (f->nodes > 1) f->bw_x = probe_memo(f->group);
+    if (all[3] > 0) file_probe_step(f);
+    else f->lat_x = probe_memo_step(f->group);
 }
 
 /* Whether rank r of f's communicator is on this rank's node (file_nodes known). */
@@ -435,6 +537,7 @@ int colldiag_file_close(colldiag_file *f)
     if (f->plan_only) { /* the HDF5 bridge's: HDF5 owns the file; the communicator, if any, is ours */
         if (f->op != MPI_OP_NULL) MPI_Op_free(&f->op);
         if (f->comm != MPI_COMM_NULL) MPI_Comm_free(&f->comm);
+        file_keep_free(f);
         cd_free(f->node_ranks);
         cd_free(f);
         return 0;

@@ -402,6 +402,7 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
         if (est[k] < est[best_est]) best_est = k;
     x->meas_kind = 0;
     x->meas_link = io->f->nodes > 1 ? io->f->bw_x : 0;
+    x->meas_step = io->set.k[CD_K_LAT_X] == COLLDIAG_AUTO_LAT_X ? io->f->lat_x : 0;
     for (int k = 0; k < 4; k++) { x->meas_t[k] = -1; x->meas_n[k] = 0; x->meas_ec[k] = est[k]; }
     cd_group *gr = meas_on(io) ? meas_group(io->f->group) : NULL;
     if (!gr) return best_est;
@@ -608,6 +609,7 @@ static void meas_reason(const colldiag_xfer *x, char *b, size_t n, const char *c
             k += (size_t)snprintf(b + k, n - k, "%s %s est. %.3g s", s ? "," : "", cd_meas_name[s], x->meas_ec[s]);
     }
     if (k < n && x->meas_link > 0) k += (size_t)snprintf(b + k, n - k, "; the link between nodes probed at %.3g MB/s", x->meas_link * 1e-6);
+    if (k < n && x->meas_step > 0) k += (size_t)snprintf(b + k, n - k, "; a collective step probed at %.3g us", x->meas_step * 1e6);
     if (k < n) snprintf(b + k, n - k, " -> %s (%s)", chosen, why[x->meas_kind]);
 }
 

@@ -65,6 +65,7 @@ struct colldiag_xfer {
     double meas_t[4], meas_ec[4];
     double meas_term[4];                  /* the chosen scheme's estimate, term by term (measure.c's CD_T_*) */
     double meas_link;                     /* the link between nodes the model used, B/s, probed (files.c); 0: not probed */
+    double meas_step;                     /* a collective step's seconds the model used, probed (files.c); 0: not probed */
     /* the preload's engine, measured (measure.c, meas_engine_choose): 0 not, 1 the rule (first calls), 2 the
        measured faster, 3 trying the other; its choice (0 HDF5's path, 1 colldiag's); each engine's fastest
        agreed time (-1 none) and calls; the pattern and group the time goes to */

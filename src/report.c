@@ -197,6 +197,13 @@ int colldiag_file_get_link_rate(const colldiag_file *f, double *bytes_per_s)
     return 0;
 }
 
+int colldiag_file_get_step_latency(const colldiag_file *f, double *seconds)
+{
+    if (!f || !seconds) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_file_get_step_latency", "%s is NULL", f ? "seconds" : "f");
+    *seconds = f->lat_x;
+    return 0;
+}
+
 void colldiag_auto_forget(void)
 {
     meas_forget();
@@ -740,6 +747,7 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
         fprintf(out, "},\"estimates\":{\"link\":%.6g,\"multi\":%.6g,\"aggregation\":%.6g,\"independent\":%.6g}", x->meas_ec[0], x->meas_ec[1],
                 x->meas_ec[2], x->meas_ec[3]);
         if (x->meas_link > 0) fprintf(out, ",\"link_between_nodes_Bps\":%.6g", x->meas_link);
+        if (x->meas_step > 0) fprintf(out, ",\"collective_step_s\":%.6g", x->meas_step);
         fprintf(out, "}");
     }
     /* a plan's bytes and calls are what the planned transfer would make; nothing moved */

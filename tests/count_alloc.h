@@ -1,19 +1,20 @@
 /* A counting allocator for colldiag's allocator macros: include this before colldiag.c and every byte
  * the kit allocates is counted. g_live: bytes alive now; g_peak: their high-water mark (a caller sets
- * g_peak = g_live before a call and reads g_peak - g_live-before after it). Shared by the bench and
+ * g_peak = g_live before a call and reads g_peak - g_live-before after it; g_total: bytes allocated in all). Shared by the bench and
  * tests/test_memory.c; single-threaded callers only. */
 #ifndef COUNT_ALLOC_H
 #define COUNT_ALLOC_H
 #include <stdlib.h>
 #include <string.h>
 
-static size_t g_live, g_peak;
+static size_t g_live, g_peak, g_total; /* g_total: every byte ever allocated (reallocation: the new size) */
 static void *ca_malloc(size_t n)
 {
     size_t *p = malloc(n + 16); /* 16: the size header keeps the block's alignment */
     if (!p) return NULL;
     p[0] = n;
     g_live += n;
+    g_total += n;
     if (g_live > g_peak) g_peak = g_live;
     return (char *)p + 16;
 }
@@ -38,6 +39,7 @@ static void *ca_realloc(void *q, size_t n)
     if (!r) return NULL;
     r[0] = n;
     g_live = g_live - old + n;
+    g_total += n;
     if (g_live > g_peak) g_peak = g_live;
     return (char *)r + 16;
 }

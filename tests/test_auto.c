@@ -41,6 +41,7 @@
 #include "testutil.h"
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 
 enum { N = 64, C = 16, W = 4 };
 static const char *dir;
@@ -174,6 +175,44 @@ static void clock_env(const double t[4], double skew)
     char e[256];
     snprintf(e, sizeof e, "clock:%.17g,%.17g,%.17g,%.17g,%.17g", t[0], t[1], t[2], t[3], skew);
     setenv("COLLDIAG_INJECT", e, 1);
+}
+
+/* One AUTO write on a fresh open of a file (case 6): the step latency the open probed, checked alike on
+   every rank, and the model's estimates and reason of the call. COLLDIAG_INJECT as given (NULL: unset). */
+static double step_open(const char *name, const char *inject, double est[4], char *why, size_t nwhy)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/test_auto_%s.bin", dir, name);
+    if (inject) setenv("COLLDIAG_INJECT", inject, 1);
+    else unsetenv("COLLDIAG_INJECT");
+    colldiag_file *f = NULL;
+    colldiag_layout *l = NULL;
+    colldiag_xfer *x = NULL;
+    uint64_t dims[2] = {N, N}, cd[2] = {C, C};
+    CHECK(colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f) == 0, "open");
+    double lat = -1;
+    CHECK(colldiag_file_get_step_latency(f, &lat) == 0, "colldiag_file_get_step_latency");
+    double *all = malloc((size_t)P * sizeof *all);
+    MPI_Allgather(&lat, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+    for (int q = 0; q < P; q++) CHECK(all[q] == lat, "%s: rank %d's step latency %.17g, this rank's %.17g", name, q, all[q], lat);
+    free(all);
+    colldiag_layout_chunked(2, dims, cd, sizeof(double), 0, &l);
+    colldiag_xfer_create(&x);
+    colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
+    colldiag_set_dxpl_mpio_chunk_opt(x, COLLDIAG_MPIO_CHUNK_AUTO);
+    colldiag_sel *s = my_sel();
+    const uint64_t ne = colldiag_sel_npoints(s);
+    double *w = calloc(ne + 1, sizeof *w);
+    CHECK(colldiag_write(f, l, s, NULL, w, x) == 0, "%s: write failed: %s", name, colldiag_xfer_errmsg(x));
+    colldiag_get_model_estimates(x, est);
+    snprintf(why, nwhy, "%s", colldiag_scheme_reason(x));
+    free(w);
+    colldiag_sel_free(s);
+    colldiag_xfer_free(x);
+    colldiag_layout_free(l);
+    colldiag_file_close(f);
+    if (me == 0) remove(path);
+    return lat;
 }
 
 int main(int argc, char **argv)
@@ -450,6 +489,39 @@ int main(int argc, char **argv)
         CHECK(ch[0] == first && kd[0] == 1, "with wisdom of another place, the first call ran %d (kind %d); the model's %d, kind 1", ch[0], kd[0], first);
         unsetenv("COLLDIAG_WISDOM");
         if (me == 0) remove(wpath);
+    }
+    /* 6. the probed collective step (src/files.c, file_probe_step): a file's first open over a group of
+       ranks probes what one step of an exchange costs (COLLDIAG_INJECT=step:S gives the answer in test
+       builds), and the model prices multi-chunk's three steps and aggregation's seven (this pattern
+       shares its chunks) at it; a set COLLDIAG_AUTO_LAT_X rules instead; the group's answer is kept */
+    {
+        snprintf(g_case, sizeof g_case, "the probed collective step");
+        double ea[4], eb[4], ec2[4];
+        char why[1024];
+        const double S = 0.002, K = 1e-5;
+        colldiag_auto_forget();
+        const double la = step_open("step_a", "step:0.002", ea, why, sizeof why);
+        CHECK(P > 1 ? la == S : la == 0, "the probed step is %.17g s, expected %g", la, P > 1 ? S : 0.0);
+        if (P > 1) CHECK(strstr(why, "a collective step probed at 2e+03 us") != NULL, "the reason does not name the probed step: %s", why);
+        /* the group's probe is kept: another file over the same ranks is not probed again */
+        const double lc = step_open("step_c", "step:0.05", ec2, why, sizeof why);
+        CHECK(lc == la, "a second file over the same ranks has step %.17g s, the group's %.17g s", lc, la);
+        colldiag_auto_forget();
+        setenv("COLLDIAG_AUTO_LAT_X", "1e-5", 1);
+        const double lb = step_open("step_b", "step:0.002", eb, why, sizeof why);
+        unsetenv("COLLDIAG_AUTO_LAT_X");
+        CHECK(lb == 0, "with COLLDIAG_AUTO_LAT_X set the step was probed: %.17g s", lb);
+        if (P > 1) {
+            const double d[4] = {0, 3 * (S - K), 7 * (S - K), 0}; /* multi: 3 steps, aggregation: 7 */
+            for (int k = 0; k < 4; k++)
+                CHECK(fabs((ea[k] - eb[k]) - d[k]) <= 1e-9 + 1e-9 * fabs(ea[k]), "scheme %d's estimate with the probed step %.9g s, "
+                      "with the set one %.9g s: a difference of %.9g s, expected %.9g s", k, ea[k], eb[k], ea[k] - eb[k], d[k]);
+        }
+        /* the real probe (no injection): a positive time, agreed by every rank (checked in step_open) */
+        colldiag_auto_forget();
+        const double ld = step_open("step_d", NULL, ec2, why, sizeof why);
+        CHECK(P > 1 ? ld > 0 && ld < 10 : ld == 0, "the probed step is %.17g s", ld);
+        colldiag_auto_forget();
     }
     unsetenv("COLLDIAG_INJECT");
     const int rc = test_summary("test_auto");

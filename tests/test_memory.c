@@ -192,6 +192,27 @@ static void one(const char *path, int opt, size_t cbuf, int by_env, int inter)
                   (unsigned long long)g_pmpi.coll_bytes, (unsigned long long)g_pmpi.ind_bytes, (unsigned long long)(n * ES));
         }
         if (dir == 1) CHECK(!memcmp(back, buf, n * ES), "read back differs from what was written");
+        if (dir == 0 && co == COLLDIAG_MPIO_CHUNK_AGGREGATE) {
+            /* aggregation keeps its data buffers for the file's next call (a time-step loop maps no fresh
+               pages): what the call leaves alive stays within the bound (the buffers, at most 3/4 of the
+               collective buffer, and the call's per-chunk results), and the same call again allocates
+               less than the same call on a file that kept nothing, by at least a quarter of the smaller
+               of the rank's data and the buffer (its send buffer alone holds a round of its data) */
+            const size_t left = g_live - base, total0 = g_total;
+            CHECK(left <= bound, "aggregation left %zu bytes alive after its call, bound %zu", left, bound);
+            rc = colldiag_write(f, l, fs, NULL, buf, x);
+            const size_t again = g_total - total0;
+            colldiag_file *f2 = NULL;
+            CHECK(colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f2) == 0, "reopen: %s",
+                  colldiag_last_errmsg());
+            const size_t t1 = g_total;
+            CHECK(colldiag_write(f2, l, fs, NULL, buf, x) == 0 && rc == 0, "repeated writes: %s", colldiag_xfer_errmsg(x));
+            const size_t first = g_total - t1, data = n * ES < cbuf ? n * ES : cbuf;
+            colldiag_file_close(f2);
+            if (P > 1 && cbuf >= 65536)
+                CHECK(again + data / 4 <= first, "a repeated aggregation call allocated %zu bytes, the same call on a fresh file %zu: "
+                      "the data buffers (%zu bytes or more) were not kept", again, first, data / 4);
+        }
         if (dir == 0) {
             MPI_Barrier(MPI_COMM_WORLD);
             if (me == 0) { /* the whole file against the test's own image */
