@@ -148,7 +148,9 @@ int colldiag_file_open(MPI_Comm comm, const char *path, int amode /* MPI_MODE_* 
    to (0, MPI_BYTE, MPI_BYTE, "native") and left so after every call. The file keeps the caller's
    hints: on Open MPI's ompio, open it with cb_buffer_size 16777216 for colldiag_file_open's speed. */
 int colldiag_file_wrap(MPI_Comm comm, MPI_File fh, colldiag_file **out);
-/* Collective. Closes fh only if opened by colldiag. NULL is accepted. */
+/* Collective. Closes fh only if opened by colldiag. NULL is accepted. Frees what the file kept between
+   calls: aggregation's data buffers (at most 3/4 of the collective buffer, kept so that a time-step
+   loop does not map fresh pages for them every call). */
 int colldiag_file_close(colldiag_file *f);
 
 /* ---- layout ---- */
