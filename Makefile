@@ -34,14 +34,14 @@ H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
 TESTS = $(B)/test_auto $(B)/test_read_guard $(B)/bench-auto $(B)/test_multi $(B)/test_untouched $(B)/test_offnode $(B)/heap $(B)/bench-timestep $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/mpi_read_overlap $(B)/mpich_flat_view_repro $(B)/nodes_probe $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/bench-bridge $(B)/bench-manyvars $(B)/calibrate $(B)/ranks $(B)/virtual
-EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/h5_filtered $(B)/h5_collmd_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/test_h5_records $(B)/fuzz_filtered $(B)/fuzz_h5 $(B)/h5_defects \
+EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/h5_filtered $(B)/h5_direct_chunk $(B)/h5_collmd_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/test_h5_records $(B)/fuzz_filtered $(B)/fuzz_h5 $(B)/h5_defects \
            $(B)/patterns $(B)/libpmpi_file_calls.so $(B)/heap_kept $(B)/libcolldiag_wrap.a $(B)/colldiag-wrap.flags $(B)/h5_engine $(B)/libcolldiag_preload_test.so
 
 # Debian 12 packages the build, the tests and the demo need.
 DEB_PKGS = make gcc gfortran libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
            clang libclang-rt-14-dev valgrind python3-h5py-mpi python3-mpi4py libnetcdf-mpi-dev chromium
 
-.PHONY: bench-filtered wrap bench-auto bench-nodes bench-virtual bench-summary bench-heap bench-field bench-patterns bench-readme deps-hdf5-1.14 check-hdf5-1.14 preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
+.PHONY: bench-filtered bench-filtered-write wrap bench-auto bench-nodes bench-virtual bench-summary bench-heap bench-field bench-patterns bench-readme deps-hdf5-1.14 check-hdf5-1.14 preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
 
 .DEFAULT_GOAL := all
 
@@ -187,6 +187,9 @@ $(B)/h5_defects: tests/h5_defects.c | $(B)
 # a plain HDF5 program (no colldiag) the preload library is tested on
 $(B)/h5_client: tests/h5_client.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
+# plain HDF5: whether ranks can write chunks themselves with H5Dwrite_chunk in a parallel file (tests/test_defects.sh)
+$(B)/h5_direct_chunk: tests/h5_direct_chunk.c | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
 # an unmodified HDF5 program reading compressed data in parallel (tests/test_filtered_preload.sh, bench-filtered)
 $(B)/h5_filtered: tests/h5_filtered.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
@@ -317,6 +320,14 @@ bench-patterns: $(B)/patterns $(B)/libcolldiag_preload.so
 # [H5BENCH=/dir/with/h5bench_write_and_read: also h5bench's compressed VPIC-IO / BD-CATS-IO case]
 bench-filtered: $(B)/h5_filtered $(B)/libcolldiag_preload.so
 	H5BENCH=$(or $(H5BENCH),-) bench/filtered.sh $(B) "$(RUN)" $(BENCH_RANKS) $(or $(FILTERED_REPS),5) $(or $(BENCH_DIR),/tmp)
+# Filtered writes (issue 63 item 2): HDF5's collective filtered write against what an owner-compresses
+# scheme would cost at least (colldiag's aggregation moving the pieces + every chunk deflated once, spread
+# over the ranks), rows, columns and 16-column blocks, deflate 1 and 6, shuffle on and off:
+# make bench-filtered-write [FILTERED_REPS=5]
+$(B)/filtered_write: bench/filtered_write.c colldiag.c colldiag.h | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) $(shell pkg-config --cflags $(H5PC) 2>/dev/null) -I. $< colldiag.c $(H5LIBS) -lz -o $@
+bench-filtered-write: $(B)/filtered_write
+	@for cfg in "1" "1 --noshuffle" "6" "6 --noshuffle"; do sync; $(RUN) -n $(BENCH_RANKS) $(B)/filtered_write $(or $(BENCH_DIR),/tmp) --reps $(or $(FILTERED_REPS),5) --level $$cfg || exit 1; done
 # What the run's summary costs: plain HDF5, the preload without a report, with COLLDIAG_REPORT=summary and with
 # the per-call JSON report, interleaved (bench/summary.sh): make bench-summary [SUMMARY_REPS=7]
 bench-summary: $(B)/patterns $(B)/libcolldiag_preload.so

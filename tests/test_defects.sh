@@ -28,6 +28,12 @@ $RUN -n "$NP" "$BIN" "$T" >"$T/plain.out" 2>&1 || { echo "FAIL plain run: exit $
 cat "$T/plain.out"
 # the MPI-IO layer's own reads, without HDF5 (tests/mpi_read_overlap.c: needs 3 ranks to show)
 [ "$NP" -ge 3 ] && [ -x "$B/mpi_read_overlap" ] && $RUN -n "$NP" "$B/mpi_read_overlap" "$T/overlap.bin"
+# HDF5's direct chunk writes in a parallel file (tests/h5_direct_chunk.c: why colldiag does not write
+# filtered chunks itself): printed; only "every rank alike" must not be silently wrong
+if [ -x "$B/h5_direct_chunk" ] && [ -z "${DEFECTS_BIN:-}" ]; then
+    $RUN -n "$NP" "$B/h5_direct_chunk" "$T" 2>/dev/null ||
+        { echo "FAIL h5_direct_chunk: every rank writing every chunk alike came out wrong (HDF5 said it succeeded), or HDF5 failed"; fail=1; }
+fi
 echo "== explained (COLLDIAG_REPORT=json): every wrong file predicted, no control at risk"
 COLLDIAG_REPORT=json:$T/calls.jsonl LD_PRELOAD=$LIB $RUN -n "$NP" $X "$BIN" "$T" >"$T/explained.out" 2>&1 ||
     { echo "FAIL explained run: exit $?"; cat "$T/explained.out"; fail=1; }
