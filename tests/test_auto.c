@@ -318,7 +318,9 @@ int main(int argc, char **argv)
             for (int c = 0; c < NC; c++) printf(" %d", ch[c]);
             printf("; corrected at call 2: %g %g %g %g\n", ec[2][0], ec[2][1], ec[2][2], ec[2][3]);
         }
-        CHECK(ch[NC - 1] == argmin(t, -1), "the last call ran %d; the cheapest is %d", ch[NC - 1], argmin(t, -1));
+        /* on one rank multi-chunk moves nothing between ranks and runs no round: it is independent I/O by
+           the same terms, so the premise (only all-independent as estimated) does not hold there */
+        if (P > 1) CHECK(ch[NC - 1] == argmin(t, -1), "the last call ran %d; the cheapest is %d", ch[NC - 1], argmin(t, -1));
     }
 
     /* 3. the bound: the model's choice is also the cheapest; the others cost 10 times their estimate,
