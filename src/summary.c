@@ -51,6 +51,13 @@ typedef struct {
     cd_rset cause_ranks[CD_SUM_NCAUSE];
     uint64_t mode_calls[CD_SUM_NMODE], mode_bytes[CD_SUM_NMODE];
     char risk_why[240];          /* the first reason recorded */
+    /* direct chunk writes (H5Dwrite_chunk) into a file open on several ranks, which parallel HDF5 keeps
+       only when every rank makes the same calls with the same bytes (tests/h5_direct_chunk.c): calls and
+       bytes summed; each rank's calls hashed in order, the least and greatest hash over the ranks that
+       made any; those ranks (count and the lowest) and the file's rank count */
+    uint64_t dc_calls, dc_bytes, dc_hmin, dc_hmax;
+    uint32_t dc_ranks, dc_size;
+    cd_rset dc_who;
 } cd_sum_data;
 
 typedef struct {
@@ -97,6 +104,9 @@ typedef struct {
     int dec_known;               /* a read of filtered chunks colldiag ran: this rank's decodes (colldiag_get_filtered_decoded) */
     uint64_t dec_chunks, dec_stored, dec_raw, dec_readers;
     double dec_secs;
+    int direct;                  /* a direct chunk write (H5Dwrite_chunk): dc_hash its offsets, mask, size and bytes */
+    uint64_t dc_hash;
+    int dc_size;                 /* the file's ranks */
 } cd_sum_call;
 
 static uint64_t cd_sum_hash(const char *s)
@@ -269,6 +279,18 @@ static void cd_sum_record(const cd_sum_call *c)
             d->cause_ranks[b].r[0] = me;
         }
     }
+    if (c->direct) { /* this rank's direct chunk writes, hashed in the order it made them */
+        if (!d->dc_ranks) {
+            d->dc_ranks = 1;
+            d->dc_who.n = 1;
+            d->dc_who.r[0] = me;
+            d->dc_hmin = 1469598103934665603ull;
+        }
+        d->dc_calls++;
+        d->dc_bytes += c->bytes;
+        d->dc_hmin = d->dc_hmax = (d->dc_hmin ^ c->dc_hash) * 1099511628211ull;
+        if ((uint32_t)c->dc_size > d->dc_size) d->dc_size = (uint32_t)c->dc_size;
+    }
     cd_sum_data *run = c->local_cause ? cd_sum_find(&cd_sum, cd_sum_run_key) : NULL;
     for (int b = 0; run && b < CD_SUM_NCAUSE; b++)
         if ((c->local_cause & 1u << b) && run->cause_ranks[b].n == 0) {
@@ -294,6 +316,16 @@ static void cd_sum_merge(cd_sum_data *a, const cd_sum_data *b)
         a->mode_bytes[k] += b->mode_bytes[k];
     }
     if (!a->risk_why[0]) memcpy(a->risk_why, b->risk_why, sizeof a->risk_why);
+    if (b->dc_ranks) {
+        if (!a->dc_ranks) { a->dc_hmin = b->dc_hmin; a->dc_hmax = b->dc_hmax; }
+        if (b->dc_hmin < a->dc_hmin) a->dc_hmin = b->dc_hmin;
+        if (b->dc_hmax > a->dc_hmax) a->dc_hmax = b->dc_hmax;
+        a->dc_ranks += b->dc_ranks;
+        a->dc_calls += b->dc_calls;
+        a->dc_bytes += b->dc_bytes;
+        if (b->dc_size > a->dc_size) a->dc_size = b->dc_size;
+        cd_rset_merge(&a->dc_who, &b->dc_who);
+    }
 }
 
 /* A table as bytes: for each entry its key's length (uint32), the key, its counters (every rank runs
@@ -523,6 +555,32 @@ static void cd_sum_rr_fold(cd_sum_tab *t)
                      : compact ? "compact storage written with different selections or bytes on different ranks: HDF5 keeps one rank's copy"
                      : unk   ? "holes past the end of the file may be left in HDF5's collective write (chunk addresses not known: an estimate)"
                              : "holes past the end of the file in HDF5's collective write: the bytes between the ranks' pieces get MPI-IO's buffer");
+    }
+}
+
+/* Rank 0, after the merge: direct chunk writes the ranks did not all make alike (some ranks made none,
+   or their calls differ) are bytes at risk, all of them: parallel HDF5 keeps its chunk index right only
+   when every rank of the file makes the same calls with the same bytes, and says it succeeded either
+   way (tests/h5_direct_chunk.c: 126 of 128 values lost on 2 ranks, HDF5 1.10.8). */
+static void cd_sum_ranks_text(const cd_rset *s, char *b, size_t n);
+static void cd_sum_dc_fold(cd_sum_tab *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        cd_sum_data *d = &t->e[i].d;
+        if (!d->dc_ranks || d->dc_size < 2 || (d->dc_ranks >= d->dc_size && d->dc_hmin == d->dc_hmax)) continue;
+        d->u[CD_SUM_RISK] += d->dc_bytes;
+        d->u[CD_SUM_RISK_CALLS] += d->dc_calls;
+        if (!d->risk_why[0]) {
+            char who[64];
+            cd_sum_ranks_text(&d->dc_who, who, sizeof who);
+            char why[400] = ""; /* every byte set: the table travels through MPI whole (cd_sum_pack) */
+            snprintf(why, sizeof why,
+                     "H5Dwrite_chunk by %u of %u ranks (%s), not the same calls on all: parallel HDF5 keeps direct chunk writes only "
+                     "then (it says it succeeded); write collectively with H5Dwrite, or every rank every chunk alike",
+                     d->dc_ranks, d->dc_size, who);
+            memcpy(d->risk_why, why, sizeof d->risk_why - 1); /* cut to fit, as every reason */
+            d->risk_why[sizeof d->risk_why - 1] = 0;
+        }
     }
 }
 
@@ -1030,6 +1088,7 @@ static void cd_sum_finish(MPI_Comm comm, int combine, const char *mode)
         }
     }
     if (me == 0 && dest) cd_sum_rr_fold(&cd_sum);
+    if (me == 0 && dest) cd_sum_dc_fold(&cd_sum);
     if (me == 0 && dest) {
         cd_sum_view v;
         const char *scope = combine ? "" : ": rank 0 only (the program ended without MPI_Finalize; the other ranks' calls are not in it)";

@@ -96,6 +96,32 @@ print("defects: summary alone names %d bytes at risk in %d datasets, %d wrong fi
 sys.exit(1 if bad else 0)
 PY
 
+# 2c. direct chunk writes (tests/h5_direct_chunk.c): where ranks' H5Dwrite_chunk calls differ and the
+# file came out wrong while HDF5 said it succeeded, the summary names the bytes at risk; where every rank
+# made the same calls, nothing (a false alarm would be one)
+if [ -x "$B/h5_direct_chunk" ]; then
+    run direct "summary:$T/direct.json" 0 "$B/h5_direct_chunk" "$T" || { echo "FAIL h5_direct_chunk (summary): exit $?"; fail=1; }
+    python3 - "$T/direct.json" "$T/direct.out" <<'PY' || fail=1
+import json, re, sys
+s = json.load(open(sys.argv[1]))
+named = {e["dataset"]: e for e in s["risk"]}
+bad, seen = [], 0
+for l in open(sys.argv[2]):
+    m = re.match(r"^(own|rank0|every): (right|WRONG).*H5Dwrite_chunk returned ([-0-9 ]+)$", l.strip())
+    if not m: continue
+    seen += 1
+    case, verdict, rets = m.group(1), m.group(2), m.group(3).split()
+    key = [k for k in named if k.endswith("h5_direct_chunk-%s.h5:/d" % case)]
+    silent = verdict == "WRONG" and all(r == "0" for r in rets)
+    if silent and not key: bad.append("%s: lost while HDF5 said it succeeded, and the summary named no byte at risk" % case)
+    if case == "every" and key: bad.append("every: a false alarm (%s)" % named[key[0]]["why"])
+    if key and not named[key[0]]["why"].startswith("H5Dwrite_chunk by"): bad.append("%s: the reason is %r" % (case, named[key[0]]["why"]))
+if seen != 3: bad.append("%d verdict lines of 3" % seen)
+print("direct chunk writes: %s" % ("every silent loss named, no false alarm (%d datasets named)" % len(named) if not bad else "; ".join(bad)))
+sys.exit(1 if bad else 0)
+PY
+fi
+
 # 3. the one screen: once, on rank 0, from the header to the table of datasets, naming what to change first
 run screen summary 0 "$B/h5_client" "$T/screen.h5" "$T/screen.own.jsonl" || { echo "FAIL the screen's run: exit $?"; fail=1; }
 heads=$(grep -c '^== colldiag run summary: 3 ranks' "$T/screen.out")

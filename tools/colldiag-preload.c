@@ -43,7 +43,7 @@
 #define CD_WRAP(name) __wrap_##name
 #define CD_LOOKUP(name) ((void *)&__real_##name)
 #define CD_REAL_DECL(name) extern __typeof__(name) __real_##name;
-CD_REAL_DECL(H5Dwrite) CD_REAL_DECL(H5Dread) CD_REAL_DECL(H5Fclose) CD_REAL_DECL(H5Fcreate) CD_REAL_DECL(H5Fopen) CD_REAL_DECL(H5close)
+CD_REAL_DECL(H5Dwrite) CD_REAL_DECL(H5Dwrite_chunk) CD_REAL_DECL(H5Dread) CD_REAL_DECL(H5Fclose) CD_REAL_DECL(H5Fcreate) CD_REAL_DECL(H5Fopen) CD_REAL_DECL(H5close)
 CD_REAL_DECL(H5Pset_dxpl_mpio) CD_REAL_DECL(H5Pset_dxpl_mpio_collective_opt) CD_REAL_DECL(H5Pset_dxpl_mpio_chunk_opt)
 CD_REAL_DECL(H5Pset_dxpl_mpio_chunk_opt_num) CD_REAL_DECL(H5Pset_dxpl_mpio_chunk_opt_ratio) CD_REAL_DECL(H5Pset_data_transform)
 CD_REAL_DECL(H5Premove) CD_REAL_DECL(H5Pcopy_prop) CD_REAL_DECL(H5Pset) CD_REAL_DECL(H5Dset_extent) CD_REAL_DECL(H5Dopen2)
@@ -1155,6 +1155,70 @@ static herr_t explain(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dx
     cd_env_leave();
     accel_why = outer_why;
     eng_hdf5 = outer_eng;
+    return ret;
+}
+
+/* H5Dwrite_chunk (and 1.10's H5DOwrite_chunk, which calls it): a direct chunk write is not collective,
+   and in a file open on several ranks parallel HDF5 keeps the chunk (its index entry) only when every
+   rank makes the same calls with the same bytes: each rank writing its own chunks, or rank 0 alone,
+   returns success and loses them (tests/h5_direct_chunk.c, HDF5 1.10.8). Nothing can be asked of the
+   other ranks here; the run's summary (any COLLDIAG_REPORT) hashes this rank's calls in order (the
+   chunk's offsets, filter mask, size and bytes) and compares the ranks' when it combines them
+   (cd_sum_dc_fold), naming the bytes at risk. HDF5 runs the call as the program made it. */
+typedef herr_t (*h5wc_fn)(hid_t, hid_t, uint32_t, const hsize_t *, size_t, const void *);
+static void sum_direct_chunk(hid_t dset, uint32_t filters, const hsize_t *offset, size_t size, const void *buf, double secs)
+{
+    const sum_names *n = sum_names_of(dset);
+    if (!n || n->file_size < 2) return;
+    uint64_t h = 1469598103934665603ull;
+#define CD_DC_MIX(v) (h = (h ^ (uint64_t)(v)) * 1099511628211ull)
+    hid_t sp = H5Dget_space(dset);
+    const int nd = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : 0;
+    if (sp >= 0) H5Sclose(sp);
+    for (int i = 0; i < nd && offset; i++) CD_DC_MIX(offset[i]);
+    CD_DC_MIX(filters);
+    CD_DC_MIX(size);
+    const unsigned char *b = buf;
+    size_t i = 0;
+    for (; b && i + 8 <= size; i += 8) { /* the bytes, a word at a time */
+        uint64_t w;
+        memcpy(&w, b + i, 8);
+        CD_DC_MIX(w);
+    }
+    for (; b && i < size; i++) CD_DC_MIX(b[i]);
+#undef CD_DC_MIX
+    cd_sum_call c;
+    memset(&c, 0, sizeof c);
+    c.file = n->file;
+    c.dataset = n->name;
+    c.stable = 1;
+    c.write = 1;
+    c.counts = 1; /* every rank's own call */
+    c.io_mode = -1;
+    c.bytes = c.bytes_ind = size;
+    c.secs = secs;
+    c.est_hdf5 = c.est_best = -1;
+    c.planned = -1;
+    c.direct = 1;
+    c.dc_hash = h;
+    c.dc_size = n->file_size;
+    cd_sum_record(&c);
+}
+
+herr_t CD_WRAP(H5Dwrite_chunk)(hid_t dset, hid_t dxpl, uint32_t filters, const hsize_t *offset, size_t data_size, const void *buf)
+{
+    static h5wc_fn real;
+    if (!real) real = (h5wc_fn)CD_LOOKUP(H5Dwrite_chunk);
+    if (!real) return -1;
+    const char *mode = cd_getenv("COLLDIAG_REPORT");
+    const int on = mode && *mode && strcmp(mode, "0") && !cd_internal;
+    const double t0 = on ? MPI_Wtime() : 0;
+    const herr_t ret = real(dset, dxpl, filters, offset, data_size, buf);
+    if (on && ret >= 0) {
+        cd_internal++;
+        sum_direct_chunk(dset, filters, offset, data_size, buf, MPI_Wtime() - t0);
+        cd_internal--;
+    }
     return ret;
 }
 
