@@ -1803,22 +1803,22 @@ static int step_wanted(const colldiag_file *f)
 static void file_probe_step(colldiag_file *f)
 {
     double inj = 0, t[CD_STEP_BLOCKS] = {0}, g[CD_STEP_BLOCKS] = {0};
-    if (step_inject(&inj)) {
-        f->lat_x = inj > 0 ? inj : 0;
-    } else {
-        int one = 1, sum = 0, bad = MPI_Barrier(f->comm) != MPI_SUCCESS;
-        for (int b = 0; b < CD_STEP_BLOCKS && !bad; b++) {
-            const double t0 = MPI_Wtime();
-            for (int i = 0; i < CD_STEP_REPS && !bad; i++) bad = MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, f->comm) != MPI_SUCCESS;
-            t[b] = (MPI_Wtime() - t0) / CD_STEP_REPS;
-        }
-        if (bad) t[0] = -1; /* an MPI failure in a one-int reduction is every rank's (MPI_ERRORS_RETURN or abort) */
-        if (MPI_Allreduce(t, g, CD_STEP_BLOCKS, MPI_DOUBLE, MPI_MAX, f->comm) != MPI_SUCCESS) return;
-        /* the median of the three blocks (a failure anywhere shows as a negative block) */
-        const double lo = g[0] < g[1] ? g[0] : g[1], hi = g[0] < g[1] ? g[1] : g[0];
-        const double mid = g[2] < lo ? lo : g[2] > hi ? hi : g[2];
-        f->lat_x = g[0] < 0 || g[1] < 0 || g[2] < 0 ? 0 : mid;
+    /* every rank makes the same MPI calls whatever its environment says (an injection is a test build's
+       local setting): the injected answer replaces the timing before the one agreement */
+    const int injected = step_inject(&inj);
+    int one = 1, sum = 0, bad = MPI_Barrier(f->comm) != MPI_SUCCESS;
+    for (int b = 0; b < CD_STEP_BLOCKS && !bad; b++) {
+        const double t0 = MPI_Wtime();
+        for (int i = 0; i < CD_STEP_REPS && !bad; i++) bad = MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, f->comm) != MPI_SUCCESS;
+        t[b] = (MPI_Wtime() - t0) / CD_STEP_REPS;
     }
+    if (bad) t[0] = -1; /* an MPI failure in a one-int reduction is every rank's (MPI_ERRORS_RETURN or abort) */
+    for (int b = 0; injected && b < CD_STEP_BLOCKS; b++) t[b] = inj > 0 ? inj : -1;
+    if (MPI_Allreduce(t, g, CD_STEP_BLOCKS, MPI_DOUBLE, MPI_MAX, f->comm) != MPI_SUCCESS) return;
+    /* the median of the three blocks, the slowest rank's each (a failure everywhere shows as a negative block) */
+    const double lo = g[0] < g[1] ? g[0] : g[1], hi = g[0] < g[1] ? g[1] : g[0];
+    const double mid = g[2] < lo ? lo : g[2] > hi ? hi : g[2];
+    f->lat_x = g[0] < 0 || g[1] < 0 || g[2] < 0 ? 0 : mid;
     if (f->lat_x > 0) probe_remember(f->group, 0, f->lat_x);
 }
 
