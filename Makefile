@@ -36,6 +36,9 @@ H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
 TESTS = $(B)/test_auto $(B)/test_read_guard $(B)/bench-auto $(B)/test_multi $(B)/test_untouched $(B)/test_offnode $(B)/heap $(B)/bench-timestep $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/mpi_read_overlap $(B)/mpich_flat_view_repro $(B)/nodes_probe $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/bench-bridge $(B)/bench-manyvars $(B)/calibrate $(B)/ranks $(B)/virtual
 EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/h5_filtered $(B)/h5_direct_chunk $(B)/h5_collmd_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/test_h5_records $(B)/fuzz_filtered $(B)/fuzz_h5 $(B)/h5_defects \
            $(B)/patterns $(B)/libpmpi_file_calls.so $(B)/heap_kept $(B)/libcolldiag_wrap.a $(B)/colldiag-wrap.flags $(B)/h5_engine $(B)/libcolldiag_preload_test.so
+ifeq ($(MPI),mpich)
+EXAMPLES += $(B)/libmpich_yield.so
+endif
 
 # Debian 12 packages the build, the tests and the demo need.
 DEB_PKGS = make gcc gfortran libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq \
@@ -161,6 +164,10 @@ $(B)/libpmpi_file_calls.so: tests/pmpi_file_calls.c | $(B)
 # whether a block after MPI_Init comes from glibc's heap (tests/test_heap_kept.sh: the preload's warm heap)
 $(B)/heap_kept: tests/heap_kept.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $< -o $@
+# MPICH (ch4:ucx) ranks yield their core when UCX's progress made none: the suite's oversubscribed MPICH
+# runs take seconds, not minutes (tests/mpich_yield.c, tests/mpich_run.sh)
+$(B)/libmpich_yield.so: tests/mpich_yield.c | $(B)
+	$(CC) $(WARN) $(CFLAGS) -fPIC -shared $< -o $@ -ldl
 # HDF5 1.14's H5Dwrite_multi / _async and their reads, called by a plain program (tests/test_multi_entry.sh);
 # built where the HDF5 is 1.14 or later (tests/check_hdf5.sh builds it)
 $(B)/h5_multi_client: tests/h5_multi_client.c | $(B)

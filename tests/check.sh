@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 OMPI="mpirun.openmpi --oversubscribe"
 MPICH="$PWD/tests/mpich_run.sh mpirun.mpich" # its exit status is not enough: see tests/mpich_run.sh
+# oversubscribed MPICH ranks yield when they wait (tests/mpich_yield.c): minutes of spinning otherwise
+export COLLDIAG_TEST_MPICH_YIELD="$PWD/build/mpich/libmpich_yield.so"
 PUBLIC="${SCN_PUBLIC:-tests/scenarios/public}"
 SCN_DIRS="$PUBLIC tests/scenarios"
 passed=0; failed=0; failed_names=""

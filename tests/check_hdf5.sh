@@ -11,6 +11,8 @@ BO=build/$TAG-openmpi BM=build/$TAG-mpich
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 OMPI="mpirun.openmpi --oversubscribe"
 MPICH="$PWD/tests/mpich_run.sh mpirun.mpich" # its exit status is not enough: see tests/mpich_run.sh
+# oversubscribed MPICH ranks yield when they wait (tests/mpich_yield.c): minutes of spinning otherwise
+export COLLDIAG_TEST_MPICH_YIELD="$PWD/$BM/libmpich_yield.so"
 ROMIO=$(ompi_info 2>/dev/null | awk '/MCA io: romio/ {sub(":", "", $3); print $3; exit}')
 passed=0; failed=0; failed_names=""
 suite() { # name, timeout seconds, command...

@@ -8,7 +8,24 @@
 # rank's error stack (HDF5-DIAG, written while rank 0 prints) landed inside rank 0's output lines, and a
 # test that reads the program's lines lost one (test_filtered_preload under MPICH, CI of 2026-11-29).
 # Usage: tests/mpich_run.sh LAUNCHER ARGS...   (check.sh and check_hdf5.sh: MPICH="tests/mpich_run.sh mpirun.mpich")
+# With COLLDIAG_TEST_MPICH_YIELD naming build/<mpich>/libmpich_yield.so (check.sh, check_hdf5.sh set it),
+# the ranks preload it first: MPICH's waits then yield the core (tests/mpich_yield.c: 40 s -> 0.7 s for
+# a 3-rank run on 2 cores). It reaches the ranks through the environment (hydra passes it on, and
+# nodes.sh's -genv) and through a -genv LD_PRELOAD the suite gives.
 set -u
+Y=${COLLDIAG_TEST_MPICH_YIELD:-}
+if [ -n "$Y" ] && [ -f "$Y" ]; then
+    export LD_PRELOAD="$Y${LD_PRELOAD:+:$LD_PRELOAD}"
+    args=()
+    while [ $# -gt 0 ]; do
+        if [ "$1" = -genv ] && [ "${2:-}" = LD_PRELOAD ] && [ $# -ge 3 ]; then
+            args+=(-genv LD_PRELOAD "$Y${3:+:$3}"); shift 3
+        else
+            args+=("$1"); shift
+        fi
+    done
+    set -- "${args[@]}"
+fi
 log=$(mktemp) err=$(mktemp)
 trap 'rm -f "$log" "$err"' EXIT
 # (LD_PRELOAD, when a suite sets it for the ranks, is theirs: not for tee and grep)
