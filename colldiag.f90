@@ -42,6 +42,9 @@ module colldiag
         COLLDIAG_MPIO_CHUNK_COLLECTIVE = 2, COLLDIAG_MPIO_CHUNK_MIXED = 3, COLLDIAG_MPIO_CONTIGUOUS_COLLECTIVE = 4, &
         COLLDIAG_MPIO_CHUNK_CONTIGUOUS_COLLECTIVE = 6
     integer(c_int), parameter, public :: COLLDIAG_SELECT_SET = 0, COLLDIAG_SELECT_OR = 1
+    ! ---- bytes at risk: colldiag_get_bytes_at_risk's kinds (bits) ----
+    integer(c_int), parameter, public :: COLLDIAG_RISK_HOLES = 1, COLLDIAG_RISK_COMPACT = 2, COLLDIAG_RISK_MAYBE = 4, &
+        COLLDIAG_RISK_READS = 8
     integer, parameter, public :: COLLDIAG_MAX_RANK = 32
 
     ! ---- handles: the C pointers, owned by the caller ----
@@ -82,6 +85,8 @@ module colldiag
     public :: colldiag_get_mpio_actual_chunk_opt_mode, colldiag_get_mpio_actual_io_mode, colldiag_get_mpio_no_collective_cause, &
               colldiag_get_chunk_info, colldiag_xfer_errmsg, colldiag_strerror, colldiag_last_errmsg, colldiag_chunk_opt_name, &
               colldiag_io_mode_name, colldiag_cause_string, colldiag_report_print
+    public :: colldiag_scheme_reason, colldiag_get_bytes_at_risk, colldiag_risk_reason, colldiag_get_bytes_off_node, &
+              colldiag_file_get_step_latency, colldiag_file_get_link_rate
 
     !> colldiag_file_open(comm, path, amode, f [, driver] [, info]): comm type(MPI_Comm) or integer;
     !> driver defaults to COLLDIAG_DRIVER_MPIO, info to MPI_INFO_NULL. Collective.
@@ -278,6 +283,36 @@ module colldiag
             type(c_ptr), value :: x
             integer(c_int64_t), intent(out) :: n
             type(c_ptr), intent(out) :: chunks
+        end function
+        type(c_ptr) function c_scheme_reason(x) bind(c, name="colldiag_scheme_reason")
+            import :: c_ptr
+            type(c_ptr), value :: x
+        end function
+        integer(c_int) function c_get_bytes_at_risk(x, bytes, kinds) bind(c, name="colldiag_get_bytes_at_risk")
+            import :: c_int, c_int64_t, c_ptr
+            type(c_ptr), value :: x
+            integer(c_int64_t), intent(out) :: bytes ! uint64_t
+            integer(c_int), intent(out) :: kinds     ! unsigned
+        end function
+        type(c_ptr) function c_risk_reason(x) bind(c, name="colldiag_risk_reason")
+            import :: c_ptr
+            type(c_ptr), value :: x
+        end function
+        integer(c_int) function c_get_bytes_off_node(x, bytes, known) bind(c, name="colldiag_get_bytes_off_node")
+            import :: c_int, c_int64_t, c_ptr
+            type(c_ptr), value :: x
+            integer(c_int64_t), intent(out) :: bytes ! uint64_t
+            integer(c_int), intent(out) :: known
+        end function
+        integer(c_int) function c_file_get_step_latency(f, seconds) bind(c, name="colldiag_file_get_step_latency")
+            import :: c_int, c_double, c_ptr
+            type(c_ptr), value :: f
+            real(c_double), intent(out) :: seconds
+        end function
+        integer(c_int) function c_file_get_link_rate(f, rate) bind(c, name="colldiag_file_get_link_rate")
+            import :: c_int, c_double, c_ptr
+            type(c_ptr), value :: f
+            real(c_double), intent(out) :: rate
         end function
         type(c_ptr) function c_xfer_errmsg(x) bind(c, name="colldiag_xfer_errmsg")
             import :: c_ptr
@@ -720,6 +755,55 @@ contains
             return
         end if
         call c_f_pointer(p, chunks, [n])
+    end function
+
+    !> Why the chunk scheme was chosen, in words (AUTO: its estimates, and what it measured).
+    function colldiag_scheme_reason(x) result(s)
+        type(colldiag_xfer), intent(in) :: x
+        character(len=:), allocatable :: s
+        s = f_str(c_scheme_reason(x%p))
+    end function
+
+    !> bytes: integer(int64) (C's uint64_t; bytes at risk stay far below 2**63); kinds: an OR of
+    !> COLLDIAG_RISK_* (test a bit with iand). The same on every rank of a collective call.
+    integer function colldiag_get_bytes_at_risk(x, bytes, kinds) result(rc)
+        type(colldiag_xfer), intent(in) :: x
+        integer(c_int64_t), intent(out) :: bytes
+        integer, intent(out) :: kinds
+        integer(c_int) :: k
+        rc = c_get_bytes_at_risk(x%p, bytes, k)
+        kinds = k
+    end function
+
+    !> The bytes at risk in words: why, which ranks, and the change that removes them ("" when none).
+    function colldiag_risk_reason(x) result(s)
+        type(colldiag_xfer), intent(in) :: x
+        character(len=:), allocatable :: s
+        s = f_str(c_risk_reason(x%p))
+    end function
+
+    !> known: 1 when the call's exchange learnt the nodes, 0 otherwise.
+    integer function colldiag_get_bytes_off_node(x, bytes, known) result(rc)
+        type(colldiag_xfer), intent(in) :: x
+        integer(c_int64_t), intent(out) :: bytes
+        integer, intent(out) :: known
+        integer(c_int) :: k
+        rc = c_get_bytes_off_node(x%p, bytes, k)
+        known = k
+    end function
+
+    !> seconds: real(real64); 0 when not probed.
+    integer function colldiag_file_get_step_latency(f, seconds) result(rc)
+        type(colldiag_file), intent(in) :: f
+        real(c_double), intent(out) :: seconds
+        rc = c_file_get_step_latency(f%p, seconds)
+    end function
+
+    !> bytes_per_s: real(real64); 0 when not probed (one node).
+    integer function colldiag_file_get_link_rate(f, bytes_per_s) result(rc)
+        type(colldiag_file), intent(in) :: f
+        real(c_double), intent(out) :: bytes_per_s
+        rc = c_file_get_link_rate(f%p, bytes_per_s)
     end function
 
     function colldiag_xfer_errmsg(x) result(s)

@@ -9,7 +9,9 @@
 !  - one rank passing a layout it never created: ERR_ARG there, ERR_PEER on the others, no hang;
 !  - colldiag_write_multi / read_multi of three datasets (chunked int32, contiguous real64, a 7-element
 !    int16 that rank 0 alone writes) in one link call: every element in the file at the offsets the
-!    test computes, read back, each dataset's modes; arrays of different sizes: ERR_ARG, no hang.
+!    test computes, read back, each dataset's modes; arrays of different sizes: ERR_ARG, no hang;
+!  - the reasons and the bytes at risk in words and numbers (a planned write whose gaps the test counts),
+!    bytes off the node, the probed step latency and link rate.
 !   mpirun -n 3 test_fortran FILE
 program test_fortran
     use mpi_f08
@@ -19,7 +21,8 @@ program test_fortran
     implicit none
     integer, parameter :: NX = 10, NY = 12, CX = 5, CY = 4
     integer(int64), parameter :: dims(2) = [int(NX, int64), int(NY, int64)], cdims(2) = [int(CX, int64), int(CY, int64)]
-    integer :: rank, nprocs, fails = 0, checks = 0, tf, tc, k, s, i, j, co, io, lc, gc, rc, want_co, want_io
+    integer :: rank, nprocs, fails = 0, checks = 0, tf, tc, k, s, i, j, co, io, lc, gc, rc, want_co, want_io, known
+    integer(int64) :: off_bytes
     character(len=512) :: path
     type(colldiag_file) :: f
     type(colldiag_layout) :: l, never
@@ -88,6 +91,15 @@ program test_fortran
         call expect(co == want_co .and. io == want_io .and. lc == 0 .and. gc == 0, trim(sname(s)) // ": " // &
                     colldiag_chunk_opt_name(co) // " " // colldiag_io_mode_name(io) // ", expected " // &
                     colldiag_chunk_opt_name(want_co) // " " // colldiag_io_mode_name(want_io))
+        ! the scheme's reason in words: a set scheme says it was set; AUTO says something
+        if (schemes(s) == COLLDIAG_MPIO_CHUNK_ONE_IO) call expect(index(colldiag_scheme_reason(x), "forced") > 0, &
+                                                                   "link's reason: '" // colldiag_scheme_reason(x) // "'")
+        if (schemes(s) == COLLDIAG_MPIO_CHUNK_AUTO) call expect(len(colldiag_scheme_reason(x)) > 0, "AUTO gives a reason")
+        ! aggregation's exchange learns the nodes: this test runs on one host, so no byte leaves it
+        if (schemes(s) == COLLDIAG_MPIO_CHUNK_AGGREGATE_IO) then
+            call expect(colldiag_get_bytes_off_node(x, off_bytes, known) == 0, "off-node getter")
+            call expect(known == 1 .and. off_bytes == 0, "aggregation on one host: 0 bytes off the node, known")
+        end if
         ! chunk info: this rank's two chunks, row-major grid index 2*rank + {0, 1}, C-order coords, 0-based
         call expect(colldiag_get_chunk_info(x, ci) == 0, "chunk info")
         call expect(size(ci) == 2, trim(sname(s)) // ": chunk count")
@@ -162,6 +174,7 @@ program test_fortran
     call expect(colldiag_file_close(f) == 0, "close")
 
     call multi(trim(path) // ".multi")
+    call risk(trim(path) // ".risk")
 
     call colldiag_sel_free(sel)
     call colldiag_layout_free(l)
@@ -303,6 +316,48 @@ contains
         close (u)
         file_value = v
     end function
+
+    ! Bytes at risk, through the Fortran getters: on an empty file, a collective write of a contiguous
+    ! int32 e(4*P) where rank r writes e(4r+1) alone reaches past the end of the file with gaps between
+    ! the ranks' elements: HDF5's one collective MPI-IO write would fill them with whatever its buffer
+    ! held. The gaps, by this test's arithmetic: the span from the first selected byte to the last
+    ! (4*4*(P-1) + 4 bytes) less the 4*P bytes written. Also the group's probed step latency (positive,
+    ! the same on every rank) and link rate (the same on every rank, 0 on one host).
+    subroutine risk(rpath)
+        character(len=*), intent(in) :: rpath
+        type(colldiag_file) :: rf
+        type(colldiag_layout) :: rl
+        type(colldiag_sel) :: rs
+        type(colldiag_xfer) :: rx
+        integer(int64) :: bytes, want
+        integer :: kinds, ierr
+        real(real64) :: lat, rate, lo(2), hi(2)
+        if (rank == 0) call MPI_File_delete(rpath, MPI_INFO_NULL, ierr) ! a file from an earlier run is not empty
+        call MPI_Barrier(MPI_COMM_WORLD)
+        call expect(colldiag_file_open(MPI_COMM_WORLD, rpath, ior(MPI_MODE_CREATE, MPI_MODE_RDWR), rf) == 0, "risk: open")
+        call expect(colldiag_layout_contiguous([int(4 * nprocs, int64)], 4, 0_int64, rl) == 0, "risk: layout")
+        call expect(colldiag_sel_create([int(4 * nprocs, int64)], rs) == 0, "risk: sel")
+        call expect(colldiag_sel_select_hyperslab(rs, COLLDIAG_SELECT_SET, [int(4 * rank, int64)], [1_int64]) == 0, &
+                    "risk: hyperslab")
+        call expect(colldiag_xfer_create(rx) == 0, "risk: xfer")
+        call expect(colldiag_set_dxpl_mpio(rx, COLLDIAG_MPIO_COLLECTIVE) == 0, "risk: mode")
+        call expect(colldiag_plan(rf, rl, rs, COLLDIAG_PACKED, rx) == 0, "risk: plan: " // colldiag_xfer_errmsg(rx))
+        call expect(colldiag_get_bytes_at_risk(rx, bytes, kinds) == 0, "risk: getter")
+        want = 4_int64 * 4 * (nprocs - 1) + 4 - 4_int64 * nprocs
+        call expect(bytes == want .and. kinds == COLLDIAG_RISK_HOLES, "risk: bytes and kinds of the planned write")
+        call expect(index(colldiag_risk_reason(rx), "hole") > 0, "risk: reason '" // colldiag_risk_reason(rx) // "'")
+        call colldiag_xfer_free(rx)
+        call expect(colldiag_file_get_step_latency(rf, lat) == 0, "step latency getter")
+        call expect(colldiag_file_get_link_rate(rf, rate) == 0, "link rate getter")
+        lo = [lat, rate]
+        call MPI_Allreduce(lo, hi, 2, MPI_DOUBLE_PRECISION, MPI_MAX, MPI_COMM_WORLD)
+        call MPI_Allreduce([lat, rate], lo, 2, MPI_DOUBLE_PRECISION, MPI_MIN, MPI_COMM_WORLD)
+        call expect(lat > 0 .and. hi(1) - lo(1) <= 0, "step latency probed, alike on every rank") ! (-Wcompare-reals: no ==)
+        call expect(hi(2) <= 0 .and. lo(2) >= 0, "link rate: not probed on one host (0 on every rank)")
+        call expect(colldiag_file_close(rf) == 0, "risk: close")
+        call colldiag_sel_free(rs)
+        call colldiag_layout_free(rl)
+    end subroutine
 
     ! every element of a(10, 12) in the file, on rank 0, after every rank's write
     subroutine check_file(s)
