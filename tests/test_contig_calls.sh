@@ -13,6 +13,9 @@
 # so that MPI-IO cannot fill holes past the end of the file from its buffer; docs/hdf5.md), but not
 # for a file a rank written in one run a call (ior-fpp-1m-contig, IOR -F), which has no holes: there
 # set_size and get_size are no more than plain HDF5's (extending it cost ROMIO's writes 0.6-0.7x).
+# Communicators made and collective calls (comm_new, comm_coll) are compared on the file a rank only,
+# where the preload has nothing to agree: no more than plain HDF5's (making the bridge's file there, a
+# communicator duplicate and the node split, cost each file 1 ms oversubscribed: IOR -F at 0.70x).
 # Both runs check every value they read back.
 # Usage: tests/test_contig_calls.sh BUILD_DIR "LAUNCHER"
 set -u
@@ -44,7 +47,9 @@ if p[0]["coll_data"] == 0:
 data = lambda d: d["coll_data"] + d["ind_data"]
 # the safety step's size calls: at most one of each per collective data call HDF5 makes
 allow = lambda r, k: p[r]["coll_data"] if k in ("set_size", "get_size") and "fpp" not in name else 0
-bad = [(r, k, p[r][k], a[r][k]) for r in p for k in p[r] if k != "ind_data" and a[r][k] > p[r][k] + allow(r, k)]
+# communicators and collective calls: the preload's agreements are its own on shared files
+skip = lambda k: k == "ind_data" or (k.startswith("comm_") and "fpp" not in name)
+bad = [(r, k, p[r][k], a[r][k]) for r in p for k in p[r] if not skip(k) and a[r][k] > p[r][k] + allow(r, k)]
 bad += [(r, "data calls (collective + independent)", data(p[r]), data(a[r])) for r in p if data(a[r]) > data(p[r])]
 for r, k, x, y in bad: print("FAIL %s rank %d: %s %d accelerated, %d plain" % (name, r, k, y, x))
 print("%s: rank 0 plain %s; accelerated %s" % (name, " ".join("%s %d" % kv for kv in p[0].items() if kv[1]),
