@@ -6377,9 +6377,14 @@ static void meas_done(const cd_io *io, int k, double elapsed)
    The preload's speed rules (engine.c: WHOLE_CHUNKS and STRETCHES give a call to HDF5's path, FASTER to
    colldiag's) are one machine's timings; on another file system or network they can be wrong (IOR with
    32 KiB chunks wrote at 0.85x of HDF5 here under WHOLE_CHUNKS). For a pattern a program repeats, they
-   become the prior: the rule's engine runs the pattern's first CD_ENG_CALLS calls, the other engine the
-   next CD_ENG_CALLS, and from then on the engine whose warm median is lower (meas_engine_median: each
-   engine's first call of the pattern left out, a cold start). Medians, not fastest calls: the chosen
+   become the prior: the pattern's first 2 x CD_ENG_CALLS calls run the engines in turn, the rule's
+   first (rule, other, rule, other, ...), and from then on the engine whose warm median is lower
+   (meas_engine_median: each engine's first call of the pattern left out, a cold start). In turn, not
+   one engine's calls then the other's: a job's first calls of a pattern run slower than its later ones
+   whichever engine runs them (the page cache, ROMIO's buffers, HDF5's metadata cache warming), and the
+   engine measured first lost to that: IOR's 1 MiB whole chunks on ROMIO kept colldiag's path at 0.86x
+   of HDF5's write rate (HDF5's 4 calls measured first, 1.5-7 ms, colldiag's after them, ~1 ms), and
+   h5bench's 3-D reads kept HDF5's after colldiag's 4 first calls ran 10 ms (later calls: 0.8 ms). Medians, not fastest calls: the chosen
    engine's fastest call only falls as it keeps running while the other's stays what two calls showed,
    so the fastest calls of IOR's 64 KiB reads (HDF5's path 0.40 ms a call, colldiag's 0.13 ms warm but
    1.1 ms and 0.7 ms in its first two) kept HDF5's path for the rest of the run, 0.3x of colldiag's
@@ -6427,9 +6432,10 @@ static int meas_engine_choose(cd_io *io, int by_rule)
     x->eng_sig = esig;
     x->eng_group = io->f->group;
     int choice = by_rule, kind = 1; /* 1 the rule, 2 the measured faster, 3 a try */
-    if (!s->eng_cur) { /* learning: the rule's engine its calls, then the other's */
-        if (s->n[by_rule] < CD_ENG_CALLS) choice = by_rule, kind = 1;
-        else if (s->n[!by_rule] < CD_ENG_CALLS) choice = !by_rule, kind = 3;
+    if (!s->eng_cur) { /* learning: the engines in turn, the rule's first (meas_engine_turn) */
+        const uint32_t a = s->n[by_rule], b = s->n[!by_rule];
+        if (a < CD_ENG_CALLS && (a <= b || b >= CD_ENG_CALLS)) choice = by_rule, kind = 1;
+        else if (b < CD_ENG_CALLS) choice = !by_rule, kind = 3;
         else {
             choice = meas_engine_median(s, 0) <= meas_engine_median(s, 1) ? 0 : 1;
             s->eng_cur = (uint8_t)(choice + 1);
