@@ -6384,11 +6384,11 @@ static void meas_done(const cd_io *io, int k, double elapsed)
    whichever engine runs them (the page cache, ROMIO's buffers, HDF5's metadata cache warming), and the
    engine measured first lost to that: IOR's 1 MiB whole chunks on ROMIO kept colldiag's path at 0.86x
    of HDF5's write rate (HDF5's 4 calls measured first, 1.5-7 ms, colldiag's after them, ~1 ms), and
-   h5bench's 3-D reads kept HDF5's after colldiag's 4 first calls ran 10 ms (later calls: 0.8 ms). Medians, not fastest calls: the chosen
-   engine's fastest call only falls as it keeps running while the other's stays what two calls showed,
-   so the fastest calls of IOR's 64 KiB reads (HDF5's path 0.40 ms a call, colldiag's 0.13 ms warm but
-   1.1 ms and 0.7 ms in its first two) kept HDF5's path for the rest of the run, 0.3x of colldiag's
-   rate. When the chosen engine's median (its last CD_MEAS_SAMPLES calls) rises above the other's by
+   h5bench's 3-D reads kept HDF5's after colldiag's 4 first calls ran 10 ms (later calls: 0.8 ms).
+   Medians, not fastest calls: the chosen engine's fastest call only falls as it keeps running while
+   the other's stays what two calls showed, so the fastest calls of IOR's 64 KiB reads (HDF5's path
+   0.40 ms a call, colldiag's 0.13 ms warm but 1.1 ms and 0.7 ms in its first two) kept HDF5's path
+   for the rest of the run, 0.3x of colldiag's rate. When the chosen engine's median (its last CD_MEAS_SAMPLES calls) rises above the other's by
    CD_ENG_SWITCH (the file system got busy, the file grew), the other is measured afresh (its old times
    dropped, CD_ENG_CALLS calls) and the lower median runs (at most CD_ENG_RELOOKS times a pattern). A
    call's time is the whole intercepted call's on each rank (the agreement included: HDF5's path under
