@@ -355,6 +355,10 @@ static cd_rep_nodes report_nodes_of(const cd_rep *r)
 }
 /* A read of filtered chunks, summed over ranks: what colldiag decoded (each chunk once, on its owner)
    and what HDF5 would have inflated (every rank selecting from a chunk), or a plan's HDF5 read. */
+/* The inflate the HDF5 bridge last decoded a deflated chunk with ("libdeflate" or "zlib": h5_filters.c),
+   for the report's filtered block; NULL before any. A fact of the process, alike for every call. */
+static const char *cd_inflater;
+
 typedef struct { int dec, plan; uint64_t chunks, stored, raw, hdf5, shared; double s_max, s_sum; int s_rank; } cd_rep_filt;
 static cd_rep_filt report_filt_of(const cd_rep *r)
 {
@@ -787,8 +791,9 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
     const cd_rep_filt ft = report_filt_of(&r);
     if (ft.dec)
         fprintf(out, ",\"filtered\":{\"engine\":\"colldiag\",\"chunks\":%" PRIu64 ",\"stored_bytes\":%" PRIu64 ",\"decoded_bytes\":%" PRIu64
-                     ",\"decodes\":%" PRIu64 ",\"hdf5_inflations\":%" PRIu64 ",\"seconds\":%.9f,\"seconds_slowest_rank\":%.9f}",
-                ft.chunks, ft.stored, ft.raw, ft.chunks, ft.hdf5, ft.s_sum, ft.s_max);
+                     ",\"decodes\":%" PRIu64 ",\"hdf5_inflations\":%" PRIu64 ",\"seconds\":%.9f,\"seconds_slowest_rank\":%.9f%s%s%s}",
+                ft.chunks, ft.stored, ft.raw, ft.chunks, ft.hdf5, ft.s_sum, ft.s_max, cd_inflater ? ",\"inflater\":\"" : "",
+                cd_inflater ? cd_inflater : "", cd_inflater ? "\"" : "");
     else if (ft.plan)
         fprintf(out, ",\"filtered\":{\"engine\":\"hdf5\",\"chunk_inflations\":%" PRIu64 ",\"stored_bytes\":%" PRIu64 ",\"inflated_bytes\":%" PRIu64
                      ",\"shared\":%" PRIu64 "}",

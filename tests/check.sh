@@ -138,11 +138,11 @@ ffuzz() { # label, cases, command...
 }
 ffuzz "openmpi/ompio -n 3" 300 $OMPI -n 3 build/openmpi/fuzz_filtered
 ffuzz "openmpi/ompio -n 1" 100 $OMPI -n 1 build/openmpi/fuzz_filtered
-ffuzz "openmpi/romio -n 4" 200 env OMPI_MCA_io=romio321 $OMPI -x OMPI_MCA_io -n 4 build/openmpi/fuzz_filtered
+ffuzz "openmpi/romio -n 4, zlib's inflate" 200 env OMPI_MCA_io=romio321 COLLDIAG_INFLATE=zlib $OMPI -x OMPI_MCA_io -x COLLDIAG_INFLATE -n 4 build/openmpi/fuzz_filtered
 ffuzz "mpich -n 2" 60 $MPICH -n 2 build/mpich/fuzz_filtered
 # compressed data read by an unmodified program under the preload: same output, each chunk decoded once
 suite "openmpi/ompio preload: compressed reads (deflate, shuffle, Fletcher-32), 3 ranks" 120 tests/test_filtered_preload.sh build/openmpi "$OMPI" 3
-suite "openmpi/romio preload: compressed reads, 4 ranks" 120 env OMPI_MCA_io=romio321 tests/test_filtered_preload.sh build/openmpi "$OMPI" 4
+suite "openmpi/romio preload: compressed reads, 4 ranks, zlib's inflate (COLLDIAG_INFLATE=zlib)" 120 env OMPI_MCA_io=romio321 COLLDIAG_INFLATE=zlib tests/test_filtered_preload.sh build/openmpi "$OMPI" 4
 suite "mpich preload: compressed reads, 2 ranks" 120 tests/test_filtered_preload.sh build/mpich "$MPICH" 2
 # the Fortran module (colldiag.f90): every scheme's bytes, modes and chunk info, 0-based Fortran-order
 # coordinates, one bad rank; and rfc_modes.f90 prints rfc_modes.c's lines (timings aside) and writes its bytes

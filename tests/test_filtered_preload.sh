@@ -6,7 +6,9 @@
 # never written: HDF5 runs it then, so the program gets HDF5's own answer); and the run's summary (JSON)
 # counts each touched chunk decoded once, the bytes they decode to and the inflations HDF5 would have made
 # (the program's own counts of the chunks its patterns touch, and of the ranks selecting from each), and
-# a decoding time.
+# a decoding time. Each call's report names the inflate that decoded its chunks: libdeflate where this
+# process can load libdeflate.so.0 (the test asks the system itself), zlib where it cannot or where
+# COLLDIAG_INFLATE=zlib (check.sh runs one suite so, and both inflates give the same values).
 #   tests/test_filtered_preload.sh BUILD_DIR "LAUNCHER" [RANKS]
 set -u
 B=$1 RUN=$2 NP=${3:-3}
@@ -15,7 +17,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/colldiag_filt.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 fail=0
 # (Open MPI 5's launcher forwards a variable when told: the MPI-IO layer too, for both runs)
-case "$RUN" in *openmpi*) PASS() { echo "-x LD_PRELOAD=$LIB -x COLLDIAG_ACCELERATE -x COLLDIAG_REPORT ${OMPI_MCA_io:+-x OMPI_MCA_io}"; }
+case "$RUN" in *openmpi*) PASS() { echo "-x LD_PRELOAD=$LIB -x COLLDIAG_ACCELERATE -x COLLDIAG_REPORT ${OMPI_MCA_io:+-x OMPI_MCA_io} ${COLLDIAG_INFLATE:+-x COLLDIAG_INFLATE}"; }
                           IO=${OMPI_MCA_io:+-x OMPI_MCA_io} ;;
                *) PASS() { echo "-genv LD_PRELOAD $LIB"; }
                   IO="" ;; esac
@@ -37,9 +39,16 @@ one() { # name, h5_filtered options (with --chunk C)...
         echo "FAIL $name: the program's output differs under the preload"; diff "$T/$name.p" "$T/$name.a" | head -8; fail=1
     fi
     grep -q "every value right" "$T/$name.p" || { echo "FAIL $name: no pattern read right even plain"; cat "$T/$name.p"; fail=1; }
-    python3 - "$T/$name.p" "$T/$name.jsonl" "$T/$name.s" "$name" "$chunk" <<'PY' || fail=1
-import json, re, sys
+    python3 - "$T/$name.p" "$T/$name.jsonl" "$T/$name.s" "$name" "$chunk" "${COLLDIAG_INFLATE:-}" <<'PY' || fail=1
+import ctypes, json, re, sys
 out, calls, name = open(sys.argv[1]).read().splitlines(), [json.loads(l) for l in open(sys.argv[2]) if l.strip()], sys.argv[4]
+def loadable(lib):
+    try:
+        ctypes.CDLL(lib)
+        return True
+    except OSError:
+        return False
+inflater = "zlib" if sys.argv[6] == "zlib" or not loadable("libdeflate.so.0") else "libdeflate"
 summary = json.load(open(sys.argv[3]))
 # the program's lines: dataset, pattern, right or not (plain), stored chunks the pattern touches, and the
 # times a rank selects from one (HDF5 reads and inflates a chunk on every rank selecting from it)
@@ -65,7 +74,8 @@ for m, c in zip(lines, reads):
         want_readers += int(m.group(5))
         # the call's own report: the same counts, for this call
         f = c.get("filtered", {})
-        fw = {"engine": "colldiag", "chunks": touched, "decodes": touched, "decoded_bytes": touched * chunk_bytes, "hdf5_inflations": int(m.group(5))}
+        fw = {"engine": "colldiag", "chunks": touched, "decodes": touched, "decoded_bytes": touched * chunk_bytes, "hdf5_inflations": int(m.group(5)),
+              "inflater": inflater}
         if any(f.get(k) != v for k, v in fw.items()):
             print("FAIL %s: %s %s: the call's report says %s, the program's counts %s" % (name, ds, m.group(2), f, fw)); bad += 1
 d = summary.get("filtered_decoded", {})
@@ -78,8 +88,8 @@ if got != want:
 if want_chunks and not d.get("seconds", 0) > 0:
     print("FAIL %s: %d chunks decoded in %s s" % (name, want_chunks, d.get("seconds"))); bad += 1
 if not bad:
-    print("%s: %d collective reads, %d through colldiag (%d chunks, each decoded once), values and output as plain HDF5's"
-          % (name, len(reads), want_calls, want_chunks))
+    print("%s: %d collective reads, %d through colldiag (%d chunks, each decoded once, by %s), values and output as plain HDF5's"
+          % (name, len(reads), want_calls, want_chunks, inflater))
 sys.exit(1 if bad else 0)
 PY
 }
