@@ -6388,9 +6388,9 @@ static void meas_done(const cd_io *io, int k, double elapsed)
    Medians, not fastest calls: the chosen engine's fastest call only falls as it keeps running while
    the other's stays what two calls showed, so the fastest calls of IOR's 64 KiB reads (HDF5's path
    0.40 ms a call, colldiag's 0.13 ms warm but 1.1 ms and 0.7 ms in its first two) kept HDF5's path
-   for the rest of the run, 0.3x of colldiag's rate. When the chosen engine's median (its last CD_MEAS_SAMPLES calls) rises above the other's by
-   CD_ENG_SWITCH (the file system got busy, the file grew), the other is measured afresh (its old times
-   dropped, CD_ENG_CALLS calls) and the lower median runs (at most CD_ENG_RELOOKS times a pattern). A
+   for the rest of the run, 0.3x of colldiag's rate. When the chosen engine's median (its last
+   CD_MEAS_SAMPLES calls) rises above the other's by CD_ENG_SWITCH (the file system got busy, the file
+   grew), the other is measured afresh (its old times dropped, CD_ENG_CALLS calls) and the lower median runs (at most CD_ENG_RELOOKS times a pattern). A
    call's time is the whole intercepted call's on each rank (the agreement included: HDF5's path under
    the preload pays it too), its slowest rank's agreed in the group's next collective call as AUTO's are
    (the same pending slot: one call, one time, its scheme and its engine). Correctness rules (cannot
@@ -6432,7 +6432,7 @@ static int meas_engine_choose(cd_io *io, int by_rule)
     x->eng_sig = esig;
     x->eng_group = io->f->group;
     int choice = by_rule, kind = 1; /* 1 the rule, 2 the measured faster, 3 a try */
-    if (!s->eng_cur) { /* learning: the engines in turn, the rule's first (meas_engine_turn) */
+    if (!s->eng_cur) { /* learning: the engines in turn, the rule's first (above) */
         const uint32_t a = s->n[by_rule], b = s->n[!by_rule];
         if (a < CD_ENG_CALLS && (a <= b || b >= CD_ENG_CALLS)) choice = by_rule, kind = 1;
         else if (b < CD_ENG_CALLS) choice = !by_rule, kind = 3;
