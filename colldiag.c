@@ -5924,9 +5924,10 @@ static const char *engine_rule_name(int rule) { return rule < CD_RULE_N ? cd_rul
  *   paid the job's set-up: 20x a warm call under IOR) counts as one that never ran, while that call
  *   still lends to the others. From the second call on, the measured best runs
  *   (the median of its last 8 calls), unless a scheme not run yet could beat it: on the pattern's
- *   second and third calls by more than 15% against the best's fastest call once it ran twice or ran
- *   over 4x its estimate, else by half (a pattern's first call pays for a cold start, which can double
- *   it); from the fourth call by half only (tries belong to a loop's first calls). Then that scheme is
+ *   second and third calls by more than 15% against the best's fastest call once it ran over 4x its
+ *   estimate, else by half (a pattern's first call pays for a cold start, which can double it, and a
+ *   scheme tried pays its own MPI-IO set-up); from the fourth call by half only (tries belong to a
+ *   loop's first calls). Then that scheme is
  *   tried, on a real call (never by repeating I/O), at most twice a pattern:
  *   of those that could, the one the lent errors make cheapest. "Could" by the lent estimate while the
  *   best ran within 4x of its estimate; once it ran further off (the model is wrong here), by the lower
@@ -5951,9 +5952,9 @@ static const char *engine_rule_name(int rule) { return rule < CD_RULE_N ? cd_rul
 #define CD_MEAS_SAMPLES 8   /* agreed times kept per scheme and pattern: the median of the last ones decides */
 #define CD_MEAS_TRIES 2     /* calls a pattern may spend on schemes it has not measured */
 #define CD_MEAS_SIGS 1024   /* patterns remembered per group (the oldest go first beyond) */
-#define CD_MEAS_GAIN 0.87   /* an untried scheme is tried when its corrected estimate beats the measured best by > 15% */
+#define CD_MEAS_GAIN 0.87   /* an untried scheme is tried when its estimate beats a best far off its own by > 15% */
 #define CD_MEAS_PRIOR 1.0   /* the model's constants weigh as much as one call's measurement in a term's correction */
-#define CD_MEAS_COLD 0.5    /* ... or, after the best's first call only (a cold start can double it), halves it */
+#define CD_MEAS_COLD 0.5    /* ... or, otherwise, halves it (a cold start can double a call; meas_try_bar) */
 #define CD_MEAS_FAR 4.0     /* a best measured over 4x its estimate (a cold start's 2x, times the 2x the defaults can be
                                off on a busy or oversubscribed machine) says the model is wrong for this pattern */
 
@@ -6257,19 +6258,26 @@ static void meas_agreed(const cd_io *io)
     gr->pend = 0;
 }
 
-/* What an untried scheme's estimate must beat for a try, against the measured best (scheme b of pattern
-   s; far: it ran over CD_MEAS_FAR times its estimate). Tries belong to a pattern's first calls, where
-   they pay for the rest of the loop: on the second and third calls by 15% against the best's fastest
-   call once it ran twice, or once it ran far off its estimate (the model is wrong here: a cold start
-   does not explain 4x); otherwise the try must halve it (after the best's one call: a cold start can
-   double a call). Later only by half: by then the best's times and the others' corrected estimates
-   move with noise alone (the best's fastest call creeps down, a shared term's correction creeps with
-   it), and a 15% bar let a loop of 10 calls try a loser at its last call (bench-auto, 3 ranks, B1
-   writes: 1.46x the best scheme's total); a try that late must be worth a whole call. */
+/* What an untried scheme's estimate must beat for a try, against the measured best (scheme b of
+   pattern s; far: it ran over CD_MEAS_FAR times its estimate). Tries belong to a pattern's first
+   calls, where they pay for the rest of the loop: on the second and third calls by 15% against the
+   best's fastest call once it ran far off its estimate (the model is wrong here: a cold start does not
+   explain 4x); otherwise the try must halve it. Halve, while the best runs near its estimate, because
+   the scheme tried pays its MPI-IO path's own set-up on its first call, on top of the model's error,
+   and a try that loses costs a whole call: on this VM link-chunk's first collective read on 8 ranks ran
+   57 ms against 6 ms warm and 1.5 ms estimated, and in the project's bench-auto run every try made at
+   the third call by a 15% bar (then applied once the best had run twice: 8 ranks B1 and B4 reads, B3w64
+   reads across unshaped simulated nodes, B3w16 reads across 200 Mbit/s) lost or tied (B1 reads 1.96x
+   the best scheme's total). After the best's first call alone, a cold start can double a call. Later
+   only by half: by then the best's times and the others' corrected estimates move with noise alone
+   (the best's fastest call creeps down, a shared term's correction creeps with it), and a 15% bar let
+   a loop of 10 calls try a loser at its last call (bench-auto, 3 ranks, B1 writes: 1.46x the best
+   scheme's total); a try that late must be worth a whole call. The price: a scheme the model misjudges
+   by less than 2x against a choice that runs near its estimate is not found. */
 static double meas_try_bar(const cd_sig *s, int b, int far)
 {
     const int early = meas_calls(s) <= 2;
-    return (early && (far || s->n[b] >= 2) ? CD_MEAS_GAIN : CD_MEAS_COLD) * meas_min(s, b);
+    return (early && far ? CD_MEAS_GAIN : CD_MEAS_COLD) * meas_min(s, b);
 }
 
 /* How far off the model is for every scheme of this pattern, as far as it shows: when two or more
