@@ -6385,14 +6385,17 @@ static void meas_done(const cd_io *io, int k, double elapsed)
    The preload's speed rules (engine.c: WHOLE_CHUNKS and STRETCHES give a call to HDF5's path, FASTER to
    colldiag's) are one machine's timings; on another file system or network they can be wrong (IOR with
    32 KiB chunks wrote at 0.85x of HDF5 here under WHOLE_CHUNKS). For a pattern a program repeats, they
-   become the prior: the pattern's first 2 x CD_ENG_CALLS calls run the engines in turn, the rule's
-   first (rule, other, rule, other, ...), and from then on the engine whose warm median is lower
+   become the prior: the pattern's first 2 x CD_ENG_CALLS calls run the engines in turn after two
+   calls of the rule's (rule, rule, other, rule, other, rule, other, other), and from then on the engine whose warm median is lower
    (meas_engine_median: each engine's first call of the pattern left out, a cold start). In turn, not
    one engine's calls then the other's: a job's first calls of a pattern run slower than its later ones
    whichever engine runs them (the page cache, ROMIO's buffers, HDF5's metadata cache warming), and the
    engine measured first lost to that: IOR's 1 MiB whole chunks on ROMIO kept colldiag's path at 0.86x
    of HDF5's write rate (HDF5's 4 calls measured first, 1.5-7 ms, colldiag's after them, ~1 ms), and
    h5bench's 3-D reads kept HDF5's after colldiag's 4 first calls ran 10 ms (later calls: 0.8 ms).
+   The rule's two calls first: a pattern run twice (a file's write and its check, a two-step job)
+   runs the rule's engine only, and one run four times pays one call of the other, not two; each
+   engine still has three warm calls spread over the eight.
    Medians, not fastest calls: the chosen engine's fastest call only falls as it keeps running while
    the other's stays what two calls showed, so the fastest calls of IOR's 64 KiB reads (HDF5's path
    0.40 ms a call, colldiag's 0.13 ms warm but 1.1 ms and 0.7 ms in its first two) kept HDF5's path
@@ -6410,8 +6413,8 @@ static void meas_done(const cd_io *io, int k, double elapsed)
 /* Calls each engine runs before the engines are compared. ROMIO-style rationale: the first is cold
    (colldiag's first call of a pattern ran 5-14x its warm calls here: its plan, views and buffers are
    built), so three warm calls make the median, which one noisy call cannot move. Four calls of the
-   slower engine, once a pattern: in a loop of a hundred calls that costs little, and a pattern run
-   fewer than five times keeps its rule. */
+   slower engine, once a pattern: in a loop of a hundred calls that costs little; a pattern run twice
+   runs its rule's engine only (R R O R O R O O). */
 #define CD_ENG_CALLS 4
 /* The other engine is measured again once the chosen one's median exceeds its median by this factor:
    below it, noise between calls of one engine (+-30% on this machine) would flip the choice back and
@@ -6440,9 +6443,9 @@ static int meas_engine_choose(cd_io *io, int by_rule)
     x->eng_sig = esig;
     x->eng_group = io->f->group;
     int choice = by_rule, kind = 1; /* 1 the rule, 2 the measured faster, 3 a try */
-    if (!s->eng_cur) { /* learning: the engines in turn, the rule's first (above) */
+    if (!s->eng_cur) { /* learning: the engines in turn after the rule's two first calls (above) */
         const uint32_t a = s->n[by_rule], b = s->n[!by_rule];
-        if (a < CD_ENG_CALLS && (a <= b || b >= CD_ENG_CALLS)) choice = by_rule, kind = 1;
+        if (a < CD_ENG_CALLS && (a <= b + 1 || b >= CD_ENG_CALLS)) choice = by_rule, kind = 1;
         else if (b < CD_ENG_CALLS) choice = !by_rule, kind = 3;
         else {
             choice = meas_engine_median(s, 0) <= meas_engine_median(s, 1) ? 0 : 1;

@@ -6,8 +6,8 @@
 # a row a call (every rank one whole chunk of its own) and checks every value read back (exit 1 on any
 # difference: the bytes each engine wrote are checked). Each call's engine comes from the per-call JSON
 # report ("engine"). The test applies the rule itself to the times it injected and expects, call by
-# call: the engines in turn for the first eight calls, the rule's first (WHOLE_CHUNKS: HDF5's path, from
-# 256 KiB a rank; FASTER: colldiag's), four calls each, then the one whose warm median (each
+# call: the engines in turn for the first eight calls after two of the rule's (R R O R O R O O;
+# WHOLE_CHUNKS: HDF5's path, from 256 KiB a rank; FASTER: colldiag's), four calls each, then the one whose warm median (each
 # engine's first call left out) is lower; when the chosen engine's median (its last 8 calls) exceeds
 # the other's by 1.25x, the other is measured afresh (its old times dropped, four calls) and the lower
 # median runs (at most 4 times). A time is agreed one call later, in the next call's reduction. The
@@ -55,7 +55,7 @@ for c in range(calls):
         ch = rule
     elif cur is None:
         a, b = len(kept[rule]), len(kept[1 - rule])
-        if a < W and (a <= b or b >= W): ch = rule
+        if a < W and (a <= b + 1 or b >= W): ch = rule
         elif b < W: ch = 1 - rule
         else: ch = cur = 0 if med(0) <= med(1) else 1
     elif fresh is not None:
