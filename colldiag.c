@@ -5997,6 +5997,7 @@ typedef struct {
     uint32_t tries;                 /* calls spent on schemes not measured before */
     uint32_t engine;                /* 1: the preload's engines of a pattern (t[0] HDF5's path, t[1] colldiag's), not AUTO's schemes */
     uint32_t relooks;               /* engines: times the engine not chosen was measured again */
+    double eng_base;                /* engines: the chosen engine's median when it was chosen */
     uint8_t cold1;                  /* k + 1: scheme k's first kept time is the pattern's first call (a cold start); 0 none */
     uint8_t eng_cur, eng_fresh;     /* engines: 1 + the engine chosen (0 learning); 1 + the engine measured afresh (0 none) */
 } cd_sig;
@@ -6401,7 +6402,9 @@ static void meas_done(const cd_io *io, int k, double elapsed)
    0.40 ms a call, colldiag's 0.13 ms warm but 1.1 ms and 0.7 ms in its first two) kept HDF5's path
    for the rest of the run, 0.3x of colldiag's rate. When the chosen engine's median (its last
    CD_MEAS_SAMPLES calls) rises above the other's by CD_ENG_SWITCH (the file system got busy, the file
-   grew), the other is measured afresh (its old times dropped, CD_ENG_CALLS calls) and the lower median runs (at most CD_ENG_RELOOKS times a pattern). A
+   grew), or falls under CD_ENG_FASTER of what it was when chosen (the engines were compared in a slower
+   phase of the job: a first time step), the other is measured afresh (its old times dropped,
+   CD_ENG_CALLS calls) and the lower median runs (at most CD_ENG_RELOOKS times a pattern). A
    call's time is the whole intercepted call's on each rank (the agreement included: HDF5's path under
    the preload pays it too), its slowest rank's agreed in the group's next collective call as AUTO's are
    (the same pending slot: one call, one time, its scheme and its engine). Correctness rules (cannot
@@ -6420,6 +6423,12 @@ static void meas_done(const cd_io *io, int k, double elapsed)
    below it, noise between calls of one engine (+-30% on this machine) would flip the choice back and
    forth. */
 #define CD_ENG_SWITCH 1.25
+/* ... and once the chosen engine's median falls under this fraction of what it was when chosen: the
+   engines were compared in a slower phase of the job, which says nothing of the other's pace now.
+   h5bench's 3-D reads on ROMIO: its first time step's eight reads (the engines' learning calls) ran
+   7-10 ms on either engine, every later read 0.35 ms. Half: noise between calls of one engine here is
+   +-30%, so only a change of pace crosses it. */
+#define CD_ENG_FASTER 0.5
 
 /* An engine's warm median: its first call of the pattern left out while it is still kept (a cold start;
    the engines' patterns count calls per engine, and each engine's first call is cold); -1 none. */
@@ -6450,6 +6459,7 @@ static int meas_engine_choose(cd_io *io, int by_rule)
         else {
             choice = meas_engine_median(s, 0) <= meas_engine_median(s, 1) ? 0 : 1;
             s->eng_cur = (uint8_t)(choice + 1);
+            s->eng_base = meas_engine_median(s, choice);
             kind = 2;
         }
     } else if (s->eng_fresh) { /* an engine measured afresh: its calls, then the lower median */
@@ -6459,15 +6469,18 @@ static int meas_engine_choose(cd_io *io, int by_rule)
             choice = meas_engine_median(s, 0) <= meas_engine_median(s, 1) ? 0 : 1;
             s->eng_cur = (uint8_t)(choice + 1);
             s->eng_fresh = 0;
+            s->eng_base = meas_engine_median(s, choice);
             kind = 2;
         }
     } else {
         const int cur = s->eng_cur - 1;
         choice = cur;
         kind = 2;
-        /* the chosen engine now runs slower than the other ran: the other measured again, its old
-           times dropped (they are of another pace) */
-        if (meas_engine_median(s, cur) > CD_ENG_SWITCH * meas_engine_median(s, !cur) && s->relooks < CD_ENG_RELOOKS) {
+        /* the chosen engine now runs slower than the other ran, or at under half the pace it ran when
+           chosen (the comparison was of a slower phase): the other measured again, its old times
+           dropped (they are of another pace) */
+        const double now = meas_engine_median(s, cur);
+        if ((now > CD_ENG_SWITCH * meas_engine_median(s, !cur) || now < CD_ENG_FASTER * s->eng_base) && s->relooks < CD_ENG_RELOOKS) {
             s->relooks++;
             s->n[!cur] = 0;
             s->eng_fresh = (uint8_t)(!cur + 1);
