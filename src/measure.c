@@ -501,8 +501,8 @@ static void meas_done(const cd_io *io, int k, double elapsed)
    0.40 ms a call, colldiag's 0.13 ms warm but 1.1 ms and 0.7 ms in its first two) kept HDF5's path
    for the rest of the run, 0.3x of colldiag's rate. When the chosen engine's median (its last
    CD_MEAS_SAMPLES calls) rises above the other's by CD_ENG_SWITCH (the file system got busy, the file
-   grew), or falls under CD_ENG_FASTER of what it was when chosen (the engines were compared in a slower
-   phase of the job: a first time step), the other is measured afresh (its old times dropped,
+   grew), or, after a close choice, falls under CD_ENG_FASTER of what it was when chosen (the engines
+   were compared in a slower phase of the job: a first time step), the other is measured afresh (its old times dropped,
    CD_ENG_CALLS calls) and the lower median runs (at most CD_ENG_RELOOKS times a pattern). A
    call's time is the whole intercepted call's on each rank (the agreement included: HDF5's path under
    the preload pays it too), its slowest rank's agreed in the group's next collective call as AUTO's are
@@ -522,11 +522,15 @@ static void meas_done(const cd_io *io, int k, double elapsed)
    below it, noise between calls of one engine (+-30% on this machine) would flip the choice back and
    forth. */
 #define CD_ENG_SWITCH 1.25
-/* ... and once the chosen engine's median falls under this fraction of what it was when chosen: the
-   engines were compared in a slower phase of the job, which says nothing of the other's pace now.
+/* ... and once the chosen engine's median falls under this fraction of what it was when chosen, where
+   the choice was a close one (the other's median within CD_ENG_SWITCH of it): the engines were compared
+   in a slower phase of the job, where noise decided, and the faster phase may not favour the same one.
    h5bench's 3-D reads on ROMIO: its first time step's eight reads (the engines' learning calls) ran
    7-10 ms on either engine, every later read 0.35 ms. Half: noise between calls of one engine here is
-   +-30%, so only a change of pace crosses it. */
+   +-30%, so only a change of pace crosses it. Only a close choice: a clear one (IOR's 1 MiB-chunk
+   reads, colldiag's path about 10x HDF5's) would be checked again and again as colldiag's path keeps
+   warming, four calls of the slow engine each time (without the condition those reads fell from
+   2795 to 626 MiB/s, bench-field 2026-11-30 19:13). */
 #define CD_ENG_FASTER 0.5
 
 /* An engine's warm median: its first call of the pattern left out while it is still kept (a cold start;
@@ -576,10 +580,11 @@ static int meas_engine_choose(cd_io *io, int by_rule)
         choice = cur;
         kind = 2;
         /* the chosen engine now runs slower than the other ran, or at under half the pace it ran when
-           chosen (the comparison was of a slower phase): the other measured again, its old times
-           dropped (they are of another pace) */
-        const double now = meas_engine_median(s, cur);
-        if ((now > CD_ENG_SWITCH * meas_engine_median(s, !cur) || now < CD_ENG_FASTER * s->eng_base) && s->relooks < CD_ENG_RELOOKS) {
+           chosen after a close choice (the comparison was of a slower phase): the other measured
+           again, its old times dropped (they are of another pace) */
+        const double now = meas_engine_median(s, cur), other = meas_engine_median(s, !cur);
+        const int phase = now < CD_ENG_FASTER * s->eng_base && other < CD_ENG_SWITCH * s->eng_base;
+        if ((now > CD_ENG_SWITCH * other || phase) && s->relooks < CD_ENG_RELOOKS) {
             s->relooks++;
             s->n[!cur] = 0;
             s->eng_fresh = (uint8_t)(!cur + 1);
