@@ -5946,7 +5946,8 @@ static const char *engine_rule_name(int rule) { return rule < CD_RULE_N ? cd_rul
  *   estimate times the smaller of their errors at least (the model is off here across the board). A
  *   scheme estimated slower than the best is never tried. The pattern's first call (a cold start) is
  *   left out of its scheme's median once that scheme has others, and ranks at half while it is the only
- *   one (meas_rank_time).
+ *   one (meas_rank_time); judged so, it allows a try only when even half of it is over 4x its estimate,
+ *   else the best runs once more, warm, before anything is tried.
  * - Wisdom (COLLDIAG_WISDOM=PATH): what was measured is saved when MPI finalizes (the group's first
  *   file's rank 0) and loaded at a group's first collective call, keyed by where it was measured (ranks,
  *   nodes, ranks per node, the MPI library and its I/O component, the file system): wisdom from
@@ -6139,6 +6140,9 @@ static double meas_median_of(const cd_sig *s, int k, int skip)
    others (meas_cold_kept; -1: never measured). */
 static double meas_median(const cd_sig *s, int k) { return meas_median_of(s, k, meas_cold_kept(s, k)); }
 
+/* Scheme k's one call so far is the pattern's first (cold): the measured best has no warm call yet. */
+static int meas_cold_only(const cd_sig *s, int k) { return s->n[k] == 1 && s->cold1 == k + 1; }
+
 /* What a scheme's measurement is worth when AUTO picks the measured best: its median, or, when its one
    call so far was the pattern's first (cold), half of it (CD_MEAS_COLD: a cold start can double a
    call), so that the model's first choice runs once more before a scheme measured warm displaces it for
@@ -6146,7 +6150,7 @@ static double meas_median(const cd_sig *s, int k) { return meas_median_of(s, k, 
 static double meas_rank_time(const cd_sig *s, int k)
 {
     const double t = meas_median(s, k);
-    return t >= 0 && s->n[k] == 1 && s->cold1 == k + 1 ? CD_MEAS_COLD * t : t;
+    return t >= 0 && meas_cold_only(s, k) ? CD_MEAS_COLD * t : t;
 }
 
 /* The fastest of a scheme's kept times. */
@@ -6288,7 +6292,7 @@ static void meas_agreed(const cd_io *io)
 static double meas_try_bar(const cd_sig *s, int b, int far)
 {
     const int early = meas_calls(s) <= 2;
-    return (early && far ? CD_MEAS_GAIN : CD_MEAS_COLD) * meas_min(s, b);
+    return (early && far ? CD_MEAS_GAIN : CD_MEAS_COLD) * (meas_cold_only(s, b) ? meas_rank_time(s, b) : meas_min(s, b));
 }
 
 /* How far off the model is for every scheme of this pattern, as far as it shows: when two or more
@@ -6348,10 +6352,16 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
            guess (the others' errors lent), unless the best ran far over its own estimate: then the model
            is wrong here, the lent errors may be the ones misleading, and the optimistic guess decides.
            Of the schemes that could, the best guess picks. */
-        const int far = x->meas_t[best_m] > CD_MEAS_FAR * est[best_m];
+        /* While the best's one call is the pattern's first (cold), it is judged at half (meas_rank_time),
+           and it runs once more, warm, before any try unless even half of it is far off its estimate:
+           a cold first call alone said "far" in bench-auto's 3-rank B1 loops (all-independent's first
+           call 6.5x its estimate, its next ones 1.2-2x) and the tries it allowed (aggregation, link-chunk,
+           each run 3-20x all-independent's warm call) cost those loops 2-5x the best scheme's total. */
+        const int far = meas_rank_time(s, best_m) > CD_MEAS_FAR * est[best_m];
+        const int wait = meas_cold_only(s, best_m) && !far;
         const double bar = meas_try_bar(s, best_m, far);
         const double off = meas_off_everywhere(x->meas_t, est);
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < 4 && !wait; k++) {
             double could = far ? opt[k] : x->meas_ec[k];
             could = could > off * est[k] ? could : off * est[k];
             if (x->meas_t[k] < 0 && could < bar && (cand < 0 || x->meas_ec[k] < x->meas_ec[cand])) cand = k;
