@@ -72,12 +72,81 @@ typedef herr_t (*h5r_fn)(hid_t, hid_t, hid_t, hid_t, hid_t, void *);
 /* What one rank knows after the call: colldiag's plan and HDF5's answer, as numbers (same enums). */
 enum { V_CD_OPT, V_CD_IO, V_CD_LOCAL, V_CD_GLOBAL, V_H5_OPT, V_H5_IO, V_H5_LOCAL, V_H5_GLOBAL, V_PLANNED, V_H5_OK, V_BYTES_LO, V_BYTES_HI,
        V_USEC, V_N };
-/* What the call moved on this rank and how long it took, for the JSON line ("bytes": summed over ranks,
-   "seconds": the slowest rank's) and the run's summary (call_bytes, call_secs: set by the wrapper) */
-static uint64_t call_bytes;
-static double call_secs;
+/* ---- one record a call ----
+   An intercepted raw-data call flows through the preload as one record, made when the call arrives
+   (explain; explain_multi makes one a dataset) and passed forward, step after step: the accelerated path
+   (accelerate: the rule list before anything, then colldiag_h5_write/read, which identify and plan the
+   call inside the bridge), or HDF5's path (made_safe, the plan for the report, write_call or HDF5's read,
+   then the report, the summary's counters and the engine's measurement). It holds the program's
+   arguments; COLLDIAG_REPORT and COLLDIAG_ACCELERATE, read once; the facts several steps need, asked of
+   HDF5 once (the transfer mode; the dataset's identity, names and element size; this rank's bytes);
+   and what each step found for the steps after it. It lives in the wrapper's frame: a call nested in
+   another (colldiag's own work for a call, a compact write's cure or made_safe, can reach these
+   wrappers again) has its own, and the outer call's record is whole when it returns (these were eleven
+   statics, two of them saved and restored around a nested call: valgrind once saw an outer report read
+   a nested call's dead frame through one). */
+/* A call the agreement gave to HDF5's path by measurement (measure.c, meas_engine_choose): the time it
+   spent deciding, to which HDF5's call is added before the group's next call carries it. */
+struct eng_pending { int on; uint64_t group, sig; double t; };
+struct sum_names;
+typedef struct pl_call {
+    int wr;
+    hid_t dset, mt, ms, fs, dxpl;     /* as the program gave them (dxpl: its own; H5P_DEFAULT stays so) */
+    const void *wbuf;
+    void *rbuf;
+    const char *op;                   /* the call's name in reports (H5Dwrite, H5Dread_async, H5Dwrite_multi, ...) */
+    size_t multi_i, multi_n;          /* of a multi-dataset call (multi_n > 0): this record's dataset, of how many */
+    const char *mode, *acc;           /* COLLDIAG_REPORT, COLLDIAG_ACCELERATE (rank 0's: alike on every rank) */
+    int coll;                         /* the transfer mode is collective (read once; H5P_DEFAULT: independent) */
+    size_t nm;                        /* the dataset's identity, names, element size: 1 + its index among them (pl_names; 0: not
+                                         asked or unknown). An index, not a pointer: a call nested in this one can add names */
+    uint64_t bytes;                   /* this rank's file bytes (the JSON line sums them over ranks; the summary) */
+    double secs;                      /* HDF5's call, when HDF5 ran it */
+    const char *accel_why;            /* why COLLDIAG_ACCELERATE left the call to HDF5 (NULL: not asked) */
+    int compact;                      /* a compact write the accelerated path left to HDF5 (write_call) */
+    uint64_t safe_from, safe_to;      /* made_safe: the file's size before and after (equal: nothing grew) */
+    uint64_t kept_bytes, kept_of;     /* write_call: compact bytes merged across ranks, and the dataset's */
+    struct eng_pending eng;           /* HDF5's path runs by measurement: its time is the engine's */
+    /* the summary alone's bytes at risk: this rank's words before HDF5's call (sum_risk_light), recorded
+       after it with HDF5's own cause (sum_risk_record) */
+    int risk_have;
+    uint32_t risk_kind_read;          /* 4: the words are a read's (COLLDIAG_RISK_READS) */
+    uint64_t risk_own;                /* an independent compact write's bytes (its rank's alone) */
+    uint64_t risk_cap, risk_v[AG_N];
+} pl_call;
 
-static void values_of(const colldiag_xfer *x, int planned, hid_t dxpl, herr_t ret, unsigned v[V_N])
+/* 1 when the transfer mode of dxpl is collective. */
+static int sum_collective(hid_t dxpl)
+{
+    H5FD_mpio_xfer_t m = H5FD_MPIO_INDEPENDENT;
+    herr_t got = -1;
+    if (dxpl != H5P_DEFAULT) H5E_BEGIN_TRY { got = H5Pget_dxpl_mpio(dxpl, &m); } H5E_END_TRY;
+    return got >= 0 && m == H5FD_MPIO_COLLECTIVE;
+}
+
+/* The record of a call as it arrives: the environment read, the transfer mode asked once. */
+static pl_call pl_call_of(int wr, const char *op, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, void *rbuf)
+{
+    pl_call c;
+    memset(&c, 0, sizeof c);
+    c.wr = wr;
+    c.op = op ? op : wr ? "H5Dwrite" : "H5Dread";
+    c.dset = dset;
+    c.mt = mt;
+    c.ms = ms;
+    c.fs = fs;
+    c.dxpl = dxpl;
+    c.wbuf = wbuf;
+    c.rbuf = rbuf;
+    c.mode = cd_getenv("COLLDIAG_REPORT");
+    c.acc = cd_getenv("COLLDIAG_ACCELERATE");
+    c.coll = sum_collective(dxpl);
+    return c;
+}
+
+/* What the call moved on this rank and how long it took (the record's), for the JSON line ("bytes":
+   summed over ranks, "seconds": the slowest rank's) */
+static void values_of(const pl_call *c, const colldiag_xfer *x, int planned, hid_t dxpl, herr_t ret, unsigned v[V_N])
 {
     colldiag_actual_chunk_opt_mode_t co = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
     colldiag_actual_io_mode_t io = COLLDIAG_MPIO_NO_COLLECTIVE;
@@ -101,9 +170,9 @@ static void values_of(const colldiag_xfer *x, int planned, hid_t dxpl, herr_t re
     v[V_H5_GLOBAL] = hg;
     v[V_PLANNED] = (unsigned)planned;
     v[V_H5_OK] = ret >= 0;
-    v[V_BYTES_LO] = (unsigned)(call_bytes & 0xffffffffu);
-    v[V_BYTES_HI] = (unsigned)(call_bytes >> 32);
-    v[V_USEC] = call_secs * 1e6 < 4e9 ? (unsigned)(call_secs * 1e6) : 4000000000u;
+    v[V_BYTES_LO] = (unsigned)(c->bytes & 0xffffffffu);
+    v[V_BYTES_HI] = (unsigned)(c->bytes >> 32);
+    v[V_USEC] = c->secs * 1e6 < 4e9 ? (unsigned)(c->secs * 1e6) : 4000000000u;
 }
 
 /* Appends to b (size n) the differences between colldiag and HDF5 on one rank; returns 1 if any. */
@@ -199,15 +268,9 @@ static void names_of(hid_t dset, char *file, size_t fl, char *name, size_t nl)
 }
 
 static int cd_internal; /* inside colldiag's own HDF5 calls (H5Fclose of the ids it opens) */
-static const char *accel_why; /* why COLLDIAG_ACCELERATE left this call to HDF5 (NULL: not asked) */
-static const char *sync_op;   /* the call's name in the report when it is not H5Dwrite / H5Dread: H5Dwrite_async or
-                                 H5Dread_async without an event set (H5ES_NONE), which HDF5 runs as those */
-/* The file's size before and after colldiag made HDF5's collective write safe (made_safe), for the
-   report of the call; equal when nothing grew. */
-static uint64_t safe_from, safe_to;
-/* The compact bytes colldiag merged across ranks before HDF5 wrote the whole dataset (write_call), and
-   the dataset's; 0 when it did not. */
-static uint64_t kept_bytes, kept_of;
+
+/* A COLLDIAG_* setting that asks for something: set, not empty, not "0". */
+static int set_on(const char *v) { return v && *v && strcmp(v, "0"); }
 
 /* Under COLLDIAG_ACCELERATE, every collective write HDF5 runs is made safe first (engine.c): the file
    extended to HDF5's end of allocation, so that MPI-IO's collective write finds no storage past its end
@@ -215,16 +278,12 @@ static uint64_t kept_bytes, kept_of;
    for a one-rank file written in one run, which has no holes: fs, the call's file selection).
    Every rank of the collective call does the same: the DXPL's transfer mode and the environment (rank
    0's, since MPI_Init) are alike. */
-static void made_safe(int wr, hid_t dset, hid_t fs, hid_t dxpl, const char *acc)
+static void made_safe(pl_call *c)
 {
-    safe_from = safe_to = 0;
-    if (!wr || !acc || !*acc || !strcmp(acc, "0") || dxpl == H5P_DEFAULT) return;
-    H5FD_mpio_xfer_t m = H5FD_MPIO_INDEPENDENT;
-    herr_t got = -1;
-    H5E_BEGIN_TRY { got = H5Pget_dxpl_mpio(dxpl, &m); } H5E_END_TRY;
-    if (got < 0 || m != H5FD_MPIO_COLLECTIVE) return;
+    c->safe_from = c->safe_to = 0;
+    if (!c->wr || !set_on(c->acc) || !c->coll) return;
     cd_internal++;
-    h5_make_safe_for(dset, fs, &safe_from, &safe_to); /* a one-rank file written in one run needs nothing */
+    h5_make_safe_for(c->dset, c->fs, &c->safe_from, &c->safe_to); /* a one-rank file written in one run needs nothing */
     cd_internal--;
 }
 
@@ -235,22 +294,25 @@ static void made_safe(int wr, hid_t dset, hid_t fs, hid_t dxpl, const char *acc)
    datasets are (a collective call), and each dataset's end is compared with what the file is agreed
    to cover. */
 #if H5_VERSION_GE(1, 14, 0) /* H5Dwrite_multi */
-static void made_safe_multi(int wr, size_t count, const hid_t *dsets, hid_t dxpl, const char *acc)
+static void made_safe_multi(pl_call *c, size_t count, const hid_t *dsets)
 {
     uint64_t from = 0, to = 0;
     int grew = 0;
     for (size_t i = 0; i < count; i++) {
-        made_safe(wr, dsets[i], H5I_INVALID_HID, dxpl, acc);
-        if (safe_to > safe_from) {
-            if (!grew) from = safe_from;
+        pl_call d = *c; /* each dataset's whole storage */
+        d.dset = dsets[i];
+        d.fs = H5I_INVALID_HID;
+        made_safe(&d);
+        if (d.safe_to > d.safe_from) {
+            if (!grew) from = d.safe_from;
             grew = 1;
-            to = safe_to;
-        } else if (!grew && safe_from) {
-            from = to = safe_from;
+            to = d.safe_to;
+        } else if (!grew && d.safe_from) {
+            from = to = d.safe_from;
         }
     }
-    safe_from = from;
-    safe_to = to;
+    c->safe_from = from;
+    c->safe_to = to;
 }
 #endif
 
@@ -309,18 +371,13 @@ static void advice_of(const colldiag_xfer *x, int coll, int planned, char *out, 
 /* While report() writes the entries of one multi-dataset call (explain_multi): the call's name, and
    which of its n datasets the entry is. The first entry carries the call's whole report (colldiag's
    plan, every dataset: collective); every entry its dataset's own modes as planned. */
-static struct {
-    const char *op;
-    size_t i, n;
-} rmulti;
-
-static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const colldiag_xfer *x, const unsigned *v)
+static void report(const pl_call *c, colldiag_file *f, const colldiag_xfer *x, const unsigned *v)
 {
+    const char *const mode = c->mode, *const op = c->op;
     const int json = !strncmp(mode, "json:", 5), html = !strncmp(mode, "html:", 5);
     char file[1024], name[1024], diff[2048] = "";
-    names_of(dset, file, sizeof file, name, sizeof name);
-    const char *op = rmulti.op ? rmulti.op : sync_op ? sync_op : wr ? "H5Dwrite" : "H5Dread";
-    const int whole = !rmulti.op || rmulti.i == 0; /* this entry carries the call's own report */
+    names_of(c->dset, file, sizeof file, name, sizeof name);
+    const int whole = !c->multi_n || c->multi_i == 0; /* this entry carries the call's own report */
     const int coll = f && f->comm != MPI_COMM_NULL;
     unsigned *all = NULL;
     int P = 1, r0 = 0, me = 0, init = 0;
@@ -348,7 +405,7 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
     if (html) { /* one page per run, a section per collective call (independent calls cannot gather) */
         if (coll && allplanned && whole) {
             char title[2300], verdict[2200];
-            if (rmulti.op) snprintf(title, sizeof title, "%s %s, %zu datasets from %s (collective, %d ranks)", op, file, rmulti.n, name, P);
+            if (c->multi_n) snprintf(title, sizeof title, "%s %s, %zu datasets from %s (collective, %d ranks)", op, file, c->multi_n, name, P);
             else snprintf(title, sizeof title, "%s %s:%s (collective, %d ranks)", op, file, name, P);
             snprintf(verdict, sizeof verdict, "%s%s; advice: %s", agree ? "HDF5 agrees" : "HDF5 DISAGREES:", agree ? "" : diff, adv);
             html_append(f, x, mode + 5, title, verdict);
@@ -387,12 +444,12 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
             fprintf(o, ",\"dataset\":");
             json_str(o, name);
             if (allplanned) fprintf(o, ",\"planned\":true");
-            if (rmulti.op) {
+            if (c->multi_n) {
                 colldiag_actual_chunk_opt_mode_t dco = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
                 colldiag_actual_io_mode_t dio = COLLDIAG_MPIO_NO_COLLECTIVE;
                 uint32_t dl = 0, dg = 0;
-                fprintf(o, ",\"dataset_index\":%zu,\"datasets\":%zu", rmulti.i, rmulti.n);
-                if (allplanned && colldiag_get_dataset_mpio(x, rmulti.i, &dco, &dio, &dl, &dg) == 0)
+                fprintf(o, ",\"dataset_index\":%zu,\"datasets\":%zu", c->multi_i, c->multi_n);
+                if (allplanned && colldiag_get_dataset_mpio(x, c->multi_i, &dco, &dio, &dl, &dg) == 0)
                     fprintf(o, ",\"dataset_mpio\":{\"chunk_opt\":\"%s\",\"io_mode\":\"%s\",\"local_cause\":%u,\"global_cause\":%u}",
                             colldiag_chunk_opt_name(dco), colldiag_io_mode_name(dio), dl, dg);
             }
@@ -421,24 +478,24 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
             double e[4];
             if (allplanned && colldiag_get_model_estimates(x, e) == 0 && e[0] >= 0)
                 fprintf(o, ",\"estimates\":{\"link\":%.6g,\"multi\":%.6g,\"aggregation\":%.6g,\"independent\":%.6g}", e[0], e[1], e[2], e[3]);
-            if (accel_why) {
+            if (c->accel_why) {
                 fprintf(o, ",\"why\":");
-                json_str(o, accel_why);
+                json_str(o, c->accel_why);
             }
-            if (safe_to > safe_from) fprintf(o, ",\"made_safe\":{\"from\":%" PRIu64 ",\"to\":%" PRIu64 "}", safe_from, safe_to);
-            if (kept_bytes) fprintf(o, ",\"compact_kept\":{\"bytes\":%" PRIu64 ",\"of\":%" PRIu64 "}", kept_bytes, kept_of);
+            if (c->safe_to > c->safe_from) fprintf(o, ",\"made_safe\":{\"from\":%" PRIu64 ",\"to\":%" PRIu64 "}", c->safe_from, c->safe_to);
+            if (c->kept_bytes) fprintf(o, ",\"compact_kept\":{\"bytes\":%" PRIu64 ",\"of\":%" PRIu64 "}", c->kept_bytes, c->kept_of);
             fprintf(o, "}\n");
         }
         free(cd);
     } else {
-        if (o && rmulti.op) fprintf(o, "colldiag: %s %s:%s (dataset %zu of %zu), %s, %d rank%s%s\n", op, file, name, rmulti.i, rmulti.n,
+        if (o && c->multi_n) fprintf(o, "colldiag: %s %s:%s (dataset %zu of %zu), %s, %d rank%s%s\n", op, file, name, c->multi_i, c->multi_n,
                                     coll ? "collective" : "independent", P, P > 1 ? "s" : "", coll ? "" : " (this one)");
         else if (o) fprintf(o, "colldiag: %s %s:%s, %s, %d rank%s%s\n", op, file, name, coll ? "collective" : "independent", P, P > 1 ? "s" : "",
                             coll ? "" : " (this one)");
-        if (o && rmulti.op && allplanned) {
+        if (o && c->multi_n && allplanned) {
             colldiag_actual_chunk_opt_mode_t dco = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
             colldiag_actual_io_mode_t dio = COLLDIAG_MPIO_NO_COLLECTIVE;
-            if (colldiag_get_dataset_mpio(x, rmulti.i, &dco, &dio, NULL, NULL) == 0)
+            if (colldiag_get_dataset_mpio(x, c->multi_i, &dco, &dio, NULL, NULL) == 0)
                 fprintf(o, "  this dataset: chunk_opt %s, io_mode %s%s\n", colldiag_chunk_opt_name(dco), colldiag_io_mode_name(dio),
                         whole ? "; the call:" : " (the call: its first entry)");
         }
@@ -458,15 +515,15 @@ static void report(const char *mode, int wr, hid_t dset, colldiag_file *f, const
         else if (o && agree) fprintf(o, "  HDF5 agrees\n");
         else if (o) fprintf(o, "  HDF5 DISAGREES:%s\n", diff);
         if (o && adv[0]) fprintf(o, "  advice: %s\n", adv);
-        if (o && accel_why) fprintf(o, "  engine: HDF5 (not accelerated: %s)\n", accel_why);
-        if (o && safe_to > safe_from)
+        if (o && c->accel_why) fprintf(o, "  engine: HDF5 (not accelerated: %s)\n", c->accel_why);
+        if (o && c->safe_to > c->safe_from)
             fprintf(o, "  made safe: colldiag extended the file from %" PRIu64 " to %" PRIu64 " bytes (the end of the dataset's storage) before HDF5's "
-                       "collective write, so that no storage lay past its end%s\n", safe_from, safe_to,
+                       "collective write, so that no storage lay past its end%s\n", c->safe_from, c->safe_to,
                     x->risk_bytes ? ": the bytes at risk above read zeros, as the program left them" : "");
-        if (o && kept_bytes)
+        if (o && c->kept_bytes)
             fprintf(o, "  kept: colldiag merged every rank's pieces of the compact dataset (%" PRIu64 " of its %" PRIu64 " bytes) and HDF5 "
                        "wrote the whole dataset on every rank, so that whichever rank's object header HDF5 keeps holds them all%s\n",
-                    kept_bytes, kept_of, x->risk_bytes ? ": no byte at risk above is lost" : "");
+                    c->kept_bytes, c->kept_of, x->risk_bytes ? ": no byte at risk above is lost" : "");
     }
     if (o) {
         fclose(o);
@@ -493,7 +550,7 @@ static colldiag_file *accel_file(hid_t dset);
    H5Iget_name cost microseconds, a small call's budget). The last id asked for is remembered too: an id
    names one object while the library is open (h5_identify), and programs write a dataset many times
    in a row. */
-typedef struct {
+typedef struct sum_names {
     unsigned long fileno;
     haddr_t addr;
     char *file, *name;
@@ -558,14 +615,17 @@ static uint64_t sum_bytes(hid_t dset, hid_t fs, size_t esize)
     return n > 0 ? (uint64_t)n * esize : 0;
 }
 
-/* 1 when the transfer mode of dxpl is collective. */
-static int sum_collective(hid_t dxpl)
+/* The record's dataset: its names and element size asked once a call (sum_names_of, which keeps them
+   by identity), and its bytes on this rank. */
+static void pl_names_ask(pl_call *c)
 {
-    H5FD_mpio_xfer_t m = H5FD_MPIO_INDEPENDENT;
-    herr_t got = -1;
-    if (dxpl != H5P_DEFAULT) H5E_BEGIN_TRY { got = H5Pget_dxpl_mpio(dxpl, &m); } H5E_END_TRY;
-    return got >= 0 && m == H5FD_MPIO_COLLECTIVE;
+    const sum_names *n = sum_names_of(c->dset);
+    c->nm = n ? (size_t)(n - sum_nm) + 1 : 0;
+    c->bytes = n ? sum_bytes(c->dset, c->fs, n->esize) : 0;
 }
+
+/* ... and found again, for each step after (NULL: unknown). */
+static sum_names *pl_names(const pl_call *c) { return c->nm && c->nm <= sum_nn ? &sum_nm[c->nm - 1] : NULL; }
 
 /* COLLDIAG_REPORT=summary: whether a collective write may have bytes at risk in HDF5's path, from what
    this rank knows without communicating (summary.c, "bytes at risk found by the summary alone"):
@@ -600,55 +660,53 @@ static int sum_risk_possible(hid_t dset, const sum_names *n)
 /* COLLDIAG_REPORT=summary, before HDF5 runs a collective write (and before it is made safe: the risk is
    HDF5's path's as the program left the file): this rank's words of the bytes at risk, when there may
    be any (h5_risk_words); recorded after the call, with HDF5's own cause (sum_risk_record). */
-static uint64_t risk_v[AG_N], risk_cap, risk_own; /* risk_own: an independent compact write's bytes (its rank's alone) */
-static int risk_have;
 static const char risk_own_why[] = "compact storage written independently on a file of several ranks: HDF5 keeps one rank's copy of the "
                                    "object header, so these bytes survive only if every rank writes the same";
-static uint32_t risk_kind_read; /* 4: the words are a read's (COLLDIAG_RISK_READS) */
-static void sum_risk_light(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf)
+static void sum_risk_light(pl_call *c, hid_t dxpl)
 {
-    risk_have = 0;
-    risk_own = 0;
-    risk_kind_read = 0;
-    sum_names *n = (sum_names *)sum_names_of(dset);
+    const hid_t dset = c->dset;
+    c->risk_have = 0;
+    c->risk_own = 0;
+    c->risk_kind_read = 0;
+    sum_names *n = pl_names(c);
     if (!n) return;
-    if (!wr) { /* a collective read on a stack whose overlapping reads go wrong (decision.c, risk_read_stack) */
-        if (!sum_collective(dxpl) || !risk_read_stack()) return;
+    if (!c->wr) { /* a collective read on a stack whose overlapping reads go wrong (decision.c, risk_read_stack) */
+        if (!c->coll || !risk_read_stack()) return;
         n->coll_reads++;
-        risk_have = h5_risk_words(dset, mt, ms, fs, dxpl, NULL, 1, risk_v, &risk_cap) == 0;
-        risk_kind_read = 4;
+        c->risk_have = h5_risk_words(dset, c->mt, c->ms, c->fs, dxpl, NULL, 1, c->risk_v, &c->risk_cap) == 0;
+        c->risk_kind_read = 4;
         return;
     }
-    if (!sum_collective(dxpl)) { /* as a plan's risk_independent: nothing is agreed, the rank's own bytes */
+    if (!c->coll) { /* as a plan's risk_independent: nothing is agreed, the rank's own bytes */
         h5_dentry *e = n->file_size > 1 ? h5_cached_entry(dset) : NULL;
         h5_oid oi;
         /* learned here only where one rank may read the object header alone */
         if (!e && n->file_size > 1 && !h5_reads_need_all_ranks(dset) && !h5_identify(dset, &oi)) e = h5_dataset(dset, &oi);
         if (e && !e->learned && !h5_reads_need_all_ranks(dset)) h5_learn(dset, e);
-        if (e && e->learned && e->layout == H5D_COMPACT) risk_own = call_bytes;
+        if (e && e->learned && e->layout == H5D_COMPACT) c->risk_own = c->bytes;
         return;
     }
     n->coll_writes++;
-    if (sum_risk_possible(dset, n)) risk_have = h5_risk_words(dset, mt, ms, fs, dxpl, wbuf, 0, risk_v, &risk_cap) == 0;
+    if (sum_risk_possible(dset, n)) c->risk_have = h5_risk_words(dset, c->mt, c->ms, c->fs, dxpl, c->wbuf, 0, c->risk_v, &c->risk_cap) == 0;
 }
 
 /* ... and after it: HDF5's own global cause says whether its path was one collective write (any cause
    makes it write run by run: no holes), its collective_opt whether independent writes were sieved. */
-static void sum_risk_record(hid_t dset, hid_t dxpl)
+static void sum_risk_record(pl_call *c, hid_t dxpl)
 {
-    const sum_names *n = risk_have ? sum_names_of(dset) : NULL;
-    risk_have = 0;
+    const sum_names *n = c->risk_have ? pl_names(c) : NULL;
+    c->risk_have = 0;
     if (!n) return;
     uint32_t l = 0, g = 0;
     H5FD_mpio_collective_opt_t copt = H5FD_MPIO_COLLECTIVE_IO;
     H5Pget_mpio_no_collective_cause(dxpl, &l, &g);
     H5E_BEGIN_TRY { if (H5Pget(dxpl, "mpio_collective_opt", &copt) < 0) copt = H5FD_MPIO_COLLECTIVE_IO; } H5E_END_TRY;
-    if (risk_kind_read) { /* a read's: its cause decides nothing (ompio sieves the collective read it makes) */
-        if (!g) cd_sum_risk_record(n->file, n->name, n->coll_reads, risk_v, 4u, risk_cap);
+    if (c->risk_kind_read) { /* a read's: its cause decides nothing (ompio sieves the collective read it makes) */
+        if (!g) cd_sum_risk_record(n->file, n->name, n->coll_reads, c->risk_v, 4u, c->risk_cap);
         return;
     }
     const uint32_t kind = !g ? (copt == H5FD_MPIO_COLLECTIVE_IO ? 1u : 2u) : 0u;
-    cd_sum_risk_record(n->file, n->name, n->coll_writes, risk_v, kind, risk_cap);
+    cd_sum_risk_record(n->file, n->name, n->coll_writes, c->risk_v, kind, c->risk_cap);
 }
 
 #if H5_VERSION_GE(1, 14, 0) /* H5Dwrite_multi */
@@ -669,17 +727,18 @@ static void risk_join(uint64_t c[AG_N], const uint64_t w[AG_N], int first)
 #endif
 
 /* A call HDF5 ran: its answers from the DXPL it ran with (x: colldiag's plan of it, or NULL). */
-static void sum_hdf5_call(int wr, hid_t dset, hid_t dxpl, double secs, const colldiag_xfer *x, int planned, int agree)
+static void sum_hdf5_call(const pl_call *k, hid_t dxpl, const colldiag_xfer *x, int planned, int agree)
 {
-    const sum_names *n = sum_names_of(dset);
+    const sum_names *n = pl_names(k);
     if (!n) return;
+    const int wr = k->wr;
     cd_sum_call c;
     memset(&c, 0, sizeof c);
     c.file = n->file;
     c.dataset = n->name;
     c.stable = 1;
     c.write = wr;
-    c.collective = sum_collective(dxpl);
+    c.collective = k->coll;
     c.counts = !c.collective || n->file_rank == 0; /* rank 0 of the file's communicator counts a collective call */
     H5D_mpio_actual_io_mode_t io = H5D_MPIO_NO_COLLECTIVE;
     uint32_t l = 0, g = 0;
@@ -692,15 +751,15 @@ static void sum_hdf5_call(int wr, hid_t dset, hid_t dxpl, double secs, const col
     c.io_mode = (int)io;
     c.local_cause = l;
     c.global_cause = g;
-    c.bytes = call_bytes;
-    c.secs = secs;
-    c.made_safe = safe_to > safe_from ? safe_to - safe_from : 0;
-    c.kept = kept_bytes;
+    c.bytes = k->bytes;
+    c.secs = k->secs;
+    c.made_safe = k->safe_to > k->safe_from ? k->safe_to - k->safe_from : 0;
+    c.kept = k->kept_bytes;
     c.est_hdf5 = c.est_best = -1;
     c.planned = x ? planned : -1;
     c.agree = agree;
-    if (!x && risk_own) { /* the summary alone: an independent compact write (sum_risk_light) */
-        c.risk = risk_own;
+    if (!x && k->risk_own) { /* the summary alone: an independent compact write (sum_risk_light) */
+        c.risk = k->risk_own;
         c.risk_why = risk_own_why;
     }
     if (x && planned) {
@@ -727,10 +786,11 @@ static void sum_hdf5_call(int wr, hid_t dset, hid_t dxpl, double secs, const col
 }
 
 /* A call colldiag ran (COLLDIAG_ACCELERATE): its own results, and HDF5's path as the model sees it. */
-static void sum_colldiag_call(int wr, hid_t dset, const colldiag_xfer *x, double secs)
+static void sum_colldiag_call(const pl_call *k, const colldiag_xfer *x, double secs)
 {
-    const sum_names *n = sum_names_of(dset);
-    const colldiag_file *f = accel_file(dset);
+    const sum_names *n = pl_names(k);
+    const colldiag_file *f = n ? accel_file(k->dset) : NULL;
+    const int wr = k->wr;
     if (!n) return;
     cd_sum_call c;
     memset(&c, 0, sizeof c);
@@ -817,14 +877,14 @@ static colldiag_file *accel_file(hid_t dset)
 /* The report of a call colldiag moved (COLLDIAG_ACCELERATE): colldiag's own report of the transfer,
    with the engine and the time on rank 0 of the file's communicator (collective calls), or each
    calling rank's line (independent calls). */
-static void report_accel(const char *mode, int wr, hid_t dset, const colldiag_xfer *x, double secs)
+static void report_accel(const pl_call *c, const colldiag_xfer *x, double secs)
 {
+    const char *const mode = c->mode, *const op = c->op;
     const int json = !strncmp(mode, "json:", 5), html = !strncmp(mode, "html:", 5);
-    colldiag_file *f = accel_file(dset);
+    colldiag_file *f = accel_file(c->dset);
     const int coll = f && x->set.mode == COLLDIAG_MPIO_COLLECTIVE && f->comm != MPI_COMM_NULL;
     char file[1024], name[1024];
-    names_of(dset, file, sizeof file, name, sizeof name);
-    const char *op = sync_op ? sync_op : wr ? "H5Dwrite" : "H5Dread";
+    names_of(c->dset, file, sizeof file, name, sizeof name);
     double t = secs;
     if (coll) MPI_Reduce(&secs, &t, 1, MPI_DOUBLE, MPI_MAX, 0, f->comm); /* the call took its slowest rank's time */
     const uint64_t b = x->cnt.bytes_collective + x->cnt.bytes_independent;
@@ -942,18 +1002,11 @@ static int h5_contig_covered(hid_t dset, haddr_t a)
 /* 1 (why says why) when the rules give the call to HDF5 with what every rank knows here, without
    communication (a dataset colldiag never moves is refused by the bridge the same way: h5_never_fact).
    single: one dataset (a multi-dataset call's contiguous reads have no stretch path). */
-static int hdf5_runs_it(int wr, int single, hid_t dset, hid_t dxpl, const char *acc, char *why, size_t wl)
+static int hdf5_runs_it(int wr, int single, hid_t dset, int coll, const char *acc, char *why, size_t wl)
 {
     if (!strcmp(acc, "all")) return 0;
     const haddr_t a = H5Dget_offset(dset);
     if (a == HADDR_UNDEF) return 0; /* not contiguous: the bridge and the agreement decide */
-    int coll = 0;
-    if (dxpl != H5P_DEFAULT) {
-        H5FD_mpio_xfer_t m = H5FD_MPIO_INDEPENDENT;
-        herr_t got = -1;
-        H5E_BEGIN_TRY { got = H5Pget_dxpl_mpio(dxpl, &m); } H5E_END_TRY;
-        coll = got >= 0 && m == H5FD_MPIO_COLLECTIVE;
-    }
     /* a collective contiguous read of one dataset is colldiag's to decide (x->read_stretch_bytes) */
     const cd_engine_facts ef = {.risk = !wr || !coll || h5_contig_covered(dset, a) ? 0 : -1, .can_make_safe = wr && coll, .contig_write = wr,
                                 .ind_contig_read = !wr && (!coll || !single), .one_rank = -1, .whole_chunks = -1, .many_stretches = -1};
@@ -963,22 +1016,19 @@ static int hdf5_runs_it(int wr, int single, hid_t dset, hid_t dxpl, const char *
     return 1;
 }
 
-/* A call colldiag's agreement gave to HDF5's path by measurement (measure.c, meas_engine_choose): the
-   time it spent deciding, to which explain_call adds HDF5's call before the group's next call carries
-   it. Cleared at every call's start. */
-static struct eng_pending { int on; uint64_t group, sig; double t; } eng_hdf5;
-
-/* HDF5's path ran such a call (ret >= 0 on this rank) in secs: its engine measurement. */
-static void eng_hdf5_done(herr_t ret, double secs)
+/* HDF5's path ran a call the agreement gave it by measurement (c->eng, set by accelerate: the time
+   colldiag spent deciding) and returned ret on this rank in secs: the engine's measurement. */
+static void eng_hdf5_done(pl_call *c, herr_t ret, double secs)
 {
-    if (eng_hdf5.on && ret >= 0) meas_engine_done(eng_hdf5.group, eng_hdf5.sig, 0, eng_hdf5.t + secs);
-    eng_hdf5.on = 0;
+    if (c->eng.on && ret >= 0) meas_engine_done(c->eng.group, c->eng.sig, 0, c->eng.t + secs);
+    c->eng.on = 0;
 }
 
-static int accelerate(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, void *rbuf, const char *mode, int on,
-                      const char *acc, char *why, size_t wl)
+static int accelerate(pl_call *c, char *why, size_t wl)
 {
-    if (hdf5_runs_it(wr, 1, dset, dxpl, acc, why, wl)) return 0;
+    const char *const acc = c->acc;
+    const int wr = c->wr;
+    if (hdf5_runs_it(wr, 1, c->dset, c->coll, acc, why, wl)) return 0;
     colldiag_xfer *x = call_xfer();
     x->accel = strcmp(acc, "all") ? 1 : 2; /* the rule list decides on the agreed facts too (engine.c) */
     /* =1: a write HDF5's collective path moves in the same stretches is left to it, decided alike on
@@ -990,19 +1040,20 @@ static int accelerate(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dx
     h5_bridge_quiet = 1; /* the reports are this library's */
     const double t0 = MPI_Wtime();
     cd_internal++;
-    int rc = wr ? colldiag_h5_write(dset, mt, ms, fs, dxpl, wbuf, x) : colldiag_h5_read(dset, mt, ms, fs, dxpl, rbuf, x);
+    int rc = wr ? colldiag_h5_write(c->dset, c->mt, c->ms, c->fs, c->dxpl, c->wbuf, x) : colldiag_h5_read(c->dset, c->mt, c->ms, c->fs, c->dxpl, c->rbuf, x);
     const double t = MPI_Wtime() - t0;
     /* the engine measured: colldiag's time now, HDF5's once its call ran (explain_call) */
     if (x->eng_kind && x->eng_choice == 1 && rc == 0) meas_engine_done(x->eng_group, x->eng_sig, 1, t);
     if (x->eng_kind && x->eng_choice == 0 && rc == COLLDIAG_ERR_UNSUPPORTED) {
-        eng_hdf5.on = 1;
-        eng_hdf5.group = x->eng_group;
-        eng_hdf5.sig = x->eng_sig;
-        eng_hdf5.t = t;
+        c->eng.on = 1;
+        c->eng.group = x->eng_group;
+        c->eng.sig = x->eng_sig;
+        c->eng.t = t;
     }
-    if (rc == 0 && on) {
-        if (!summary_only(mode)) report_accel(mode, wr, dset, x, t);
-        sum_colldiag_call(wr, dset, x, t);
+    if (rc == 0 && set_on(c->mode)) {
+        pl_names_ask(c);
+        if (!summary_only(c->mode)) report_accel(c, x, t);
+        sum_colldiag_call(c, x, t);
     }
     cd_internal--;
     if (rc) h5_copy(why, wl, colldiag_xfer_errmsg(x)[0] ? colldiag_xfer_errmsg(x) : cd_errbuf);
@@ -1017,15 +1068,14 @@ static int accelerate(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dx
    is a fact of the dataset); once a dataset and process (64 datasets), the warning on stderr by the
    rank that knows: of a collective call, rank 0 of its file (the count is every rank's); of an
    independent call, each rank for itself. */
-static void warn_compact(hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf)
+static void warn_compact(const pl_call *c, hid_t dxpl)
 {
     /* the datasets warned of, collective calls' apart: every rank of those saw the same ones (an
        independent call's on one rank must not make that rank skip a later collective plan) */
     static h5_oid seen[2][64];
     static int nseen[2];
-    H5FD_mpio_xfer_t m = H5FD_MPIO_INDEPENDENT;
-    if (dxpl != H5P_DEFAULT) H5E_BEGIN_TRY { H5Pget_dxpl_mpio(dxpl, &m); } H5E_END_TRY;
-    const int coll = m == H5FD_MPIO_COLLECTIVE;
+    const int coll = c->coll;
+    const hid_t dset = c->dset;
     h5_oid oi = {0, 0};
     if (h5_identify(dset, &oi) < 0) return;
     for (int i = 0; i < nseen[coll]; i++)
@@ -1034,8 +1084,8 @@ static void warn_compact(hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, c
     colldiag_xfer *x = call_xfer();
     colldiag_file *f = NULL;
     cd_internal++;
-    colldiag_set_plan_buffer(x, wbuf);
-    if (colldiag_h5_plan(dset, mt, ms, fs, dxpl, COLLDIAG_TO_FILE, x, &f) == 0 && x->risk_bytes && (!f || f->comm == MPI_COMM_NULL || f->rank == 0)) {
+    colldiag_set_plan_buffer(x, c->wbuf);
+    if (colldiag_h5_plan(dset, c->mt, c->ms, c->fs, dxpl, COLLDIAG_TO_FILE, x, &f) == 0 && x->risk_bytes && (!f || f->comm == MPI_COMM_NULL || f->rank == 0)) {
         char file[1024], name[1024];
         names_of(dset, file, sizeof file, name, sizeof name);
         fprintf(stderr, "colldiag: H5Dwrite %s:%s: %" PRIu64 " bytes at risk in HDF5's path, which colldiag cannot move: %s; to keep them: %s "
@@ -1055,10 +1105,12 @@ static void warn_compact(hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, c
    call comes here alike: the storage class is the dataset's (the bridge's reason), the transfer mode the
    call's, COLLDIAG_ACCELERATE rank 0's. */
 static colldiag_xfer kept_storage;
-static herr_t write_call(int compact, int warn, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, h5w_fn real_write)
+static herr_t write_call(pl_call *c, int warn, hid_t dxpl, h5w_fn real_write)
 {
-    kept_bytes = kept_of = 0;
-    if (compact && sum_collective(dxpl)) {
+    const hid_t dset = c->dset, mt = c->mt, ms = c->ms, fs = c->fs;
+    const void *const wbuf = c->wbuf;
+    c->kept_bytes = c->kept_of = 0;
+    if (c->compact && c->coll) {
         xfer_release(&kept_storage);
         xfer_init(&kept_storage);
         int ret = -1;
@@ -1067,56 +1119,53 @@ static herr_t write_call(int compact, int warn, hid_t dset, hid_t mt, hid_t ms, 
         const int rc = colldiag_h5_write_compact(dset, mt, ms, fs, dxpl, wbuf, &kept_storage, &ret);
         cd_internal--;
         if (rc == 0) {
-            kept_bytes = kept_storage.compact_kept;
-            kept_of = kept_storage.compact_file_bytes;
+            c->kept_bytes = kept_storage.compact_kept;
+            c->kept_of = kept_storage.compact_file_bytes;
             return ret;
         }
     }
-    if (compact && warn) warn_compact(dset, mt, ms, fs, dxpl, wbuf);
+    if (c->compact && warn) warn_compact(c, dxpl);
     return real_write(dset, mt, ms, fs, dxpl, wbuf);
 }
 
-/* The one wrapper behind both functions (explain, below, reads the environment once for the call and
-   the bridge's work inside it). */
-static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, void *rbuf)
+/* The one wrapper behind both functions: the record c flows through the accelerated path, or through
+   HDF5's (made safe, planned for the report, run, reported, counted, measured). */
+static herr_t explain_call(pl_call *c)
 {
     static h5w_fn real_write;
     static h5r_fn real_read;
     if (!real_write) real_write = (h5w_fn)CD_LOOKUP(H5Dwrite);
     if (!real_read) real_read = (h5r_fn)CD_LOOKUP(H5Dread);
-    const char *mode = cd_getenv("COLLDIAG_REPORT"), *acc = cd_getenv("COLLDIAG_ACCELERATE");
-    int on = mode && *mode && strcmp(mode, "0");
+    const int wr = c->wr, on = set_on(c->mode);
+    const hid_t dset = c->dset, mt = c->mt, ms = c->ms, fs = c->fs, dxpl = c->dxpl;
     char why[1024] = "";
-    eng_hdf5.on = 0;
-    if (acc && *acc && strcmp(acc, "0") && accelerate(wr, dset, mt, ms, fs, dxpl, wbuf, rbuf, mode, on, acc, why, sizeof why))
-        return 0; /* H5Dwrite/H5Dread's success */
-    accel_why = why[0] ? why : NULL;
+    if (set_on(c->acc) && accelerate(c, why, sizeof why)) return 0; /* H5Dwrite/H5Dread's success */
+    c->accel_why = why[0] ? why : NULL; /* this frame's: the record does not outlive the call */
     h5_plist_gen++; /* HDF5 runs the call: it sets the DXPL's actual-mode properties (h5_set_actual) */
-    const int compact = wr && accel_why && strstr(accel_why, "a compact dataset"); /* under COLLDIAG_ACCELERATE (write_call) */
+    c->compact = wr && c->accel_why && strstr(c->accel_why, "a compact dataset"); /* under COLLDIAG_ACCELERATE (write_call) */
     if (!on) {
         const double t0 = MPI_Wtime();
-        made_safe(wr, dset, fs, dxpl, acc);
-        const herr_t ret = wr ? write_call(compact, 1, dset, mt, ms, fs, dxpl, wbuf, real_write) : real_read(dset, mt, ms, fs, dxpl, rbuf);
-        eng_hdf5_done(ret, MPI_Wtime() - t0);
+        made_safe(c);
+        const herr_t ret = wr ? write_call(c, 1, dxpl, real_write) : real_read(dset, mt, ms, fs, dxpl, c->rbuf);
+        eng_hdf5_done(c, ret, MPI_Wtime() - t0);
         return ret;
     }
     /* HDF5 records its actual modes in the DXPL it is given; H5P_DEFAULT cannot be read back */
-    const int light = summary_only(mode);
+    const int light = summary_only(c->mode);
     hid_t use = dxpl == H5P_DEFAULT ? H5Pcreate(H5P_DATASET_XFER) : dxpl; /* a fresh one: HDF5 leaves an independent call's answers as they were */
     if (use < 0) use = dxpl;
-    const sum_names *nm = sum_names_of(dset);
-    call_bytes = nm ? sum_bytes(dset, fs, nm->esize) : 0;
+    pl_names_ask(c);
     if (light) { /* the summary alone: HDF5's own answers, no plan, nothing communicated */
         cd_internal++;
-        sum_risk_light(wr, dset, mt, ms, fs, use, wbuf);
-        made_safe(wr, dset, fs, use, acc);
+        sum_risk_light(c, use);
+        made_safe(c);
         const double t0 = MPI_Wtime();
-        const herr_t ret = wr ? write_call(compact, 1, dset, mt, ms, fs, use, wbuf, real_write) : real_read(dset, mt, ms, fs, use, rbuf);
-        call_secs = MPI_Wtime() - t0;
-        eng_hdf5_done(ret, call_secs);
-        if (ret >= 0) sum_hdf5_call(wr, dset, use, call_secs, NULL, 0, 0);
-        sum_risk_record(dset, use);
-        risk_own = 0;
+        const herr_t ret = wr ? write_call(c, 1, use, real_write) : real_read(dset, mt, ms, fs, use, c->rbuf);
+        c->secs = MPI_Wtime() - t0;
+        eng_hdf5_done(c, ret, c->secs);
+        if (ret >= 0) sum_hdf5_call(c, use, NULL, 0, 0);
+        sum_risk_record(c, use);
+        c->risk_own = 0;
         cd_internal--;
         if (use != dxpl) H5Pclose(use);
         return ret;
@@ -1124,18 +1173,18 @@ static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid
     colldiag_xfer *x = call_xfer();
     colldiag_file *f = NULL;
     cd_internal++;
-    if (wr) colldiag_set_plan_buffer(x, wbuf); /* a compact write's bytes are compared across ranks (bytes at risk) */
+    if (wr) colldiag_set_plan_buffer(x, c->wbuf); /* a compact write's bytes are compared across ranks (bytes at risk) */
     const int planned = colldiag_h5_plan(dset, mt, ms, fs, use, wr ? COLLDIAG_TO_FILE : COLLDIAG_TO_MEMORY, x, &f) == 0;
-    made_safe(wr, dset, fs, use, acc); /* after the plan: its bytes at risk are HDF5's path's as the program left the file */
+    made_safe(c); /* after the plan: its bytes at risk are HDF5's path's as the program left the file */
     const double t0 = MPI_Wtime();
-    herr_t ret = wr ? write_call(compact, 0, dset, mt, ms, fs, use, wbuf, real_write) /* the report warns */ : real_read(dset, mt, ms, fs, use, rbuf);
-    call_secs = MPI_Wtime() - t0;
-    eng_hdf5_done(ret, call_secs);
+    herr_t ret = wr ? write_call(c, 0, use, real_write) /* the report warns */ : real_read(dset, mt, ms, fs, use, c->rbuf);
+    c->secs = MPI_Wtime() - t0;
+    eng_hdf5_done(c, ret, c->secs);
     unsigned v[V_N];
-    values_of(x, planned, use, ret, v);
-    report(mode, wr, dset, f, x, v);
+    values_of(c, x, planned, use, ret, v);
+    report(c, f, x, v);
     char nodiff[8] = "";
-    if (ret >= 0) sum_hdf5_call(wr, dset, use, call_secs, x, planned, !differences(0, v, nodiff, 0));
+    if (ret >= 0) sum_hdf5_call(c, use, x, planned, !differences(0, v, nodiff, 0));
     colldiag_file_close(f);
     xfer_release(x);
     cd_internal--;
@@ -1143,18 +1192,15 @@ static herr_t explain_call(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid
     return ret;
 }
 
-/* A call may nest: colldiag's own work for a call (a compact write's cure, made_safe) can reach these
-   wrappers again. The nested call's accel_why points into its own frame and its eng_hdf5 is its own:
-   both are the outer call's again when it returns (valgrind saw the outer report read the dead frame). */
-static herr_t explain(int wr, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, void *rbuf)
+/* An intercepted H5Dwrite or H5Dread (op: the name it is reported by; NULL: those). A call may nest:
+   colldiag's own work for a call (a compact write's cure, made_safe) can reach these wrappers again,
+   with a record of its own. The environment is read once for the call and the bridge's work inside it. */
+static herr_t explain(int wr, const char *op, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, void *rbuf)
 {
-    const char *const outer_why = accel_why;
-    const struct eng_pending outer_eng = eng_hdf5;
     cd_env_enter();
-    const herr_t ret = explain_call(wr, dset, mt, ms, fs, dxpl, wbuf, rbuf);
+    pl_call c = pl_call_of(wr, op, dset, mt, ms, fs, dxpl, wbuf, rbuf);
+    const herr_t ret = explain_call(&c);
     cd_env_leave();
-    accel_why = outer_why;
-    eng_hdf5 = outer_eng;
     return ret;
 }
 
@@ -1224,12 +1270,12 @@ herr_t CD_WRAP(H5Dwrite_chunk)(hid_t dset, hid_t dxpl, uint32_t filters, const h
 
 herr_t CD_WRAP(H5Dwrite)(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *buf)
 {
-    return explain(1, dset, mem_type, mem_space, file_space, dxpl, buf, NULL);
+    return explain(1, NULL, dset, mem_type, mem_space, file_space, dxpl, buf, NULL);
 }
 
 herr_t CD_WRAP(H5Dread)(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, void *buf)
 {
-    return explain(0, dset, mem_type, mem_space, file_space, dxpl, NULL, buf);
+    return explain(0, NULL, dset, mem_type, mem_space, file_space, dxpl, NULL, buf);
 }
 
 /* ---- HDF5 1.14's other raw-data calls ----
@@ -1322,9 +1368,10 @@ static void sum_multi_call(int wr, hid_t dset, const colldiag_xfer *x, double se
 static int accelerate_multi(int wr, size_t count, const hid_t *dsets, const hid_t *mts, const hid_t *mss, const hid_t *fss, hid_t dxpl,
                             const void **wbufs, void **rbufs, const char *acc, char *why, size_t wl)
 {
+    const int coll = sum_collective(dxpl);
     for (size_t i = 0; i < count; i++) {
         char w[768];
-        if (hdf5_runs_it(wr, 0, dsets[i], dxpl, acc, w, sizeof w)) {
+        if (hdf5_runs_it(wr, 0, dsets[i], coll, acc, w, sizeof w)) {
             snprintf(why, wl, "dataset %zu of the call: %s", i, w);
             return 0;
         }
@@ -1344,7 +1391,6 @@ static int accelerate_multi(int wr, size_t count, const hid_t *dsets, const hid_
         for (size_t i = 0; mine && i < count; i++) {
             const sum_names *n = sum_names_of(dsets[i]);
             mine[i] = n ? sum_bytes(dsets[i], fss[i], n->esize) : 0;
-            call_bytes = mine[i];
             if (mode && *mode && strcmp(mode, "0")) sum_multi_call(wr, dsets[i], x, t, mine[i]);
         }
         const colldiag_file *f = accel_file(dsets[0]);
@@ -1360,6 +1406,24 @@ static int accelerate_multi(int wr, size_t count, const hid_t *dsets, const hid_
     return rc == 0;
 }
 
+/* Dataset i's record of a multi-dataset call c: the call's (environment, transfer mode, file made safe,
+   HDF5's time), with the dataset's own arguments, names and bytes. */
+static pl_call pl_call_dataset(const pl_call *c, size_t i, hid_t *dsets, hid_t *mts, hid_t *mss, hid_t *fss, const void **wbufs)
+{
+    pl_call d = *c;
+    d.multi_i = i;
+    d.dset = dsets[i];
+    d.mt = mts ? mts[i] : H5T_NATIVE_UCHAR;
+    d.ms = mss ? mss[i] : H5S_ALL;
+    d.fs = fss ? fss[i] : H5S_ALL;
+    d.wbuf = wbufs ? wbufs[i] : NULL;
+    pl_names_ask(&d);
+    d.risk_have = 0;
+    d.risk_own = 0;
+    d.risk_kind_read = 0;
+    return d;
+}
+
 /* A multi-dataset call HDF5 runs, explained as a single call is (explain_call): colldiag's plan of the
    whole call as the linked HDF5 decides it (colldiag_h5_plan_multi), HDF5's own call, then the report,
    one entry per dataset, each with HDF5's answer for the call (the DXPL holds one for the whole call)
@@ -1369,16 +1433,20 @@ static herr_t explain_multi(int wr, size_t count, hid_t *dsets, hid_t *mts, hid_
                             const char *why, herr_t (*real_w)(size_t, hid_t *, hid_t *, hid_t *, hid_t *, hid_t, const void **),
                             herr_t (*real_r)(size_t, hid_t *, hid_t *, hid_t *, hid_t *, hid_t, void **))
 {
-    const char *mode = cd_getenv("COLLDIAG_REPORT"), *acc = cd_getenv("COLLDIAG_ACCELERATE");
+    /* the call's record (its first dataset's), and one a dataset for its entries (pl_call_dataset) */
+    pl_call c = pl_call_of(wr, wr ? "H5Dwrite_multi" : "H5Dread_multi", count > 0 && dsets ? dsets[0] : H5I_INVALID_HID, H5I_INVALID_HID,
+                           H5I_INVALID_HID, H5I_INVALID_HID, dxpl, NULL, NULL);
+    c.accel_why = why;
+    c.multi_n = count;
     h5_plist_gen++; /* HDF5 runs the call: it sets the DXPL's actual-mode properties */
-    if (!mode || !*mode || !strcmp(mode, "0") || cd_internal || count == 0 || !dsets) {
-        if (!cd_internal && count > 0 && dsets) made_safe_multi(wr, count, dsets, dxpl, acc);
+    if (!set_on(c.mode) || cd_internal || count == 0 || !dsets) {
+        if (!cd_internal && count > 0 && dsets) made_safe_multi(&c, count, dsets);
         return wr ? real_w(count, dsets, mts, mss, fss, dxpl, wbufs) : real_r(count, dsets, mts, mss, fss, dxpl, rbufs);
     }
     /* HDF5 records its actual modes in the DXPL it is given; H5P_DEFAULT cannot be read back */
     hid_t use = dxpl == H5P_DEFAULT ? H5Pcreate(H5P_DATASET_XFER) : dxpl;
     if (use < 0) use = dxpl;
-    if (summary_only(mode)) { /* the summary alone: HDF5's answers for the call, each dataset's bytes */
+    if (summary_only(c.mode)) { /* the summary alone: HDF5's answers for the call, each dataset's bytes */
         cd_internal++;
         /* a collective write's bytes at risk, before it is made safe, as the planned run counts them
            (colldiag_h5_plan_multi): one extent over every dataset's words, recorded under each dataset */
@@ -1386,29 +1454,25 @@ static herr_t explain_multi(int wr, size_t count, hid_t *dsets, hid_t *mts, hid_
         int cany = 0;
         memset(cv, 0, sizeof cv);
         for (size_t i = 0; wr && i < count; i++) {
-            const sum_names *n = sum_names_of(dsets[i]);
-            call_bytes = n ? sum_bytes(dsets[i], fss[i], n->esize) : 0;
-            sum_risk_light(1, dsets[i], mts ? mts[i] : H5T_NATIVE_UCHAR, mss ? mss[i] : H5S_ALL, fss ? fss[i] : H5S_ALL, use,
-                           wbufs ? wbufs[i] : NULL);
-            if (risk_have) { risk_join(cv, risk_v, !cany); cany = 1; }
-            risk_have = 0;
-            risk_own = 0; /* an independent compact write's own bytes: not counted for multi-dataset calls */
+            pl_call d = pl_call_dataset(&c, i, dsets, mts, mss, fss, wbufs);
+            sum_risk_light(&d, use);
+            if (d.risk_have) { risk_join(cv, d.risk_v, !cany); cany = 1; }
+            /* an independent compact write's own bytes (d.risk_own): not counted for multi-dataset calls */
         }
-        made_safe_multi(wr, count, dsets, use, acc);
+        made_safe_multi(&c, count, dsets);
         const double t0 = MPI_Wtime();
         const herr_t ret = wr ? real_w(count, dsets, mts, mss, fss, use, wbufs) : real_r(count, dsets, mts, mss, fss, use, rbufs);
-        call_secs = MPI_Wtime() - t0;
+        c.secs = MPI_Wtime() - t0;
         for (size_t i = 0; ret >= 0 && i < count; i++) {
-            const sum_names *n = sum_names_of(dsets[i]);
-            call_bytes = n ? sum_bytes(dsets[i], fss[i], n->esize) : 0;
-            sum_hdf5_call(wr, dsets[i], use, call_secs, NULL, 0, 0);
+            pl_call d = pl_call_dataset(&c, i, dsets, mts, mss, fss, wbufs);
+            sum_hdf5_call(&d, use, NULL, 0, 0);
         }
         for (size_t i = 0; ret >= 0 && cany && i < count; i++) {
-            memcpy(risk_v, cv, sizeof cv);
-            risk_cap = UINT64_MAX; /* as the plan's risk_agreed for a multi-dataset call */
-            risk_have = 1;
-            risk_kind_read = 0;
-            sum_risk_record(dsets[i], use);
+            pl_call d = pl_call_dataset(&c, i, dsets, mts, mss, fss, wbufs);
+            memcpy(d.risk_v, cv, sizeof cv);
+            d.risk_cap = UINT64_MAX; /* as the plan's risk_agreed for a multi-dataset call */
+            d.risk_have = 1;
+            sum_risk_record(&d, use);
         }
         cd_internal--;
         if (use != dxpl) H5Pclose(use);
@@ -1418,27 +1482,20 @@ static herr_t explain_multi(int wr, size_t count, hid_t *dsets, hid_t *mts, hid_
     colldiag_file *f = NULL;
     cd_internal++;
     const int planned = colldiag_h5_plan_multi(count, dsets, mts, mss, fss, use, wr ? COLLDIAG_TO_FILE : COLLDIAG_TO_MEMORY, x, &f) == 0;
-    made_safe_multi(wr, count, dsets, use, acc);
+    made_safe_multi(&c, count, dsets);
     const double t0 = MPI_Wtime();
     const herr_t ret = wr ? real_w(count, dsets, mts, mss, fss, use, wbufs) : real_r(count, dsets, mts, mss, fss, use, rbufs);
-    call_secs = MPI_Wtime() - t0;
+    c.secs = MPI_Wtime() - t0;
     unsigned v[V_N];
-    values_of(x, planned, use, ret, v);
-    accel_why = why;
-    rmulti.op = wr ? "H5Dwrite_multi" : "H5Dread_multi";
-    rmulti.n = count;
+    values_of(&c, x, planned, use, ret, v);
     for (size_t i = 0; i < count; i++) { /* each entry its dataset's bytes */
-        const sum_names *n = sum_names_of(dsets[i]);
-        call_bytes = n ? sum_bytes(dsets[i], fss[i], n->esize) : 0;
-        v[V_BYTES_LO] = (unsigned)(call_bytes & 0xffffffffu);
-        v[V_BYTES_HI] = (unsigned)(call_bytes >> 32);
-        rmulti.i = i;
-        report(mode, wr, dsets[i], f, x, v);
+        pl_call d = pl_call_dataset(&c, i, dsets, mts, mss, fss, wbufs);
+        v[V_BYTES_LO] = (unsigned)(d.bytes & 0xffffffffu);
+        v[V_BYTES_HI] = (unsigned)(d.bytes >> 32);
+        report(&d, f, x, v);
         char nodiff[8] = "";
-        if (ret >= 0) sum_hdf5_call(wr, dsets[i], use, call_secs, x, planned, !differences(0, v, nodiff, 0));
+        if (ret >= 0) sum_hdf5_call(&d, use, x, planned, !differences(0, v, nodiff, 0));
     }
-    rmulti.op = NULL;
-    accel_why = NULL;
     colldiag_file_close(f);
     xfer_release(x);
     cd_internal--;
@@ -1490,10 +1547,7 @@ herr_t CD_WRAP(H5Dwrite_async)(const char *app_file, const char *app_func, unsig
 {
     CD_REAL(H5Dwrite_async, h5wa_fn);
     if (es_id == H5ES_NONE) { /* synchronous */
-        sync_op = "H5Dwrite_async";
-        const herr_t ret = explain(1, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf, NULL);
-        sync_op = NULL;
-        return ret;
+        return explain(1, "H5Dwrite_async", dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf, NULL);
     }
     declined("H5Dwrite_async", 1, &dset_id);
     return real(app_file, app_func, app_line, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf, es_id);
@@ -1503,10 +1557,7 @@ herr_t CD_WRAP(H5Dread_async)(const char *app_file, const char *app_func, unsign
 {
     CD_REAL(H5Dread_async, h5ra_fn);
     if (es_id == H5ES_NONE) { /* synchronous */
-        sync_op = "H5Dread_async";
-        const herr_t ret = explain(0, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, NULL, buf);
-        sync_op = NULL;
-        return ret;
+        return explain(0, "H5Dread_async", dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, NULL, buf);
     }
     declined("H5Dread_async", 1, &dset_id);
     return real(app_file, app_func, app_line, dset_id, mem_type_id, mem_space_id, file_space_id, dxpl_id, buf, es_id);
