@@ -455,7 +455,13 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
             could = could > off * est[k] ? could : off * est[k];
             if (x->meas_t[k] < 0 && could < bar && (cand < 0 || x->meas_ec[k] < x->meas_ec[cand])) cand = k;
         }
-        const int worth = cand >= 0 && s && s->tries < CD_MEAS_TRIES;
+        /* no try while the preload's engines are compared for this call's pattern (x->eng_kind: 1 the
+           rule's call, 3 a try, both before the comparison; meas_engine_choose runs first): a scheme
+           tried then pays its own set-up inside colldiag's engine's few calls, and loses the comparison
+           for it (IOR's 1 MiB-chunk writes on ROMIO: link-chunk tried at colldiag's second call, 6.1 ms
+           against multi-chunk's 0.54 ms warm, during the 8 calls that decide the engine) */
+        const int engines_compared = x->eng_kind == 1 || x->eng_kind == 3;
+        const int worth = cand >= 0 && s && s->tries < CD_MEAS_TRIES && !engines_compared;
         if (worth && io->dir != DIR_PLAN) s->tries++;
         x->meas_kind = worth ? 3 : 2;
         x->meas_s = worth ? cand : best_m;

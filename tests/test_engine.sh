@@ -110,4 +110,26 @@ run_case "a slow first phase, HDF5's path faster after" 32768 24 engine:0.007,0.
 run_case "a clear choice, then faster still" 512 24 engine:0.01,0.002,0.01,0.0008,8 measure
 # the rules alone
 run_case "COLLDIAG_AUTO_MODE=estimate" 32768 6 engine:0.01,0.001 estimate
+# AUTO tries no scheme while the engines are compared (src/measure.c, meas_choose): every colldiag call
+# of the comparison (engine_measured kind "rule" or "trying") runs the scheme of colldiag's first call.
+# The injected 1 ms a call is far over every scheme's estimate for these small rows, so AUTO would try
+# another scheme at colldiag's second call (it did: IOR's 1 MiB-chunk writes on ROMIO paid link-chunk's
+# set-up inside the comparison); once the engine is chosen, it may.
+rm -f "$T/r.jsonl" "$T/e.h5"
+if ! COLLDIAG_ACCELERATE=1 COLLDIAG_REPORT=json:$T/r.jsonl COLLDIAG_INJECT=engine:0.01,0.001 COLLDIAG_AUTO_MODE=measure LD_PRELOAD=$LIB \
+    $RUN -n "$NP" $X "$B/h5_engine" "$T/e.h5" 12 512 >"$T/out" 2>&1; then
+    echo "FAIL no AUTO try while the engines are compared: h5_engine exit $?"; head -20 "$T/out"; fail=1
+else
+    python3 - "$T/r.jsonl" <<'PY' || fail=1
+import json, sys
+schemes = []
+for line in open(sys.argv[1]):
+    j = json.loads(line)
+    if j.get("op") != "H5Dwrite" or j.get("engine") != "colldiag": continue
+    if j.get("engine_measured", {}).get("kind") in ("rule", "trying"): schemes.append(j["scheme"]["chunk_opt"])
+if len(schemes) < 3 or len(set(schemes)) != 1:
+    print("FAIL no AUTO try while the engines are compared: colldiag's calls of the comparison ran %s" % schemes); sys.exit(1)
+print("no AUTO try while the engines are compared: colldiag's %d calls of the comparison ran %s" % (len(schemes), schemes[0]))
+PY
+fi
 exit $fail
