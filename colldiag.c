@@ -3581,6 +3581,9 @@ typedef struct {
     cd_kn *kl;            /* reads: the (k, n) runs of the pending region, at most kmax */
     uint64_t nk, kmax;
     int unalloc;          /* pending region belongs to unallocated chunks (reads: zeros) */
+    const unsigned char *dp; /* a write's pending direct region (stage_direct): the caller's bytes, */
+    MPI_Offset doff;      /* their place in the file */
+    uint64_t dlen;        /* and length (0: none) */
 } cd_stage;
 
 /* Memory runs copied to (in) or from (out) a cursor that advances: gathering writes, scattering reads. */
@@ -3664,12 +3667,76 @@ static int stage_flush(cd_stage *st)
     return rc;
 }
 
+/* A write's long run goes to the file straight from the caller's buffer when it is one run there too
+   and nothing converts it, as read_stretch reads: staging it copies every byte for nothing, and a
+   fresh staging buffer's pages fault in first (IOR's 1 MiB transfers of 128 KiB chunks under the
+   preload on ROMIO: colldiag's first call 5.6-7.8 ms against 0.7 ms warm, most of it copying into
+   a fresh buffer; bench-field, 2026-12-01). Runs that follow each other in both the file and memory
+   are one call, as staged runs are. Shorter runs are staged: merged with their neighbours in the
+   file into one call, their copy costs less than a call each (an independent call, the model's IND,
+   4.5 us, is about 45 KB of memcpy). */
+#define CD_DIRECT_BYTES ((uint64_t)64 << 10)
+
+static int direct_flush(cd_stage *st)
+{
+    if (st->dlen == 0) return 0;
+    const uint64_t len = st->dlen;
+    st->dlen = 0;
+    return io_raw(st->io, 1, st->doff, (void *)(uintptr_t)st->dp, len); /* MPI-IO and pwrite only read it */
+}
+
+/* Whether the memory runs walked are one run: each must start where the last ended (a memory
+   selection's walk gives a run per row even where rows span its width). */
+typedef struct { uint64_t moff, end; int runs; } cd_first_mrun;
+static int mrun_first(void *ctx, uint64_t moff, uint64_t n)
+{
+    cd_first_mrun *o = ctx;
+    if (o->runs && moff != o->end) return 1; /* a gap: not one run (stops the walk) */
+    if (!o->runs) o->moff = moff;
+    o->runs = 1;
+    o->end = moff + n;
+    return 0;
+}
+
+/* 1 when the write of elements [k, k + n) at foff was taken as a direct region (*rc: the flushes'
+   result), 0 when it is to be staged. */
+static int stage_direct(cd_stage *st, MPI_Offset foff, uint64_t k, uint64_t n, int *rc)
+{
+    cd_io *io = st->io;
+    const uint64_t bytes = n * io->fes;
+    *rc = 0;
+    if (io->dir != DIR_WRITE || io->x->conv || io->x->xform || io->fes != io->mes || bytes < CD_DIRECT_BYTES) return 0;
+    cd_first_mrun o = {0, 0, 0};
+    if (cd_mem_runs(io->ms, k, n, mrun_first, &o) || o.runs != 1) return 0;
+    const unsigned char *p = (const unsigned char *)io->wbuf + o.moff * io->mes;
+    if ((*rc = stage_flush(st))) return 1; /* the staged bytes before it go first: the file's order */
+    if (st->dlen && st->doff + (MPI_Offset)st->dlen == foff && st->dp + st->dlen == p) {
+        st->dlen += bytes;
+        return 1;
+    }
+    if ((*rc = direct_flush(st))) return 1;
+    st->dp = p;
+    st->doff = foff;
+    st->dlen = bytes;
+    return 1;
+}
+
+static int stage_alloc(cd_stage *st);
+
 /* Stages cnt runs of n elements that lie one after the other in the file from foff (the c-th from
    iteration index k + c * kstr), all in the current fill: a write gathers them, a read records them
    (one scatter record). The caller made sure they fit (stage_room). */
 static int stage_rows(cd_stage *st, MPI_Offset foff, uint64_t k, uint64_t n, uint64_t cnt, uint64_t kstr)
 {
     cd_io *io = st->io;
+    if (st->dlen) { /* a direct region before it goes first: the file's order */
+        const int rc = direct_flush(st);
+        if (rc) return rc;
+    }
+    if (!st->fst) {
+        const int rc = stage_alloc(st);
+        if (rc) return rc;
+    }
     if (st->plen == 0) st->poff = foff;
     unsigned char *dst = st->fst + st->plen;
     if (io->dir == DIR_WRITE) {
@@ -3705,6 +3772,8 @@ static int stage_run(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n)
     cd_stage *st = ctx;
     const size_t fes = st->io->fes;
     const uint64_t per = st->fcap / fes; /* elements per staging fill */
+    int drc;
+    if (stage_direct(st, foff, k, n, &drc)) return drc;
     while (n > 0) {
         uint64_t t = n < per ? n : per;
         int rc = stage_room(st, foff, t * fes);
@@ -3725,6 +3794,8 @@ static int stage_srun1(void *ctx, MPI_Offset foff, uint64_t k, uint64_t n, uint6
 {
     cd_stage *st = ctx;
     const uint64_t fes = st->io->fes;
+    int drc; /* rows adjacent in the file whose elements follow each other: one run (stage_direct) */
+    if (cnt > 1 && (uint64_t)fstride == n * fes && kstride == n && stage_direct(st, foff, k, n * cnt, &drc)) return drc;
     if (cnt > 1 && (uint64_t)fstride == n * fes && cnt * n * fes <= st->fcap) {
         int rc = stage_room(st, foff, cnt * n * fes);
         return rc ? rc : stage_rows(st, foff, k, n, cnt, kstride);
@@ -3766,10 +3837,18 @@ static int stage_init(cd_stage *st, cd_io *io, uint64_t need)
         if (nel == 0) nel = 1; /* a buffer smaller than a record and an element: one element a fill */
     }
     st->fcap = (size_t)(nel * io->fes);
+    return 0; /* the buffer is allocated when a run is first staged (stage_alloc): a write whose runs all
+                 go direct (stage_direct) allocates none */
+}
+
+static int stage_alloc(cd_stage *st)
+{
+    cd_io *io = st->io;
+    const size_t nel = st->fcap / io->fes;
     st->fst = cd_malloc(st->fcap);
     if (st->fcap > io->x->data_buf_bytes) io->x->data_buf_bytes = st->fcap; /* a data copy, not per-chunk state */
-    if (io->x->conv) st->mst = cd_malloc((size_t)(nel * io->mes));
-    if (!st->fst || (io->x->conv && !st->mst)) return io_fail(io, COLLDIAG_ERR_NOMEM, "allocating a %zu-byte staging buffer", cap);
+    if (io->x->conv) st->mst = cd_malloc(nel * io->mes);
+    if (!st->fst || (io->x->conv && !st->mst)) return io_fail(io, COLLDIAG_ERR_NOMEM, "allocating a %zu-byte staging buffer", st->fcap);
     return 0;
 }
 
@@ -3825,6 +3904,7 @@ static int ind_pieces(cd_io *io, const uint64_t *list, uint64_t n, int all)
         if (!rc) rc = cd_walk_piece_rows(&io->map, io->fs, p, stage_run, stage_srun, &st);
     }
     if (!rc) rc = stage_flush(&st);
+    if (!rc) rc = direct_flush(&st);
     stage_done(&st);
     io->x->cnt.t_io += cd_now() - t0;
     return rc ? io_fail(io, rc, "independent I/O failed") : 0;

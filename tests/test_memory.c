@@ -28,6 +28,8 @@
  * gives back every byte written. And 48 small datasets (1-D, contiguous or one chunk, a third of each
  * per rank), where each dataset's fixed cost shows: its agreement vector (240 B), results (288 B) and
  * context (720 B) exceed a touched chunk's 256 B, so the bound gains 1 KiB per dataset (colldiag.h).
+ * And independent writes of whole 512 KiB chunks from five memory layouts (direct_case): the calls the
+ * rule for long runs makes, no staging copy where every run is one in memory, the file's bytes.
  *
  *   mpirun -n P tests/test_memory [DIR [quick]]
  */
@@ -415,6 +417,101 @@ static void multi_small(const char *path, int opt)
     free(back);
 }
 
+/* Independent writes of long runs go to the file from the program's own buffer (src/execution.c,
+   stage_direct): rows of 4096 doubles, chunks of 16 whole rows (512 KiB, one run each in the file),
+   each rank its 32 rows (two chunks, adjacent in the file), by independent calls. Per memory layout:
+   the MPI calls the test expects from the rule (a run of 64 KiB or more that is one run in memory is
+   written from it; runs that follow each other in both the file and memory are one call; shorter
+   runs are staged and merged while they follow each other in the file), the peak the call allocates
+   (no staging buffer where every run goes direct: under 64 KiB of the 1 MiB written), the file's bytes
+   against an image the test computes (rank 0 reads it raw) and a read back. */
+enum { DR = 32, DC = 4096, DCH = 16 };
+static double dval(int c, uint64_t i, uint64_t j) { return (double)(i * DC + j) + 0.25 + 1e7 * c; }
+static void direct_case(const char *path, int c)
+{
+    static const char *const what[5] = {"packed buffer", "rows apart in memory (32 KiB runs)", "one run at an offset in memory",
+                                        "a memory break inside the first chunk", "the two chunks apart in memory"};
+    snprintf(g_case, sizeof g_case, "independent write of whole chunks, %s", what[c]);
+    const uint64_t NR = (uint64_t)DR * (uint64_t)P, n = (uint64_t)DR * DC, r0 = (uint64_t)me * DR;
+    uint64_t dims[2] = {NR, DC}, cd[2] = {DCH, DC};
+    colldiag_layout *l;
+    colldiag_layout_chunked(2, dims, cd, sizeof(double), 0, &l);
+    colldiag_sel *fs, *ms = NULL;
+    colldiag_sel_create(2, dims, &fs);
+    uint64_t st[2] = {r0, 0}, cn[2] = {DR, DC};
+    colldiag_sel_select_hyperslab(fs, COLLDIAG_SELECT_SET, st, NULL, cn, NULL);
+    /* where the k-th selected element lies in the memory buffer, and the calls the rule makes */
+    uint64_t mlen = n, gap_at = n, gap = 0, want_calls = 1;
+    if (c == 1) {
+        uint64_t md[2] = {DR, 2 * DC}, ms0[2] = {0, 0};
+        colldiag_sel_create(2, md, &ms);
+        colldiag_sel_select_hyperslab(ms, COLLDIAG_SELECT_SET, ms0, NULL, cn, NULL);
+        mlen = 2 * n;
+    } else if (c == 2) {
+        uint64_t md[2] = {2 * DR, DC}, ms0[2] = {DR, 0};
+        colldiag_sel_create(2, md, &ms);
+        colldiag_sel_select_hyperslab(ms, COLLDIAG_SELECT_SET, ms0, NULL, cn, NULL);
+        mlen = 2 * n;
+    } else if (c >= 3) {
+        gap_at = c == 3 ? 30000 : n / 2;
+        gap = 100;
+        mlen = n + gap;
+        uint64_t md[1] = {mlen}, a0[1] = {0}, a1[1] = {gap_at}, b0[1] = {gap_at + gap}, b1[1] = {n - gap_at};
+        colldiag_sel_create(1, md, &ms);
+        colldiag_sel_select_hyperslab(ms, COLLDIAG_SELECT_SET, a0, NULL, a1, NULL);
+        colldiag_sel_select_hyperslab(ms, COLLDIAG_SELECT_OR, b0, NULL, b1, NULL);
+        want_calls = 2; /* c 3: the first chunk staged, the second direct; c 4: each chunk direct, apart */
+    }
+    double *mem = malloc(mlen * sizeof *mem), *back = malloc(n * sizeof *back);
+    memset(mem, 0xEE, mlen * sizeof *mem);
+    for (uint64_t k = 0; k < n; k++) {
+        const uint64_t i = r0 + k / DC, j = k % DC;
+        const uint64_t pos = c == 1 ? (k / DC) * 2 * DC + j : c == 2 ? n + k : k < gap_at ? k : k + gap;
+        mem[pos] = dval(c, i, j);
+    }
+    colldiag_file *f;
+    CHECK(colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f) == 0, "open: %s",
+          colldiag_last_errmsg());
+    colldiag_xfer *x;
+    colldiag_xfer_create(&x);
+    colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_INDEPENDENT);
+    pmpi_reset();
+    size_t base = g_live;
+    g_peak = g_live;
+    int rc = colldiag_write(f, l, fs, ms, mem, x);
+    const size_t added = g_peak - base;
+    CHECK(rc == 0, "write: %s", colldiag_xfer_errmsg(x));
+    CHECK(g_pmpi.ind_calls == want_calls && g_pmpi.ind_bytes == n * sizeof(double) && g_pmpi.coll_calls == 0,
+          "%llu independent calls (%llu bytes), %llu collective; expected %llu independent calls of %llu bytes in all",
+          (unsigned long long)g_pmpi.ind_calls, (unsigned long long)g_pmpi.ind_bytes, (unsigned long long)g_pmpi.coll_calls,
+          (unsigned long long)want_calls, (unsigned long long)(n * sizeof(double)));
+    if (c != 1 && c != 3) CHECK(added < 65536, "the write allocated %zu bytes at its peak: its 1 MiB was copied", added);
+    memset(back, 0, n * sizeof *back);
+    CHECK(colldiag_read(f, l, fs, NULL, back, x) == 0, "read: %s", colldiag_xfer_errmsg(x));
+    uint64_t bad = 0;
+    for (uint64_t k = 0; k < n; k++) bad += back[k] != dval(c, r0 + k / DC, k % DC);
+    CHECK(bad == 0, "%llu of %llu elements read back differ", (unsigned long long)bad, (unsigned long long)n);
+    colldiag_xfer_free(x);
+    colldiag_file_close(f);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) { /* the file: row-major rows, chunk after chunk (whole rows), every element its value */
+        FILE *fp = fopen(path, "rb");
+        double v;
+        uint64_t wrong = 0, got = 0;
+        for (uint64_t e = 0; fp && e < NR * DC && fread(&v, sizeof v, 1, fp) == 1; e++, got++) wrong += v != dval(c, e / DC, e % DC);
+        if (fp) fclose(fp);
+        CHECK(got == NR * DC && wrong == 0, "the file: %llu of %llu elements there, %llu wrong", (unsigned long long)got,
+              (unsigned long long)(NR * DC), (unsigned long long)wrong);
+        unlink(path);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    colldiag_sel_free(fs);
+    if (ms) colldiag_sel_free(ms);
+    colldiag_layout_free(l);
+    free(mem);
+    free(back);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -444,6 +541,7 @@ int main(int argc, char **argv)
             if (!quick || (b == 0 && (o == 0 || o == 3))) multi_case(path, opts[o], bufs[b]);
     for (int o = 0; o < 4; o++)
         if (!quick || o == 0 || o == 2) multi_small(path, opts[o]);
+    for (int c = 0; c < 5; c++) direct_case(path, c);
     int rc = test_summary("test_memory");
     MPI_Finalize();
     return rc;
