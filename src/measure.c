@@ -35,8 +35,9 @@
  *   estimate times the smaller of their errors at least (the model is off here across the board). A
  *   scheme estimated slower than the best is never tried. The pattern's first call (a cold start) is
  *   left out of its scheme's median once that scheme has others, and ranks at half while it is the only
- *   one (meas_rank_time); judged so, it allows a try only when even half of it is over 4x its estimate,
- *   else the best runs once more, warm, before anything is tried.
+ *   one (meas_rank_time); judged so, it allows a try only when even half of it is over 4x its estimate
+ *   and no other scheme has run in the pattern, else the best runs once more, warm, before anything is
+ *   tried.
  * - Wisdom (COLLDIAG_WISDOM=PATH): what was measured is saved when MPI finalizes (the group's first
  *   file's rank 0) and loaded at a group's first collective call, keyed by where it was measured (ranks,
  *   nodes, ranks per node, the MPI library and its I/O component, the file system): wisdom from
@@ -446,8 +447,15 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
            a cold first call alone said "far" in bench-auto's 3-rank B1 loops (all-independent's first
            call 6.5x its estimate, its next ones 1.2-2x) and the tries it allowed (aggregation, link-chunk,
            each run 3-20x all-independent's warm call) cost those loops 2-5x the best scheme's total. */
+        /* ... and it waits too, far or not, once another scheme has been measured: its half is then a
+           guess ranked against a measurement, and a try judged against a guess is a call spent on a
+           guess's guess (4x2 simulated nodes, B3w64 writes: aggregation's cold 0.086 s call, halved, came
+           back ahead of multi-chunk's median as that drifted from 0.038 to 0.044 s over six calls; half of
+           it was just over 4x its estimate, "far", and link-chunk was tried: 0.115 s) */
+        int others = 0;
+        for (int k = 0; k < 4; k++) others |= k != best_m && x->meas_t[k] >= 0;
         const int far = meas_rank_time(s, best_m) > CD_MEAS_FAR * est[best_m];
-        const int wait = meas_cold_only(s, best_m) && !far;
+        const int wait = meas_cold_only(s, best_m) && (!far || others);
         const double bar = meas_try_bar(s, best_m, far);
         const double off = meas_off_everywhere(x->meas_t, est);
         for (int k = 0; k < 4 && !wait; k++) {
