@@ -1103,7 +1103,7 @@ static int h5_sel_inconsistent(hid_t space, const colldiag_sel *s)
 static struct {
     int valid;
     hid_t id;
-    unsigned long gen;
+    unsigned long gen, ran;
     H5D_mpio_actual_chunk_opt_mode_t co;
     H5D_mpio_actual_io_mode_t io;
     uint32_t l, g;
@@ -1116,7 +1116,7 @@ static void h5_set_actual(hid_t dxpl, const colldiag_xfer *x)
                                                                                           : H5D_MPIO_NO_CHUNK_OPTIMIZATION;
     H5D_mpio_actual_io_mode_t io = (H5D_mpio_actual_io_mode_t)x->io_mode_done;
     uint32_t l = x->local_cause, g = x->global_cause;
-    if (h5_plist_watched && h5_actual_set.valid && h5_actual_set.id == dxpl && h5_actual_set.gen == h5_plist_gen && h5_actual_set.co == co &&
+    if (h5_plist_watched && h5_actual_set.valid && h5_actual_set.id == dxpl && h5_actual_set.gen == h5_plist_gen && h5_actual_set.ran == h5_hdf5_ran && h5_actual_set.co == co &&
         h5_actual_set.io == io && h5_actual_set.l == l && h5_actual_set.g == g)
         return;
     H5Pset(dxpl, "actual_chunk_opt_mode", &co);
@@ -1126,6 +1126,7 @@ static void h5_set_actual(hid_t dxpl, const colldiag_xfer *x)
     h5_actual_set.valid = 1;
     h5_actual_set.id = dxpl;
     h5_actual_set.gen = h5_plist_gen; /* the watcher does not count these four, set by colldiag itself */
+    h5_actual_set.ran = h5_hdf5_ran;
     h5_actual_set.co = co;
     h5_actual_set.io = io;
     h5_actual_set.l = l;

@@ -575,6 +575,78 @@ static void local_checks(void)
     CHECK(!strcmp(colldiag_strerror(COLLDIAG_ERR_PEER), "another rank failed in the same collective call"), "strerror");
 }
 
+/* A program may change colldiag's variables between calls, as it likes: each call must see the
+   environment as it is at that call (getenv's answer), whatever colldiag keeps from call to call. A
+   plan (collective, no I/O) under COLLDIAG_CHUNK_OPT after each change, its reported scheme against
+   the one the test set: a value changed in its variable's slot (setenv, putenv), the variable removed
+   (the setting's scheme again), added back after another variable, another variable removed before it
+   (its slot shifts), another variable changed, and many added at once (the array reallocated). */
+static void run_env_changes(const char *path)
+{
+    snprintf(g_case, sizeof g_case, "P=%d environment changes between calls", P);
+    if (me == 0) fclose(fopen(path, "wb"));
+    MPI_Barrier(MPI_COMM_WORLD);
+    colldiag_file *f;
+    CHECK(colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f) == 0, "open: %s", colldiag_last_errmsg());
+    uint64_t dims[2] = {16, 16}, cd[2] = {4, 4}, st[2] = {0, 0}, cn[2] = {16, 16};
+    colldiag_layout *l;
+    colldiag_layout_chunked(2, dims, cd, 4, 0, &l);
+    colldiag_sel *fs;
+    colldiag_sel_create(2, dims, &fs);
+    st[0] = (uint64_t)me * 16 / (uint64_t)P;
+    cn[0] = (uint64_t)(me + 1) * 16 / (uint64_t)P - st[0];
+    if (cn[0]) colldiag_sel_select_hyperslab(fs, COLLDIAG_SELECT_SET, st, NULL, cn, NULL);
+    else colldiag_sel_select_none(fs);
+    colldiag_xfer *x;
+    colldiag_xfer_create(&x);
+    colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
+    colldiag_set_dxpl_mpio_chunk_opt(x, COLLDIAG_MPIO_CHUNK_ONE_IO); /* the setting: link-chunk */
+    static char put_multi[] = "COLLDIAG_CHUNK_OPT=multi", put_link[] = "COLLDIAG_CHUNK_OPT=link";
+    unsetenv("COLLDIAG_CHUNK_OPT");
+    for (int step = 0; step < 11; step++) {
+        const char *what = "";
+        switch (step) {
+        case 0: setenv("COLLDIAG_CHUNK_OPT", "multi", 1); what = "set to multi"; break;
+        case 1: setenv("COLLDIAG_CHUNK_OPT", "link", 1); what = "changed to link"; break;
+        case 2: setenv("COLLDIAG_CHUNK_OPT", "multi", 1); what = "changed back to multi"; break;
+        case 3: unsetenv("COLLDIAG_CHUNK_OPT"); what = "removed"; break;
+        case 4: setenv("COLLDIAG_TEST_BEFORE", "1", 1); setenv("COLLDIAG_CHUNK_OPT", "multi", 1); what = "added after another variable"; break;
+        case 5: unsetenv("COLLDIAG_TEST_BEFORE"); what = "another variable before it removed"; break;
+        case 6: setenv("COLLDIAG_CHUNK_OPT", "link", 1); what = "changed after its slot moved"; break;
+        case 7: setenv("PATH_NOT_OURS", "x", 1); setenv("PATH_NOT_OURS", "y", 1); what = "another variable changed"; break;
+        case 8: putenv(put_multi); what = "putenv multi"; break;
+        case 9: putenv(put_link); what = "putenv link"; break;
+        case 10:
+            for (int i = 0; i < 300; i++) {
+                char n[48];
+                snprintf(n, sizeof n, "COLLDIAG_TEST_MANY_%d", i);
+                setenv(n, "1", 1);
+            }
+            setenv("COLLDIAG_CHUNK_OPT", "multi", 1);
+            what = "300 variables added, then changed to multi";
+            break;
+        }
+        const char *e = getenv("COLLDIAG_CHUNK_OPT"); /* the reference: libc's own answer */
+        const colldiag_actual_chunk_opt_mode_t want = e && !strcmp(e, "multi") ? COLLDIAG_MPIO_MULTI_CHUNK : COLLDIAG_MPIO_LINK_CHUNK;
+        const int rc = colldiag_plan(f, l, fs, NULL, x);
+        colldiag_actual_chunk_opt_mode_t co = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
+        colldiag_get_mpio_actual_chunk_opt_mode(x, &co);
+        CHECK(rc == 0 && co == want, "step %d (%s, COLLDIAG_CHUNK_OPT=%s): rc %d, chunk opt %d, expected %d (%s)", step, what, e ? e : "(unset)", rc, (int)co,
+              (int)want, colldiag_xfer_errmsg(x));
+    }
+    unsetenv("COLLDIAG_CHUNK_OPT");
+    unsetenv("PATH_NOT_OURS");
+    for (int i = 0; i < 300; i++) {
+        char n[48];
+        snprintf(n, sizeof n, "COLLDIAG_TEST_MANY_%d", i);
+        unsetenv(n);
+    }
+    colldiag_xfer_free(x);
+    colldiag_sel_free(fs);
+    colldiag_layout_free(l);
+    colldiag_file_close(f);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -587,6 +659,7 @@ int main(int argc, char **argv)
     if (me == 0) snprintf(path, sizeof path, "%s/colldiag_test_err_%d.bin", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
     MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
     local_checks();
+    run_env_changes(path);
     int bads[3] = {0, P / 2, P - 1};
     for (int c = 0; c < C_N; c++)
         for (int b = 0; b < 3; b++) {

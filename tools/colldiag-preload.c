@@ -116,13 +116,7 @@ typedef struct pl_call {
 } pl_call;
 
 /* 1 when the transfer mode of dxpl is collective. */
-static int sum_collective(hid_t dxpl)
-{
-    H5FD_mpio_xfer_t m = H5FD_MPIO_INDEPENDENT;
-    herr_t got = -1;
-    if (dxpl != H5P_DEFAULT) H5E_BEGIN_TRY { got = H5Pget_dxpl_mpio(dxpl, &m); } H5E_END_TRY;
-    return got >= 0 && m == H5FD_MPIO_COLLECTIVE;
-}
+static int sum_collective(hid_t dxpl) { return h5_dxpl_collective_quiet(dxpl); }
 
 /* The record of a call as it arrives: the environment read, the transfer mode asked once. */
 static pl_call pl_call_of(int wr, const char *op, hid_t dset, hid_t mt, hid_t ms, hid_t fs, hid_t dxpl, const void *wbuf, void *rbuf)
@@ -1141,7 +1135,7 @@ static herr_t explain_call(pl_call *c)
     char why[1024] = "";
     if (set_on(c->acc) && accelerate(c, why, sizeof why)) return 0; /* H5Dwrite/H5Dread's success */
     c->accel_why = why[0] ? why : NULL; /* this frame's: the record does not outlive the call */
-    h5_plist_gen++; /* HDF5 runs the call: it sets the DXPL's actual-mode properties (h5_set_actual) */
+    h5_hdf5_ran++; /* HDF5 runs the call: it sets the DXPL's actual-mode properties (h5_set_actual) */
     c->compact = wr && c->accel_why && strstr(c->accel_why, "a compact dataset"); /* under COLLDIAG_ACCELERATE (write_call) */
     if (!on) {
         const double t0 = MPI_Wtime();
@@ -1438,7 +1432,7 @@ static herr_t explain_multi(int wr, size_t count, hid_t *dsets, hid_t *mts, hid_
                            H5I_INVALID_HID, H5I_INVALID_HID, dxpl, NULL, NULL);
     c.accel_why = why;
     c.multi_n = count;
-    h5_plist_gen++; /* HDF5 runs the call: it sets the DXPL's actual-mode properties */
+    h5_hdf5_ran++; /* HDF5 runs the call: it sets the DXPL's actual-mode properties */
     if (!set_on(c.mode) || cd_internal || count == 0 || !dsets) {
         if (!cd_internal && count > 0 && dsets) made_safe_multi(&c, count, dsets);
         return wr ? real_w(count, dsets, mts, mss, fss, dxpl, wbufs) : real_r(count, dsets, mts, mss, fss, dxpl, rbufs);
