@@ -1587,6 +1587,7 @@ struct colldiag_file {
     int fd;
     MPI_Op op;
     int plan_only;       /* HDF5 bridge: a file to plan on (no data moves, COLLDIAG_REPORT stays silent) */
+    int comm_lent;       /* plan_only: comm and op are the bridge's file's, lent for the call (h5_plan_file) */
     int plan_read;       /* HDF5 bridge: the planned call is H5Dread (HDF5 treats filtered reads apart) */
     int bridge;          /* HDF5 bridge: HDF5's own MPI_File (never closed here); the bridge reports, not the core */
     uint64_t size_seen;  /* the largest size this rank has seen the file have (write_extent) */
@@ -2041,8 +2042,8 @@ int colldiag_file_close(colldiag_file *f)
     static const char fn[] = "colldiag_file_close";
     if (!f) return 0;
     if (f->plan_only) { /* the HDF5 bridge's: HDF5 owns the file; the communicator, if any, is ours */
-        if (f->op != MPI_OP_NULL) MPI_Op_free(&f->op);
-        if (f->comm != MPI_COMM_NULL) MPI_Comm_free(&f->comm);
+        if (f->op != MPI_OP_NULL && !f->comm_lent) MPI_Op_free(&f->op);
+        if (f->comm != MPI_COMM_NULL && !f->comm_lent) MPI_Comm_free(&f->comm);
         file_keep_free(f);
         cd_free(f->node_ranks);
         cd_free(f);
@@ -12980,6 +12981,14 @@ int colldiag_h5_chunk_unfilter(hid_t dset, uint32_t filter_mask, const void *sto
 static int h5_plan_layout_learned(hid_t dset, int collective, colldiag_layout **out, const char *fn); /* h5_bridge.c */
 static void h5_plan_chunk_addrs(hid_t dset, colldiag_layout *l, const colldiag_file *f, hid_t fsp);     /* h5_lookup.c */
 static int h5_alloc_md_local(hid_t obj);                                                                    /* h5_bridge.c */
+static int h5_bridge_comm(hid_t dset, MPI_Comm *comm, MPI_Op *op, int *md_local, const char *fn);           /* h5_bridge.c */
+/* Set by a caller whose plan files never outlive the HDF5 call they plan (the preload: planned,
+   reported and closed inside the wrapper, before the program can close the file): its collective plans
+   then use the bridge's communicator for the file, kept from call to call, instead of duplicating the
+   file's own twice a call (H5Fget_access_plist, then H5Pget_fapl_mpio: two collective MPI_Comm_dup,
+   ~0.5 ms a call on 3 ranks of 2 cores, with every call explained). A plan file of the public
+   colldiag_h5_plan may outlive the file's entry in the bridge: it keeps its own communicator. */
+static int h5_plan_lends;
 static int h5_plan_layout(hid_t dset, colldiag_layout **out, const char *fn)
 {
     *out = NULL;
@@ -13212,7 +13221,11 @@ static int h5_plan_file(hid_t dset, int collective, colldiag_file **out, const c
         if (file >= 0) H5Fclose(file);
         f->read_only = !(intent & H5F_ACC_RDWR); /* HDF5 1.14 caches a read-only file's small chunks */
     }
-    if (collective) {
+    if (collective && h5_plan_lends) {
+        const int rc = h5_bridge_comm(dset, &f->comm, &f->op, &f->md_local, fn);
+        if (rc) { cd_free(f); return rc; }
+        f->comm_lent = 1;
+    } else if (collective) {
         hid_t file = H5Iget_file_id(dset), fapl = H5Fget_access_plist(file);
         MPI_Info info = MPI_INFO_NULL;
         hbool_t coll_md = 1;
@@ -13979,6 +13992,22 @@ static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_f
         e->read_only_all = all;
     }
     *out = e;
+    return 0;
+}
+
+/* The bridge's communicator for dset's file, its agreement's reduction and whether its metadata reads are
+   local, lent to a plan (h5_plan_file, under h5_plan_lends). Collective the first time a file (as
+   h5_bridge_file is in a collective call). */
+static int h5_bridge_comm(hid_t dset, MPI_Comm *comm, MPI_Op *op, int *md_local, const char *fn)
+{
+    h5_oid oi;
+    h5_fentry *fe = NULL;
+    if (h5_identify(dset, &oi)) return cd_fail(COLLDIAG_ERR_ARG, fn, "cannot identify the dataset");
+    const int rc = h5_bridge_file(dset, oi.fileno, 1, &fe, fn);
+    if (rc) return rc;
+    *comm = fe->f->comm;
+    *op = fe->f->op;
+    *md_local = fe->md_local;
     return 0;
 }
 

@@ -91,6 +91,7 @@ struct colldiag_file {
     int fd;
     MPI_Op op;
     int plan_only;       /* HDF5 bridge: a file to plan on (no data moves, COLLDIAG_REPORT stays silent) */
+    int comm_lent;       /* plan_only: comm and op are the bridge's file's, lent for the call (h5_plan_file) */
     int plan_read;       /* HDF5 bridge: the planned call is H5Dread (HDF5 treats filtered reads apart) */
     int bridge;          /* HDF5 bridge: HDF5's own MPI_File (never closed here); the bridge reports, not the core */
     uint64_t size_seen;  /* the largest size this rank has seen the file have (write_extent) */
@@ -545,8 +546,8 @@ int colldiag_file_close(colldiag_file *f)
     static const char fn[] = "colldiag_file_close";
     if (!f) return 0;
     if (f->plan_only) { /* the HDF5 bridge's: HDF5 owns the file; the communicator, if any, is ours */
-        if (f->op != MPI_OP_NULL) MPI_Op_free(&f->op);
-        if (f->comm != MPI_COMM_NULL) MPI_Comm_free(&f->comm);
+        if (f->op != MPI_OP_NULL && !f->comm_lent) MPI_Op_free(&f->op);
+        if (f->comm != MPI_COMM_NULL && !f->comm_lent) MPI_Comm_free(&f->comm);
         file_keep_free(f);
         cd_free(f->node_ranks);
         cd_free(f);

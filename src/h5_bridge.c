@@ -346,6 +346,22 @@ static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_f
     return 0;
 }
 
+/* The bridge's communicator for dset's file, its agreement's reduction and whether its metadata reads are
+   local, lent to a plan (h5_plan_file, under h5_plan_lends). Collective the first time a file (as
+   h5_bridge_file is in a collective call). */
+static int h5_bridge_comm(hid_t dset, MPI_Comm *comm, MPI_Op *op, int *md_local, const char *fn)
+{
+    h5_oid oi;
+    h5_fentry *fe = NULL;
+    if (h5_identify(dset, &oi)) return cd_fail(COLLDIAG_ERR_ARG, fn, "cannot identify the dataset");
+    const int rc = h5_bridge_file(dset, oi.fileno, 1, &fe, fn);
+    if (rc) return rc;
+    *comm = fe->f->comm;
+    *op = fe->f->op;
+    *md_local = fe->md_local;
+    return 0;
+}
+
 /* COLLDIAG_ACCELERATE: HDF5's own collective write made safe before it runs (engine.c). HDF5 allocates
    contiguous storage at its end of allocation when it creates the dataset, and extends the file only at
    its next flush, so the storage lies past the end of the file, where MPI-IO's collective write fills

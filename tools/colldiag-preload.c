@@ -1835,11 +1835,16 @@ herr_t CD_WRAP(H5close)(void)
 /* Every change a program can make to what the bridge reads from a DXPL (h5_dxpl_rest in colldiag.c:
    the transfer mode, the chunk-opt settings, the data transform) passes through one of these, and each
    counts in h5_plist_gen: the bridge then reads a DXPL's settings once, not at every call, and again
-   after any of them ran (on any list: a count, not a list of ids). Every call HDF5 runs counts too
-   (HDF5 sets the actual-mode properties): after an accelerated call the bridge sets them itself
-   (h5_set_actual), and skips that when nothing counted since it last did with the same values. Its
+   after any of them ran (on any list: a count, not a list of ids). Every call HDF5 runs is counted
+   apart, in h5_hdf5_ran (HDF5 sets the actual-mode properties, never the settings): after an
+   accelerated call the bridge sets them itself (h5_set_actual), and skips that when neither count
+   moved since it last did with the same values. Its
    own four H5Pset of them are the only ones not counted. HDF5 runs each wrapped call unchanged. */
-__attribute__((constructor)) static void watch_plists(void) { h5_plist_watched = 1; }
+__attribute__((constructor)) static void watch_plists(void)
+{
+    h5_plist_watched = 1;
+    h5_plan_lends = 1; /* every plan file here is closed inside the wrapper that made it */
+}
 
 #define FORWARD(ret, name, params, args)                                                                                              \
     ret CD_WRAP(name) params                                                                                                          \
