@@ -409,7 +409,9 @@ int colldiag_file_get_link_rate(const colldiag_file *f, double *bytes_per_s);
    aggregation's exchanges costs), in seconds: probed once for f's ranks at the first open or wrap of a
    file over them (three blocks of four one-int reductions, the median block's slowest rank), unless
    COLLDIAG_AUTO_LAT_X is set or COLLDIAG_AUTO_MODE=estimate. The default (7 us) is 3 ranks on 2 cores;
-   8 ranks there take 25-40 times as long. 0 when not probed (one rank, or not asked). Local. 0, or
+   8 ranks there take 25-40 times as long. A step probed slower than the default also slows a collective
+   MPI-IO call's latency (LAT, measured beside that default) by the same factor, unless COLLDIAG_AUTO_LAT
+   is set; a faster one leaves LAT as it is. 0 when not probed (one rank, or not asked). Local. 0, or
    COLLDIAG_ERR_ARG. */
 int colldiag_file_get_step_latency(const colldiag_file *f, double *seconds);
 /* Forgets every measurement this process made, the probed link and step included (local; wisdom saved at the

@@ -105,9 +105,13 @@ static int run_loop(const pat *p, int dir_read, int v, int calls, const char *pa
             colldiag_get_model_estimates(x, est);
             colldiag_get_auto_corrected(x, ec);
             colldiag_get_auto_measured(x, mt, mn, &kind, NULL);
-            fprintf(stderr, "trace %s %s call %d ran %c (kind %d) %.4f s | est L M A I %.4f %.4f %.4f %.4f | corrected %.4f %.4f %.4f %.4f | measured %.4f %.4f %.4f %.4f\n",
+            double step = 0, link = 0;
+            colldiag_file_get_step_latency(f, &step);
+            colldiag_file_get_link_rate(f, &link);
+            fprintf(stderr, "trace %s %s call %d ran %c (kind %d) %.4f s | est L M A I %.4f %.4f %.4f %.4f | corrected %.4f %.4f %.4f %.4f | measured %.4f %.4f %.4f %.4f"
+                            " | step %.0f us, link %.0f MB/s\n",
                     p->name, dir_read ? "read" : "write", c, ch >= 0 && ch < 4 ? "LMAI"[ch] : '-', kind, most, est[0], est[1], est[2], est[3], ec[0], ec[1], ec[2],
-                    ec[3], mt[0], mt[1], mt[2], mt[3]);
+                    ec[3], mt[0], mt[1], mt[2], mt[3], step * 1e6, link * 1e-6);
         }
         bad |= rc != 0;
     }

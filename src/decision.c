@@ -134,8 +134,17 @@ static void auto_terms(const cd_io *io, double term[4][CD_T_N])
     const double bwx = io->f->bw_x > 0 && k[CD_K_BW_NET_X] == COLLDIAG_AUTO_BW_NET_X ? io->f->bw_x : k[CD_K_BW_NET_X];
     /* an exchange step: probed once for the group (file_probe_step), unless COLLDIAG_AUTO_LAT_X is set */
     const double latx = io->f->lat_x > 0 && k[CD_K_LAT_X] == COLLDIAG_AUTO_LAT_X ? io->f->lat_x : k[CD_K_LAT_X];
+    /* a collective MPI-IO call's latency (LAT: set_view's and two-phase's rounds are such steps) slowed
+       by as much as the probed step is over the default's: LAT was measured beside that default (3 ranks,
+       2 cores). With 8 ranks on those cores a step probes 25-40x slower, and link-chunk's first B1 write,
+       priced at LAT, ran 59 ms against 1.5 ms estimated, where all-independent's ran 2.3 ms as estimated
+       (make bench-auto: 2.8-4.1x the best scheme's total, from that one call). Never faster than the
+       default: part of LAT is the file system's, which the probe does not see. Only when neither
+       constant is set (one that is set rules, as the step's does). */
+    const double lat = k[CD_K_LAT] == COLLDIAG_AUTO_LAT && latx > COLLDIAG_AUTO_LAT_X && k[CD_K_LAT_X] == COLLDIAG_AUTO_LAT_X
+                     ? k[CD_K_LAT] * (latx / COLLDIAG_AUTO_LAT_X) : k[CD_K_LAT];
     memset(term, 0, 4 * sizeof *term);
-    term[0][CD_T_SYNC] = k[CD_K_LAT];
+    term[0][CD_T_SYNC] = lat;
     /* two-phase I/O's shuffle to the aggregators (about one a node) crosses nodes as aggregation's does;
        within a node it is in BW_IO, measured there */
     term[0][CD_T_NET] = B * off * K / bwx;
@@ -144,9 +153,9 @@ static void auto_terms(const cd_io *io, double term[4][CD_T_N])
        and for multi the list of collective chunks; aggregation's ids carry their bytes); nothing when
        the touched-chunk map shows no chunk shared */
     const double sx = io->disjoint ? 0.0 : 1.0;
-    term[1][CD_T_SYNC] = N * k[CD_K_LAT] + 3 * sx * latx;
+    term[1][CD_T_SYNC] = N * lat + 3 * sx * latx;
     term[1][CD_T_IND] = (double)g[AG_MAX_MULTI_NS] * 1e-9;
-    term[2][CD_T_SYNC] = k[CD_K_LAT] + (5 + 2 * sx) * latx;
+    term[2][CD_T_SYNC] = lat + (5 + 2 * sx) * latx;
     term[2][CD_T_NET] = R * k[CD_K_COPY] + B * (2 / k[CD_K_BW_COPY] + (1 - off) / k[CD_K_BW_NET] + off * K / bwx);
     term[2][CD_T_COLL] = C * k[CD_K_RUN] + B / k[CD_K_BW_IO];
     term[3][CD_T_IND] = (double)g[AG_MAX_IND_NS] * 1e-9;

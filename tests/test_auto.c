@@ -635,13 +635,15 @@ int main(int argc, char **argv)
     /* 6. the probed collective step (src/files.c, file_probe_step): a file's first open over a group of
        ranks probes what one step of an exchange costs (COLLDIAG_INJECT=step:S gives the answer in test
        builds), and the model prices multi-chunk's three steps and aggregation's seven (this pattern
-       shares its chunks) at it; a set COLLDIAG_AUTO_LAT_X rules instead; the group's answer is kept */
+       shares its chunks) at it; a set COLLDIAG_AUTO_LAT_X rules instead; the group's answer is kept.
+       (COLLDIAG_AUTO_LAT is set here so that a collective MPI-IO call's latency stays put: see 6b.) */
     {
         snprintf(g_case, sizeof g_case, "the probed collective step");
         double ea[4], eb[4], ec2[4];
         char why[1024];
         const double S = 0.002, K = 1e-5;
         colldiag_auto_forget();
+        setenv("COLLDIAG_AUTO_LAT", "1e-4", 1);
         const double la = step_open("step_a", "step:0.002", ea, why, sizeof why);
         CHECK(P > 1 ? la == S : la == 0, "the probed step is %.17g s, expected %g", la, P > 1 ? S : 0.0);
         if (P > 1) CHECK(strstr(why, "a collective step probed at 2e+03 us") != NULL, "the reason does not name the probed step: %s", why);
@@ -659,11 +661,44 @@ int main(int argc, char **argv)
                 CHECK(fabs((ea[k] - eb[k]) - d[k]) <= 1e-9 + 1e-9 * fabs(ea[k]), "scheme %d's estimate with the probed step %.9g s, "
                       "with the set one %.9g s: a difference of %.9g s, expected %.9g s", k, ea[k], eb[k], ea[k] - eb[k], d[k]);
         }
+        unsetenv("COLLDIAG_AUTO_LAT");
         /* the real probe (no injection): a positive time, agreed by every rank (checked in step_open) */
         colldiag_auto_forget();
         const double ld = step_open("step_d", NULL, ec2, why, sizeof why);
         CHECK(P > 1 ? ld > 0 && ld < 10 : ld == 0, "the probed step is %.17g s", ld);
         colldiag_auto_forget();
+    }
+    /* 6b. a step probed slower than the default LAT_X (7 us, colldiag.h) slows a collective MPI-IO
+       call's latency (LAT: link-chunk's one call, each of multi-chunk's collective chunks, aggregation's
+       one call) by the same factor; a faster one leaves it as it is; a set COLLDIAG_AUTO_LAT rules. The
+       default LAT is internal, so the test finds it: link-chunk's estimate is LAT plus terms that do not
+       depend on the step, and with LAT set to L it is L plus the same terms. */
+    if (P > 1) {
+        snprintf(g_case, sizeof g_case, "the probed step scales a collective call's latency");
+        double hi[4], lo[4], set[4];
+        char why[1024];
+        const double X0 = 7e-6, S = 0.002, SL = 3.5e-6, L = 2e-4;
+        colldiag_auto_forget();
+        step_open("lat_hi", "step:0.002", hi, why, sizeof why);
+        colldiag_auto_forget();
+        step_open("lat_lo", "step:3.5e-6", lo, why, sizeof why);
+        colldiag_auto_forget();
+        setenv("COLLDIAG_AUTO_LAT", "2e-4", 1);
+        step_open("lat_set", "step:0.002", set, why, sizeof why);
+        unsetenv("COLLDIAG_AUTO_LAT");
+        colldiag_auto_forget();
+        const double rest = set[0] - L, lat0 = lo[0] - rest; /* link-chunk's other terms; the default LAT */
+        CHECK(lat0 > 1e-6 && lat0 < 1e-2, "the default LAT found as %.9g s (link-chunk %.9g s at the low step, %.9g s with LAT %g)", lat0, lo[0], set[0], L);
+        const double dl = hi[0] - lo[0], want = lat0 * (S / X0 - 1);
+        CHECK(fabs(dl - want) <= 1e-9 + 1e-6 * want, "link-chunk's estimate rose by %.9g s from a step of %g s to one of %g s, expected LAT x (%g / %g - 1) = %.9g s",
+              dl, SL, S, S, X0, want);
+        /* aggregation: one such call and seven steps */
+        const double da = hi[2] - lo[2], wa = want + 7 * (S - SL);
+        CHECK(fabs(da - wa) <= 1e-9 + 1e-6 * wa, "aggregation's estimate rose by %.9g s, expected %.9g s", da, wa);
+        /* multi-chunk: its three steps at least (and LAT once a collective chunk) */
+        CHECK(hi[1] - lo[1] >= 3 * (S - SL) - 1e-9, "multi-chunk's estimate rose by %.9g s, less than its three steps' %.9g s", hi[1] - lo[1], 3 * (S - SL));
+        /* all-independent has no collective call */
+        CHECK(fabs(hi[3] - lo[3]) <= 1e-12 + 1e-9 * hi[3], "all-independent's estimate moved with the step: %.9g s, %.9g s", lo[3], hi[3]);
     }
     unsetenv("COLLDIAG_INJECT");
     const int rc = test_summary("test_auto");
