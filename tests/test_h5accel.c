@@ -107,6 +107,7 @@
 #include "pmpi_count.h"  /* the reductions a call makes (part I) */
 #include "testutil.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2443,6 +2444,16 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     if (argc < 2) { if (!me) fprintf(stderr, "usage: mpirun -n 3 test_h5accel DIR\n"); MPI_Abort(MPI_COMM_WORLD, 2); }
     snprintf(dir, sizeof dir, "%s", argv[1]);
+    { /* every case creates its files in DIR: one that cannot be written there stops here, on every rank
+         (the cases would go on with failed ids, and crash in their own code) */
+        int bad = access(dir, W_OK | X_OK) != 0, any = 0;
+        MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (any) {
+            if (bad) fprintf(stderr, "test_h5accel: rank %d cannot write in %s: %s\n", me, dir, strerror(errno));
+            MPI_Finalize();
+            return 2;
+        }
+    }
     const hsize_t U = H5S_UNLIMITED;
     const icase cases[] = {
         {"v1 B-tree (default format)", 2, 0, 0, 0, 0, {30, 20}, {30, 20}, {7, 6}, {0, 0}},
