@@ -13085,6 +13085,16 @@ static int h5_dxpl_remembered(hid_t p)
 }
 
 /* The DXPL's transfer mode (what a call needs to know before h5_small_first_call). */
+/* The DXPL p's transfer mode, just read from HDF5: remembered (its other settings not yet). */
+static void h5_dxpl_remember(hid_t p, H5FD_mpio_xfer_t mode)
+{
+    h5_dxpl_seen.valid = 1;
+    h5_dxpl_seen.rest = 0;
+    h5_dxpl_seen.id = p;
+    h5_dxpl_seen.gen = h5_plist_gen;
+    h5_dxpl_seen.mode = mode;
+}
+
 static int h5_dxpl_mode(hid_t dxpl, H5FD_mpio_xfer_t *mode, const char *fn)
 {
     const hid_t p = dxpl == H5P_DEFAULT ? H5P_DATASET_XFER_DEFAULT : dxpl;
@@ -13094,11 +13104,7 @@ static int h5_dxpl_mode(hid_t dxpl, H5FD_mpio_xfer_t *mode, const char *fn)
     }
     *mode = H5FD_MPIO_INDEPENDENT;
     if (H5Pget_dxpl_mpio(p, mode) < 0) return cd_fail(COLLDIAG_ERR_ARG, fn, "dxpl is not a dataset transfer property list");
-    h5_dxpl_seen.valid = 1;
-    h5_dxpl_seen.rest = 0;
-    h5_dxpl_seen.id = p;
-    h5_dxpl_seen.gen = h5_plist_gen;
-    h5_dxpl_seen.mode = *mode;
+    h5_dxpl_remember(p, *mode);
     return 0;
 }
 
@@ -13114,11 +13120,7 @@ CD_MAYBE_UNUSED static int h5_dxpl_collective_quiet(hid_t dxpl) /* the preload's
     herr_t got = -1;
     H5E_BEGIN_TRY { got = H5Pget_dxpl_mpio(dxpl, &mode); } H5E_END_TRY;
     if (got < 0) return 0;
-    h5_dxpl_seen.valid = 1;
-    h5_dxpl_seen.rest = 0;
-    h5_dxpl_seen.id = dxpl;
-    h5_dxpl_seen.gen = h5_plist_gen;
-    h5_dxpl_seen.mode = mode;
+    h5_dxpl_remember(dxpl, mode);
     return mode == H5FD_MPIO_COLLECTIVE;
 }
 
@@ -14350,6 +14352,32 @@ static int h5_identify(hid_t dset, h5_oid *oi)
     return h5_object_id(dset, oi) < 0 ? -1 : 0;
 }
 
+/* Whether dset's file is open on one rank, as far as the bridge already knows it (its file entry, made
+   at the file's first call through the bridge and dropped at H5Fclose): 1 or 0, or -1 when the bridge
+   has no entry for the file yet. Local; asks HDF5 nothing but the dataset's identity. The preload's rules
+   run before the bridge (hdf5_runs_it): a call that the one-rank rule gives to HDF5 then skips the
+   bridge's whole path, which it only entered to be refused (IOR -F reads: every 1 MiB read of a file a
+   rank went through the bridge to hear "one rank"). */
+CD_MAYBE_UNUSED static int h5_file_one_rank_known(hid_t dset)
+{
+    if (!h5_files) return -1;
+    h5_oid oi;
+    const h5_dentry *e = h5_cached_entry(dset);
+    if (e) {
+        oi.fileno = e->fileno;
+        oi.addr = e->addr;
+    } else if (h5_reads_need_all_ranks(dset) || h5_object_id(dset, &oi) < 0) /* identified where every rank does */
+        return -1;
+    for (const h5_fentry *fe = h5_files; fe; fe = fe->next)
+        if (fe->fileno == oi.fileno) {
+            /* the dataset's entry, so that its next calls are identified by id (H5Oget_info2 reads the
+               object header: a third of what a 1 MiB read from the page cache gained under the preload) */
+            if (!e && fe->f->size == 1) h5_dataset(dset, &oi);
+            return fe->f->size == 1;
+        }
+    return -1;
+}
+
 /* The dataset's current extent and maximum dims (a scalar is one element of a 1-D extent); -1 if unreadable. */
 /* ---- storage HDF5 allocated since a file's last flush ----
    Parallel HDF5 allocates a dataset's storage when it creates or extends the dataset, at its end of
@@ -14433,15 +14461,12 @@ static void h5_alloc_flushed(hid_t obj)
     if (a) a->n = 0;
 }
 
-/* The file of obj closes (NULL: every file, H5close). */
-static void h5_alloc_forget(hid_t obj)
+/* The file *fileno closes (NULL: every file, H5close). */
+static void h5_alloc_forget(const unsigned long *fileno)
 {
-    h5_oid oi = {0, 0};
-    const int all = obj < 0;
-    if (!h5_allocs || (!all && h5_object_id(obj, &oi) < 0)) return;
     for (h5_alloc **pp = &h5_allocs; *pp;) {
         h5_alloc *a = *pp;
-        if (!all && a->fileno != oi.fileno) { pp = &a->next; continue; }
+        if (fileno && a->fileno != *fileno) { pp = &a->next; continue; }
         *pp = a->next;
         cd_free(a->fresh);
         cd_free(a);
@@ -15521,7 +15546,7 @@ void colldiag_h5_forget_datasets(hid_t obj)
 static void h5_forget_files(const unsigned long *fileno)
 {
     h5_forget_dsets(fileno, NULL);
-    if (!fileno) h5_alloc_forget(-1);
+    if (!fileno) h5_alloc_forget(NULL);
     int fin = 0;
     MPI_Finalized(&fin);
     for (h5_fentry **pp = &h5_files; *pp;) {
@@ -15565,7 +15590,7 @@ void colldiag_h5_forget(hid_t obj)
     if (oe < 0) return;
     if (H5Iget_type(obj) == H5I_FILE) {
         h5_forget_files(&oi.fileno);
-        h5_alloc_forget(obj);
+        h5_alloc_forget(&oi.fileno); /* identified once: H5Oget_info2 reads the root group's header */
     }
     else h5_forget_dsets(&oi.fileno, &oi.addr);
 }

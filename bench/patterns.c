@@ -6,8 +6,8 @@
  *                 8 MiB block in collective transfers of X bytes (64k, 1m, 8m), segmented order (rank r's
  *                 block is one stretch); L = contig, or chunk (chunks of one transfer, as --hdf5.chunkSize)
  *   ior-str-X-L   the same in strided order: transfer i of rank r lands at (i * P + r) * X
- *   ior-fpp-1m-contig  IOR -F: a file a rank (its communicator MPI_COMM_SELF), each rank writing then
- *                 reading its 8 MiB in collective transfers of 1 MiB
+ *   ior-fpp-1m-L  IOR -F: a file a rank (its communicator MPI_COMM_SELF), each rank writing then
+ *                 reading its 8 MiB in collective transfers of 1 MiB; L = contig, or chunk (1 MiB chunks)
  *   vpic-D-L      h5bench VPIC-IO: every timestep a group of 8 new datasets (x y z px py pz float, id_1 int,
  *                 id_2 float) of N particles a rank, each rank writing its band (1-D: N elements; 2-D: N/64
  *                 rows of 64; 3-D: N/256 planes of 16 x 16), then read back whole by every rank's band
@@ -250,13 +250,17 @@ int main(int argc, char **argv)
                     fflush(stdout);
                 }
             }
-    if (strstr("ior-fpp-1m-contig", filter) && (1u << 20) <= block)
+    for (int l = 0; l < 2; l++) {
+        char name[64];
+        snprintf(name, sizeof name, "ior-fpp-1m-%s", lay[l]);
+        if (!strstr(name, filter) || (1u << 20) > block) continue;
         for (int r = 0; r < inner; r++) {
             double tw, tr;
-            ior(path, block / (1u << 20) * (1u << 20), 1u << 20, 0, 0, 1, &tw, &tr);
-            if (me == 0) printf("ior-fpp-1m-contig %.6f %.6f %" PRIu64 "\n", tw, tr, block / (1u << 20) * (1u << 20) * (uint64_t)P);
+            ior(path, block / (1u << 20) * (1u << 20), 1u << 20, 0, l, 1, &tw, &tr);
+            if (me == 0) printf("%s %.6f %.6f %" PRIu64 "\n", name, tw, tr, block / (1u << 20) * (1u << 20) * (uint64_t)P);
             fflush(stdout);
         }
+    }
     for (int D = 1; D <= 4; D++)
         for (int l = 0; l < 3; l++) {
             char name[64];

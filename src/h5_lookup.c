@@ -703,7 +703,7 @@ void colldiag_h5_forget_datasets(hid_t obj)
 static void h5_forget_files(const unsigned long *fileno)
 {
     h5_forget_dsets(fileno, NULL);
-    if (!fileno) h5_alloc_forget(-1);
+    if (!fileno) h5_alloc_forget(NULL);
     int fin = 0;
     MPI_Finalized(&fin);
     for (h5_fentry **pp = &h5_files; *pp;) {
@@ -747,7 +747,7 @@ void colldiag_h5_forget(hid_t obj)
     if (oe < 0) return;
     if (H5Iget_type(obj) == H5I_FILE) {
         h5_forget_files(&oi.fileno);
-        h5_alloc_forget(obj);
+        h5_alloc_forget(&oi.fileno); /* identified once: H5Oget_info2 reads the root group's header */
     }
     else h5_forget_dsets(&oi.fileno, &oi.addr);
 }

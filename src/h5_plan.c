@@ -107,6 +107,16 @@ static int h5_dxpl_remembered(hid_t p)
 }
 
 /* The DXPL's transfer mode (what a call needs to know before h5_small_first_call). */
+/* The DXPL p's transfer mode, just read from HDF5: remembered (its other settings not yet). */
+static void h5_dxpl_remember(hid_t p, H5FD_mpio_xfer_t mode)
+{
+    h5_dxpl_seen.valid = 1;
+    h5_dxpl_seen.rest = 0;
+    h5_dxpl_seen.id = p;
+    h5_dxpl_seen.gen = h5_plist_gen;
+    h5_dxpl_seen.mode = mode;
+}
+
 static int h5_dxpl_mode(hid_t dxpl, H5FD_mpio_xfer_t *mode, const char *fn)
 {
     const hid_t p = dxpl == H5P_DEFAULT ? H5P_DATASET_XFER_DEFAULT : dxpl;
@@ -116,11 +126,7 @@ static int h5_dxpl_mode(hid_t dxpl, H5FD_mpio_xfer_t *mode, const char *fn)
     }
     *mode = H5FD_MPIO_INDEPENDENT;
     if (H5Pget_dxpl_mpio(p, mode) < 0) return cd_fail(COLLDIAG_ERR_ARG, fn, "dxpl is not a dataset transfer property list");
-    h5_dxpl_seen.valid = 1;
-    h5_dxpl_seen.rest = 0;
-    h5_dxpl_seen.id = p;
-    h5_dxpl_seen.gen = h5_plist_gen;
-    h5_dxpl_seen.mode = *mode;
+    h5_dxpl_remember(p, *mode);
     return 0;
 }
 
@@ -136,11 +142,7 @@ CD_MAYBE_UNUSED static int h5_dxpl_collective_quiet(hid_t dxpl) /* the preload's
     herr_t got = -1;
     H5E_BEGIN_TRY { got = H5Pget_dxpl_mpio(dxpl, &mode); } H5E_END_TRY;
     if (got < 0) return 0;
-    h5_dxpl_seen.valid = 1;
-    h5_dxpl_seen.rest = 0;
-    h5_dxpl_seen.id = dxpl;
-    h5_dxpl_seen.gen = h5_plist_gen;
-    h5_dxpl_seen.mode = mode;
+    h5_dxpl_remember(dxpl, mode);
     return mode == H5FD_MPIO_COLLECTIVE;
 }
 

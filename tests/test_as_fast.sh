@@ -23,7 +23,8 @@ V112=0
 pkg-config --atleast-version=1.12 hdf5-openmpi 2>/dev/null && V112=1
 fail=0
 for acc in 1 all; do
-    for p in ior-seg-64k-chunk ior-str-1m-chunk ior-seg-8m-chunk vpic-1d-chunk vpic-3d-chunk ior-seg-64k-contig ior-str-1m-contig vpic-2d-contig bdcats-strided; do
+    for p in ior-seg-64k-chunk ior-str-1m-chunk ior-seg-8m-chunk vpic-1d-chunk vpic-3d-chunk ior-seg-64k-contig ior-str-1m-contig vpic-2d-contig bdcats-strided \
+             ior-fpp-1m-contig ior-fpp-1m-chunk; do
         rm -f "$T/r.jsonl"
         if ! COLLDIAG_ACCELERATE=$acc COLLDIAG_REPORT=json:$T/r.jsonl LD_PRELOAD=$LIB $RUN -n "$NP" $X "$B/patterns" "$T" "$p" 8 >"$T/out" 2>&1; then
             echo "FAIL $p (COLLDIAG_ACCELERATE=$acc): exit $?"; head -20 "$T/out"; fail=1; continue
@@ -44,6 +45,12 @@ want_hdf5 = acc == "1" and per_call >= 256 << 10 and (not whole or v112 == "1")
 contig = p.endswith("-contig") or p == "bdcats-strided"
 want_hdf5_read = acc == "1" and p == "bdcats-strided"
 if contig: want_hdf5 = acc == "1"
+# a file a rank (IOR -F: each file's communicator is one rank): every read is HDF5's (MPI-IO runs a
+# one-rank collective call as that rank's own I/O), the first of a file decided in the bridge, the rest
+# before it; writes: contiguous ones as above, chunked ones (whole 1 MiB chunks of one rank, bytes at
+# risk learnt in the agreement) HDF5's too
+fpp = p.startswith("ior-fpp")
+if fpp: want_hdf5 = want_hdf5_read = acc == "1"
 n = {"write": [0, 0], "read": [0, 0]}  # [colldiag, hdf5]
 bad = 0
 for line in open(path):

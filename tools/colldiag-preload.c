@@ -1000,10 +1000,18 @@ static int hdf5_runs_it(int wr, int single, hid_t dset, int coll, const char *ac
 {
     if (!strcmp(acc, "all")) return 0;
     const haddr_t a = H5Dget_offset(dset);
-    if (a == HADDR_UNDEF) return 0; /* not contiguous: the bridge and the agreement decide */
-    /* a collective contiguous read of one dataset is colldiag's to decide (x->read_stretch_bytes) */
-    const cd_engine_facts ef = {.risk = !wr || !coll || h5_contig_covered(dset, a) ? 0 : -1, .can_make_safe = wr && coll, .contig_write = wr,
-                                .ind_contig_read = !wr && (!coll || !single), .one_rank = -1, .whole_chunks = -1, .many_stretches = -1};
+    /* the file's ranks, where the bridge has met the file before (a file's first call learns it there) */
+    const int one = h5_file_one_rank_known(dset);
+    cd_engine_facts ef;
+    if (a != HADDR_UNDEF) { /* a collective contiguous read of one dataset is colldiag's to decide (x->read_stretch_bytes) */
+        const cd_engine_facts c = {.risk = !wr || !coll || h5_contig_covered(dset, a) ? 0 : -1, .can_make_safe = wr && coll, .contig_write = wr,
+                                   .ind_contig_read = !wr && (!coll || !single), .one_rank = one, .whole_chunks = -1, .many_stretches = -1};
+        ef = c;
+    } else if (one == 1) { /* chunked, one rank: as the bridge's own rule (h5_one_rank_as_fast); a collective write's
+                              bytes at risk are learnt in the agreement (the preload cannot make chunks safe) */
+        const cd_engine_facts c = {.risk = wr && coll ? -1 : 0, .one_rank = 1, .whole_chunks = -1, .many_stretches = -1};
+        ef = c;
+    } else return 0; /* chunked: the bridge and the agreement decide */
     const int rule = engine_rule(&ef);
     if (engine_of(rule) != CD_ENGINE_HDF5) return 0;
     h5_copy(why, wl, engine_why(rule));
@@ -1138,10 +1146,11 @@ static herr_t explain_call(pl_call *c)
     h5_hdf5_ran++; /* HDF5 runs the call: it sets the DXPL's actual-mode properties (h5_set_actual) */
     c->compact = wr && c->accel_why && strstr(c->accel_why, "a compact dataset"); /* under COLLDIAG_ACCELERATE (write_call) */
     if (!on) {
-        const double t0 = MPI_Wtime();
+        const int timed = c->eng.on; /* the engine's measurement is the only reader of the time */
+        const double t0 = timed ? MPI_Wtime() : 0;
         made_safe(c);
         const herr_t ret = wr ? write_call(c, 1, dxpl, real_write) : real_read(dset, mt, ms, fs, dxpl, c->rbuf);
-        eng_hdf5_done(c, ret, MPI_Wtime() - t0);
+        if (timed) eng_hdf5_done(c, ret, MPI_Wtime() - t0);
         return ret;
     }
     /* HDF5 records its actual modes in the DXPL it is given; H5P_DEFAULT cannot be read back */
