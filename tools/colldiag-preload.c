@@ -987,7 +987,7 @@ static colldiag_xfer *call_xfer(void)
 static int h5_contig_covered(hid_t dset, haddr_t a)
 {
     h5_oid oi;
-    if (h5_identify(dset, &oi)) return 0;
+    if (!h5_files || h5_identify(dset, &oi)) return 0; /* no file of the bridge's: none agreed covered (and no H5Oget_info2) */
     for (const h5_fentry *e = h5_files; e; e = e->next)
         if (e->fileno == oi.fileno) return a + H5Dget_storage_size(dset) <= e->f->covered_to;
     return 0;
