@@ -35,7 +35,7 @@
  *   estimate times the smaller of their errors at least (the model is off here across the board). A
  *   scheme estimated slower than the best is never tried. The pattern's first call (a cold start) is
  *   left out of its scheme's median once that scheme has others, and ranks at half while it is the only
- *   one (meas_rank_time); judged so, it allows a try only when even half of it is over 4x its estimate
+ *   one (meas_rank_time); it allows a try only when even a quarter of it is over 4x its estimate
  *   and no other scheme has run in the pattern, else the best runs once more, warm, before anything is
  *   tried.
  * - Wisdom (COLLDIAG_WISDOM=PATH): what was measured is saved when MPI finalizes (the group's first
@@ -58,6 +58,10 @@
 #define CD_MEAS_COLD 0.5    /* ... or, otherwise, halves it (a cold start can double a call; meas_try_bar) */
 #define CD_MEAS_FAR 4.0     /* a best measured over 4x its estimate (a cold start's 2x, times the 2x the defaults can be
                                off on a busy or oversubscribed machine) says the model is wrong for this pattern */
+#define CD_MEAS_COLD_FAR 0.25 /* a pattern's lone cold first call is "far" only when a quarter of it is: on 8 ranks of 2
+                                 cores all-independent's first B1 write ran 21-26 ms, 10x its warm calls and its 2.3 ms
+                                 estimate, and half of it sent AUTO to try link-chunk (55-69 ms a call; bench-auto 4x the
+                                 best scheme's total); a slow network's error (aggregation at 23-50x) still shows */
 
 /* The model's terms (decision.c, auto_terms): the collective rounds' latency, moving bytes between ranks,
    collective MPI-IO, independent I/O. A scheme's estimate is their sum. */
@@ -443,7 +447,7 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
            is wrong here, the lent errors may be the ones misleading, and the optimistic guess decides.
            Of the schemes that could, the best guess picks. */
         /* While the best's one call is the pattern's first (cold), it is judged at half (meas_rank_time),
-           and it runs once more, warm, before any try unless even half of it is far off its estimate:
+           and it runs once more, warm, before any try unless even a quarter of it is far off its estimate:
            a cold first call alone said "far" in bench-auto's 3-rank B1 loops (all-independent's first
            call 6.5x its estimate, its next ones 1.2-2x) and the tries it allowed (aggregation, link-chunk,
            each run 3-20x all-independent's warm call) cost those loops 2-5x the best scheme's total. */
@@ -454,7 +458,10 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
            it was just over 4x its estimate, "far", and link-chunk was tried: 0.115 s) */
         int others = 0;
         for (int k = 0; k < 4; k++) others |= k != best_m && x->meas_t[k] >= 0;
-        const int far = meas_rank_time(s, best_m) > CD_MEAS_FAR * est[best_m];
+        /* far: the best's measurements say the model is wrong here; a lone cold call says so only when a
+           quarter of it is far off (CD_MEAS_COLD_FAR: a cold start cost up to 12x a warm call here) */
+        const double judged = meas_cold_only(s, best_m) ? CD_MEAS_COLD_FAR * meas_median(s, best_m) : meas_rank_time(s, best_m);
+        const int far = judged > CD_MEAS_FAR * est[best_m];
         const int wait = meas_cold_only(s, best_m) && (!far || others);
         const double bar = meas_try_bar(s, best_m, far);
         const double off = meas_off_everywhere(x->meas_t, est);
