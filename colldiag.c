@@ -13091,7 +13091,6 @@ static int h5_dxpl_remembered(hid_t p)
     return h5_plist_watched && h5_dxpl_seen.valid && h5_dxpl_seen.id == p && h5_dxpl_seen.gen == h5_plist_gen;
 }
 
-/* The DXPL's transfer mode (what a call needs to know before h5_small_first_call). */
 /* The DXPL p's transfer mode, just read from HDF5: remembered (its other settings not yet). */
 static void h5_dxpl_remember(hid_t p, H5FD_mpio_xfer_t mode)
 {
@@ -13102,6 +13101,7 @@ static void h5_dxpl_remember(hid_t p, H5FD_mpio_xfer_t mode)
     h5_dxpl_seen.mode = mode;
 }
 
+/* The DXPL's transfer mode (what a call needs to know before h5_small_first_call). */
 static int h5_dxpl_mode(hid_t dxpl, H5FD_mpio_xfer_t *mode, const char *fn)
 {
     const hid_t p = dxpl == H5P_DEFAULT ? H5P_DATASET_XFER_DEFAULT : dxpl;
