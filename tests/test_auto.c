@@ -244,6 +244,31 @@ static double step_open(const char *name, const char *inject, double est[4], cha
     return lat;
 }
 
+/* A lone cold first call that starts no try (cases 3c' and 3c'''): the model's choice F (first) costs its
+   estimate warm and cold x it in its first call; every other scheme costs 10x its own estimate. F runs
+   again (kind 2), warm, and nothing is tried in the n calls of the loop. Tested where a try's bar of
+   bar x cold x F's estimate (what an older rule compared the next estimate with) would have tried one;
+   else the line says why not. ch, kd: the loop's schemes and kinds. */
+static void cold_alone_case(const char *label, const char *loop_name, double cold, double bar, int first, const double est[4], int n, int *ch, int *kd)
+{
+    const int other = argmin(est, first);
+    if (est[other] >= bar * cold * est[first]) {
+        if (me == 0) printf("%s: not tested at %d ranks (the next estimate %g is over %g x %g x the choice's %g)\n", label, P, est[other], bar, cold, est[first]);
+        return;
+    }
+    double t[4];
+    char e[256];
+    for (int k = 0; k < 4; k++) t[k] = 10 * est[k];
+    t[first] = est[first];
+    snprintf(e, sizeof e, "clock:%.17g,%.17g,%.17g,%.17g,0,%.17g", t[0], t[1], t[2], t[3], cold);
+    colldiag_auto_forget();
+    setenv("COLLDIAG_INJECT", e, 1);
+    loop(loop_name, n, ch, kd, NULL, NULL);
+    CHECK(ch[1] == first && kd[1] == 2, "the second call ran %d (kind %d); %d again (kind 2) expected after a cold first call of %g x its estimate", ch[1], kd[1],
+          first, cold);
+    for (int c = 0; c < n; c++) CHECK(ch[c] == first, "call %d ran %d; nothing is tried after a lone cold first call (%d is the cheapest)", c, ch[c], first);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -448,26 +473,7 @@ int main(int argc, char **argv)
        cold call (bench-auto, 3 ranks: all-independent's first call 6.5x its estimate; aggregation tried,
        20x all-independent's warm call). Tested where that bar would have tried one. */
     snprintf(g_case, sizeof g_case, "a cold first call alone starts no try");
-    {
-        const double cold = 7.5;
-        const int other = argmin(est, first);
-        if (est[other] >= 0.87 * cold * est[first]) {
-            if (me == 0) printf("a cold first call alone: not tested at %d ranks (the next estimate %g is over 0.87 x %g x the choice's %g)\n", P, est[other], cold,
-                                est[first]);
-        } else {
-            double t[4];
-            char e[256];
-            for (int k = 0; k < 4; k++) t[k] = 10 * est[k];
-            t[first] = est[first];
-            snprintf(e, sizeof e, "clock:%.17g,%.17g,%.17g,%.17g,0,%.17g", t[0], t[1], t[2], t[3], cold);
-            colldiag_auto_forget();
-            setenv("COLLDIAG_INJECT", e, 1);
-            loop("cold-alone", NC, ch, kd, NULL, NULL);
-            CHECK(ch[1] == first && kd[1] == 2, "the second call ran %d (kind %d); %d again (kind 2) expected after a cold first call of %g x its estimate", ch[1],
-                  kd[1], first, cold);
-            for (int c = 0; c < NC; c++) CHECK(ch[c] == first, "call %d ran %d; nothing is tried after a cold first call alone (%d is the cheapest)", c, ch[c], first);
-        }
-    }
+    cold_alone_case("a cold first call alone", "cold-alone", 7.5, 0.87, first, est, NC, ch, kd);
 
     /* 3c'''. a lone cold first call up to 16x its estimate starts no try: F, the model's choice, costs its
        estimate warm and 15.9x it in its first call (half of that, 7.95x, is over 4x; a quarter is not);
@@ -476,26 +482,7 @@ int main(int argc, char **argv)
        all-independent's first call 10x its warm calls and estimate; link-chunk tried, 55-69 ms against
        2.5 ms). Tested where half's 15% bar would have tried one. */
     snprintf(g_case, sizeof g_case, "a lone cold first call up to 16x starts no try");
-    {
-        const double cold = 15.9;
-        const int other = argmin(est, first);
-        if (est[other] >= 0.87 * 0.5 * cold * est[first]) {
-            if (me == 0) printf("a lone cold first call up to 16x: not tested at %d ranks (the next estimate %g is over 0.87 x half of %g x the choice's %g)\n", P,
-                                est[other], cold, est[first]);
-        } else {
-            double t[4];
-            char e[256];
-            for (int k = 0; k < 4; k++) t[k] = 10 * est[k];
-            t[first] = est[first];
-            snprintf(e, sizeof e, "clock:%.17g,%.17g,%.17g,%.17g,0,%.17g", t[0], t[1], t[2], t[3], cold);
-            colldiag_auto_forget();
-            setenv("COLLDIAG_INJECT", e, 1);
-            loop("cold-16", NC, ch, kd, NULL, NULL);
-            CHECK(ch[1] == first && kd[1] == 2, "the second call ran %d (kind %d); %d again (kind 2) expected after a cold first call of %g x its estimate", ch[1],
-                  kd[1], first, cold);
-            for (int c = 0; c < NC; c++) CHECK(ch[c] == first, "call %d ran %d; nothing is tried after a lone cold first call (%d is the cheapest)", c, ch[c], first);
-        }
-    }
+    cold_alone_case("a lone cold first call up to 16x", "cold-16", 15.9, 0.87 * 0.5, first, est, NC, ch, kd);
 
     /* 3c''. no try against a cold call's half once another scheme ran: F, the model's choice, costs its
        estimate warm, and its first call 4h (a quarter of it, h, is over 4x F's estimate: far off, so the
