@@ -2121,10 +2121,13 @@ struct colldiag_xfer {
     double auto_est[4];                   /* AUTO's estimates (link, multi, aggregation, all-independent), -1 when not AUTO */
     double model_est[4];                  /* the same model for every collective chunked call, whatever ran; -1 otherwise */
     /* AUTO that measures (measure.c), the last call: 0 the model alone, 1 the pattern's first call (the corrected
-       model), 2 the measured best, 3 trying a scheme not measured yet; each scheme's median agreed time (-1
+       model), 2 the measured best, 3 trying a scheme not measured yet, 4 the measured best (aggregation) trying its
+       owners' runs by independent calls; each scheme's median agreed time (-1
        none), calls measured, corrected estimate; the pattern */
     int meas_kind, meas_s;
     int auto_s;                           /* the scheme AUTO ran (0 link .. 3 all-independent), -1: not AUTO */
+    int meas_agg_ind;                     /* ... aggregation, its owners' runs moved by independent calls (kind 4: tried; else kept) */
+    double meas_agg_t[2];                 /* the pattern's aggregation by collective calls (median) and by independent ones (0: not tried) */
     double meas_t[4], meas_ec[4];
     double meas_term[4];                  /* the chosen scheme's estimate, term by term (measure.c's CD_T_*) */
     double meas_link;                     /* the link between nodes the model used, B/s, probed (files.c); 0: not probed */
@@ -3372,6 +3375,7 @@ struct cd_io {
     int merged;               /* subs: this dataset's pieces are in the call's merged map */
     int fail_shift;           /* AG_FAIL holds ((rank << fail_shift) | dataset) * 16 + code (0: single) */
     int read_guard;           /* 0 not asked yet, 1 collective reads as planned, 2 read independently (read_guard) */
+    int agg_indep;            /* agreed: aggregation moves its owners' runs by independent calls (AUTO measured it, measure.c) */
 };
 
 /* The dataset context a piece belongs to (the call's own in a single call). */
@@ -5513,11 +5517,12 @@ static int agg_owner_reply(cd_io *io, cd_agg_own *o, unsigned char *reply)
     return 0;
 }
 
-/* Step 3: the owner's runs in agreed rounds of collective calls (independent calls with INDIVIDUAL_IO).
-   Every rank calls this, failed or not; gfail (agreed) skips the data. */
+/* Step 3: the owner's runs in agreed rounds of collective calls (independent calls with INDIVIDUAL_IO, or
+   where AUTO measured them faster: io->agg_indep, measure.c's meas_agg_judge; each run is contiguous, so
+   no MPI-IO layer sieves it). Every rank calls this, failed or not; gfail (agreed) skips the data. */
 static void agg_move(cd_io *io, const cd_agg_own *o, uint64_t gmax)
 {
-    if (io->set.coll_opt == COLLDIAG_MPIO_INDIVIDUAL_IO) {
+    if (io->set.coll_opt == COLLDIAG_MPIO_INDIVIDUAL_IO || io->agg_indep) {
         double t0 = cd_now();
         uint64_t pk = 0;
         for (uint64_t q = 0; q < o->nrun && !io->code; q++) {
@@ -6126,6 +6131,8 @@ typedef struct {
     double eng_base;                /* engines: the chosen engine's median when it was chosen */
     uint8_t cold1;                  /* k + 1: scheme k's first kept time is the pattern's first call (a cold start); 0 none */
     uint8_t eng_cur, eng_fresh;     /* engines: 1 + the engine chosen (0 learning); 1 + the engine measured afresh (0 none) */
+    uint8_t agg_tried, agg_ind;     /* aggregation's owners' runs: moved once by independent calls (a try); kept so (meas_agg_judge) */
+    double agg_t[2];                /* ... the two ways measured: collective calls' median before the try, the try's time */
 } cd_sig;
 
 typedef struct cd_group {
@@ -6139,6 +6146,7 @@ typedef struct cd_group {
                                        -1 the first is past): it paid the job's set-up, see meas_corrected */
     double ws[4][CD_T_N];           /* sum of each term's share of the scheme's measured estimates */
     int pend, pend_s;               /* the last AUTO call's measurement, carried by the next call's reduction (pend_s -1: no scheme) */
+    int pend_v;                     /* ... that call was aggregation's owners' runs moved by independent calls, tried (kind 4) */
     int pend_e;                     /* ... and the preload's engine that ran it (0 HDF5, 1 colldiag; -1 none), of pattern pend_esig */
     uint64_t pend_sig, pend_esig;
     double pend_t, pend_est, pend_term[CD_T_N];
@@ -6320,7 +6328,7 @@ static void meas_corrected(const cd_group *gr, const double est[4], const double
    preload ran, as far as each applies. Alike on every rank that ran the same call. */
 static uint64_t meas_pend_id(const cd_group *gr)
 {
-    uint64_t id = gr->pend_s >= 0 ? cd_hash_u64(gr->pend_sig, (uint64_t)gr->pend_s + 1) : 0x656e67u;
+    uint64_t id = gr->pend_s >= 0 ? cd_hash_u64(gr->pend_sig, (uint64_t)gr->pend_s + 1 + 16u * (uint64_t)gr->pend_v) : 0x656e67u;
     if (gr->pend_e >= 0) id = cd_hash_u64(id ^ gr->pend_esig, (uint64_t)gr->pend_e + 7);
     return id ? id : 1;
 }
@@ -6341,6 +6349,24 @@ static void meas_local(const cd_io *io, uint64_t v[AG_N])
     v[AG_MEAS_T] = gr->pend_t > 0 ? (uint64_t)(gr->pend_t * 1e9) + 1 : 1;
     v[AG_MEAS_SIG] = id;
     v[AG_MEAS_SIG_NOT] = ~id;
+}
+
+/* Aggregation's owners' runs, collective calls or independent ones: after the one call that moved them
+   by independent calls (kind 4, meas_choose), alike on every rank (agreed times). The owners hold whole
+   chunks' covered bytes, disjoint, so a collective call adds only its own work: on this machine ompio's
+   two-phase moved the owners' data between ranks a second time, aggregation's calls with independent
+   owners' I/O ran 0.7x (3 and 8 ranks) and 0.3-0.5x (4x2 simulated nodes) the collective ones'; on a
+   parallel file system whose locks are stripes, the collective call may be what keeps owners of
+   neighbouring chunks apart. Measured, not ruled: the independent way is kept when its call beat the
+   collective calls' median by the try's margin (CD_MEAS_GAIN), and aggregation's kept times become its
+   (what aggregation now costs: its median and fastest call, which later choices compare). */
+static void meas_agg_judge(cd_sig *s, double coll, double ind)
+{
+    s->agg_t[0] = coll;
+    s->agg_t[1] = ind;
+    if (!(coll > 0 && ind < CD_MEAS_GAIN * coll)) return;
+    s->agg_ind = 1;
+    for (uint32_t i = 0; i < s->n[2] && i < CD_MEAS_SAMPLES; i++) s->t[2][i] = ind;
 }
 
 /* After the reduction, alike on every rank: the previous call's time, its slowest rank's, into the
@@ -6366,9 +6392,11 @@ static void meas_agreed(const cd_io *io)
         if (k < 0) { gr->pend = 0; return; }
         cd_sig *s = meas_find(gr, gr->pend_sig, 1);
         if (s) {
+            const double coll = gr->pend_v ? meas_median(s, k) : -1; /* aggregation by collective calls, before the try */
             if (!meas_calls(s)) s->cold1 = (uint8_t)(k + 1); /* the pattern's first call */
             s->t[k][s->n[k] % CD_MEAS_SAMPLES] = t;
             s->n[k]++;
+            if (gr->pend_v) meas_agg_judge(s, coll, t);
         }
         /* The group's first call pays the job's set-up (the file's first agreement and node map,
            MPI-IO's first collective): IOR's first 64 KiB write ran 4.1 ms through multi, 20x its warm
@@ -6440,6 +6468,8 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
     for (int k = 1; k < 4; k++)
         if (est[k] < est[best_est]) best_est = k;
     x->meas_kind = 0;
+    x->meas_agg_ind = 0;
+    x->meas_agg_t[0] = x->meas_agg_t[1] = 0;
     x->meas_link = io->f->nodes > 1 ? io->f->bw_x : 0;
     x->meas_step = io->set.k[CD_K_LAT_X] == COLLDIAG_AUTO_LAT_X ? io->f->lat_x : 0;
     for (int k = 0; k < 4; k++) { x->meas_t[k] = -1; x->meas_n[k] = 0; x->meas_ec[k] = est[k]; }
@@ -6498,9 +6528,18 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
            against multi-chunk's 0.54 ms warm, during the 8 calls that decide the engine) */
         const int engines_compared = x->eng_kind == 1 || x->eng_kind == 3;
         const int worth = cand >= 0 && s && s->tries < CD_MEAS_TRIES && !engines_compared;
-        if (worth && io->dir != DIR_PLAN) s->tries++;
-        x->meas_kind = worth ? 3 : 2;
+        /* else, aggregation the measured best with two warm calls (a median the try's one call is judged
+           against; with one, a slow second call of a loop's first pattern kept the independent way or a fast
+           one dropped it by noise alone): its owners' runs moved once by independent calls
+           (meas_agg_judge), a try of the bound's */
+        const int agg_try = !worth && best_m == 2 && s->n[2] >= 3 && !s->agg_tried && s->tries < CD_MEAS_TRIES && !engines_compared;
+        if ((worth || agg_try) && io->dir != DIR_PLAN) s->tries++;
+        if (agg_try && io->dir != DIR_PLAN) s->agg_tried = 1;
+        x->meas_kind = worth ? 3 : agg_try ? 4 : 2;
         x->meas_s = worth ? cand : best_m;
+        x->meas_agg_ind = x->meas_s == 2 && (agg_try || s->agg_ind);
+        x->meas_agg_t[0] = s->agg_t[0];
+        x->meas_agg_t[1] = s->agg_t[1];
     }
     memcpy(x->meas_term, term[x->meas_s], sizeof x->meas_term);
     return x->meas_s;
@@ -6517,15 +6556,18 @@ static void meas_done(const cd_io *io, int k, double elapsed)
        scheme is cheapest, and only the agreed (slowest) time keeps them together; cold (clock:L,M,A,I,
        skew,cold): the pattern's first call costs cold times that (a cold start) */
     const char *e = cd_getenv("COLLDIAG_INJECT");
-    double c[4], skew = 0, cold = 1;
-    if (e && !strncmp(e, "clock:", 6) && sscanf(e + 6, "%lf,%lf,%lf,%lf,%lf,%lf", &c[0], &c[1], &c[2], &c[3], &skew, &cold) >= 4) {
+    double c[4], skew = 0, cold = 1, agg_ind = -1;
+    const int got = e && !strncmp(e, "clock:", 6) ? sscanf(e + 6, "%lf,%lf,%lf,%lf,%lf,%lf,%lf", &c[0], &c[1], &c[2], &c[3], &skew, &cold, &agg_ind) : 0;
+    if (got >= 4) {
         const cd_sig *s = meas_find(gr, io->x->meas_sig, 0);
         const int first = !s || !meas_calls(s);
+        if (k == 2 && io->x->meas_agg_ind && got >= 7) c[2] = agg_ind; /* aggregation's owners' runs by independent calls */
         elapsed = c[k] * (1.0 + skew * ((io->f->rank + k) % 4)) * (first ? cold : 1.0);
     }
 #endif
     gr->pend = 1;
     gr->pend_s = k;
+    gr->pend_v = io->x->meas_kind == 4;
     gr->pend_e = -1;
     gr->pend_sig = io->x->meas_sig;
     gr->pend_t = elapsed;
@@ -6675,6 +6717,7 @@ CD_MAYBE_UNUSED static void meas_engine_done(uint64_t group, uint64_t esig, int 
     if (!(gr->pend && gr->pend_s >= 0 && engine == 1)) {
         gr->pend = 1;
         gr->pend_s = -1;
+        gr->pend_v = 0;
     }
     gr->pend_e = engine;
     gr->pend_esig = esig;
@@ -6685,8 +6728,9 @@ CD_MAYBE_UNUSED static void meas_engine_done(uint64_t group, uint64_t esig, int 
    corrected estimate, and why the choice. */
 static void meas_reason(const colldiag_xfer *x, char *b, size_t n, const char *chosen)
 {
-    static const char *const why[4] = {"", "the pattern's first call, the model corrected by the job's measurements",
-                                       "the measured best", "trying a scheme not measured yet, whose estimate could beat the measured best"};
+    static const char *const why[5] = {"", "the pattern's first call, the model corrected by the job's measurements",
+                                       "the measured best", "trying a scheme not measured yet, whose estimate could beat the measured best",
+                                       "the measured best, trying its owners' runs by independent calls once"};
     size_t k = (size_t)snprintf(b, n, "AUTO (measured):");
     for (int s = 0; s < 4 && k < n; s++) {
         if (x->meas_t[s] >= 0)
@@ -6697,7 +6741,10 @@ static void meas_reason(const colldiag_xfer *x, char *b, size_t n, const char *c
     }
     if (k < n && x->meas_link > 0) k += (size_t)snprintf(b + k, n - k, "; the link between nodes probed at %.3g MB/s", x->meas_link * 1e-6);
     if (k < n && x->meas_step > 0) k += (size_t)snprintf(b + k, n - k, "; a collective step probed at %.3g us", x->meas_step * 1e6);
-    if (k < n) snprintf(b + k, n - k, " -> %s (%s)", chosen, why[x->meas_kind]);
+    if (k < n && x->meas_agg_t[0] > 0)
+        k += (size_t)snprintf(b + k, n - k, "; aggregation's owners' runs by collective calls %.3g s, by independent calls %.3g s", x->meas_agg_t[0],
+                              x->meas_agg_t[1]);
+    if (k < n) snprintf(b + k, n - k, " -> %s%s (%s)", chosen, x->meas_agg_ind ? ", its owners' runs by independent calls" : "", why[x->meas_kind]);
 }
 
 /* ---- wisdom (COLLDIAG_WISDOM=PATH) ----
@@ -7138,6 +7185,7 @@ static void exec_chunked(cd_io *io)
             double term[4][CD_T_N];
             auto_terms(io, term);
             model_best = scheme_opt[meas_choose(io, x->model_est, term)];
+            io->agg_indep = x->meas_agg_ind; /* agreed: the group's table decided it (agg_move) */
         }
         opt = model_best;
         for (int k = 0; k < 4; k++)
@@ -7603,6 +7651,7 @@ static void xfer_reset(colldiag_xfer *x)
     x->ratio0 = 0;
     x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
     x->meas_kind = 0;
+    x->meas_agg_ind = 0;
     x->auto_s = -1;
     x->model_est[0] = x->model_est[1] = x->model_est[2] = x->model_est[3] = -1.0;
     x->planned = 0;
@@ -9286,6 +9335,17 @@ int colldiag_get_auto_measured(const colldiag_xfer *x, double seconds[4], unsign
     return 0;
 }
 
+int colldiag_get_auto_aggregation_io(const colldiag_xfer *x, int *independent, double seconds[2])
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_auto_aggregation_io", "x is NULL");
+    if (independent) *independent = x->meas_kind && x->meas_s == 2 ? x->meas_agg_ind : -1;
+    if (seconds) {
+        seconds[0] = x->meas_kind && x->meas_agg_t[0] > 0 ? x->meas_agg_t[0] : -1;
+        seconds[1] = x->meas_kind && x->meas_agg_t[0] > 0 ? x->meas_agg_t[1] : -1;
+    }
+    return 0;
+}
+
 int colldiag_get_auto_corrected(const colldiag_xfer *x, double corrected[4])
 {
     if (!x || !corrected) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_auto_corrected", "%s is NULL", x ? "corrected" : "x");
@@ -9847,7 +9907,7 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
             colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)r.h[0].chunk_opt));
     json_str(out, r.h[0].reason);
     if (x->meas_kind) { /* AUTO that measures (measure.c): alike on every rank, so rank 0's is the call's */
-        static const char *const kinds[4] = {"", "first call", "measured best", "trying"};
+        static const char *const kinds[5] = {"", "first call", "measured best", "trying", "measured best, trying independent owners' I/O"};
         fprintf(out, ",\"auto\":{\"kind\":\"%s\",\"measured\":{", kinds[x->meas_kind]);
         for (int k = 0, any = 0; k < 4; k++)
             if (x->meas_n[k]) fprintf(out, "%s\"%s\":{\"seconds\":%.9g,\"calls\":%u}", any++ ? "," : "", cd_meas_name[k], x->meas_t[k], x->meas_n[k]);
@@ -9855,6 +9915,10 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
                 x->meas_ec[2], x->meas_ec[3]);
         if (x->meas_link > 0) fprintf(out, ",\"link_between_nodes_Bps\":%.6g", x->meas_link);
         if (x->meas_step > 0) fprintf(out, ",\"collective_step_s\":%.6g", x->meas_step);
+        if (x->meas_s == 2)
+            fprintf(out, ",\"aggregation_owners_io\":\"%s\"", x->meas_agg_ind ? "independent" : "collective");
+        if (x->meas_agg_t[0] > 0)
+            fprintf(out, ",\"aggregation_owners_measured\":{\"collective\":%.9g,\"independent\":%.9g}", x->meas_agg_t[0], x->meas_agg_t[1]);
         fprintf(out, "}");
     }
     /* a plan's bytes and calls are what the planned transfer would make; nothing moved */

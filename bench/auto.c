@@ -95,9 +95,11 @@ static int run_loop(const pat *p, int dir_read, int v, int calls, const char *pa
         double mine = MPI_Wtime() - t0, most = 0;
         MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         t[c] = most;
-        int ch = -1;
+        int ch = -1, aio = -1;
+        double aggt[2];
         colldiag_get_auto_measured(x, NULL, NULL, NULL, &ch);
-        ran[c] = vopt[v] == COLLDIAG_MPIO_CHUNK_AUTO ? ch : -1;
+        colldiag_get_auto_aggregation_io(x, &aio, aggt);
+        ran[c] = vopt[v] == COLLDIAG_MPIO_CHUNK_AUTO ? (ch == 2 && aio == 1 ? 4 : ch) : -1; /* 4: aggregation, its owners' runs by independent calls */
         if (v == 0 && me == 0 && getenv("BENCH_AUTO_TRACE")) { /* what AUTO knew: the model's error, call by call */
             double est[4], ec[4], mt[4];
             unsigned mn[4];
@@ -109,9 +111,9 @@ static int run_loop(const pat *p, int dir_read, int v, int calls, const char *pa
             colldiag_file_get_step_latency(f, &step);
             colldiag_file_get_link_rate(f, &link);
             fprintf(stderr, "trace %s %s call %d ran %c (kind %d) %.4f s | est L M A I %.4f %.4f %.4f %.4f | corrected %.4f %.4f %.4f %.4f | measured %.4f %.4f %.4f %.4f"
-                            " | step %.0f us, link %.0f MB/s\n",
-                    p->name, dir_read ? "read" : "write", c, ch >= 0 && ch < 4 ? "LMAI"[ch] : '-', kind, most, est[0], est[1], est[2], est[3], ec[0], ec[1], ec[2],
-                    ec[3], mt[0], mt[1], mt[2], mt[3], step * 1e6, link * 1e-6);
+                            " | step %.0f us, link %.0f MB/s | aggregation's owners' I/O coll %.4f ind %.4f\n",
+                    p->name, dir_read ? "read" : "write", c, ran[c] >= 0 && ran[c] < 5 ? "LMAIa"[ran[c]] : '-', kind, most, est[0], est[1], est[2], est[3], ec[0], ec[1], ec[2],
+                    ec[3], mt[0], mt[1], mt[2], mt[3], step * 1e6, link * 1e-6, aggt[0], aggt[1]);
         }
         bad |= rc != 0;
     }
@@ -148,7 +150,7 @@ int main(int argc, char **argv)
     MPI_Bcast(path, (int)sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (me == 0) printf("# bench-auto: %d ranks, %d calls a loop, median of %d, default constants (no calibrate)\n", P, calls, reps);
     if (me == 0) printf("%-6s %-5s %10s %10s %10s %10s %10s %10s %8s %8s  %s\n", "patt.", "dir", "auto", "model", "link", "multi", "aggregate", "ind",
-                        "auto/best", "calls ok", "schemes AUTO ran, call by call (L M A I), last repetition");
+                        "auto/best", "calls ok", "schemes AUTO ran, call by call (L M A I; a: aggregation, owners' runs by independent calls), last repetition");
     int fail = 0;
     for (int i = 0; i < np; i++) {
         if (only && !strstr(only, pats[i].name)) continue;
@@ -187,7 +189,10 @@ int main(int argc, char **argv)
                 printf("%-6s %-5s", pats[i].name, rd ? "read" : "write");
                 for (int v = 0; v < NV; v++) printf(" %10.4f", med[v]);
                 printf(" %8.2f %4d/%-3d  ", med[0] / med[best], ok, n3);
-                for (int c = 0; c < calls; c++) printf("%c", "LMAI?"[autoran[(size_t)(reps - 1) * calls + (size_t)c] < 0 || autoran[(size_t)(reps - 1) * calls + (size_t)c] > 3 ? 4 : autoran[(size_t)(reps - 1) * calls + (size_t)c]]);
+                for (int c = 0; c < calls; c++) {
+                    const int a = autoran[(size_t)(reps - 1) * calls + (size_t)c];
+                    printf("%c", "LMAIa?"[a < 0 || a > 4 ? 5 : a]);
+                }
                 printf("\n");
                 fflush(stdout);
             }

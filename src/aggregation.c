@@ -565,11 +565,12 @@ static int agg_owner_reply(cd_io *io, cd_agg_own *o, unsigned char *reply)
     return 0;
 }
 
-/* Step 3: the owner's runs in agreed rounds of collective calls (independent calls with INDIVIDUAL_IO).
-   Every rank calls this, failed or not; gfail (agreed) skips the data. */
+/* Step 3: the owner's runs in agreed rounds of collective calls (independent calls with INDIVIDUAL_IO, or
+   where AUTO measured them faster: io->agg_indep, measure.c's meas_agg_judge; each run is contiguous, so
+   no MPI-IO layer sieves it). Every rank calls this, failed or not; gfail (agreed) skips the data. */
 static void agg_move(cd_io *io, const cd_agg_own *o, uint64_t gmax)
 {
-    if (io->set.coll_opt == COLLDIAG_MPIO_INDIVIDUAL_IO) {
+    if (io->set.coll_opt == COLLDIAG_MPIO_INDIVIDUAL_IO || io->agg_indep) {
         double t0 = cd_now();
         uint64_t pk = 0;
         for (uint64_t q = 0; q < o->nrun && !io->code; q++) {

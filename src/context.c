@@ -42,6 +42,7 @@ struct cd_io {
     int merged;               /* subs: this dataset's pieces are in the call's merged map */
     int fail_shift;           /* AG_FAIL holds ((rank << fail_shift) | dataset) * 16 + code (0: single) */
     int read_guard;           /* 0 not asked yet, 1 collective reads as planned, 2 read independently (read_guard) */
+    int agg_indep;            /* agreed: aggregation moves its owners' runs by independent calls (AUTO measured it, measure.c) */
 };
 
 /* The dataset context a piece belongs to (the call's own in a single call). */

@@ -209,6 +209,7 @@ static void exec_chunked(cd_io *io)
             double term[4][CD_T_N];
             auto_terms(io, term);
             model_best = scheme_opt[meas_choose(io, x->model_est, term)];
+            io->agg_indep = x->meas_agg_ind; /* agreed: the group's table decided it (agg_move) */
         }
         opt = model_best;
         for (int k = 0; k < 4; k++)
@@ -674,6 +675,7 @@ static void xfer_reset(colldiag_xfer *x)
     x->ratio0 = 0;
     x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
     x->meas_kind = 0;
+    x->meas_agg_ind = 0;
     x->auto_s = -1;
     x->model_est[0] = x->model_est[1] = x->model_est[2] = x->model_est[3] = -1.0;
     x->planned = 0;

@@ -58,10 +58,13 @@ struct colldiag_xfer {
     double auto_est[4];                   /* AUTO's estimates (link, multi, aggregation, all-independent), -1 when not AUTO */
     double model_est[4];                  /* the same model for every collective chunked call, whatever ran; -1 otherwise */
     /* AUTO that measures (measure.c), the last call: 0 the model alone, 1 the pattern's first call (the corrected
-       model), 2 the measured best, 3 trying a scheme not measured yet; each scheme's median agreed time (-1
+       model), 2 the measured best, 3 trying a scheme not measured yet, 4 the measured best (aggregation) trying its
+       owners' runs by independent calls; each scheme's median agreed time (-1
        none), calls measured, corrected estimate; the pattern */
     int meas_kind, meas_s;
     int auto_s;                           /* the scheme AUTO ran (0 link .. 3 all-independent), -1: not AUTO */
+    int meas_agg_ind;                     /* ... aggregation, its owners' runs moved by independent calls (kind 4: tried; else kept) */
+    double meas_agg_t[2];                 /* the pattern's aggregation by collective calls (median) and by independent ones (0: not tried) */
     double meas_t[4], meas_ec[4];
     double meas_term[4];                  /* the chosen scheme's estimate, term by term (measure.c's CD_T_*) */
     double meas_link;                     /* the link between nodes the model used, B/s, probed (files.c); 0: not probed */

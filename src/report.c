@@ -183,6 +183,17 @@ int colldiag_get_auto_measured(const colldiag_xfer *x, double seconds[4], unsign
     return 0;
 }
 
+int colldiag_get_auto_aggregation_io(const colldiag_xfer *x, int *independent, double seconds[2])
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_auto_aggregation_io", "x is NULL");
+    if (independent) *independent = x->meas_kind && x->meas_s == 2 ? x->meas_agg_ind : -1;
+    if (seconds) {
+        seconds[0] = x->meas_kind && x->meas_agg_t[0] > 0 ? x->meas_agg_t[0] : -1;
+        seconds[1] = x->meas_kind && x->meas_agg_t[0] > 0 ? x->meas_agg_t[1] : -1;
+    }
+    return 0;
+}
+
 int colldiag_get_auto_corrected(const colldiag_xfer *x, double corrected[4])
 {
     if (!x || !corrected) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_auto_corrected", "%s is NULL", x ? "corrected" : "x");
@@ -744,7 +755,7 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
             colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)r.h[0].chunk_opt));
     json_str(out, r.h[0].reason);
     if (x->meas_kind) { /* AUTO that measures (measure.c): alike on every rank, so rank 0's is the call's */
-        static const char *const kinds[4] = {"", "first call", "measured best", "trying"};
+        static const char *const kinds[5] = {"", "first call", "measured best", "trying", "measured best, trying independent owners' I/O"};
         fprintf(out, ",\"auto\":{\"kind\":\"%s\",\"measured\":{", kinds[x->meas_kind]);
         for (int k = 0, any = 0; k < 4; k++)
             if (x->meas_n[k]) fprintf(out, "%s\"%s\":{\"seconds\":%.9g,\"calls\":%u}", any++ ? "," : "", cd_meas_name[k], x->meas_t[k], x->meas_n[k]);
@@ -752,6 +763,10 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
                 x->meas_ec[2], x->meas_ec[3]);
         if (x->meas_link > 0) fprintf(out, ",\"link_between_nodes_Bps\":%.6g", x->meas_link);
         if (x->meas_step > 0) fprintf(out, ",\"collective_step_s\":%.6g", x->meas_step);
+        if (x->meas_s == 2)
+            fprintf(out, ",\"aggregation_owners_io\":\"%s\"", x->meas_agg_ind ? "independent" : "collective");
+        if (x->meas_agg_t[0] > 0)
+            fprintf(out, ",\"aggregation_owners_measured\":{\"collective\":%.9g,\"independent\":%.9g}", x->meas_agg_t[0], x->meas_agg_t[1]);
         fprintf(out, "}");
     }
     /* a plan's bytes and calls are what the planned transfer would make; nothing moved */

@@ -54,6 +54,13 @@ static const char *dir;
    (every chunk shared: every scheme a candidate); 1, a block of whole rows (case 3e: schemes estimated
    close to each other). */
 static int g_rows;
+/* Per call of the last loop: how AUTO moved aggregation's owners' runs (colldiag_get_auto_aggregation_io:
+   1 independent calls, 0 collective, -1 not aggregation), what it had measured of the two ways, and the
+   write's collective and independent MPI-IO calls on this rank (colldiag_get_counters) */
+enum { NCMAX = 16 };
+static int g_aggio[NCMAX];
+static double g_aggt[NCMAX][2];
+static uint64_t g_ncoll[NCMAX], g_nind[NCMAX];
 static uint64_t row0(int r) { return (uint64_t)r * N / (uint64_t)P; }
 static int mine(uint64_t i, uint64_t j)
 {
@@ -110,6 +117,10 @@ static void loop(const char *name, int n, int *chosen, int *kind, double est[4],
         int kd = -1, ch = -1;
         colldiag_get_auto_measured(x, NULL, NULL, &kd, &ch);
         if (c == 0 && est) colldiag_get_model_estimates(x, est);
+        int aio = -2;
+        colldiag_counters cn;
+        CHECK(colldiag_get_auto_aggregation_io(x, &aio, c < NCMAX ? g_aggt[c] : NULL) == 0 && colldiag_get_counters(x, &cn) == 0, "the getters");
+        if (c < NCMAX) { g_aggio[c] = aio; g_ncoll[c] = cn.calls_collective; g_nind[c] = cn.calls_independent; }
         if (ec) CHECK(colldiag_get_auto_corrected(x, ec[c]) == 0, "colldiag_get_auto_corrected");
         memset(r, 0, (ne + 1) * sizeof *r);
         colldiag_xfer *xr = NULL;
@@ -119,11 +130,11 @@ static void loop(const char *name, int n, int *chosen, int *kind, double est[4],
         colldiag_xfer_free(xr);
         CHECK(!memcmp(r, w, ne * sizeof *r), "%s call %d: the bytes read back differ from those written", name, c);
         /* every rank's view of the call, on every rank */
-        int mine[2] = {ch, kd}, *all = malloc((size_t)P * 2 * sizeof *all);
-        MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, MPI_COMM_WORLD);
+        int mine[3] = {ch, kd, aio}, *all = malloc((size_t)P * 3 * sizeof *all);
+        MPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, MPI_COMM_WORLD);
         for (int q = 0; q < P; q++)
-            CHECK(all[2 * q] == ch && all[2 * q + 1] == kd, "%s call %d: rank %d ran scheme %d (%d), this rank %d (%d)", name, c, q, all[2 * q],
-                  all[2 * q + 1], ch, kd);
+            CHECK(all[3 * q] == ch && all[3 * q + 1] == kd && all[3 * q + 2] == aio, "%s call %d: rank %d ran scheme %d (%d, owners' I/O %d), this rank %d (%d, %d)",
+                  name, c, q, all[3 * q], all[3 * q + 1], all[3 * q + 2], ch, kd, aio);
         free(all);
         chosen[c] = ch;
         kind[c] = kd;
@@ -430,9 +441,11 @@ int main(int argc, char **argv)
             enum { NL = 12 };
             int chl[NL], kdl[NL];
             loop("late-b", NL, chl, kdl, NULL, NULL);
+            /* (aggregation, once it ran three times, moves its owners' runs by independent calls once: kind 4,
+               the pattern's call 3, case 7; that clock makes them cost the same, so it is not kept) */
             for (int c = 0; c < NL; c++)
-                CHECK(chl[c] == first && kdl[c] == 2, "call %d ran %d (kind %d): a try at the loop's call %d, for a scheme estimated to beat the best by 30%%", c + 3,
-                      chl[c], kdl[c], c + 3);
+                CHECK(chl[c] == first && kdl[c] == (first == 2 && c == 0 ? 4 : 2), "call %d ran %d (kind %d): a try at the loop's call %d, for a scheme estimated to beat the best by 30%%",
+                      c + 3, chl[c], kdl[c], c + 3);
         }
     }
 
@@ -716,6 +729,46 @@ int main(int argc, char **argv)
         CHECK(hi[1] - lo[1] >= 3 * (S - SL) - 1e-9, "multi-chunk's estimate rose by %.9g s, less than its three steps' %.9g s", hi[1] - lo[1], 3 * (S - SL));
         /* all-independent has no collective call */
         CHECK(fabs(hi[3] - lo[3]) <= 1e-12 + 1e-9 * hi[3], "all-independent's estimate moved with the step: %.9g s, %.9g s", lo[3], hi[3]);
+    }
+    /* 7. aggregation's owners' I/O, measured (src/measure.c, meas_agg_judge): aggregation is the model's
+       choice and the cheapest scheme (its estimate; every other costs 10x its own: never tried); once it
+       ran twice warm (calls 1 and 2), call 3 moves its owners' runs by independent calls (kind 4), costing Y
+       (the clock's seventh value). Kept from call 4 on only when Y < 0.87 x aggregation's collective
+       median, the clock's A; every rank alike; the MPI-IO calls the write made say how it moved (the
+       test's counters: no collective call when independent, one at least on every rank when not); every
+       byte read back and checked (loop). */
+    for (int kept = 0; kept < 2; kept++) {
+        snprintf(g_case, sizeof g_case, "aggregation's owners' I/O, %s", kept ? "independent faster" : "independent slower");
+        if (first != 2) {
+            if (me == 0 && kept) printf("aggregation's owners' I/O: not tested at %d ranks (the model's choice is %d, not aggregation)\n", P, first);
+            continue;
+        }
+        double t[4];
+        for (int k = 0; k < 4; k++) t[k] = 10 * est[k];
+        t[2] = est[2];
+        const double y = kept ? 0.5 * t[2] : 2 * t[2];
+        char e[256];
+        snprintf(e, sizeof e, "clock:%.17g,%.17g,%.17g,%.17g,0,1,%.17g", t[0], t[1], t[2], t[3], y);
+        colldiag_auto_forget();
+        setenv("COLLDIAG_INJECT", e, 1);
+        loop(kept ? "aggio_kept" : "aggio_dropped", NC, ch, kd, NULL, NULL);
+        const int keep = y < 0.87 * t[2]; /* the rule, applied by the test */
+        for (int c = 0; c < NC; c++) {
+            const int wkind = c == 0 ? 1 : c == 3 ? 4 : 2, wio = c == 3 || (c > 3 && keep);
+            CHECK(ch[c] == 2 && kd[c] == wkind && g_aggio[c] == wio, "call %d ran %d (kind %d, owners' I/O %d), expected aggregation (kind %d, owners' I/O %d)", c,
+                  ch[c], kd[c], g_aggio[c], wkind, wio);
+            CHECK(wio ? g_ncoll[c] == 0 : g_ncoll[c] >= 1, "call %d: %llu collective MPI-IO calls on rank %d, its owners' runs moved by %s calls", c,
+                  (unsigned long long)g_ncoll[c], me, wio ? "independent" : "collective");
+            if (c > 3) /* what the pattern measured of the two ways: the agreed times are the clock's (ns) */
+                CHECK(fabs(g_aggt[c][0] - t[2]) <= 2e-9 && fabs(g_aggt[c][1] - y) <= 2e-9, "call %d: aggregation measured %.9g s collective, %.9g s independent; the clock said %.9g, %.9g",
+                      c, g_aggt[c][0], g_aggt[c][1], t[2], y);
+            else CHECK(g_aggt[c][0] < 0 && g_aggt[c][1] < 0, "call %d: aggregation's two ways reported measured (%g, %g) before the try's time was agreed", c, g_aggt[c][0], g_aggt[c][1]);
+        }
+        uint64_t ind = 0, sum = 0;
+        for (int c = 4; c < NC; c++) ind += g_nind[c];
+        MPI_Allreduce(&ind, &sum, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+        CHECK(!keep || sum > 0, "the owners' runs kept by independent calls, but no rank made an independent MPI-IO call from call 4 on");
+        if (me == 0 && kept) printf("aggregation's owners' I/O: tried at call 3, kept when %g < 0.87 x %g\n", y, t[2]);
     }
     unsetenv("COLLDIAG_INJECT");
     const int rc = test_summary("test_auto");
