@@ -6753,7 +6753,9 @@ static void meas_reason(const colldiag_xfer *x, char *b, size_t n, const char *c
      where ranks=3 nodes=1 per_node=3 mpi=Open_MPI_v4.1.4 io=ompio fs=ef53
      scale LR0 N0 LR1 N1 LR2 N2 LR3 N3                  (the model's error per scheme: sum of logs, count)
      shares K W0 W1 W2 W3                                (scheme K: its terms' shares of its estimates, summed)
-     sig HEX tries T link SECONDS CALLS multi - 0 aggregation SECONDS CALLS independent - 0
+     sig HEX tries T link SECONDS CALLS multi - 0 aggregation SECONDS CALLS independent - 0 [owners WAY COLL IND]
+                                                         (aggregation's owners' I/O once measured both ways,
+                                                          meas_agg_judge: WAY independent or collective)
    The where is what the group's first call knew (its ranks, its nodes where known, the MPI library and
    its I/O component, the file system of that call's file): a later run of the same program there
    computes the same at its first call. Blocks of other places are kept when the file is written again. */
@@ -6874,6 +6876,15 @@ static void meas_wisdom_load(cd_io *io)
                 s->t[k][0] = strtod(tk[k], NULL);
                 s->n[k] = 1; /* one sample, the saved median: this run's own calls soon outnumber it */
             }
+        char way[24];
+        double at[2];
+        const char *o = strstr(line, " owners ");
+        if (o && sscanf(o, " owners %23s %lf %lf", way, &at[0], &at[1]) == 3) { /* measured: not tried again */
+            s->agg_tried = 1;
+            s->agg_ind = !strcmp(way, "independent");
+            s->agg_t[0] = at[0];
+            s->agg_t[1] = at[1];
+        }
     }
     free(text);
     gr->wis_dig = gr->wis_n ? (dig ? dig : 1) : 0;
@@ -6945,6 +6956,8 @@ static void meas_save(void)
                 if (t >= 0) fprintf(m, " %s %.9g %u", cd_meas_name[k], t, s->n[k]);
                 else fprintf(m, " %s - 0", cd_meas_name[k]);
             }
+            if (s->agg_tried && s->agg_t[0] > 0)
+                fprintf(m, " owners %s %.9g %.9g", s->agg_ind ? "independent" : "collective", s->agg_t[0], s->agg_t[1]);
             fprintf(m, "\n");
         }
     }

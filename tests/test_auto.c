@@ -736,7 +736,8 @@ int main(int argc, char **argv)
        (the clock's seventh value). Kept from call 4 on only when Y < 0.87 x aggregation's collective
        median, the clock's A; every rank alike; the MPI-IO calls the write made say how it moved (the
        test's counters: no collective call when independent, one at least on every rank when not); every
-       byte read back and checked (loop). */
+       byte read back and checked (loop). Then the wisdom saved (as MPI_Finalize saves it) starts the
+       next run's first calls the way the loop kept, without trying again. */
     for (int kept = 0; kept < 2; kept++) {
         snprintf(g_case, sizeof g_case, "aggregation's owners' I/O, %s", kept ? "independent faster" : "independent slower");
         if (first != 2) {
@@ -749,7 +750,12 @@ int main(int argc, char **argv)
         const double y = kept ? 0.5 * t[2] : 2 * t[2];
         char e[256];
         snprintf(e, sizeof e, "clock:%.17g,%.17g,%.17g,%.17g,0,1,%.17g", t[0], t[1], t[2], t[3], y);
+        char wpath[1024];
+        snprintf(wpath, sizeof wpath, "%s/test_auto_aggio_wisdom.txt", dir);
         colldiag_auto_forget();
+        if (me == 0) remove(wpath);
+        MPI_Barrier(MPI_COMM_WORLD);
+        setenv("COLLDIAG_WISDOM", wpath, 1);
         setenv("COLLDIAG_INJECT", e, 1);
         loop(kept ? "aggio_kept" : "aggio_dropped", NC, ch, kd, NULL, NULL);
         const int keep = y < 0.87 * t[2]; /* the rule, applied by the test */
@@ -768,6 +774,16 @@ int main(int argc, char **argv)
         for (int c = 4; c < NC; c++) ind += g_nind[c];
         MPI_Allreduce(&ind, &sum, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
         CHECK(!keep || sum > 0, "the owners' runs kept by independent calls, but no rank made an independent MPI-IO call from call 4 on");
+        colldiag_auto_save_wisdom(); /* what MPI_Finalize does */
+        MPI_Barrier(MPI_COMM_WORLD);
+        colldiag_auto_forget();
+        loop(kept ? "aggio_kept_reuse" : "aggio_dropped_reuse", 5, ch, kd, NULL, NULL);
+        for (int c = 0; c < 5; c++)
+            CHECK(ch[c] == 2 && kd[c] == 2 && g_aggio[c] == keep && fabs(g_aggt[c][0] - t[2]) <= 2e-9 && fabs(g_aggt[c][1] - y) <= 2e-9,
+                  "with wisdom, call %d ran %d (kind %d, owners' I/O %d, measured %g / %g); aggregation, kind 2, owners' I/O %d, %g / %g expected", c, ch[c], kd[c],
+                  g_aggio[c], g_aggt[c][0], g_aggt[c][1], keep, t[2], y);
+        unsetenv("COLLDIAG_WISDOM");
+        if (me == 0) remove(wpath);
         if (me == 0 && kept) printf("aggregation's owners' I/O: tried at call 3, kept when %g < 0.87 x %g\n", y, t[2]);
     }
     unsetenv("COLLDIAG_INJECT");
