@@ -39,6 +39,9 @@
  *  5. wisdom: COLLDIAG_WISDOM saved by one run (a child job of this test cannot: the file is written at
  *     MPI_Finalize, so the test writes a wisdom file the way colldiag does and checks that colldiag reads
  *     it) is used from the first call; wisdom of another place (ranks=...) is ignored.
+ *  7. aggregation's owners' I/O: tried once by independent calls after two warm calls, kept only when
+ *     15% faster, the write's own MPI-IO calls counted, carried by wisdom; and one rank failing on the
+ *     independent way makes every rank return an error naming it.
  */
 #define _GNU_SOURCE
 #include "colldiag.h"
@@ -782,6 +785,45 @@ int main(int argc, char **argv)
             CHECK(ch[c] == 2 && kd[c] == 2 && g_aggio[c] == keep && fabs(g_aggt[c][0] - t[2]) <= 2e-9 && fabs(g_aggt[c][1] - y) <= 2e-9,
                   "with wisdom, call %d ran %d (kind %d, owners' I/O %d, measured %g / %g); aggregation, kind 2, owners' I/O %d, %g / %g expected", c, ch[c], kd[c],
                   g_aggio[c], g_aggt[c][0], g_aggt[c][1], keep, t[2], y);
+        /* collective safety on the independent way: with the wisdom that kept it, the pattern's first call
+           moves its owners' runs by independent calls; one rank's MPI-IO call fails there (injected): every
+           rank returns an error naming that rank, none hangs */
+        if (keep && P > 1) {
+            snprintf(g_case, sizeof g_case, "aggregation's owners' I/O, independent, rank %d failing", P - 1);
+            colldiag_auto_forget();
+            snprintf(e, sizeof e, "io:%d", P - 1);
+            setenv("COLLDIAG_INJECT", e, 1);
+            char path[1024];
+            snprintf(path, sizeof path, "%s/test_auto_aggio_fail.bin", dir);
+            colldiag_file *f = NULL;
+            colldiag_layout *l = NULL;
+            colldiag_xfer *x = NULL;
+            uint64_t dims[2] = {N, N}, cd[2] = {C, C};
+            CHECK(colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f) == 0, "open");
+            colldiag_layout_chunked(2, dims, cd, sizeof(double), 0, &l);
+            colldiag_xfer_create(&x);
+            colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
+            colldiag_set_dxpl_mpio_chunk_opt(x, COLLDIAG_MPIO_CHUNK_AUTO);
+            colldiag_sel *sl = my_sel();
+            const uint64_t ne = colldiag_sel_npoints(sl);
+            double *w = calloc(ne + 1, sizeof *w);
+            const int rc = colldiag_write(f, l, sl, NULL, w, x);
+            int aio = -2, kd1 = -1;
+            colldiag_get_auto_aggregation_io(x, &aio, NULL);
+            colldiag_get_auto_measured(x, NULL, NULL, &kd1, NULL);
+            char r[32];
+            snprintf(r, sizeof r, "rank %d", P - 1);
+            CHECK(aio == 1 && kd1 == 2, "the failing call: owners' I/O %d (kind %d), the wisdom's independent way expected", aio, kd1);
+            CHECK(rc != 0 && strstr(colldiag_xfer_errmsg(x), r) != NULL, "the call returned %d, message \"%s\": an error naming %s expected on every rank", rc,
+                  colldiag_xfer_errmsg(x), r);
+            unsetenv("COLLDIAG_INJECT");
+            free(w);
+            colldiag_sel_free(sl);
+            colldiag_xfer_free(x);
+            colldiag_layout_free(l);
+            colldiag_file_close(f);
+            if (me == 0) remove(path);
+        }
         unsetenv("COLLDIAG_WISDOM");
         if (me == 0) remove(wpath);
         if (me == 0 && kept) printf("aggregation's owners' I/O: tried at call 3, kept when %g < 0.87 x %g\n", y, t[2]);
