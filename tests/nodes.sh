@@ -82,7 +82,9 @@ LAUNCHER=""
 # One scan is not enough: a launcher told to stop may still be starting a node's daemon (an agent between
 # fork and setns is in no node's namespace yet), and on a loaded machine that daemon starts its ranks
 # after the scan (CI saw 4 ranks outlive a timeout so). So the scans (which take the launcher too: it
-# runs in node0's namespace) repeat until three in a row, 0.1 s apart, find nothing (at most 30 s).
+# runs in node0's namespace) repeat until ten in a row, 0.1 s apart, find nothing (at most 30 s). Ten,
+# not three: a fresh-clone CI of 2026-12-01 saw a node's orted start 4 ranks after three quiet scans
+# (0.3 s) of a hung run's timeout, on a loaded machine; they outlived it.
 kill_in_nodes() { # sets KILLED to how many it killed; two processes a scan, not one per process
     local pids=() p n q dir ns
     # a timeout signals our whole process group, the holders included: the namespaces are named as
@@ -106,7 +108,7 @@ cleanup() {
     trap - EXIT INT TERM
     local p quiet=0 round=0
     [ -n "$LAUNCHER" ] && kill "$LAUNCHER" 2>/dev/null
-    while [ "$quiet" -lt 3 ] && [ "$round" -lt 300 ]; do
+    while [ "$quiet" -lt 10 ] && [ "$round" -lt 300 ]; do
         round=$((round + 1))
         kill_in_nodes
         if [ "$KILLED" = 0 ]; then
