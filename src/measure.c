@@ -37,7 +37,7 @@
  *   left out of its scheme's median once that scheme has others, and ranks at half while it is the only
  *   one (meas_rank_time); it allows a try only when even a quarter of it is over 4x its estimate
  *   and no other scheme has run in the pattern, else the best runs once more, warm, before anything is
- *   tried.
+ *   tried; and the same once more for the best's second call (a cold start can last two calls).
  * - Wisdom (COLLDIAG_WISDOM=PATH): what was measured is saved when MPI finalizes (the group's first
  *   file's rank 0) and loaded at a group's first collective call, keyed by where it was measured (ranks,
  *   nodes, ranks per node, the MPI library and its I/O component, the file system): wisdom from
@@ -239,6 +239,10 @@ static double meas_median(const cd_sig *s, int k) { return meas_median_of(s, k, 
 
 /* Scheme k's one call so far is the pattern's first (cold): the measured best has no warm call yet. */
 static int meas_cold_only(const cd_sig *s, int k) { return s->n[k] == 1 && s->cold1 == k + 1; }
+
+/* Scheme k ran the pattern's first (cold) call and one more: its median is that second call alone,
+   which can still run cold (meas_choose). */
+static int meas_one_warm(const cd_sig *s, int k) { return s->n[k] == 2 && s->cold1 == k + 1; }
 
 /* What a scheme's measurement is worth when AUTO picks the measured best: its median, or, when its one
    call so far was the pattern's first (cold), half of it (CD_MEAS_COLD: a cold start can double a
@@ -483,11 +487,23 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
            it was just over 4x its estimate, "far", and link-chunk was tried: 0.115 s) */
         int others = 0;
         for (int k = 0; k < 4; k++) others |= k != best_m && x->meas_t[k] >= 0;
-        /* far: the best's measurements say the model is wrong here; a lone cold call says so only when a
-           quarter of it is far off (CD_MEAS_COLD_FAR: a cold start cost up to 12x a warm call here) */
-        const double judged = meas_cold_only(s, best_m) ? CD_MEAS_COLD_FAR * meas_median(s, best_m) : meas_rank_time(s, best_m);
+        /* ... and the same for its second call: a job's first calls can run cold for two calls, not one
+           (all-independent's B1 writes on 3 and 8 ranks of 2 cores, a process's first loop: 11-29 ms, then
+           10-21 ms, then 2.4-3 ms warm, on ompio and ROMIO alike); judged on that second call alone, it was
+           "far" (9x its estimate) and the early bar let aggregation or link-chunk be tried at the third
+           call (45-90 ms a call there: bench-auto 5.3x and 2.2x the best scheme's total). So the best
+           runs a third time, warm, before anything is tried unless a quarter of its second call is far
+           off too; of the tries that wait, the project's bench-auto runs showed none that won by more than
+           noise at the third call (4x2 simulated nodes, B4: two tries there, one lost, one tied). */
+        const int young = meas_cold_only(s, best_m) || meas_one_warm(s, best_m);
+        /* far: the best's measurements say the model is wrong here; a young best's calls say so only when
+           a quarter of them is far off (CD_MEAS_COLD_FAR: a cold start cost up to 12x a warm call here);
+           an older best's when even its fastest call is: its median can still hold the second call's
+           cold start (8 ranks, B4 writes: multi-chunk's 3x after a slow second call read as far, and
+           all-independent, estimated alike, was tried at 9x its estimate: 1.39x the best's total) */
+        const double judged = young ? CD_MEAS_COLD_FAR * meas_median(s, best_m) : meas_min(s, best_m);
         const int far = judged > CD_MEAS_FAR * est[best_m];
-        const int wait = meas_cold_only(s, best_m) && (!far || others);
+        const int wait = young && (!far || others);
         const double bar = meas_try_bar(s, best_m, far);
         const double off = meas_off_everywhere(x->meas_t, est);
         for (int k = 0; k < 4 && !wait; k++) {
