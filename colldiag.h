@@ -373,7 +373,7 @@ int colldiag_get_model_estimates(const colldiag_xfer *x, double est[4]);
    from a pattern's second call on AUTO runs the scheme measured fastest, trying a scheme not measured
    yet (at most twice a pattern) only where its estimate, corrected by what the job's calls have shown
    of the model's error (colldiag_get_auto_corrected), beats the measured best: on the pattern's second
-   and third calls by more than 15% once the best ran over 4x its estimate (while the best's calls are
+   and third calls by more than 15% once the best's fastest call ran over 4x its estimate (while its calls are
    the pattern's cold first one and at most one more: once a quarter of them did, as a cold start cost
    up to 12x a warm call here, and can last two calls), otherwise (a scheme tried
    pays its own MPI-IO set-up; and from the fourth call on: tries belong to a loop's first calls) by half; once two schemes ran over 4x their

@@ -23,8 +23,8 @@
  *   paid the job's set-up: 20x a warm call under IOR) counts as one that never ran, while that call
  *   still lends to the others. From the second call on, the measured best runs
  *   (the median of its last 8 calls), unless a scheme not run yet could beat it: on the pattern's
- *   second and third calls by more than 15% against the best's fastest call once it ran over 4x its
- *   estimate, else by half (a pattern's first call pays for a cold start, which can double it, and a
+ *   second and third calls by more than 15% against the best's fastest call once even that ran over
+ *   4x its estimate, else by half (a pattern's first call pays for a cold start, which can double it, and a
  *   scheme tried pays its own MPI-IO set-up); from the fourth call by half only (tries belong to a
  *   loop's first calls). Then that scheme is
  *   tried, on a real call (never by repeating I/O), at most twice a pattern:
