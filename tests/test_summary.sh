@@ -25,6 +25,13 @@ run() { # name, report, accelerate, command...: the program under the preload
     COLLDIAG_REPORT=$rep COLLDIAG_ACCELERATE=$acc LD_PRELOAD=$LIB timeout 300 $RUN -n 3 $X "$@" >"$T/$name.out" 2>&1
 }
 
+no_diag() { # output, the planned run's output, label: the summary alone prints no HDF5 error stack the planned run does not
+    local a b
+    a=$(grep -c 'HDF5-DIAG' "$1"); b=$(grep -c 'HDF5-DIAG' "$2")
+    if [ "$a" != "$b" ]; then echo "FAIL $3: $a HDF5 error stacks, $b in the planned run"; grep -A3 'HDF5-DIAG' "$1" | head -8; fail=1
+    else echo "$3: no HDF5 error output of its own ($a, as the planned run)"; fi
+}
+
 # the run's own summary against the tool's sums of its lines: calls, bytes, causes (name: bits, calls, bytes)
 same_as_lines() { # jsonl, label
     python3 - "$1" "$2" "$TOOL" <<'PY'
@@ -63,6 +70,9 @@ for spec in "c:$B/h5_client" ${PY:+"py:/usr/bin/python3 tests/h5py_client.py"} $
     # shellcheck disable=SC2086
     run "$name-s" "summary:$T/$name-s.json" 0 $cmd "$T/$name-s.h5" "$T/$name-s.own.jsonl" ||
         { echo "FAIL $name (summary): exit $?"; tail -20 "$T/$name-s.out"; fail=1; continue; }
+    # ... and, as every mode of the preload, no HDF5 error output of its own (the summary's bytes-at-risk
+    # words once read a DXPL outside H5E_BEGIN_TRY: 88 HDF5 error stacks for h5_client's run)
+    no_diag "$T/$name-s.out" "$T/$name-0.out" "$name (summary alone)"
     python3 - "$T/$name-s.json" "$T/$name-0.jsonl" "$name" <<'PY' || fail=1
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -80,6 +90,7 @@ done
 # run, and every case whose file came out wrong in that very run is among them
 run defects-s "summary:$T/defects-s.json" 0 "$B/h5_defects" "$T" || { echo "FAIL h5_defects (summary): exit $?"; fail=1; }
 run defects-p "json:$T/defects-p.jsonl" 0 "$B/h5_defects" "$T" || { echo "FAIL h5_defects (planned): exit $?"; fail=1; }
+no_diag "$T/defects-s.out" "$T/defects-p.out" "h5_defects (summary alone)"
 python3 - "$T/defects-s.json" "$T/defects-p.jsonl" "$T/defects-s.out" <<'PY' || fail=1
 import json, re, sys
 s = json.load(open(sys.argv[1]))
