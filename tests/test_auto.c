@@ -95,21 +95,31 @@ static colldiag_sel *my_sel(void)
 
 static double value(int step, uint64_t i, uint64_t j) { return step * 100000.0 + (double)(i * N + j); }
 
+/* The file DIR/test_auto_NAME.bin (its path into path), the N x N dataset of C x C chunks, and a
+   collective AUTO transfer: what every loop of the test writes through. */
+static void open_auto(const char *name, char path[1024], colldiag_file **f, colldiag_layout **l, colldiag_xfer **x)
+{
+    snprintf(path, 1024, "%s/test_auto_%s.bin", dir, name);
+    uint64_t dims[2] = {N, N}, cd[2] = {C, C};
+    *f = NULL;
+    *l = NULL;
+    *x = NULL;
+    CHECK(colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, f) == 0, "open");
+    colldiag_layout_chunked(2, dims, cd, sizeof(double), 0, l);
+    colldiag_xfer_create(x);
+    colldiag_set_dxpl_mpio(*x, COLLDIAG_MPIO_COLLECTIVE);
+    colldiag_set_dxpl_mpio_chunk_opt(*x, COLLDIAG_MPIO_CHUNK_AUTO);
+}
+
 /* One time-step loop of n calls (writes, each read back and checked); chosen[c]: the scheme of call c,
    kind[c]: colldiag's reason (colldiag_get_auto_measured), est: the model's estimates of the first call. */
 static void loop(const char *name, int n, int *chosen, int *kind, double est[4], double (*ec)[4])
 {
     char path[1024];
-    snprintf(path, sizeof path, "%s/test_auto_%s.bin", dir, name);
-    colldiag_file *f = NULL;
-    colldiag_layout *l = NULL;
-    colldiag_xfer *x = NULL;
-    uint64_t dims[2] = {N, N}, cd[2] = {C, C};
-    CHECK(colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f) == 0, "open");
-    colldiag_layout_chunked(2, dims, cd, sizeof(double), 0, &l);
-    colldiag_xfer_create(&x);
-    colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
-    colldiag_set_dxpl_mpio_chunk_opt(x, COLLDIAG_MPIO_CHUNK_AUTO);
+    colldiag_file *f;
+    colldiag_layout *l;
+    colldiag_xfer *x;
+    open_auto(name, path, &f, &l, &x);
     colldiag_sel *s = my_sel();
     const uint64_t ne = colldiag_sel_npoints(s);
     double *w = malloc((ne + 1) * sizeof *w), *r = malloc((ne + 1) * sizeof *r);
@@ -231,24 +241,18 @@ static void clock_env(const double t[4], double skew)
 static double step_open(const char *name, const char *inject, double est[4], char *why, size_t nwhy)
 {
     char path[1024];
-    snprintf(path, sizeof path, "%s/test_auto_%s.bin", dir, name);
     if (inject) setenv("COLLDIAG_INJECT", inject, 1);
     else unsetenv("COLLDIAG_INJECT");
-    colldiag_file *f = NULL;
-    colldiag_layout *l = NULL;
-    colldiag_xfer *x = NULL;
-    uint64_t dims[2] = {N, N}, cd[2] = {C, C};
-    CHECK(colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f) == 0, "open");
+    colldiag_file *f;
+    colldiag_layout *l;
+    colldiag_xfer *x;
+    open_auto(name, path, &f, &l, &x);
     double lat = -1;
     CHECK(colldiag_file_get_step_latency(f, &lat) == 0, "colldiag_file_get_step_latency");
     double *all = malloc((size_t)P * sizeof *all);
     MPI_Allgather(&lat, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, MPI_COMM_WORLD);
     for (int q = 0; q < P; q++) CHECK(all[q] == lat, "%s: rank %d's step latency %.17g, this rank's %.17g", name, q, all[q], lat);
     free(all);
-    colldiag_layout_chunked(2, dims, cd, sizeof(double), 0, &l);
-    colldiag_xfer_create(&x);
-    colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
-    colldiag_set_dxpl_mpio_chunk_opt(x, COLLDIAG_MPIO_CHUNK_AUTO);
     colldiag_sel *s = my_sel();
     const uint64_t ne = colldiag_sel_npoints(s);
     double *w = calloc(ne + 1, sizeof *w);
@@ -868,16 +872,10 @@ int main(int argc, char **argv)
             snprintf(e, sizeof e, "io:%d", P - 1);
             setenv("COLLDIAG_INJECT", e, 1);
             char path[1024];
-            snprintf(path, sizeof path, "%s/test_auto_aggio_fail.bin", dir);
-            colldiag_file *f = NULL;
-            colldiag_layout *l = NULL;
-            colldiag_xfer *x = NULL;
-            uint64_t dims[2] = {N, N}, cd[2] = {C, C};
-            CHECK(colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f) == 0, "open");
-            colldiag_layout_chunked(2, dims, cd, sizeof(double), 0, &l);
-            colldiag_xfer_create(&x);
-            colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
-            colldiag_set_dxpl_mpio_chunk_opt(x, COLLDIAG_MPIO_CHUNK_AUTO);
+            colldiag_file *f;
+            colldiag_layout *l;
+            colldiag_xfer *x;
+            open_auto("aggio_fail", path, &f, &l, &x);
             colldiag_sel *sl = my_sel();
             const uint64_t ne = colldiag_sel_npoints(sl);
             double *w = calloc(ne + 1, sizeof *w);
