@@ -79,6 +79,11 @@ LAUNCHER=""
 # Nothing outlives the run: on its end, or on a signal (check.sh's timeout), the launcher goes, then every
 # process inside a node's network namespace (ranks, daemons, proxies: they are no children of ours once
 # the launcher is gone), then the holders, and with them the namespaces, veths and bridge.
+# Where cgroup v2 is writable (root, Linux 5.14+: cgroup.kill), the launcher starts in a cgroup of its
+# own, and every process it, its agents and their daemons ever make is born in it, whatever setsid or
+# double fork it does: one write to cgroup.kill ends them all, the kernel closing the race with a fork in
+# flight. Scans of the nodes' namespaces then only confirm. Scans alone (the fallback) race, as below:
+# fresh-clone CIs of 2026-12-01 saw ranks outlive ten quiet scans.
 # One scan is not enough: a launcher told to stop may still be starting a node's daemon (an agent between
 # fork and setns is in no node's namespace yet), and on a loaded machine that daemon starts its ranks
 # after the scan (CI saw 4 ranks outlive a timeout so). So the scans (which take the launcher too: it
@@ -104,11 +109,45 @@ kill_in_nodes() { # sets KILLED to how many it killed; two processes a scan, not
         kill -9 "$p" 2>/dev/null && KILLED=$((KILLED + 1))
     done
 }
+# the launcher's cgroup: made under ours (cgroup v2's "0::PATH"), named by this run; none where cgroup
+# v2 is not mounted, not writable (not root, a container) or has no cgroup.kill (Linux before 5.14)
+CG="" CG_HOME=""
+cgroup_make() {
+    local mnt own
+    mnt=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts 2>/dev/null)
+    own=$(sed -n 's/^0:://p' /proc/self/cgroup 2>/dev/null)
+    [ -n "$mnt" ] && [ -n "$own" ] && [ -w "$mnt$own/cgroup.procs" ] || return 0
+    mkdir "$mnt${own%/}/colldiag_nodes.$$" 2>/dev/null || return 0
+    CG="$mnt${own%/}/colldiag_nodes.$$" CG_HOME="$mnt$own"
+    # a round trip first: were this shell to stay in, cgroup.kill would end the script with its run
+    if [ ! -e "$CG/cgroup.kill" ] || ! { echo $$ >"$CG/cgroup.procs" && echo $$ >"$CG_HOME/cgroup.procs"; } 2>/dev/null; then
+        echo $$ >"$CG_HOME/cgroup.procs" 2>/dev/null
+        rmdir "$CG" 2>/dev/null
+        CG=""
+    fi
+}
+# kills everything in the launcher's cgroup and waits (at most 10 s) until the kernel says it is empty
+cgroup_end() {
+    [ -n "$CG" ] || return 0
+    # a launcher still running is killed, not reported: bash would print its "Killed" on our stderr
+    [ -n "$LAUNCHER" ] && disown "$LAUNCHER" 2>/dev/null
+    echo 1 >"$CG/cgroup.kill" 2>/dev/null
+    # "populated 0" comes a moment before the kernel lets the cgroup go (rmdir: EBUSY): both are waited for
+    for _ in $(seq 100); do
+        grep -qx 'populated 0' "$CG/cgroup.events" 2>/dev/null && rmdir "$CG" 2>/dev/null && break
+        sleep 0.1
+    done
+}
 cleanup() {
-    trap - EXIT INT TERM
-    local p quiet=0 round=0
+    # a second signal must not cut the cleanup short (the timeout signals our process group, and a
+    # launcher's own teardown may signal it again): a cut-short cleanup left ranks and a cgroup behind
+    trap - EXIT
+    trap '' INT TERM
+    local p quiet=0 round=0 enough=10
     [ -n "$LAUNCHER" ] && kill "$LAUNCHER" 2>/dev/null
-    while [ "$quiet" -lt 10 ] && [ "$round" -lt 300 ]; do
+    # a cgroup took every process of the run: one confirming scan, not ten
+    [ -n "$CG" ] && { cgroup_end; enough=1; }
+    while [ "$quiet" -lt "$enough" ] && [ "$round" -lt 300 ]; do
         round=$((round + 1))
         kill_in_nodes
         if [ "$KILLED" = 0 ]; then
@@ -183,6 +222,9 @@ chmod +x "$WORK/agent"
 HEAD=$(cat "$WORK/node0.pid")
 
 rc=0
+# the launcher is born in the run's cgroup: this shell joins it for the fork and leaves right after
+cgroup_make
+[ -z "$CG" ] || echo $$ >"$CG/cgroup.procs" 2>/dev/null || { rmdir "$CG"; CG=""; }
 if [ "$MPIK" = mpich ]; then
     # MPICH 4.0's ch4:ucx moves data between ranks of two nodes through UCX, and UCX judges two processes
     # to share a machine by the kernel's boot id, which namespaces share: it uses its shared-memory
@@ -219,6 +261,7 @@ fi
 # in the background, so that a signal interrupts this wait (bash runs a trap only between commands);
 # the explicit <&0 keeps the caller's standard input for rank 0, as mpirun in the foreground would
 LAUNCHER=$!
+[ -z "$CG" ] || echo $$ >"$CG_HOME/cgroup.procs"
 wait "$LAUNCHER" || rc=$?
 LAUNCHER=""
 exit $rc

@@ -98,5 +98,10 @@ pgrep -fx 'sleep 1234' >/dev/null && { echo "FAIL a rank of the hung run outlive
 sleep 0.2
 if ip link show 2>/dev/null | grep -q 'cdn[0-9]*[ab][0-9]'; then echo "FAIL a veth was left behind"; ip link show | grep cdn; fail=1; fi
 pgrep -fx 'sleep 100000' >/dev/null && { echo "FAIL a namespace holder was left running"; fail=1; }
+# nor the launcher's cgroup (where cgroup v2 is mounted: nodes.sh kills the run through it)
+cg=$(awk '$3 == "cgroup2" {print $2; exit}' /proc/mounts)
+if [ -n "$cg" ] && find "$cg" -maxdepth 3 -type d -name 'colldiag_nodes.*' 2>/dev/null | grep -q .; then
+    echo "FAIL a run's cgroup was left behind"; find "$cg" -maxdepth 3 -type d -name 'colldiag_nodes.*'; fail=1
+fi
 [ "$fail" = 0 ] && echo "test_nodes ($K): every check passed"
 exit "$fail"
