@@ -10,7 +10,8 @@
  *
  *   mpirun -n P bench/auto [CALLS] [REPS]     (make bench-auto: 3 ranks, 8 ranks, 4x2 simulated nodes)
  *   environment: BENCH_DIR (default /tmp); BENCH_AUTO_TRACE=1: AUTO's estimates, corrected estimates and
- *   measured medians after each of its calls, on standard error; the patterns' sizes are bench-nodes' (bench/nodes.sh)
+ *   measured medians after each of its calls, on standard error; BENCH_AUTO_CALLS=1: every variant's loop call by call
+ *   (ms), on standard error; the patterns' sizes are bench-nodes' (bench/nodes.sh)
  *
  * Patterns (bench/bench.c's, at bench-nodes' sizes): B1 row blocks (1024^2 doubles, 96^2 chunks), B3
  * interleaved column blocks of 16 and of 64 (1024^2 ints, 128^2 chunks), B4 slabs of planes (128^3 ints,
@@ -163,6 +164,11 @@ int main(int argc, char **argv)
                     double *t = calls_t + ((size_t)v * reps + (size_t)r) * calls;
                     if (run_loop(&pats[i], rd, v, calls, path, t, ran)) { fail = 1; if (me == 0) printf("%s %s %s: a wrong byte or a failed call\n", pats[i].name, rd ? "read" : "write", vname[v]); }
                     for (int c = 0; c < calls; c++) tot[v * reps + r] += t[c];
+                    if (me == 0 && getenv("BENCH_AUTO_CALLS")) { /* every variant's loop, call by call (ms) */
+                        fprintf(stderr, "calls %s %s rep %d %-9s", pats[i].name, rd ? "read" : "write", r, vname[v]);
+                        for (int c = 0; c < calls; c++) fprintf(stderr, " %6.2f", t[c] * 1e3);
+                        fprintf(stderr, "\n");
+                    }
                     if (v == 0) memcpy(autoran + (size_t)r * calls, ran, (size_t)calls * sizeof *ran);
                 }
             double med[NV];
