@@ -406,11 +406,14 @@ int colldiag_get_auto_measured(const colldiag_xfer *x, double seconds[4], unsign
 int colldiag_get_auto_aggregation_io(const colldiag_xfer *x, int *independent, double seconds[2]);
 /* The estimates AUTO that measures compared for its last call (link, multi, aggregation,
    all-independent), in seconds: the model's (colldiag_get_model_estimates) corrected by the model's
-   error seen in this job's calls. A scheme that ran (in any pattern of the ranks' group) is scaled by
-   its own geometric mean of measured / estimated; one that never ran by its terms (collective rounds'
-   latency, bytes between ranks, collective MPI-IO, independent I/O), each scaled by the errors of the
-   schemes that ran with it, weighted by the term's share of their estimates, the model itself weighing
-   as one scheme: all-independent shares no term with link or aggregation. These order AUTO's tries and
+   error seen in this job's calls. A scheme that ran (in any pattern of the ranks' group of the call's
+   direction) is scaled by its own geometric mean of measured / estimated; one that never ran by its
+   terms (collective rounds' latency, bytes between ranks, collective MPI-IO, independent I/O), each
+   scaled by the errors of the schemes that ran with it, weighted by the term's share of their
+   estimates, the model itself weighing as one scheme: all-independent shares no term with link or
+   aggregation. The two network terms learn from reads and writes alike; a scheme's own error and the
+   two file-system terms from the call's direction only (a read's error says nothing about a write's
+   file system). These order AUTO's tries and
    decide whether one is worth a call; once the measured best ran over 4x its own estimate, the lower of
    this and the scheme's own estimate decides (another scheme's error alone then rules none out). The
    model's own when AUTO did not measure. 0, or COLLDIAG_ERR_ARG. */

@@ -17,9 +17,10 @@
  *   (bytes, chunks, runs, shared pieces) in buckets of a factor of 1.4: a time-step loop's calls share one.
  * - The first call of a pattern runs the model's best, its estimates corrected by what the job has seen
  *   of the model's error: a scheme that ran has its own measured/estimated ratio (a geometric mean over
- *   every pattern of the group that ran it); a scheme that never ran has its terms (latency, bytes
- *   between ranks, collective MPI-IO, independent I/O: decision.c, auto_terms) scaled by the ratios of
- *   the schemes that ran with them (meas_corrected); a scheme whose one call was the group's first (it
+ *   every pattern of the group that ran it in the call's direction); a scheme that never ran has its
+ *   terms (latency, bytes between ranks, collective MPI-IO, independent I/O: decision.c, auto_terms)
+ *   scaled by the ratios of the schemes that ran with them (meas_corrected: the network's two terms
+ *   from reads and writes alike, the file system's two from the call's direction); a scheme whose one call was the group's first (it
  *   paid the job's set-up: 20x a warm call under IOR) counts as one that never ran, while that call
  *   still lends to the others. From the second call on, the measured best runs
  *   (the median of its last 8 calls), unless a scheme not run yet could beat it: on the pattern's
@@ -114,13 +115,16 @@ typedef struct cd_group {
     cd_sig *s;
     size_t n;
     uint64_t cap;
-    double lr[4];                   /* sum of log(measured / estimated) per scheme: the model's error on this job */
-    uint32_t lrn[4];
-    int setup1;                     /* 1 + the scheme of the group's first agreed call, whose error is in lr (0 none yet;
-                                       -1 the first is past): it paid the job's set-up, see meas_corrected */
-    double ws[4][CD_T_N];           /* sum of each term's share of the scheme's measured estimates */
+    /* the model's error on this job, per direction (0 writes, 1 reads: their file-system terms are different
+       constants, and a read's error is no evidence about a write's; meas_corrected) and scheme */
+    double lr[2][4];                /* sum of log(measured / estimated) */
+    uint32_t lrn[2][4];
+    int setup1;                     /* 1 + 4 direction + the scheme of the group's first agreed call, whose error is in lr
+                                       (0 none yet; -1 the first is past): it paid the job's set-up, see meas_corrected */
+    double ws[2][4][CD_T_N];        /* sum of each term's share of the scheme's measured estimates */
     int pend, pend_s;               /* the last AUTO call's measurement, carried by the next call's reduction (pend_s -1: no scheme) */
     int pend_v;                     /* ... that call was aggregation's owners' runs moved by independent calls, tried (kind 4) */
+    int pend_dir;                   /* ... its direction (0 writes, 1 reads) */
     int pend_e;                     /* ... and the preload's engine that ran it (0 HDF5, 1 colldiag; -1 none), of pattern pend_esig */
     uint64_t pend_sig, pend_esig;
     double pend_t, pend_est, pend_term[CD_T_N];
@@ -186,6 +190,9 @@ static uint64_t meas_sig(const cd_io *io)
                            meas_bucket(g[AG_SUM_PARTIAL]));
     return h;
 }
+
+/* The call's direction for the model's errors: 0 writes (a plan of one too), 1 reads. */
+static int meas_dir(const cd_io *io) { return !(io->dir == DIR_WRITE || (io->dir == DIR_PLAN && !io->f->plan_read)); }
 
 static cd_sig *meas_find(cd_group *gr, uint64_t sig, int make)
 {
@@ -264,36 +271,45 @@ static double meas_min(const cd_sig *s, int k)
 }
 
 /* Each scheme's estimate corrected by the model's error on this job, two ways.
-   ec, the best guess, orders the schemes: a scheme that ran (in any pattern of the group) has its own
-   error, exp(mean log(measured / estimated)), direct evidence; one that never ran has its terms, each
-   scaled by the errors of the schemes that ran with it, each scheme's mean error weighted by the term's
-   mean share of its estimates, against the model's own word, which weighs as one scheme's
-   (CD_MEAS_PRIOR). So a scheme 50 times slower than estimated across a slow network, whose estimate was
-   mostly bytes between ranks, makes another that moves bytes between ranks look several times slower,
-   and one that does independent I/O only not at all; a scheme counts once however often it ran (its
-   calls repeat one error; they do not say more about how it splits among the terms).
+   ec, the best guess, orders the schemes: a scheme that ran (in any pattern of the group, in the call's
+   direction) has its own error, exp(mean log(measured / estimated)), direct evidence; one that never ran
+   has its terms, each scaled by the errors of the schemes that ran with it, each scheme's mean error
+   weighted by the term's mean share of its estimates, against the model's own word, which weighs as one
+   scheme's (CD_MEAS_PRIOR). So a scheme 50 times slower than estimated across a slow network, whose
+   estimate was mostly bytes between ranks, makes another that moves bytes between ranks look several
+   times slower, and one that does independent I/O only not at all; a scheme counts once however often it
+   ran (its calls repeat one error; they do not say more about how it splits among the terms).
+   Directions: the collective rounds and the bytes between ranks are the same network either way, so
+   their terms learn from reads and writes alike; collective MPI-IO and independent I/O are the file
+   system's, priced by other constants for reads and for writes, so a scheme's own error and those two
+   terms learn from the call's direction only. Pooled, all-independent's B1 reads at 3x their estimate
+   (3 ranks, page cache) priced its writes at 3x too, and the job's first B1 write went to aggregation:
+   84 ms against all-independent's 2.7 ms.
    opt, the optimistic guess: the scheme's own evidence if it ran, else the lower of its estimate and ec.
    ec decides whether a try is worth a call while the measured best ran near its estimate (the model
    holds here: across a slow network, once all-independent ran as estimated, link is not tried after
    aggregation ran 50 times its estimate); opt decides once the best ran far over its estimate (the
    model is wrong here, and the lent errors may be what misleads: AUTO must not stay on a choice 20
    times its estimate because the others share a term with it). */
-static void meas_corrected(const cd_group *gr, const double est[4], const double term[4][CD_T_N], double ec[4], double opt[4])
+static void meas_corrected(const cd_group *gr, int d, const double est[4], const double term[4][CD_T_N], double ec[4], double opt[4])
 {
     for (int k = 0; k < 4; k++) {
         /* A scheme whose one call in the job was the group's first (meas_setup_only) is priced as one
            that never ran, by the others' errors: that call paid the job's set-up */
-        const int own = gr->lrn[k] > (uint32_t)(gr->setup1 == k + 1);
-        if (own) { ec[k] = opt[k] = est[k] * meas_exp(gr->lr[k] / gr->lrn[k]); continue; }
+        const int own = gr->lrn[d][k] > (uint32_t)(gr->setup1 == 1 + 4 * d + k);
+        if (own) { ec[k] = opt[k] = est[k] * meas_exp(gr->lr[d][k] / gr->lrn[d][k]); continue; }
         double th[CD_T_N];
         for (int j = 0; j < CD_T_N; j++) {
             double l = 0, w = 0;
-            for (int i = 0; i < 4; i++)
-                if (gr->lrn[i] && i != k) { /* its own set-up call lends to the others, not to itself */
-                    const double share = gr->ws[i][j] / gr->lrn[i];
-                    l += share * gr->lr[i] / gr->lrn[i];
-                    w += share;
-                }
+            for (int e = 0; e < 2; e++) {
+                if (e != d && j != CD_T_SYNC && j != CD_T_NET) continue; /* the file system's terms: this direction's */
+                for (int i = 0; i < 4; i++)
+                    if (gr->lrn[e][i] && (i != k || e != d)) { /* its own set-up call lends to the others, not to itself */
+                        const double share = gr->ws[e][i][j] / gr->lrn[e][i];
+                        l += share * gr->lr[e][i] / gr->lrn[e][i];
+                        w += share;
+                    }
+            }
             th[j] = meas_exp(l / (CD_MEAS_PRIOR + w));
         }
         ec[k] = 0;
@@ -382,13 +398,14 @@ static void meas_agreed(const cd_io *io)
            tried again (IOR's reads ran link, 3.6x multi's time). Its error still lends to the other
            schemes (across a slow network the first call is what tells AUTO the network is slow) but,
            while it is that scheme's only one, not to itself (meas_corrected). */
-        if (!gr->setup1 && gr->pend_est > 0 && t > 0) gr->setup1 = k + 1;
+        const int d = gr->pend_dir;
+        if (!gr->setup1 && gr->pend_est > 0 && t > 0) gr->setup1 = 1 + 4 * d + k;
         else if (gr->setup1 == 0) gr->setup1 = -1;
         if (gr->pend_est > 0 && t > 0) {
             const double r = meas_ln(t / gr->pend_est);
-            gr->lr[k] += r;
-            gr->lrn[k]++;
-            for (int j = 0; j < CD_T_N; j++) gr->ws[k][j] += gr->pend_term[j] / gr->pend_est;
+            gr->lr[d][k] += r;
+            gr->lrn[d][k]++;
+            for (int j = 0; j < CD_T_N; j++) gr->ws[d][k][j] += gr->pend_term[j] / gr->pend_est;
         }
     }
     gr->pend = 0;
@@ -456,7 +473,7 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
     const uint64_t sig = meas_sig(io);
     cd_sig *s = meas_find(gr, sig, io->dir != DIR_PLAN);
     double opt[4];
-    meas_corrected(gr, est, term, x->meas_ec, opt);
+    meas_corrected(gr, meas_dir(io), est, term, x->meas_ec, opt);
     int best_ec = 0, best_m = -1, cand = -1;
     for (int k = 0; k < 4; k++) {
         if (x->meas_ec[k] < x->meas_ec[best_ec]) best_ec = k;
@@ -558,6 +575,7 @@ static void meas_done(const cd_io *io, int k, double elapsed)
     gr->pend = 1;
     gr->pend_s = k;
     gr->pend_v = io->x->meas_kind == 4;
+    gr->pend_dir = meas_dir(io);
     gr->pend_e = -1;
     gr->pend_sig = io->x->meas_sig;
     gr->pend_t = elapsed;
@@ -739,10 +757,11 @@ static void meas_reason(const colldiag_xfer *x, char *b, size_t n, const char *c
 
 /* ---- wisdom (COLLDIAG_WISDOM=PATH) ----
    A text file, a block a place:
-     colldiag-wisdom 1
+     colldiag-wisdom 2
      where ranks=3 nodes=1 per_node=3 mpi=Open_MPI_v4.1.4 io=ompio fs=ef53
-     scale LR0 N0 LR1 N1 LR2 N2 LR3 N3                  (the model's error per scheme: sum of logs, count)
-     shares K W0 W1 W2 W3                                (scheme K: its terms' shares of its estimates, summed)
+     scale writes LR0 N0 LR1 N1 LR2 N2 LR3 N3           (the model's error per scheme: sum of logs, count; and
+     scale reads LR0 N0 LR1 N1 LR2 N2 LR3 N3             for reads; version 1's one undirected line is not read)
+     shares writes|reads K W0 W1 W2 W3                   (scheme K: its terms' shares of its estimates, summed)
      sig HEX tries T link SECONDS CALLS multi - 0 aggregation SECONDS CALLS independent - 0 [owners WAY COLL IND]
                                                          (aggregation's owners' I/O once measured both ways,
                                                           meas_agg_judge: WAY independent or collective)
@@ -801,7 +820,8 @@ static char *meas_read_file(const char *path)
 /* Forgets a group's model errors (wisdom read but not kept). */
 static void meas_unscale(cd_group *gr)
 {
-    for (int k = 0; k < 4; k++) { gr->lr[k] = 0; gr->lrn[k] = 0; }
+    memset(gr->lr, 0, sizeof gr->lr);
+    memset(gr->lrn, 0, sizeof gr->lrn);
     memset(gr->ws, 0, sizeof gr->ws);
 }
 
@@ -839,14 +859,20 @@ static void meas_wisdom_load(cd_io *io)
         for (const char *c = line; *c; c++) dig = dig * 131u + (unsigned char)*c;
         double lr[4];
         unsigned ln[4];
-        if (sscanf(line, "scale %lf %u %lf %u %lf %u %lf %u", &lr[0], &ln[0], &lr[1], &ln[1], &lr[2], &ln[2], &lr[3], &ln[3]) == 8) {
-            for (int k = 0; k < 4; k++) { gr->lr[k] = lr[k]; gr->lrn[k] = ln[k]; } /* applied only once agreed: see below */
+        char dw[8];
+        /* "scale writes|reads" and "shares writes|reads" (colldiag-wisdom 2); version 1's undirected lines
+           match neither and are left out: its patterns' times still load */
+        if (sscanf(line, "scale %7s %lf %u %lf %u %lf %u %lf %u", dw, &lr[0], &ln[0], &lr[1], &ln[1], &lr[2], &ln[2], &lr[3], &ln[3]) == 9 &&
+            (!strcmp(dw, "writes") || !strcmp(dw, "reads"))) {
+            const int d = !strcmp(dw, "reads");
+            for (int k = 0; k < 4; k++) { gr->lr[d][k] = lr[k]; gr->lrn[d][k] = ln[k]; } /* applied only once agreed: see below */
             continue;
         }
         int sk = -1;
         double w[CD_T_N];
-        if (sscanf(line, "shares %d %lf %lf %lf %lf", &sk, &w[0], &w[1], &w[2], &w[3]) == 1 + CD_T_N && sk >= 0 && sk < 4) {
-            memcpy(gr->ws[sk], w, sizeof w);
+        if (sscanf(line, "shares %7s %d %lf %lf %lf %lf", dw, &sk, &w[0], &w[1], &w[2], &w[3]) == 2 + CD_T_N && sk >= 0 && sk < 4 &&
+            (!strcmp(dw, "writes") || !strcmp(dw, "reads"))) {
+            memcpy(gr->ws[!strcmp(dw, "reads")][sk], w, sizeof w);
             continue;
         }
         unsigned long long sig = 0;
@@ -926,17 +952,21 @@ static void meas_save(void)
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
     if (!m) { free(old); return; }
-    fprintf(m, "colldiag-wisdom 1\n");
+    fprintf(m, "colldiag-wisdom 2\n");
     for (cd_group *gr = cd_groups; gr; gr = gr->next) {
         if (!gr->saver || !gr->where[0]) continue;
-        fprintf(m, "where %s\nscale", gr->where);
-        for (int k = 0; k < 4; k++) fprintf(m, " %.17g %u", gr->lr[k], gr->lrn[k]);
-        fprintf(m, "\n");
-        for (int k = 0; k < 4; k++) {
-            fprintf(m, "shares %d", k);
-            for (int j = 0; j < CD_T_N; j++) fprintf(m, " %.17g", gr->ws[k][j]);
+        fprintf(m, "where %s\n", gr->where);
+        for (int d = 0; d < 2; d++) {
+            fprintf(m, "scale %s", d ? "reads" : "writes");
+            for (int k = 0; k < 4; k++) fprintf(m, " %.17g %u", gr->lr[d][k], gr->lrn[d][k]);
             fprintf(m, "\n");
         }
+        for (int d = 0; d < 2; d++)
+            for (int k = 0; k < 4; k++) {
+                fprintf(m, "shares %s %d", d ? "reads" : "writes", k);
+                for (int j = 0; j < CD_T_N; j++) fprintf(m, " %.17g", gr->ws[d][k][j]);
+                fprintf(m, "\n");
+            }
         for (size_t i = 0; i < gr->n; i++) {
             const cd_sig *s = &gr->s[i];
             if (s->engine) continue; /* the preload's engines are measured afresh each run */

@@ -46,6 +46,8 @@
  *  7. aggregation's owners' I/O: tried once by independent calls after two warm calls, kept only when
  *     15% faster, the write's own MPI-IO calls counted, carried by wisdom; and one rank failing on the
  *     independent way makes every rank return an error naming it.
+ *  8. directions: reads far over their estimates leave the job's first write's all-independent at its
+ *     estimate (a read's error is no evidence about a write's file-system terms), also through wisdom.
  */
 #define _GNU_SOURCE
 #include "colldiag.h"
@@ -291,6 +293,51 @@ static void cold_alone_case(const char *label, const char *loop_name, double col
     CHECK(ch[1] == first && kd[1] == 2, "the second call ran %d (kind %d); %d again (kind 2) expected after a cold first call of %g x its estimate", ch[1], kd[1],
           first, cold);
     for (int c = 0; c < n; c++) CHECK(ch[c] == first, "call %d ran %d; nothing is tried after a lone cold first call (%d is the cheapest)", c, ch[c], first);
+}
+
+/* n AUTO reads of what a fixed scheme wrote once (step 0's values) from DIR/test_auto_NAME.bin, every
+   byte checked against the values the test computes; ch, kd: each read's scheme and kind, alike on every
+   rank; est, ec: the model's estimates and the corrected ones of the first read (NULL: not wanted). */
+static void read_loop(const char *name, int n, int *ch, int *kd, double est[4], double ec[4])
+{
+    char path[1024];
+    colldiag_file *f;
+    colldiag_layout *l;
+    colldiag_xfer *x, *xw = NULL;
+    open_auto(name, path, &f, &l, &x);
+    colldiag_sel *s = my_sel();
+    const uint64_t ne = colldiag_sel_npoints(s);
+    double *w = malloc((ne + 1) * sizeof *w), *r = malloc((ne + 1) * sizeof *r);
+    uint64_t k = 0;
+    for (uint64_t i = 0; i < N; i++)
+        for (uint64_t j = 0; j < N; j++)
+            if (mine(i, j)) w[k++] = value(0, i, j);
+    colldiag_xfer_create(&xw); /* not AUTO: measures nothing */
+    colldiag_set_dxpl_mpio(xw, COLLDIAG_MPIO_COLLECTIVE);
+    colldiag_set_dxpl_mpio_chunk_opt(xw, COLLDIAG_MPIO_ALL_CHUNK_IND_IO);
+    CHECK(colldiag_write(f, l, s, NULL, w, xw) == 0, "%s: the data's write failed: %s", name, colldiag_xfer_errmsg(xw));
+    colldiag_xfer_free(xw);
+    for (int c = 0; c < n; c++) {
+        memset(r, 0, (ne + 1) * sizeof *r);
+        CHECK(colldiag_read(f, l, s, NULL, r, x) == 0, "%s read %d failed: %s", name, c, colldiag_xfer_errmsg(x));
+        CHECK(!memcmp(r, w, ne * sizeof *r), "%s read %d: the bytes differ from those written", name, c);
+        colldiag_get_auto_measured(x, NULL, NULL, &kd[c], &ch[c]);
+        if (c == 0 && est) colldiag_get_model_estimates(x, est);
+        if (c == 0 && ec) colldiag_get_auto_corrected(x, ec);
+        int mine2[2] = {ch[c], kd[c]}, *all = malloc((size_t)P * 2 * sizeof *all);
+        MPI_Allgather(mine2, 2, MPI_INT, all, 2, MPI_INT, MPI_COMM_WORLD);
+        for (int q = 0; q < P; q++)
+            CHECK(all[2 * q] == ch[c] && all[2 * q + 1] == kd[c], "%s read %d: rank %d ran %d (kind %d), this rank %d (%d)", name, c, q, all[2 * q], all[2 * q + 1],
+                  ch[c], kd[c]);
+        free(all);
+    }
+    free(w);
+    free(r);
+    colldiag_sel_free(s);
+    colldiag_xfer_free(x);
+    colldiag_layout_free(l);
+    colldiag_file_close(f);
+    if (me == 0) remove(path);
 }
 
 int main(int argc, char **argv)
@@ -899,6 +946,59 @@ int main(int argc, char **argv)
         unsetenv("COLLDIAG_WISDOM");
         if (me == 0) remove(wpath);
         if (me == 0 && kept) printf("aggregation's owners' I/O: tried at call 3, kept when %g < 0.87 x %g\n", y, t[2]);
+    }
+    /* 8. directions: a read's error says nothing about a write's file-system terms (src/measure.c,
+       meas_corrected). Reads run far over their estimates (all-independent 0.5 s a call, every other
+       scheme 5 s: hundreds of times the model's milliseconds); then the job's first write of the pattern
+       must see all-independent (whose estimate is independent I/O alone, case 2) at exactly its
+       estimate, and no scheme below its own (the network's terms may learn from reads, and reads only
+       raise them here). Pooled, all-independent's read error priced its writes too (bench-auto: the
+       first B1 write after B1 reads went to aggregation, 30x dearer). The same after the reads' wisdom is
+       saved, forgotten and loaded: the reads' error comes back to reads, not to writes. */
+    {
+        snprintf(g_case, sizeof g_case, "directions");
+        char wpath[1024];
+        snprintf(wpath, sizeof wpath, "%s/test_auto_dirs_wisdom.txt", dir);
+        enum { NR = 6 };
+        int rch[NR], rkd[NR], ran_i = 0;
+        double rest[4], rec[4], west[4], wec[NC][4];
+        const double t[4] = {5, 5, 5, 0.5};
+        colldiag_auto_forget();
+        if (me == 0) remove(wpath);
+        MPI_Barrier(MPI_COMM_WORLD);
+        setenv("COLLDIAG_WISDOM", wpath, 1);
+        clock_env(t, 0);
+        read_loop("dirs_read", NR, rch, rkd, rest, NULL);
+        for (int c = 1; c < NR; c++) ran_i += rch[c] == 3; /* past the group's first call (its set-up, not its own evidence) */
+        CHECK(ran_i > 0, "the reads never ran all-independent after their first call (schemes %d %d %d %d %d %d): the case proves nothing", rch[0], rch[1],
+              rch[2], rch[3], rch[4], rch[5]);
+        for (int round = 0; round < 2; round++) { /* 0: this job's reads; 1: their wisdom, loaded by a fresh table */
+            if (round) {
+                colldiag_auto_save_wisdom(); /* what MPI_Finalize does */
+                MPI_Barrier(MPI_COMM_WORLD);
+                colldiag_auto_forget();
+                read_loop("dirs_read_again", 1, rch, rkd, NULL, rec); /* the group's first call loads the wisdom */
+                CHECK(rec[3] > 50 * rest[3], "after the wisdom's load, the reads' all-independent is corrected to %g, its estimate %g: the reads' error "
+                      "(hundreds of times) was not loaded for reads", rec[3], rest[3]);
+            }
+            loop(round ? "dirs_write_wisdom" : "dirs_write", 1, ch, kd, west, wec);
+            CHECK(kd[0] == 1, "%s: the first write of the pattern ran kind %d, expected 1", round ? "wisdom" : "this job", kd[0]);
+            CHECK(fabs(wec[0][3] - west[3]) <= 1e-9 * west[3], "%s: the first write's all-independent corrected to %.17g, its estimate %.17g: a read's "
+                  "error priced a write", round ? "wisdom" : "this job", wec[0][3], west[3]);
+            for (int k = 0; k < 4; k++)
+                CHECK(wec[0][k] >= west[k] * (1 - 1e-9), "%s: the first write's scheme %d corrected to %g, below its estimate %g", round ? "wisdom" : "this job",
+                      k, wec[0][k], west[k]);
+            CHECK(ch[0] == argmin(wec[0], -1), "%s: the first write ran %d, the corrected best is %d", round ? "wisdom" : "this job", ch[0], argmin(wec[0], -1));
+            if (round == 0) colldiag_auto_forget(); /* the wisdom saved next holds the reads only */
+            if (round == 0) {
+                clock_env(t, 0);
+                read_loop("dirs_read_b", NR, rch, rkd, NULL, NULL);
+            }
+        }
+        unsetenv("COLLDIAG_WISDOM");
+        if (me == 0) remove(wpath);
+        if (me == 0) printf("directions: reads at hundreds of times their estimates (all-independent ran %d of %d reads past the first); the first write's all-independent at its estimate, then and after wisdom\n",
+                            ran_i, NR - 1);
     }
     unsetenv("COLLDIAG_INJECT");
     const int rc = test_summary("test_auto");
