@@ -315,7 +315,7 @@ NODES_REPS ?= 3
 $(B)/bench-auto: bench/auto.c colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -I. $< colldiag.c -o $@
 bench-auto: $(B)/bench-auto
-	bench/auto.sh $(B) $(or $(AUTO_CALLS),10) $(or $(AUTO_REPS),3) $(or $(BENCH_DIR),/tmp)
+	bench/auto.sh $(B) $(or $(AUTO_CALLS),10) $(or $(AUTO_REPS),5) $(or $(BENCH_DIR),/tmp)
 bench-nodes: $(B)/bench $(B)/calibrate
 	bench/nodes.sh $(B) $(NODES) $(NODES_REPS) $(or $(BENCH_DIR),/tmp)
 # The same with parallel HDF5's link, multi and independent writes as columns.
