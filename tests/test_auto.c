@@ -113,6 +113,28 @@ static void open_auto(const char *name, char path[1024], colldiag_file **f, coll
     colldiag_set_dxpl_mpio_chunk_opt(*x, COLLDIAG_MPIO_CHUNK_AUTO);
 }
 
+/* This rank's values of step `step` in row-major order (its selection's order) into w; how many. */
+static uint64_t my_values(int step, double *w)
+{
+    uint64_t k = 0;
+    for (uint64_t i = 0; i < N; i++)
+        for (uint64_t j = 0; j < N; j++)
+            if (mine(i, j)) w[k++] = value(step, i, j);
+    return k;
+}
+
+/* Every rank's view of call c of `name` (its scheme, kind and aggregation's owners' I/O), on every rank:
+   they must be alike. */
+static void check_alike(const char *name, int c, int ch, int kd, int aio)
+{
+    int v[3] = {ch, kd, aio}, *all = malloc((size_t)P * 3 * sizeof *all);
+    MPI_Allgather(v, 3, MPI_INT, all, 3, MPI_INT, MPI_COMM_WORLD);
+    for (int q = 0; q < P; q++)
+        CHECK(all[3 * q] == ch && all[3 * q + 1] == kd && all[3 * q + 2] == aio, "%s call %d: rank %d ran scheme %d (%d, owners' I/O %d), this rank %d (%d, %d)",
+              name, c, q, all[3 * q], all[3 * q + 1], all[3 * q + 2], ch, kd, aio);
+    free(all);
+}
+
 /* One time-step loop of n calls (writes, each read back and checked); chosen[c]: the scheme of call c,
    kind[c]: colldiag's reason (colldiag_get_auto_measured), est: the model's estimates of the first call. */
 static void loop(const char *name, int n, int *chosen, int *kind, double est[4], double (*ec)[4])
@@ -126,10 +148,7 @@ static void loop(const char *name, int n, int *chosen, int *kind, double est[4],
     const uint64_t ne = colldiag_sel_npoints(s);
     double *w = malloc((ne + 1) * sizeof *w), *r = malloc((ne + 1) * sizeof *r);
     for (int c = 0; c < n; c++) {
-        uint64_t k = 0; /* this rank's elements in row-major order: its selection's order */
-        for (uint64_t i = 0; i < N; i++)
-            for (uint64_t j = 0; j < N; j++)
-                if (mine(i, j)) w[k++] = value(c, i, j);
+        const uint64_t k = my_values(c, w);
         CHECK(k == ne, "%llu elements counted, %llu selected", (unsigned long long)k, (unsigned long long)ne);
         int rc = colldiag_write(f, l, s, NULL, w, x);
         CHECK(rc == 0, "%s call %d: write failed: %s", name, c, colldiag_xfer_errmsg(x));
@@ -148,13 +167,7 @@ static void loop(const char *name, int n, int *chosen, int *kind, double est[4],
         CHECK(colldiag_read(f, l, s, NULL, r, xr) == 0, "%s call %d: read failed", name, c);
         colldiag_xfer_free(xr);
         CHECK(!memcmp(r, w, ne * sizeof *r), "%s call %d: the bytes read back differ from those written", name, c);
-        /* every rank's view of the call, on every rank */
-        int mine[3] = {ch, kd, aio}, *all = malloc((size_t)P * 3 * sizeof *all);
-        MPI_Allgather(mine, 3, MPI_INT, all, 3, MPI_INT, MPI_COMM_WORLD);
-        for (int q = 0; q < P; q++)
-            CHECK(all[3 * q] == ch && all[3 * q + 1] == kd && all[3 * q + 2] == aio, "%s call %d: rank %d ran scheme %d (%d, owners' I/O %d), this rank %d (%d, %d)",
-                  name, c, q, all[3 * q], all[3 * q + 1], all[3 * q + 2], ch, kd, aio);
-        free(all);
+        check_alike(name, c, ch, kd, aio);
         chosen[c] = ch;
         kind[c] = kd;
     }
@@ -308,10 +321,7 @@ static void read_loop(const char *name, int n, int *ch, int *kd, double est[4], 
     colldiag_sel *s = my_sel();
     const uint64_t ne = colldiag_sel_npoints(s);
     double *w = malloc((ne + 1) * sizeof *w), *r = malloc((ne + 1) * sizeof *r);
-    uint64_t k = 0;
-    for (uint64_t i = 0; i < N; i++)
-        for (uint64_t j = 0; j < N; j++)
-            if (mine(i, j)) w[k++] = value(0, i, j);
+    CHECK(my_values(0, w) == ne, "%s: the values counted differ from the selection's %llu", name, (unsigned long long)ne);
     colldiag_xfer_create(&xw); /* not AUTO: measures nothing */
     colldiag_set_dxpl_mpio(xw, COLLDIAG_MPIO_COLLECTIVE);
     colldiag_set_dxpl_mpio_chunk_opt(xw, COLLDIAG_MPIO_ALL_CHUNK_IND_IO);
@@ -324,12 +334,9 @@ static void read_loop(const char *name, int n, int *ch, int *kd, double est[4], 
         colldiag_get_auto_measured(x, NULL, NULL, &kd[c], &ch[c]);
         if (c == 0 && est) colldiag_get_model_estimates(x, est);
         if (c == 0 && ec) colldiag_get_auto_corrected(x, ec);
-        int mine2[2] = {ch[c], kd[c]}, *all = malloc((size_t)P * 2 * sizeof *all);
-        MPI_Allgather(mine2, 2, MPI_INT, all, 2, MPI_INT, MPI_COMM_WORLD);
-        for (int q = 0; q < P; q++)
-            CHECK(all[2 * q] == ch[c] && all[2 * q + 1] == kd[c], "%s read %d: rank %d ran %d (kind %d), this rank %d (%d)", name, c, q, all[2 * q], all[2 * q + 1],
-                  ch[c], kd[c]);
-        free(all);
+        int aio = -2;
+        colldiag_get_auto_aggregation_io(x, &aio, NULL);
+        check_alike(name, c, ch[c], kd[c], aio);
     }
     free(w);
     free(r);
