@@ -6046,9 +6046,9 @@ static const char *engine_rule_name(int rule) { return rule < CD_RULE_N ? cd_rul
  *   every pattern of the group that ran it in the call's direction); a scheme that never ran has its
  *   terms (latency, bytes between ranks, collective MPI-IO, independent I/O: decision.c, auto_terms)
  *   scaled by the ratios of the schemes that ran with them (meas_corrected: the network's two terms
- *   from reads and writes alike, the file system's two from the call's direction); a scheme whose one call was the group's first (it
- *   paid the job's set-up: 20x a warm call under IOR) counts as one that never ran, while that call
- *   still lends to the others. From the second call on, the measured best runs
+ *   from reads and writes alike, the file system's two from the call's direction); a scheme whose one
+ *   call was the group's first (it paid the job's set-up: 20x a warm call under IOR) counts as one that
+ *   never ran, while that call still lends to the others. From the second call on, the measured best runs
  *   (the median of its last 8 calls), unless a scheme not run yet could beat it: on the pattern's
  *   second and third calls by more than 15% against the best's fastest call once even that ran over
  *   4x its estimate, else by half (a pattern's first call pays for a cold start, which can double it, and a
