@@ -388,7 +388,9 @@ int colldiag_set_auto_measure(colldiag_xfer *x, int on);
    *kind 0 when the model alone decided (COLLDIAG_AUTO_MODE=estimate), 1 the pattern's first call (the
    model, corrected by the job's measurements), 2 the measured best, 3 a scheme tried because its
    corrected estimate could beat the measured best, 4 the measured best, aggregation, run once with its
-   owners' runs moved by independent calls (colldiag_get_auto_aggregation_io); *chosen the scheme it
+   owners' runs moved by independent calls (colldiag_get_auto_aggregation_io), 5 the measured best,
+   aggregation, run once with its owners' runs moved the way not kept, because the way kept slowed
+   (colldiag_get_auto_aggregation_io); *chosen the scheme it
    ran (0 link .. 3 all-independent), -1 when the last call did not run AUTO. Any pointer may be NULL. */
 int colldiag_get_auto_measured(const colldiag_xfer *x, double seconds[4], unsigned calls[4], int *kind, int *chosen);
 /* How AUTO's last call moved aggregation's data: aggregation's owners hold whole chunks' covered bytes,
@@ -398,10 +400,13 @@ int colldiag_get_auto_measured(const colldiag_xfer *x, double seconds[4], unsign
    ranks a second time (ompio's two-phase here: 0.3-0.7x the time by independent calls). So AUTO
    measures it: once aggregation is a pattern's measured best and ran warm, one call (a try of the
    pattern's bound, *kind 4) moves the owners' runs by independent calls, and the pattern keeps that way
-   when its call beat the collective calls' median by 15%. The modes reported stay aggregation's (as
+   when its call beat the collective calls' median by 15%. Should the way kept later run over 1.25x the
+   other way's measured time (a file system that got busy, a file that grew), one call (*kind 5) moves
+   them the other way, judged alike (at most 4 such calls a pattern). The modes reported stay aggregation's (as
    INDIVIDUAL_IO's do). *independent: 1 independent calls, 0 collective ones, -1 the last call did not
    run aggregation under AUTO that measures; seconds (may be NULL): the pattern's aggregation by
-   collective calls (their median before the try) and the try's time, -1 both until it was tried.
+   collective calls (their median before the try) and the try's time, -1 both until it was tried;
+   after a *kind 5 call, that call's time for the way it tried and the other way's median before it.
    0, or COLLDIAG_ERR_ARG. */
 int colldiag_get_auto_aggregation_io(const colldiag_xfer *x, int *independent, double seconds[2]);
 /* The estimates AUTO that measures compared for its last call (link, multi, aggregation,

@@ -53,6 +53,10 @@
 
 #define CD_MEAS_SAMPLES 8   /* agreed times kept per scheme and pattern: the median of the last ones decides */
 #define CD_MEAS_TRIES 2     /* calls a pattern may spend on schemes it has not measured */
+#define CD_MEAS_AGG_SWITCH 1.25 /* aggregation's owners' way kept is looked at again once its median exceeds the other
+                                   way's time by this (meas_agg_slowed): the preload's engines' CD_ENG_SWITCH, for the
+                                   same reason (noise between calls of one way, +-30% here, must not flip it) */
+#define CD_MEAS_AGG_RELOOKS 4   /* ... at most this many times a pattern (as CD_ENG_RELOOKS) */
 #define CD_MEAS_SIGS 1024   /* patterns remembered per group (the oldest go first beyond) */
 #define CD_MEAS_GAIN 0.87   /* an untried scheme is tried when its estimate beats a best far off its own by > 15% */
 #define CD_MEAS_PRIOR 1.0   /* the model's constants weigh as much as one call's measurement in a term's correction */
@@ -107,7 +111,10 @@ typedef struct {
     uint8_t cold1;                  /* k + 1: scheme k's first kept time is the pattern's first call (a cold start); 0 none */
     uint8_t eng_cur, eng_fresh;     /* engines: 1 + the engine chosen (0 learning); 1 + the engine measured afresh (0 none) */
     uint8_t agg_tried, agg_ind;     /* aggregation's owners' runs: moved once by independent calls (a try); kept so (meas_agg_judge) */
-    double agg_t[2];                /* ... the two ways measured: collective calls' median before the try, the try's time */
+    uint8_t agg_relooks;            /* ... times the way not kept was measured again (meas_agg_slowed) */
+    double agg_t[2];                /* ... the two ways measured: by collective calls (their median while kept, or a
+                                       relook's one call), by independent calls (the try's or a relook's one call, or
+                                       their median while kept) */
 } cd_sig;
 
 typedef struct cd_group {
@@ -123,7 +130,8 @@ typedef struct cd_group {
                                        (0 none yet; -1 the first is past): it paid the job's set-up, see meas_corrected */
     double ws[2][4][CD_T_N];        /* sum of each term's share of the scheme's measured estimates */
     int pend, pend_s;               /* the last AUTO call's measurement, carried by the next call's reduction (pend_s -1: no scheme) */
-    int pend_v;                     /* ... that call was aggregation's owners' runs moved by independent calls, tried (kind 4) */
+    int pend_v;                     /* ... that call measured aggregation's owners' way not kept (kind 4 or 5) */
+    int pend_way;                   /* ... which: 1 independent calls, 0 collective ones */
     int pend_dir;                   /* ... its direction (0 writes, 1 reads) */
     int pend_e;                     /* ... and the preload's engine that ran it (0 HDF5, 1 colldiag; -1 none), of pattern pend_esig */
     uint64_t pend_sig, pend_esig;
@@ -354,13 +362,29 @@ static void meas_local(const cd_io *io, uint64_t v[AG_N])
    neighbouring chunks apart. Measured, not ruled: the independent way is kept when its call beat the
    collective calls' median by the try's margin (CD_MEAS_GAIN), and aggregation's kept times become its
    (what aggregation now costs: its median and fastest call, which later choices compare). */
-static void meas_agg_judge(cd_sig *s, double coll, double ind)
+/* A relook (kind 5, meas_agg_slowed) is judged the same way, either way round: kept, the way whose
+   median aggregation's kept times were (its pace while it ran); tried, the one call of the other way
+   (way: 1 independent calls, 0 collective ones), which is kept when it beat that median by
+   CD_MEAS_GAIN. */
+static void meas_agg_judge(cd_sig *s, double kept, double tried, int way)
 {
-    s->agg_t[0] = coll;
-    s->agg_t[1] = ind;
-    if (!(coll > 0 && ind < CD_MEAS_GAIN * coll)) return;
-    s->agg_ind = 1;
-    for (uint32_t i = 0; i < s->n[2] && i < CD_MEAS_SAMPLES; i++) s->t[2][i] = ind;
+    s->agg_t[!way] = kept;
+    s->agg_t[way] = tried;
+    if (!(kept > 0 && tried < CD_MEAS_GAIN * kept)) return;
+    s->agg_ind = (uint8_t)way;
+    for (uint32_t i = 0; i < s->n[2] && i < CD_MEAS_SAMPLES; i++) s->t[2][i] = tried;
+}
+
+/* Aggregation's owners' way, once judged, is looked at again when the way kept slowed: its median (the
+   pattern's aggregation calls, all of that way since the judgement but a losing try's one call) now
+   exceeds the other way's measured time by CD_MEAS_AGG_SWITCH, as the preload's engines are (a file system
+   that got busy, a file that grew, another job's traffic on the owners' links: the way kept was judged
+   in another phase of the job). The other way then gets one call (kind 5), at most CD_MEAS_AGG_RELOOKS
+   times a pattern: without the bound, two ways slowing in turn would alternate for ever. */
+static int meas_agg_slowed(const cd_sig *s)
+{
+    const double other = s->agg_t[!s->agg_ind];
+    return s->agg_tried && s->agg_relooks < CD_MEAS_AGG_RELOOKS && other > 0 && meas_median(s, 2) > CD_MEAS_AGG_SWITCH * other;
 }
 
 /* After the reduction, alike on every rank: the previous call's time, its slowest rank's, into the
@@ -386,11 +410,11 @@ static void meas_agreed(const cd_io *io)
         if (k < 0) { gr->pend = 0; return; }
         cd_sig *s = meas_find(gr, gr->pend_sig, 1);
         if (s) {
-            const double coll = gr->pend_v ? meas_median(s, k) : -1; /* aggregation by collective calls, before the try */
+            const double kept = gr->pend_v ? meas_median(s, k) : -1; /* aggregation the way kept, before the try */
             if (!meas_calls(s)) s->cold1 = (uint8_t)(k + 1); /* the pattern's first call */
             s->t[k][s->n[k] % CD_MEAS_SAMPLES] = t;
             s->n[k]++;
-            if (gr->pend_v) meas_agg_judge(s, coll, t);
+            if (gr->pend_v) meas_agg_judge(s, kept, t, gr->pend_way);
         }
         /* The group's first call pays the job's set-up (the file's first agreement and node map,
            MPI-IO's first collective): IOR's first 64 KiB write ran 4.1 ms through multi, 20x its warm
@@ -540,11 +564,16 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
            one dropped it by noise alone): its owners' runs moved once by independent calls
            (meas_agg_judge), a try of the bound's */
         const int agg_try = !worth && best_m == 2 && s->n[2] >= 3 && !s->agg_tried && s->tries < CD_MEAS_TRIES && !engines_compared;
+        /* else, aggregation the measured best, its owners' way judged but slower now than the other way
+           ran: the other way once more (meas_agg_slowed), not a try of the bound's (a try finds a scheme;
+           this keeps a found one at its pace) */
+        const int agg_relook = !worth && !agg_try && best_m == 2 && !engines_compared && meas_agg_slowed(s);
         if ((worth || agg_try) && io->dir != DIR_PLAN) s->tries++;
         if (agg_try && io->dir != DIR_PLAN) s->agg_tried = 1;
-        x->meas_kind = worth ? 3 : agg_try ? 4 : 2;
+        if (agg_relook && io->dir != DIR_PLAN) s->agg_relooks++;
+        x->meas_kind = worth ? 3 : agg_try ? 4 : agg_relook ? 5 : 2;
         x->meas_s = worth ? cand : best_m;
-        x->meas_agg_ind = x->meas_s == 2 && (agg_try || s->agg_ind);
+        x->meas_agg_ind = x->meas_s == 2 && (agg_try || (agg_relook ? !s->agg_ind : s->agg_ind));
         x->meas_agg_t[0] = s->agg_t[0];
         x->meas_agg_t[1] = s->agg_t[1];
     }
@@ -574,7 +603,8 @@ static void meas_done(const cd_io *io, int k, double elapsed)
 #endif
     gr->pend = 1;
     gr->pend_s = k;
-    gr->pend_v = io->x->meas_kind == 4;
+    gr->pend_v = io->x->meas_kind == 4 || io->x->meas_kind == 5;
+    gr->pend_way = io->x->meas_agg_ind;
     gr->pend_dir = meas_dir(io);
     gr->pend_e = -1;
     gr->pend_sig = io->x->meas_sig;
@@ -736,9 +766,10 @@ CD_MAYBE_UNUSED static void meas_engine_done(uint64_t group, uint64_t esig, int 
    corrected estimate, and why the choice. */
 static void meas_reason(const colldiag_xfer *x, char *b, size_t n, const char *chosen)
 {
-    static const char *const why[5] = {"", "the pattern's first call, the model corrected by the job's measurements",
+    static const char *const why[6] = {"", "the pattern's first call, the model corrected by the job's measurements",
                                        "the measured best", "trying a scheme not measured yet, whose estimate could beat the measured best",
-                                       "the measured best, trying its owners' runs by independent calls once"};
+                                       "the measured best, trying its owners' runs by independent calls once",
+                                       "the measured best, its owners' runs the other way once more: the way kept slowed"};
     size_t k = (size_t)snprintf(b, n, "AUTO (measured):");
     for (int s = 0; s < 4 && k < n; s++) {
         if (x->meas_t[s] >= 0)

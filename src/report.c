@@ -755,7 +755,8 @@ int colldiag_report_json(colldiag_file *f, const colldiag_xfer *x, FILE *out)
             colldiag_chunk_opt_name((colldiag_actual_chunk_opt_mode_t)r.h[0].chunk_opt));
     json_str(out, r.h[0].reason);
     if (x->meas_kind) { /* AUTO that measures (measure.c): alike on every rank, so rank 0's is the call's */
-        static const char *const kinds[5] = {"", "first call", "measured best", "trying", "measured best, trying independent owners' I/O"};
+        static const char *const kinds[6] = {"", "first call", "measured best", "trying", "measured best, trying independent owners' I/O",
+                                             "measured best, owners' I/O the other way again"};
         fprintf(out, ",\"auto\":{\"kind\":\"%s\",\"measured\":{", kinds[x->meas_kind]);
         for (int k = 0, any = 0; k < 4; k++)
             if (x->meas_n[k]) fprintf(out, "%s\"%s\":{\"seconds\":%.9g,\"calls\":%u}", any++ ? "," : "", cd_meas_name[k], x->meas_t[k], x->meas_n[k]);

@@ -66,10 +66,12 @@ static int g_rows;
 /* Per call of the last loop: how AUTO moved aggregation's owners' runs (colldiag_get_auto_aggregation_io:
    1 independent calls, 0 collective, -1 not aggregation), what it had measured of the two ways, and the
    write's collective and independent MPI-IO calls on this rank (colldiag_get_counters) */
-enum { NCMAX = 16 };
+enum { NCMAX = 32 };
 static int g_aggio[NCMAX];
 static double g_aggt[NCMAX][2];
 static uint64_t g_ncoll[NCMAX], g_nind[NCMAX];
+/* called by loop before its call c, on every rank alike (case 7b: the clock changed mid-loop); NULL none */
+static void (*g_before)(int c, const int *kind);
 static uint64_t row0(int r) { return (uint64_t)r * N / (uint64_t)P; }
 static int mine(uint64_t i, uint64_t j)
 {
@@ -150,6 +152,7 @@ static void loop(const char *name, int n, int *chosen, int *kind, double est[4],
     for (int c = 0; c < n; c++) {
         const uint64_t k = my_values(c, w);
         CHECK(k == ne, "%llu elements counted, %llu selected", (unsigned long long)k, (unsigned long long)ne);
+        if (g_before) g_before(c, kind);
         int rc = colldiag_write(f, l, s, NULL, w, x);
         CHECK(rc == 0, "%s call %d: write failed: %s", name, c, colldiag_xfer_errmsg(x));
         int kd = -1, ch = -1;
@@ -249,6 +252,25 @@ static void clock_env(const double t[4], double skew)
     char e[256];
     snprintf(e, sizeof e, "clock:%.17g,%.17g,%.17g,%.17g,%.17g", t[0], t[1], t[2], t[3], skew);
     setenv("COLLDIAG_INJECT", e, 1);
+}
+
+/* Case 7b's clock, changed mid-loop by loop's g_before: the schemes' times g_rl_t, aggregation's by
+   collective owners' runs g_rl_a; g_rl_relook the calls that looked again (kind 5). */
+static double g_rl_t[4], g_rl_a;
+static int g_rl_relook[1];
+static void rl_clock(double coll, double ind)
+{
+    char e[256];
+    snprintf(e, sizeof e, "clock:%.17g,%.17g,%.17g,%.17g,0,1,%.17g", g_rl_t[0], g_rl_t[1], coll, g_rl_t[3], ind);
+    setenv("COLLDIAG_INJECT", e, 1);
+}
+/* Before call c (kind[]: the calls before it): the independent way slows to 3A from call 6; two calls
+   after the first relook, the collective way slows to 5A and the independent one is back at A/2. */
+static void relook_phases(int c, const int *kind)
+{
+    if (c == 6) rl_clock(g_rl_a, 3 * g_rl_a);
+    if (c > 0 && kind[c - 1] == 5 && g_rl_relook[0] < 0) g_rl_relook[0] = c - 1;
+    if (g_rl_relook[0] >= 0 && c == g_rl_relook[0] + 2) rl_clock(5 * g_rl_a, 0.5 * g_rl_a);
 }
 
 /* One AUTO write on a fresh open of a file (case 6): the step latency the open probed, checked alike on
@@ -954,6 +976,58 @@ int main(int argc, char **argv)
         if (me == 0) remove(wpath);
         if (me == 0 && kept) printf("aggregation's owners' I/O: tried at call 3, kept when %g < 0.87 x %g\n", y, t[2]);
     }
+    /* 7b. aggregation's owners' way looked at again (src/measure.c, meas_agg_slowed): as in case 7,
+       aggregation is the cheapest scheme (collective owners' runs A, the model's estimate), and its
+       owners' runs by independent calls cost A/2, so call 3 tries them and the loop keeps them. Then
+       they slow to 3A (from call 6: a file system that got busy): within the 8 calls whose median
+       AUTO keeps, one call (kind 5) moves them by collective calls again, and at A < 0.87 x 3A the loop
+       keeps that way, reporting both ways' times (A, 3A). Then the collective way slows to 5A and the
+       independent one is back at A/2 (from the second call after that relook): a second relook
+       (kind 5, independent) within 8 calls, kept. Every call ran aggregation, every rank alike, its
+       MPI-IO calls as the way says; every byte read back and checked (loop). */
+    if (first == 2) {
+        snprintf(g_case, sizeof g_case, "aggregation's owners' way looked at again");
+        enum { NL = 30 };
+        int lch[NL], lkd[NL];
+        g_rl_a = est[2];
+        for (int k = 0; k < 4; k++) g_rl_t[k] = 10 * est[k];
+        g_rl_relook[0] = -1;
+        const double a = g_rl_a;
+        rl_clock(a, 0.5 * a);
+        colldiag_auto_forget();
+        g_before = relook_phases;
+        loop("aggio_relook", NL, lch, lkd, NULL, NULL);
+        g_before = NULL;
+        int r[2] = {-1, -1}, nr = 0;
+        for (int c = 0; c < NL; c++)
+            if (lkd[c] == 5) {
+                if (nr < 2) r[nr] = c;
+                nr++;
+            }
+        CHECK(nr == 2, "%d calls looked at the owners' way again (kind 5), 2 expected (the independent way slowed at call 6, then the collective one)", nr);
+        if (nr == 2) {
+            CHECK(r[0] > 6 && r[0] <= 6 + 8, "the first relook ran at call %d, expected after call 6 (the slowing) and within 8 calls of it", r[0]);
+            CHECK(r[1] > r[0] + 2 && r[1] <= r[0] + 2 + 8, "the second relook ran at call %d, expected after call %d (the slowing) and within 8 calls of it", r[1], r[0] + 2);
+            for (int c = 0; c < NL; c++) {
+                const int wkind = c == 0 ? 1 : c == 3 ? 4 : c == r[0] || c == r[1] ? 5 : 2;
+                const int wio = c < 3 ? 0 : c < r[0] ? 1 : c < r[1] ? 0 : 1;
+                CHECK(lch[c] == 2 && lkd[c] == wkind && g_aggio[c] == wio, "call %d ran %d (kind %d, owners' I/O %d), expected aggregation (kind %d, owners' I/O %d)", c, lch[c],
+                      lkd[c], g_aggio[c], wkind, wio);
+                CHECK(wio ? g_ncoll[c] == 0 : g_ncoll[c] >= 1, "call %d: %llu collective MPI-IO calls on rank %d, its owners' runs moved by %s calls", c,
+                      (unsigned long long)g_ncoll[c], me, wio ? "independent" : "collective");
+            }
+            /* what the relooks measured (agreed times: the clock's, to the ns): the way tried at its call's
+               cost, the way it replaced at a median the clock's times bound, over 1.25x the other */
+            const double *m1 = g_aggt[r[0] + 1], *m2 = g_aggt[r[1] + 1];
+            CHECK(fabs(m1[0] - a) <= 2e-9 && m1[1] > 1.25 * a && m1[1] <= 3 * a + 2e-9, "after the first relook aggregation measured %.9g s collective, %.9g s independent; "
+                  "expected %.9g and a median in (%.9g, %.9g]", m1[0], m1[1], a, 1.25 * a, 3 * a);
+            CHECK(fabs(m2[1] - 0.5 * a) <= 2e-9 && m2[0] > 1.25 * m1[1] && m2[0] <= 5 * a + 2e-9, "after the second relook aggregation measured %.9g s collective, %.9g s independent; "
+                  "expected a median in (%.9g, %.9g] and %.9g", m2[0], m2[1], 1.25 * m1[1], 5 * a, 0.5 * a);
+        }
+        unsetenv("COLLDIAG_INJECT");
+        if (me == 0) printf("aggregation's owners' way looked at again: at calls %d and %d\n", r[0], r[1]);
+    }
+
     /* 8. directions: a read's error says nothing about a write's file-system terms (src/measure.c,
        meas_corrected). Reads run far over their estimates (all-independent 0.5 s a call, every other
        scheme 5 s: hundreds of times the model's milliseconds); then the job's first write of the pattern
