@@ -6079,6 +6079,9 @@ static const char *engine_rule_name(int rule) { return rule < CD_RULE_N ? cd_rul
 
 #define CD_MEAS_SAMPLES 8   /* agreed times kept per scheme and pattern: the median of the last ones decides */
 #define CD_MEAS_TRIES 2     /* calls a pattern may spend on schemes it has not measured */
+#define CD_MEAS_MISJUDGED 2.0 /* a warm best whose fastest call ran over 2x its estimate: the model's ranking is in doubt by
+                                 as much as the 2x the halving bar allows for, so a try with no collective MPI-IO set-up
+                                 to pay needs only 15% (meas_try_bar) */
 #define CD_MEAS_AGG_SWITCH 1.25 /* aggregation's owners' way kept is looked at again once its median exceeds the other
                                    way's time by this (meas_agg_slowed): the preload's engines' CD_ENG_SWITCH, for the
                                    same reason (noise between calls of one way, +-30% here, must not flip it) */
@@ -6476,11 +6479,21 @@ static void meas_agreed(const cd_io *io)
    (the best's fastest call creeps down, a shared term's correction creeps with it), and a 15% bar let
    a loop of 10 calls try a loser at its last call (bench-auto, 3 ranks, B1 writes: 1.46x the best
    scheme's total); a try that late must be worth a whole call. The price: a scheme the model misjudges
-   by less than 2x against a choice that runs near its estimate is not found. */
-static double meas_try_bar(const cd_sig *s, int b, int far)
+   by less than 2x against a choice that runs near its estimate is not found.
+   misjudged (the caller's, for a scheme whose try makes no collective MPI-IO call: all-independent, and
+   aggregation, tried by its owners' independent way): the best, warm, ran over CD_MEAS_MISJUDGED times
+   its estimate; then, on calls 3 and 4, 15%. The halving guards against two things: a collective
+   path's first-call set-up (the 57 ms above), which such a try does not pay (aggregation's first call by
+   independent owners' runs ran 1-2x its next ones in bench-auto's traces), and the model's error, which
+   the best's own 2x-4x already shows to be of the size the halving allows for. Across 4x2 simulated
+   nodes B3w64 reads ran all-independent at 2-2.6x its estimate for whole loops (1.38-1.49x the best
+   scheme's total) while aggregation by independent owners' runs, estimated at 1.1-1.4x
+   all-independent's estimate and never tried, ran 0.3x its time; at 200 Mbit/s B3w64 writes the same.
+   Link-chunk and multi-chunk keep the halving bar (their first collective call is the set-up). */
+static double meas_try_bar(const cd_sig *s, int b, int far, int misjudged)
 {
-    const int early = meas_calls(s) <= 2;
-    return (early && far ? CD_MEAS_GAIN : CD_MEAS_COLD) * (meas_cold_only(s, b) ? meas_rank_time(s, b) : meas_min(s, b));
+    const int early = meas_calls(s) <= 2, soon = meas_calls(s) <= 4;
+    return ((early && far) || (soon && misjudged) ? CD_MEAS_GAIN : CD_MEAS_COLD) * (meas_cold_only(s, b) ? meas_rank_time(s, b) : meas_min(s, b));
 }
 
 /* How far off the model is for every scheme of this pattern, as far as it shows: when two or more
@@ -6571,12 +6584,15 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
         const double judged = young ? CD_MEAS_COLD_FAR * meas_median(s, best_m) : meas_min(s, best_m);
         const int far = judged > CD_MEAS_FAR * est[best_m];
         const int wait = young && (!far || others);
-        const double bar = meas_try_bar(s, best_m, far);
+        /* misjudged: the best, warm, ran over CD_MEAS_MISJUDGED times its estimate; aggregation (k 2, tried
+           by its independent way) and all-independent (k 3) are then judged by bar_ind (meas_try_bar) */
+        const int misjudged = !young && meas_min(s, best_m) > CD_MEAS_MISJUDGED * est[best_m];
+        const double bar = meas_try_bar(s, best_m, far, 0), bar_ind = meas_try_bar(s, best_m, far, misjudged);
         const double off = meas_off_everywhere(x->meas_t, est);
         for (int k = 0; k < 4 && !wait; k++) {
             double could = far ? opt[k] : x->meas_ec[k];
             could = could > off * est[k] ? could : off * est[k];
-            if (x->meas_t[k] < 0 && could < bar && (cand < 0 || x->meas_ec[k] < x->meas_ec[cand])) cand = k;
+            if (x->meas_t[k] < 0 && could < (k >= 2 ? bar_ind : bar) && (cand < 0 || x->meas_ec[k] < x->meas_ec[cand])) cand = k;
         }
         /* no try while the preload's engines are compared for this call's pattern (x->eng_kind: 1 the
            rule's call, 3 a try, both before the comparison; meas_engine_choose runs first): a scheme
@@ -6584,12 +6600,22 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
            for it (IOR's 1 MiB-chunk writes on ROMIO: link-chunk tried at colldiag's second call, 6.1 ms
            against multi-chunk's 0.54 ms warm, during the 8 calls that decide the engine) */
         const int engines_compared = x->eng_kind == 1 || x->eng_kind == 3;
-        const int worth = cand >= 0 && s && s->tries < CD_MEAS_TRIES && !engines_compared;
-        /* else, aggregation the measured best with two warm calls (a median the try's one call is judged
+        /* aggregation the measured best with two warm calls (a median the try's one call is judged
            against; with one, a slow second call of a loop's first pattern kept the independent way or a fast
-           one dropped it by noise alone): its owners' runs moved once by independent calls
-           (meas_agg_judge), a try of the bound's */
-        const int agg_try = !worth && best_m == 2 && s->n[2] >= 3 && !s->agg_tried && s->tries < CD_MEAS_TRIES && !engines_compared;
+           one dropped it by noise alone): its owners' runs moved once the other way (meas_agg_judge), a
+           try of the bound's, and before any untried scheme: it changes the best's own time, which every
+           other try is judged against (200 Mbit/s simulated nodes, B3w16 writes: aggregation's collective
+           calls ran 3.5x their estimate, 165 ms, and link-chunk, estimated at 104-110 ms, would have been
+           tried first; the independent way then ran 34 ms). The other way is the independent one, as a
+           pattern's aggregation starts collective (SPEC.md's row); or, where aggregation came in as a try
+           by its independent way (below), the collective one, and only when aggregation's estimate (the
+           collective way's price) halves the independent way's fastest call: across simulated nodes the
+           collective way ran 2-20x the independent one (its two-phase shuffle crosses the link), and one
+           such call cost more than the loop had gained */
+        const int agg_gate = !s->agg_ind || est[2] < CD_MEAS_COLD * meas_min(s, 2);
+        const int agg_first = best_m == 2 && s->n[2] >= 3 && !s->agg_tried && s->tries < CD_MEAS_TRIES && !engines_compared && agg_gate;
+        const int worth = cand >= 0 && s && s->tries < CD_MEAS_TRIES && !engines_compared && !agg_first;
+        const int agg_try = !worth && agg_first;
         /* else, aggregation the measured best, its owners' way judged but slower now than the other way
            ran: the other way once more (meas_agg_slowed), not a try of the bound's (a try finds a scheme;
            this keeps a found one at its pace) */
@@ -6599,7 +6625,12 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
         if (agg_relook && io->dir != DIR_PLAN) s->agg_relooks++;
         x->meas_kind = worth ? 3 : agg_try ? 4 : agg_relook ? 5 : 2;
         x->meas_s = worth ? cand : best_m;
-        x->meas_agg_ind = x->meas_s == 2 && (agg_try || (agg_relook ? !s->agg_ind : s->agg_ind));
+        /* aggregation tried as a scheme not measured yet: by its owners' independent way, the way that ran
+           faster in every B3 case of bench-auto (0.2-0.8x the collective way's time: one host, 4x2 simulated
+           nodes, 200 Mbit/s), and the way its lower try bar (bar_ind) assumes; kept for the pattern */
+        const int a_tried = worth && cand == 2;
+        if (a_tried && io->dir != DIR_PLAN) s->agg_ind = 1;
+        x->meas_agg_ind = x->meas_s == 2 && (a_tried || (agg_try || agg_relook ? !s->agg_ind : s->agg_ind));
         x->meas_agg_t[0] = s->agg_t[0];
         x->meas_agg_t[1] = s->agg_t[1];
     }

@@ -376,7 +376,10 @@ int colldiag_get_model_estimates(const colldiag_xfer *x, double est[4]);
    and third calls by more than 15% once the best's fastest call ran over 4x its estimate (while its calls are
    the pattern's cold first one and at most one more: once a quarter of them did, as a cold start cost
    up to 12x a warm call here, and can last two calls), otherwise (a scheme tried
-   pays its own MPI-IO set-up; and from the fourth call on: tries belong to a loop's first calls) by half; once two schemes ran over 4x their
+   pays its own MPI-IO set-up; and from the fourth call on: tries belong to a loop's first calls) by half,
+   except that all-independent and aggregation (tried by its owners' independent way: no collective
+   set-up to pay) need only 15% on the fourth and fifth calls once the best, warm, ran over 2x its
+   estimate; once two schemes ran over 4x their
    estimates, untried estimates are raised by the smaller of those errors. Every rank decides alike. COLLDIAG_WISDOM=PATH
    saves what was measured at MPI_Finalize and loads it at the first call of a later run on the same
    ranks, nodes, MPI and file system (elsewhere it is ignored, with one line saying why). Part of the
@@ -387,8 +390,9 @@ int colldiag_set_auto_measure(colldiag_xfer *x, int on);
    start) left out once its scheme has others (-1: none yet), calls[k] how many,
    *kind 0 when the model alone decided (COLLDIAG_AUTO_MODE=estimate), 1 the pattern's first call (the
    model, corrected by the job's measurements), 2 the measured best, 3 a scheme tried because its
-   corrected estimate could beat the measured best, 4 the measured best, aggregation, run once with its
-   owners' runs moved by independent calls (colldiag_get_auto_aggregation_io), 5 the measured best,
+   corrected estimate could beat the measured best (aggregation tried so moves its owners' runs by
+   independent calls), 4 the measured best, aggregation, run once with its owners' runs moved the other
+   way (colldiag_get_auto_aggregation_io), 5 the measured best,
    aggregation, run once with its owners' runs moved the way not kept, because the way kept slowed
    (colldiag_get_auto_aggregation_io); *chosen the scheme it
    ran (0 link .. 3 all-independent), -1 when the last call did not run AUTO. Any pointer may be NULL. */
@@ -400,7 +404,9 @@ int colldiag_get_auto_measured(const colldiag_xfer *x, double seconds[4], unsign
    ranks a second time (ompio's two-phase here: 0.3-0.7x the time by independent calls). So AUTO
    measures it: once aggregation is a pattern's measured best and ran warm, one call (a try of the
    pattern's bound, *kind 4) moves the owners' runs by independent calls, and the pattern keeps that way
-   when its call beat the collective calls' median by 15%. Should the way kept later run over 1.25x the
+   when its call beat the collective calls' median by 15%. Aggregation tried as a scheme not yet
+   measured (*kind 3) starts the independent way; its collective way is then tried (*kind 4) only where
+   aggregation's estimate halves the independent way's fastest call. Should the way kept later run over 1.25x the
    other way's measured time (a file system that got busy, a file that grew), one call (*kind 5) moves
    them the other way, judged alike (at most 4 such calls a pattern). The modes reported stay aggregation's (as
    INDIVIDUAL_IO's do). *independent: 1 independent calls, 0 collective ones, -1 the last call did not
