@@ -259,6 +259,18 @@ static void clock_env(const double t[4], double skew)
     setenv("COLLDIAG_INJECT", e, 1);
 }
 
+/* Whole row blocks from here on (g_rows, until the case resets it: schemes estimated close together),
+   and the model's estimates e1 of their pattern from one call on a forgotten table and a flat clock;
+   ch[0] the model's choice. */
+static void rows_probe(const char *name, int *ch, int *kd, double e1[4])
+{
+    const double flat[4] = {1e-3, 1e-3, 1e-3, 1e-3};
+    g_rows = 1;
+    colldiag_auto_forget();
+    clock_env(flat, 0);
+    loop(name, 1, ch, kd, e1, NULL);
+}
+
 /* Case 7b's clock, changed mid-loop by loop's g_before: the schemes' times g_rl_t, aggregation's by
    collective owners' runs g_rl_a; g_rl_relook the calls that looked again (kind 5). */
 static double g_rl_t[4], g_rl_a;
@@ -669,10 +681,7 @@ int main(int argc, char **argv)
     snprintf(g_case, sizeof g_case, "a scheme the job never ran, near the best");
     {
         double e1[4], t[4];
-        g_rows = 1;
-        colldiag_auto_forget();
-        clock_env(flat, 0);
-        loop("rows-probe", 1, ch, kd, e1, NULL);
+        rows_probe("rows-probe", ch, kd, e1);
         const int f1 = ch[0], o = argmin(e1, f1);
         const double tf = e1[o] / 0.7;
         if (!(tf > e1[f1] && tf <= 4 * e1[f1])) {
@@ -740,10 +749,7 @@ int main(int argc, char **argv)
     snprintf(g_case, sizeof g_case, "far by the fastest call");
     {
         double e1[4], t[4], ecg[NC][4];
-        g_rows = 1;
-        colldiag_auto_forget();
-        clock_env(flat, 0);
-        loop("fast-probe", 1, ch, kd, e1, NULL);
+        rows_probe("fast-probe", ch, kd, e1);
         const int f1 = ch[0], g = argmin(e1, f1);
         for (int k = 0; k < 4; k++) t[k] = e1[k];
         t[f1] = 15 * e1[f1];
@@ -784,10 +790,7 @@ int main(int argc, char **argv)
     snprintf(g_case, sizeof g_case, "a misjudged best, a try with no collective MPI-IO");
     {
         double t[4], e1[4];
-        g_rows = 1;
-        colldiag_auto_forget();
-        clock_env(flat, 0);
-        loop("misjudged-probe", 1, ch, kd, e1, NULL);
+        rows_probe("misjudged-probe", ch, kd, e1);
         const int f = ch[0];
         int g = -1;
         for (int k = 2; k < 4; k++)
