@@ -1551,9 +1551,12 @@ enum {
     AG_WIS_NOT,        /* ... and of its complement (all ones: none): every rank read the same iff AND of the two is 0 */
     AG_STACK,          /* BOR: bit 0, this rank's MPI-IO layer loses bytes of overlapping collective reads (risk_read_stack:
                           set before MPI_Init, so it can differ between ranks; the read guard and the prediction use the OR) */
-    AG_TOUCH,          /* BOR: the touched-chunk map, CD_TOUCH_WORDS words from here */
-    AG_N = AG_TOUCH + 8 /* 408 bytes in all: see touch_map */
+    AG_SUM_NODE_TOUCH, /* SUM: buckets of the node map (node_map) each rank touches */
+    AG_NODE_MAP,       /* BOR: the node map, CD_NODE_WORDS words from here: which nodes touch each bucket of chunks */
+    AG_TOUCH = AG_NODE_MAP + 8, /* BOR: the touched-chunk map, CD_TOUCH_WORDS words from here */
+    AG_N = AG_TOUCH + 8 /* 488 bytes in all: see touch_map and node_map */
 };
+#define CD_NODE_WORDS (AG_TOUCH - AG_NODE_MAP)
 #define CD_TOUCH_WORDS (AG_N - AG_TOUCH)
 
 static void cd_agree_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
@@ -1570,7 +1573,7 @@ static void cd_agree_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
             case AG_MAX_MULTI_NS: case AG_MAX_IND_NS: case AG_MAX_MRUNS: case AG_RISK_HI: case AG_RISK_FSIZE: case AG_RISK_RD_NHI: case AG_MEAS_T:
                 if (x > *y) *y = x;
                 break;
-            case AG_SUM_CHUNKS: case AG_SUM_RUNS: case AG_SUM_PARTIAL: case AG_SUM_TOUCH: case AG_RISK_PAST: case AG_RISK_OWN: case AG_RISK_CBYTES:
+            case AG_SUM_CHUNKS: case AG_SUM_RUNS: case AG_SUM_PARTIAL: case AG_SUM_TOUCH: case AG_SUM_NODE_TOUCH: case AG_RISK_PAST: case AG_RISK_OWN: case AG_RISK_CBYTES:
             case AG_RISK_UNK: *y += x; break;
             default: *y |= x; break;
             }
@@ -1600,6 +1603,8 @@ struct colldiag_file {
     int node_n;          /* ranks of comm on this rank's node (MPI_COMM_TYPE_SHARED), learnt by file_nodes: 0 not yet, -1 unknown */
     int *node_ranks;     /* their ranks in comm, ascending (node_n of them) */
     int nodes;           /* nodes of comm, agreed by every rank (file_nodes; 0: not known), AUTO's H */
+    int node_idx;        /* this rank's node, 0 .. nodes - 1 (file_nodes; the nodes' lowest ranks in order): the touched
+                            chunks' node map (node_map) */
     double bw_x;         /* a node's link, B/s, probed once for the ranks' group (file_probe_link); 0: not probed */
     int md_local;        /* HDF5 bridge, plan_only: the HDF5 file's metadata reads are local (not H5Pset_all_coll_metadata_ops),
                             so HDF5's chunk lookup may run on one rank (h5_plan_chunk_addrs) */
@@ -1911,11 +1916,22 @@ static void file_nodes(colldiag_file *f)
             r = NULL;
         }
         cd_free(r);
+    }
+    const int lead = f->node_n > 0 && f->node_ranks[0] == f->rank;
+    /* the node's index: its lowest rank's count of lower nodes' lowest ranks, which that rank lends its
+       node-mates (every rank of comm is in both calls, its node's communicator or not) */
+    int below = 0;
+    if (MPI_Exscan(&lead, &below, 1, MPI_INT, MPI_SUM, f->comm) != MPI_SUCCESS || f->rank == 0) below = 0;
+    if (nc != MPI_COMM_NULL) {
+        if (MPI_Bcast(&below, 1, MPI_INT, 0, nc) != MPI_SUCCESS) below = 0;
         MPI_Comm_free(&nc);
     }
-    int mine[4] = {f->node_n > 0 && f->node_ranks[0] == f->rank, f->node_n <= 0, probe_wanted(f), step_wanted(f)}, all[4] = {0, 1, 0, 0};
+    int mine[4] = {lead, f->node_n <= 0, probe_wanted(f), step_wanted(f)}, all[4] = {0, 1, 0, 0};
     if (MPI_Allreduce(mine, all, 4, MPI_INT, MPI_SUM, f->comm) != MPI_SUCCESS) return;
-    if (all[1] == 0) f->nodes = all[0];
+    if (all[1] == 0) {
+        f->nodes = all[0];
+        f->node_idx = below;
+    }
     /* the link between nodes and a collective step: probed if some rank wants it (the same sum on every
        rank), else remembered */
     if (f->nodes > 1 && all[2] > 0) file_probe_link(f);
@@ -2120,6 +2136,9 @@ struct colldiag_xfer {
     int ratio0;                           /* ratio 0: every chunk collective */
     double auto_est[4];                   /* AUTO's estimates (link, multi, aggregation, all-independent), -1 when not AUTO */
     double model_est[4];                  /* the same model for every collective chunked call, whatever ran; -1 otherwise */
+    int model_agg_ind;                    /* the model's way for aggregation's owners' runs: 1 independent calls (across nodes, where
+                                             they are estimated cheaper than a collective call's shuffle), 0 collective, -1 none */
+    double model_agg_coll;                /* aggregation's estimate by collective owners' calls (model_est[2] is the cheaper way's) */
     /* AUTO that measures (measure.c), the last call: 0 the model alone, 1 the pattern's first call (the corrected
        model), 2 the measured best, 3 trying a scheme not measured yet, 4 the measured best (aggregation) trying its
        owners' runs by independent calls; each scheme's median agreed time (-1
@@ -2237,6 +2256,8 @@ static void xfer_init(colldiag_xfer *x)
     x->chunk_cache = -1;
     x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
     x->model_est[0] = x->model_est[1] = x->model_est[2] = x->model_est[3] = -1.0;
+    x->model_agg_ind = -1;
+    x->model_agg_coll = -1.0;
 }
 
 /* What a transfer holds from its last call (chunk info, pieces, per-dataset results). */
@@ -6549,6 +6570,10 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
     if (best_m < 0) { /* the pattern's first call: the corrected model */
         x->meas_kind = 1;
         x->meas_s = best_ec;
+        /* aggregation by the model's way (auto_terms: across nodes, its owners' independent calls where
+           those are estimated cheaper than a collective call's shuffle), kept for the pattern as a try's is */
+        x->meas_agg_ind = best_ec == 2 && x->model_agg_ind == 1;
+        if (s && io->dir != DIR_PLAN && x->meas_agg_ind) s->agg_ind = 1;
     } else {
         /* a try must beat the fastest of the best's calls, not their median (a try that loses costs a
            whole call), by meas_try_bar's margin. Whether a scheme could: by the best
@@ -6607,12 +6632,13 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
            other try is judged against (200 Mbit/s simulated nodes, B3w16 writes: aggregation's collective
            calls ran 3.5x their estimate, 165 ms, and link-chunk, estimated at 104-110 ms, would have been
            tried first; the independent way then ran 34 ms). The other way is the independent one, as a
-           pattern's aggregation starts collective (SPEC.md's row); or, where aggregation came in as a try
-           by its independent way (below), the collective one, and only when aggregation's estimate (the
-           collective way's price) halves the independent way's fastest call: across simulated nodes the
+           pattern's aggregation starts collective (SPEC.md's row) on one node; or, where aggregation came in
+           as a try by its independent way (below) or started that way across nodes (the model's way,
+           auto_terms), the collective one, and only when the collective way's estimate halves the independent way's fastest call: across simulated nodes the
            collective way ran 2-20x the independent one (its two-phase shuffle crosses the link), and one
            such call cost more than the loop had gained */
-        const int agg_gate = !s->agg_ind || est[2] < CD_MEAS_COLD * meas_min(s, 2);
+        const double agg_coll = x->model_agg_ind == 1 ? x->model_agg_coll : est[2]; /* the collective way's estimate */
+        const int agg_gate = !s->agg_ind || agg_coll < CD_MEAS_COLD * meas_min(s, 2);
         const int agg_first = best_m == 2 && s->n[2] >= 3 && !s->agg_tried && s->tries < CD_MEAS_TRIES && !engines_compared && agg_gate;
         const int worth = cand >= 0 && s && s->tries < CD_MEAS_TRIES && !engines_compared && !agg_first;
         const int agg_try = !worth && agg_first;
@@ -7197,6 +7223,58 @@ static void touch_map(const cd_io *io, uint64_t *bits, uint64_t *nbits)
     for (int w = 0; w < CD_TOUCH_WORDS; w++) *nbits += popcount64(bits[w]);
 }
 
+/* The node map: which nodes touch each of 64 coarse buckets of the chunk grid (chunk idx in bucket idx /
+   ceil(nchunks / 64)), 8 bits a bucket, bit node mod 8 (file_nodes' node_idx), OR-reduced with the
+   agreement, with each rank's own count of buckets summed beside it (AG_SUM_NODE_TOUCH). It tells
+   aggregation's estimate how much of its exchange leaves a node (exchange_off_node): an owner is one of
+   its chunk's ranks (choose_owner), so chunks whose ranks share a node (B3 blocks of 64 columns over
+   128-column chunks, node-mates side by side) move nothing across the link, where the uniform guess
+   (H - 1) / H had aggregation's exchange at 34-47 ms a call over 200 Mbit/s links and its calls ran
+   6-7 ms. 64 bytes, every rank and call; zeros on one node (nothing to tell). Local, O(touched chunks). */
+static void node_map(const cd_io *io, uint64_t *bits, uint64_t *nb)
+{
+    const uint64_t per = io->l->nchunks / 64 + (io->l->nchunks % 64 != 0);
+    memset(bits, 0, CD_NODE_WORDS * sizeof *bits);
+    *nb = 0;
+    if (io->f->nodes <= 1 || io->l->storage != STORE_CHUNKED || per == 0) return;
+    uint64_t mine = 0;
+    const unsigned node = (unsigned)io->f->node_idx % 8u;
+    for (uint64_t i = 0; i < io->map.n; i++) {
+        const uint64_t b = io->map.pc[i].idx / per;
+        mine |= (uint64_t)1 << b;
+        bits[b / 8] |= (uint64_t)1 << ((b % 8) * 8 + node);
+    }
+    *nb = popcount64(mine);
+}
+
+/* The share of aggregation's exchange that leaves its node, from the agreed node map: each bucket's ranks
+   beyond its first, R - U in all (R the ranks' buckets summed, U the buckets touched), are the pieces
+   sent to owners; those on another node than the owner's are about (n - 1) k for a bucket of n nodes,
+   k = R / N ranks a node in a bucket (N the nodes summed over buckets). Exact for sharers spread evenly
+   (B3 blocks of 16 columns over 4 nodes of 2: 6 of the 7 pieces leave), 0 where every bucket has one
+   node, or no bucket two ranks. Coarse: chunks that share a bucket but no rank count as shared; nodes 8
+   apart share a bit (more than 8 nodes read as fewer, so the share is a floor). (H - 1) / H, the uniform
+   guess, without a map (a multi-dataset call's call-wide vector). Pure: agreed facts. */
+static double exchange_off_node(const cd_io *io)
+{
+    const double H = (double)io->f->nodes;
+    if (H <= 1) return 0.0;
+    double U = 0, N = 0, cross = 0;
+    for (int b = 0; b < 64; b++) {
+        const unsigned m = (unsigned)(io->g[AG_NODE_MAP + b / 8] >> ((b % 8) * 8)) & 0xffu;
+        if (!m) continue;
+        const double n = (double)popcount64(m);
+        U += 1;
+        N += n;
+        cross += n - 1;
+    }
+    const double R = (double)io->g[AG_SUM_NODE_TOUCH];
+    if (U == 0) return (H - 1) / H; /* no map (a multi-dataset call's call-wide vector): the uniform guess */
+    if (R <= U) return 0.0;         /* no bucket has two ranks: the exchange moves nothing */
+    const double k = R / N > 1 ? R / N : 1.0, x = cross * k / (R - U);
+    return x < 1 ? x : 1.0;
+}
+
 /* Memory runs this rank would hand MPI's datatype engine under link-chunk: pieces whose rows are long
    enough not to be packed (COLLDIAG_PACK_RUN_BYTES) keep one memory block per row. Local and pure. */
 static uint64_t link_mem_runs(const cd_io *io)
@@ -7213,7 +7291,7 @@ static uint64_t link_mem_runs(const cd_io *io)
    between ranks, collective MPI-IO, independent I/O): est[k] is the sum of term[k][]. The terms let
    AUTO that measures (measure.c) lend what it measured of one scheme to another that shares its terms.
    Pure: agreed facts and settings only. */
-static void auto_terms(const cd_io *io, double term[4][CD_T_N])
+static void auto_terms(const cd_io *io, double term[4][CD_T_N], int *agg_ind, double *agg_coll)
 {
     const uint64_t *g = io->g;
     const int P = io->f->size;
@@ -7252,16 +7330,35 @@ static void auto_terms(const cd_io *io, double term[4][CD_T_N])
     const double sx = io->disjoint ? 0.0 : 1.0;
     term[1][CD_T_SYNC] = N * lat + 3 * sx * latx;
     term[1][CD_T_IND] = (double)g[AG_MAX_MULTI_NS] * 1e-9;
+    /* aggregation's exchange: the share that leaves a node from the agreed node map (exchange_off_node) */
+    const double xo = exchange_off_node(io);
     term[2][CD_T_SYNC] = lat + (5 + 2 * sx) * latx;
-    term[2][CD_T_NET] = R * k[CD_K_COPY] + B * (2 / k[CD_K_BW_COPY] + (1 - off) / k[CD_K_BW_NET] + off * K / bwx);
-    term[2][CD_T_COLL] = C * k[CD_K_RUN] + B / k[CD_K_BW_IO];
+    term[2][CD_T_NET] = R * k[CD_K_COPY] + B * (2 / k[CD_K_BW_COPY] + (1 - xo) / k[CD_K_BW_NET] + xo * K / bwx);
+    /* the owners' runs: one collective call, whose two-phase shuffle to the aggregators (about one a node)
+       crosses nodes as link-chunk's does, or, across nodes, independent calls (about a run a chunk owned,
+       at most the chunks touched) where they are estimated cheaper: the owners hold whole chunks' covered
+       bytes, disjoint, and a collective call adds only its shuffle and its latency. Across 200 Mbit/s
+       simulated nodes (B3 blocks of 64 columns) aggregation's collective calls ran 134 ms and its
+       independent ones 6-7 ms. On one node the collective call, always (SPEC.md's row; on one node the
+       independent way is a measured try, measure.c) */
+    const double coll = C * k[CD_K_RUN] + B / k[CD_K_BW_IO], shuffle = B * off * K / bwx;
+    const double ind = B / k[CD_K_BW_IND] + C * k[CD_K_IND];
+    const int way = H > 1 && ind < coll + shuffle;
+    if (agg_coll) *agg_coll = term[2][CD_T_SYNC] + term[2][CD_T_NET] + coll + shuffle;
+    if (agg_ind) *agg_ind = way;
+    if (way) { /* (LAT kept: the move agreed is a collective step either way, and the estimate errs high) */
+        term[2][CD_T_IND] = ind;
+    } else {
+        term[2][CD_T_NET] += shuffle;
+        term[2][CD_T_COLL] = coll;
+    }
     term[3][CD_T_IND] = (double)g[AG_MAX_IND_NS] * 1e-9;
 }
 
 static int auto_choose(const cd_io *io, double est[4])
 {
     double term[4][CD_T_N];
-    auto_terms(io, term);
+    auto_terms(io, term, &io->x->model_agg_ind, &io->x->model_agg_coll);
     for (int s = 0; s < 4; s++) est[s] = term[s][CD_T_SYNC] + term[s][CD_T_NET] + term[s][CD_T_COLL] + term[s][CD_T_IND];
     int best = 0;
     for (int i = 1; i < 4; i++)
@@ -7304,9 +7401,11 @@ static void exec_chunked(cd_io *io)
                                           COLLDIAG_MPIO_ALL_CHUNK_IND_IO};
         if (io->set.auto_measure) { /* measure.c */
             double term[4][CD_T_N];
-            auto_terms(io, term);
+            auto_terms(io, term, NULL, NULL);
             model_best = scheme_opt[meas_choose(io, x->model_est, term)];
             io->agg_indep = x->meas_agg_ind; /* agreed: the group's table decided it (agg_move) */
+        } else {
+            io->agg_indep = model_best == COLLDIAG_MPIO_CHUNK_AGGREGATE_IO && x->model_agg_ind == 1; /* the model's way (auto_terms) */
         }
         opt = model_best;
         for (int k = 0; k < 4; k++)
@@ -7775,6 +7874,8 @@ static void xfer_reset(colldiag_xfer *x)
     x->meas_agg_ind = 0;
     x->auto_s = -1;
     x->model_est[0] = x->model_est[1] = x->model_est[2] = x->model_est[3] = -1.0;
+    x->model_agg_ind = -1;
+    x->model_agg_coll = -1.0;
     x->planned = 0;
     x->chunk_opt_done = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
     x->io_mode_done = COLLDIAG_MPIO_NO_COLLECTIVE;
@@ -8316,6 +8417,7 @@ static void agree_local(cd_io *io, uint32_t cause, uint64_t v[AG_N])
     v[AG_MAX_MRUNS] = link_mem_runs(io);
     write_extent(io, &v[AG_MAX_END], &v[AG_MAX_FSIZE]);
     touch_map(io, &v[AG_TOUCH], &v[AG_SUM_TOUCH]);
+    node_map(io, &v[AG_NODE_MAP], &v[AG_SUM_NODE_TOUCH]);
     risk_local(io, v);
     meas_local(io, v);
 }
@@ -8849,6 +8951,7 @@ static int multi_scheme(cd_io *io)
     const int best = auto_choose(io, x->model_est);
     if (opt == COLLDIAG_MPIO_CHUNK_AUTO) {
         memcpy(x->auto_est, x->model_est, sizeof x->auto_est);
+        io->agg_indep = best == COLLDIAG_MPIO_CHUNK_AGGREGATE_IO && x->model_agg_ind == 1; /* the model's way (auto_terms) */
         set_reason_auto(io, 0, 0, P, best, io->nsub);
         return best;
     }
@@ -9441,6 +9544,14 @@ int colldiag_get_model_estimates(const colldiag_xfer *x, double est[4])
 {
     if (!x || !est) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_model_estimates", "%s is NULL", x ? "est" : "x");
     memcpy(est, x->model_est, 4 * sizeof *est);
+    return 0;
+}
+
+int colldiag_get_model_aggregation(const colldiag_xfer *x, int *independent, double *collective_s)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_model_aggregation", "x is NULL");
+    if (independent) *independent = x->model_agg_ind;
+    if (collective_s) *collective_s = x->model_agg_ind >= 0 ? x->model_agg_coll : -1.0;
     return 0;
 }
 

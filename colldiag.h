@@ -366,6 +366,16 @@ int colldiag_get_auto_estimate_independent(const colldiag_xfer *x, double *indep
    all-independent on this call; -1 each after a contiguous, compact or independent call or a failure.
    What the HDF5 preload's advice compares ("HDF5: link-chunk, est. 5.1 s; aggregation est. 0.014 s"). */
 int colldiag_get_model_estimates(const colldiag_xfer *x, double est[4]);
+/* Aggregation in the same model, for the last call that computed it: *independent the way the model
+   prices (and AUTO starts) its owners' runs, 1 independent calls, 0 one collective call, -1 no estimate;
+   *collective_s its estimate by the collective call (-1 none), which model_est[2] is when the way is 0.
+   Across nodes the collective call's two-phase shuffle to its aggregators crosses the link as link-chunk's
+   does, and the owners hold whole chunks' covered bytes, so where independent calls are estimated
+   cheaper the model takes them; on one node the way is always the collective call (SPEC.md's row), and
+   the independent way only a measured try (colldiag_get_auto_aggregation_io). Aggregation's exchange is
+   priced by where each chunk's ranks are (a node map agreed with the call: pieces whose chunk's ranks
+   share a node do not cross the link). Either pointer may be NULL. 0, or COLLDIAG_ERR_ARG. */
+int colldiag_get_model_aggregation(const colldiag_xfer *x, int *independent, double *collective_s);
 /* AUTO that measures (the default; env COLLDIAG_AUTO_MODE=estimate, or this with 0, keeps the pure model):
    every call AUTO decides is timed (its slowest rank's time, agreed in the next collective call of the
    same ranks at no extra communication), kept per pattern (the call's agreed shape: storage, chunk

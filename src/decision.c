@@ -100,6 +100,58 @@ static void touch_map(const cd_io *io, uint64_t *bits, uint64_t *nbits)
     for (int w = 0; w < CD_TOUCH_WORDS; w++) *nbits += popcount64(bits[w]);
 }
 
+/* The node map: which nodes touch each of 64 coarse buckets of the chunk grid (chunk idx in bucket idx /
+   ceil(nchunks / 64)), 8 bits a bucket, bit node mod 8 (file_nodes' node_idx), OR-reduced with the
+   agreement, with each rank's own count of buckets summed beside it (AG_SUM_NODE_TOUCH). It tells
+   aggregation's estimate how much of its exchange leaves a node (exchange_off_node): an owner is one of
+   its chunk's ranks (choose_owner), so chunks whose ranks share a node (B3 blocks of 64 columns over
+   128-column chunks, node-mates side by side) move nothing across the link, where the uniform guess
+   (H - 1) / H had aggregation's exchange at 34-47 ms a call over 200 Mbit/s links and its calls ran
+   6-7 ms. 64 bytes, every rank and call; zeros on one node (nothing to tell). Local, O(touched chunks). */
+static void node_map(const cd_io *io, uint64_t *bits, uint64_t *nb)
+{
+    const uint64_t per = io->l->nchunks / 64 + (io->l->nchunks % 64 != 0);
+    memset(bits, 0, CD_NODE_WORDS * sizeof *bits);
+    *nb = 0;
+    if (io->f->nodes <= 1 || io->l->storage != STORE_CHUNKED || per == 0) return;
+    uint64_t mine = 0;
+    const unsigned node = (unsigned)io->f->node_idx % 8u;
+    for (uint64_t i = 0; i < io->map.n; i++) {
+        const uint64_t b = io->map.pc[i].idx / per;
+        mine |= (uint64_t)1 << b;
+        bits[b / 8] |= (uint64_t)1 << ((b % 8) * 8 + node);
+    }
+    *nb = popcount64(mine);
+}
+
+/* The share of aggregation's exchange that leaves its node, from the agreed node map: each bucket's ranks
+   beyond its first, R - U in all (R the ranks' buckets summed, U the buckets touched), are the pieces
+   sent to owners; those on another node than the owner's are about (n - 1) k for a bucket of n nodes,
+   k = R / N ranks a node in a bucket (N the nodes summed over buckets). Exact for sharers spread evenly
+   (B3 blocks of 16 columns over 4 nodes of 2: 6 of the 7 pieces leave), 0 where every bucket has one
+   node, or no bucket two ranks. Coarse: chunks that share a bucket but no rank count as shared; nodes 8
+   apart share a bit (more than 8 nodes read as fewer, so the share is a floor). (H - 1) / H, the uniform
+   guess, without a map (a multi-dataset call's call-wide vector). Pure: agreed facts. */
+static double exchange_off_node(const cd_io *io)
+{
+    const double H = (double)io->f->nodes;
+    if (H <= 1) return 0.0;
+    double U = 0, N = 0, cross = 0;
+    for (int b = 0; b < 64; b++) {
+        const unsigned m = (unsigned)(io->g[AG_NODE_MAP + b / 8] >> ((b % 8) * 8)) & 0xffu;
+        if (!m) continue;
+        const double n = (double)popcount64(m);
+        U += 1;
+        N += n;
+        cross += n - 1;
+    }
+    const double R = (double)io->g[AG_SUM_NODE_TOUCH];
+    if (U == 0) return (H - 1) / H; /* no map (a multi-dataset call's call-wide vector): the uniform guess */
+    if (R <= U) return 0.0;         /* no bucket has two ranks: the exchange moves nothing */
+    const double k = R / N > 1 ? R / N : 1.0, x = cross * k / (R - U);
+    return x < 1 ? x : 1.0;
+}
+
 /* Memory runs this rank would hand MPI's datatype engine under link-chunk: pieces whose rows are long
    enough not to be packed (COLLDIAG_PACK_RUN_BYTES) keep one memory block per row. Local and pure. */
 static uint64_t link_mem_runs(const cd_io *io)
@@ -116,7 +168,7 @@ static uint64_t link_mem_runs(const cd_io *io)
    between ranks, collective MPI-IO, independent I/O): est[k] is the sum of term[k][]. The terms let
    AUTO that measures (measure.c) lend what it measured of one scheme to another that shares its terms.
    Pure: agreed facts and settings only. */
-static void auto_terms(const cd_io *io, double term[4][CD_T_N])
+static void auto_terms(const cd_io *io, double term[4][CD_T_N], int *agg_ind, double *agg_coll)
 {
     const uint64_t *g = io->g;
     const int P = io->f->size;
@@ -155,16 +207,35 @@ static void auto_terms(const cd_io *io, double term[4][CD_T_N])
     const double sx = io->disjoint ? 0.0 : 1.0;
     term[1][CD_T_SYNC] = N * lat + 3 * sx * latx;
     term[1][CD_T_IND] = (double)g[AG_MAX_MULTI_NS] * 1e-9;
+    /* aggregation's exchange: the share that leaves a node from the agreed node map (exchange_off_node) */
+    const double xo = exchange_off_node(io);
     term[2][CD_T_SYNC] = lat + (5 + 2 * sx) * latx;
-    term[2][CD_T_NET] = R * k[CD_K_COPY] + B * (2 / k[CD_K_BW_COPY] + (1 - off) / k[CD_K_BW_NET] + off * K / bwx);
-    term[2][CD_T_COLL] = C * k[CD_K_RUN] + B / k[CD_K_BW_IO];
+    term[2][CD_T_NET] = R * k[CD_K_COPY] + B * (2 / k[CD_K_BW_COPY] + (1 - xo) / k[CD_K_BW_NET] + xo * K / bwx);
+    /* the owners' runs: one collective call, whose two-phase shuffle to the aggregators (about one a node)
+       crosses nodes as link-chunk's does, or, across nodes, independent calls (about a run a chunk owned,
+       at most the chunks touched) where they are estimated cheaper: the owners hold whole chunks' covered
+       bytes, disjoint, and a collective call adds only its shuffle and its latency. Across 200 Mbit/s
+       simulated nodes (B3 blocks of 64 columns) aggregation's collective calls ran 134 ms and its
+       independent ones 6-7 ms. On one node the collective call, always (SPEC.md's row; on one node the
+       independent way is a measured try, measure.c) */
+    const double coll = C * k[CD_K_RUN] + B / k[CD_K_BW_IO], shuffle = B * off * K / bwx;
+    const double ind = B / k[CD_K_BW_IND] + C * k[CD_K_IND];
+    const int way = H > 1 && ind < coll + shuffle;
+    if (agg_coll) *agg_coll = term[2][CD_T_SYNC] + term[2][CD_T_NET] + coll + shuffle;
+    if (agg_ind) *agg_ind = way;
+    if (way) { /* (LAT kept: the move agreed is a collective step either way, and the estimate errs high) */
+        term[2][CD_T_IND] = ind;
+    } else {
+        term[2][CD_T_NET] += shuffle;
+        term[2][CD_T_COLL] = coll;
+    }
     term[3][CD_T_IND] = (double)g[AG_MAX_IND_NS] * 1e-9;
 }
 
 static int auto_choose(const cd_io *io, double est[4])
 {
     double term[4][CD_T_N];
-    auto_terms(io, term);
+    auto_terms(io, term, &io->x->model_agg_ind, &io->x->model_agg_coll);
     for (int s = 0; s < 4; s++) est[s] = term[s][CD_T_SYNC] + term[s][CD_T_NET] + term[s][CD_T_COLL] + term[s][CD_T_IND];
     int best = 0;
     for (int i = 1; i < 4; i++)
@@ -207,9 +278,11 @@ static void exec_chunked(cd_io *io)
                                           COLLDIAG_MPIO_ALL_CHUNK_IND_IO};
         if (io->set.auto_measure) { /* measure.c */
             double term[4][CD_T_N];
-            auto_terms(io, term);
+            auto_terms(io, term, NULL, NULL);
             model_best = scheme_opt[meas_choose(io, x->model_est, term)];
             io->agg_indep = x->meas_agg_ind; /* agreed: the group's table decided it (agg_move) */
+        } else {
+            io->agg_indep = model_best == COLLDIAG_MPIO_CHUNK_AGGREGATE_IO && x->model_agg_ind == 1; /* the model's way (auto_terms) */
         }
         opt = model_best;
         for (int k = 0; k < 4; k++)
@@ -678,6 +751,8 @@ static void xfer_reset(colldiag_xfer *x)
     x->meas_agg_ind = 0;
     x->auto_s = -1;
     x->model_est[0] = x->model_est[1] = x->model_est[2] = x->model_est[3] = -1.0;
+    x->model_agg_ind = -1;
+    x->model_agg_coll = -1.0;
     x->planned = 0;
     x->chunk_opt_done = COLLDIAG_MPIO_NO_CHUNK_OPTIMIZATION;
     x->io_mode_done = COLLDIAG_MPIO_NO_COLLECTIVE;
@@ -1219,6 +1294,7 @@ static void agree_local(cd_io *io, uint32_t cause, uint64_t v[AG_N])
     v[AG_MAX_MRUNS] = link_mem_runs(io);
     write_extent(io, &v[AG_MAX_END], &v[AG_MAX_FSIZE]);
     touch_map(io, &v[AG_TOUCH], &v[AG_SUM_TOUCH]);
+    node_map(io, &v[AG_NODE_MAP], &v[AG_SUM_NODE_TOUCH]);
     risk_local(io, v);
     meas_local(io, v);
 }

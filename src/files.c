@@ -55,9 +55,12 @@ enum {
     AG_WIS_NOT,        /* ... and of its complement (all ones: none): every rank read the same iff AND of the two is 0 */
     AG_STACK,          /* BOR: bit 0, this rank's MPI-IO layer loses bytes of overlapping collective reads (risk_read_stack:
                           set before MPI_Init, so it can differ between ranks; the read guard and the prediction use the OR) */
-    AG_TOUCH,          /* BOR: the touched-chunk map, CD_TOUCH_WORDS words from here */
-    AG_N = AG_TOUCH + 8 /* 408 bytes in all: see touch_map */
+    AG_SUM_NODE_TOUCH, /* SUM: buckets of the node map (node_map) each rank touches */
+    AG_NODE_MAP,       /* BOR: the node map, CD_NODE_WORDS words from here: which nodes touch each bucket of chunks */
+    AG_TOUCH = AG_NODE_MAP + 8, /* BOR: the touched-chunk map, CD_TOUCH_WORDS words from here */
+    AG_N = AG_TOUCH + 8 /* 488 bytes in all: see touch_map and node_map */
 };
+#define CD_NODE_WORDS (AG_TOUCH - AG_NODE_MAP)
 #define CD_TOUCH_WORDS (AG_N - AG_TOUCH)
 
 static void cd_agree_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
@@ -74,7 +77,7 @@ static void cd_agree_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
             case AG_MAX_MULTI_NS: case AG_MAX_IND_NS: case AG_MAX_MRUNS: case AG_RISK_HI: case AG_RISK_FSIZE: case AG_RISK_RD_NHI: case AG_MEAS_T:
                 if (x > *y) *y = x;
                 break;
-            case AG_SUM_CHUNKS: case AG_SUM_RUNS: case AG_SUM_PARTIAL: case AG_SUM_TOUCH: case AG_RISK_PAST: case AG_RISK_OWN: case AG_RISK_CBYTES:
+            case AG_SUM_CHUNKS: case AG_SUM_RUNS: case AG_SUM_PARTIAL: case AG_SUM_TOUCH: case AG_SUM_NODE_TOUCH: case AG_RISK_PAST: case AG_RISK_OWN: case AG_RISK_CBYTES:
             case AG_RISK_UNK: *y += x; break;
             default: *y |= x; break;
             }
@@ -104,6 +107,8 @@ struct colldiag_file {
     int node_n;          /* ranks of comm on this rank's node (MPI_COMM_TYPE_SHARED), learnt by file_nodes: 0 not yet, -1 unknown */
     int *node_ranks;     /* their ranks in comm, ascending (node_n of them) */
     int nodes;           /* nodes of comm, agreed by every rank (file_nodes; 0: not known), AUTO's H */
+    int node_idx;        /* this rank's node, 0 .. nodes - 1 (file_nodes; the nodes' lowest ranks in order): the touched
+                            chunks' node map (node_map) */
     double bw_x;         /* a node's link, B/s, probed once for the ranks' group (file_probe_link); 0: not probed */
     int md_local;        /* HDF5 bridge, plan_only: the HDF5 file's metadata reads are local (not H5Pset_all_coll_metadata_ops),
                             so HDF5's chunk lookup may run on one rank (h5_plan_chunk_addrs) */
@@ -415,11 +420,22 @@ static void file_nodes(colldiag_file *f)
             r = NULL;
         }
         cd_free(r);
+    }
+    const int lead = f->node_n > 0 && f->node_ranks[0] == f->rank;
+    /* the node's index: its lowest rank's count of lower nodes' lowest ranks, which that rank lends its
+       node-mates (every rank of comm is in both calls, its node's communicator or not) */
+    int below = 0;
+    if (MPI_Exscan(&lead, &below, 1, MPI_INT, MPI_SUM, f->comm) != MPI_SUCCESS || f->rank == 0) below = 0;
+    if (nc != MPI_COMM_NULL) {
+        if (MPI_Bcast(&below, 1, MPI_INT, 0, nc) != MPI_SUCCESS) below = 0;
         MPI_Comm_free(&nc);
     }
-    int mine[4] = {f->node_n > 0 && f->node_ranks[0] == f->rank, f->node_n <= 0, probe_wanted(f), step_wanted(f)}, all[4] = {0, 1, 0, 0};
+    int mine[4] = {lead, f->node_n <= 0, probe_wanted(f), step_wanted(f)}, all[4] = {0, 1, 0, 0};
     if (MPI_Allreduce(mine, all, 4, MPI_INT, MPI_SUM, f->comm) != MPI_SUCCESS) return;
-    if (all[1] == 0) f->nodes = all[0];
+    if (all[1] == 0) {
+        f->nodes = all[0];
+        f->node_idx = below;
+    }
     /* the link between nodes and a collective step: probed if some rank wants it (the same sum on every
        rank), else remembered */
     if (f->nodes > 1 && all[2] > 0) file_probe_link(f);

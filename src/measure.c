@@ -523,6 +523,10 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
     if (best_m < 0) { /* the pattern's first call: the corrected model */
         x->meas_kind = 1;
         x->meas_s = best_ec;
+        /* aggregation by the model's way (auto_terms: across nodes, its owners' independent calls where
+           those are estimated cheaper than a collective call's shuffle), kept for the pattern as a try's is */
+        x->meas_agg_ind = best_ec == 2 && x->model_agg_ind == 1;
+        if (s && io->dir != DIR_PLAN && x->meas_agg_ind) s->agg_ind = 1;
     } else {
         /* a try must beat the fastest of the best's calls, not their median (a try that loses costs a
            whole call), by meas_try_bar's margin. Whether a scheme could: by the best
@@ -581,12 +585,13 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
            other try is judged against (200 Mbit/s simulated nodes, B3w16 writes: aggregation's collective
            calls ran 3.5x their estimate, 165 ms, and link-chunk, estimated at 104-110 ms, would have been
            tried first; the independent way then ran 34 ms). The other way is the independent one, as a
-           pattern's aggregation starts collective (SPEC.md's row); or, where aggregation came in as a try
-           by its independent way (below), the collective one, and only when aggregation's estimate (the
-           collective way's price) halves the independent way's fastest call: across simulated nodes the
+           pattern's aggregation starts collective (SPEC.md's row) on one node; or, where aggregation came in
+           as a try by its independent way (below) or started that way across nodes (the model's way,
+           auto_terms), the collective one, and only when the collective way's estimate halves the independent way's fastest call: across simulated nodes the
            collective way ran 2-20x the independent one (its two-phase shuffle crosses the link), and one
            such call cost more than the loop had gained */
-        const int agg_gate = !s->agg_ind || est[2] < CD_MEAS_COLD * meas_min(s, 2);
+        const double agg_coll = x->model_agg_ind == 1 ? x->model_agg_coll : est[2]; /* the collective way's estimate */
+        const int agg_gate = !s->agg_ind || agg_coll < CD_MEAS_COLD * meas_min(s, 2);
         const int agg_first = best_m == 2 && s->n[2] >= 3 && !s->agg_tried && s->tries < CD_MEAS_TRIES && !engines_compared && agg_gate;
         const int worth = cand >= 0 && s && s->tries < CD_MEAS_TRIES && !engines_compared && !agg_first;
         const int agg_try = !worth && agg_first;

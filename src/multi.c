@@ -153,6 +153,7 @@ static int multi_scheme(cd_io *io)
     const int best = auto_choose(io, x->model_est);
     if (opt == COLLDIAG_MPIO_CHUNK_AUTO) {
         memcpy(x->auto_est, x->model_est, sizeof x->auto_est);
+        io->agg_indep = best == COLLDIAG_MPIO_CHUNK_AGGREGATE_IO && x->model_agg_ind == 1; /* the model's way (auto_terms) */
         set_reason_auto(io, 0, 0, P, best, io->nsub);
         return best;
     }

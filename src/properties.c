@@ -57,6 +57,9 @@ struct colldiag_xfer {
     int ratio0;                           /* ratio 0: every chunk collective */
     double auto_est[4];                   /* AUTO's estimates (link, multi, aggregation, all-independent), -1 when not AUTO */
     double model_est[4];                  /* the same model for every collective chunked call, whatever ran; -1 otherwise */
+    int model_agg_ind;                    /* the model's way for aggregation's owners' runs: 1 independent calls (across nodes, where
+                                             they are estimated cheaper than a collective call's shuffle), 0 collective, -1 none */
+    double model_agg_coll;                /* aggregation's estimate by collective owners' calls (model_est[2] is the cheaper way's) */
     /* AUTO that measures (measure.c), the last call: 0 the model alone, 1 the pattern's first call (the corrected
        model), 2 the measured best, 3 trying a scheme not measured yet, 4 the measured best (aggregation) trying its
        owners' runs by independent calls; each scheme's median agreed time (-1
@@ -174,6 +177,8 @@ static void xfer_init(colldiag_xfer *x)
     x->chunk_cache = -1;
     x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
     x->model_est[0] = x->model_est[1] = x->model_est[2] = x->model_est[3] = -1.0;
+    x->model_agg_ind = -1;
+    x->model_agg_coll = -1.0;
 }
 
 /* What a transfer holds from its last call (chunk info, pieces, per-dataset results). */

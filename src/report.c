@@ -171,6 +171,14 @@ int colldiag_get_model_estimates(const colldiag_xfer *x, double est[4])
     return 0;
 }
 
+int colldiag_get_model_aggregation(const colldiag_xfer *x, int *independent, double *collective_s)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_model_aggregation", "x is NULL");
+    if (independent) *independent = x->model_agg_ind;
+    if (collective_s) *collective_s = x->model_agg_ind >= 0 ? x->model_agg_coll : -1.0;
+    return 0;
+}
+
 int colldiag_get_auto_measured(const colldiag_xfer *x, double seconds[4], unsigned calls[4], int *kind, int *chosen)
 {
     if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_auto_measured", "x is NULL");

@@ -12,9 +12,12 @@
  * node its piece back. (Pieces of different sizes and 5 chunks over P ranks, so that counting the ranks
  * of the same node instead gives other numbers.) Every rank checks its own count and that it is known; rank 0 checks the text report's node
  * count and sum, the JSON's, and that a link-chunk write (MPI-IO's own exchange) says nothing is known.
- * The bytes read back must be the bytes written. AUTO's estimate of aggregation must move with
- * COLLDIAG_AUTO_BW_NET_X by the off-node bytes the test counts (none on one node), and link-chunk's by
- * as much; the link's rate probed at open must be alike on every rank, known exactly when there are
+ * The bytes read back must be the bytes written. AUTO's estimates must move with
+ * COLLDIAG_AUTO_BW_NET_X as the test's own count of the pieces leaving their node says (link-chunk's
+ * shuffle, aggregation's exchange, its collective owners' call), for chunks of every rank and for
+ * chunks of one node's ranks (aggregation's then not at all), and across nodes AUTO must run
+ * aggregation there with its owners' runs by independent calls (no collective MPI-IO call, the bytes
+ * read back); the link's rate probed at open must be alike on every rank, known exactly when there are
  * nodes, and be the rate the model uses. With NODES, the host
  * names must number NODES. Exit
  * status 1 on every rank when any rank failed. */
@@ -125,38 +128,152 @@ int main(int argc, char **argv)
     }
     CHECK(memcmp(buf, back, rows * w * sizeof *buf) == 0, "the bytes read back are not the bytes written");
 
-    /* AUTO's model knows the nodes: aggregation's estimate carries B (H-1)/H (P/H) / BW_NET_X for the
-       bytes that leave a node through its link (docs/design.md), with H the nodes, P/H the ranks a node,
-       B the busiest rank's bytes: the test's own count of each. Two plans that differ only in
-       BW_NET_X must differ by exactly that on every rank (nothing at all on one node). */
-    {
-        const double X1 = 1e9, X2 = 1e6, H = hosts;
-        double Bmax = 0;
-        for (int r = 0; r < P; r++)
-            if ((double)(PIECE(r) * nchunks) > Bmax) Bmax = (double)(PIECE(r) * nchunks);
-        const double want = H > 1 ? Bmax * (H - 1) / H * ((double)P / H) * (1 / X2 - 1 / X1) : 0.0;
-        double est[2][4];
+    /* AUTO's model knows the nodes. Two plans that differ only in COLLDIAG_AUTO_BW_NET_X (1e4 and 1e3 B/s:
+       links so slow that across nodes the model moves aggregation's owners' runs by independent calls),
+       on every rank, against the test's own counts: H the nodes (host names), K = P/H the ranks a node,
+       B the busiest rank's bytes, and the share of the pieces sent to owners that leave the owner's node
+       (each chunk's owner is c mod P, every rank touches every chunk: the pieces of the ranks on other
+       hosts than the owner's, over all the non-owners' pieces).
+       - link-chunk's two-phase shuffle to its aggregators (about one a node) moves by B (H-1)/H K / BW;
+       - aggregation by collective owners' calls (colldiag_get_model_aggregation) by B K (share + (H-1)/H)
+         / BW: its exchange's share, and the owners' collective call's shuffle as link-chunk's;
+       - aggregation's estimate (the model's way: independent across nodes, collective on one) by
+         B K share / BW across nodes, and as the collective way's on one node;
+       - nothing else moves.
+       Then the same with each chunk touched only by the ranks of one host (a chunk a node, rank r's
+       columns in it): the share is 0, and aggregation's estimate across nodes does not move at all. */
+    for (int lay = 0; lay < 2; lay++) {
+        const double X1 = 1e4, X2 = 1e3, H = hosts, K = (double)P / H;
+        /* the hosts in order of their first rank: rank r's node index */
+        int *node = malloc((size_t)P * sizeof *node), nn = 0;
+        for (int r = 0; r < P; r++) {
+            node[r] = -1;
+            for (int q = 0; q < r && node[r] < 0; q++)
+                if (!strcmp(HOST(q), HOST(r))) node[r] = node[q];
+            if (node[r] < 0) node[r] = nn++;
+        }
+        colldiag_layout *lm = l;
+        colldiag_sel *sm = s;
+        double Bmax = 0, leave = 0, moved = 0;
+        if (lay == 0) {
+            for (int r = 0; r < P; r++)
+                if ((double)(PIECE(r) * nchunks) > Bmax) Bmax = (double)(PIECE(r) * nchunks);
+            for (uint64_t c = 0; c < nchunks; c++)
+                for (int r = 0; r < P; r++)
+                    if (r != (int)(c % (uint64_t)P)) {
+                        moved += 1;
+                        leave += strcmp(HOST(r), HOST((int)(c % (uint64_t)P))) != 0;
+                    }
+        } else { /* {4 nn, 8P} in chunks of {4, 8P}: chunk n holds node n's ranks' rows, rank r's w_r columns from 8r */
+            const uint64_t d2[2] = {cr * (uint64_t)nn, cols}, st2[2] = {cr * (uint64_t)node[me], 8 * (uint64_t)me}, cn2[2] = {cr, w};
+            colldiag_layout_chunked(2, d2, cd, sizeof(int), 0, &lm);
+            colldiag_sel_create(2, d2, &sm);
+            colldiag_sel_select_hyperslab(sm, COLLDIAG_SELECT_SET, st2, NULL, cn2, NULL);
+            for (int r = 0; r < P; r++)
+                if ((double)PIECE(r) > Bmax) Bmax = (double)PIECE(r);
+            for (int n = 0; n < nn; n++) { /* the owner is one of the chunk's own ranks (the first at or after n mod P) */
+                int owner = -1, lo = -1;
+                for (int r = 0; r < P; r++)
+                    if (node[r] == n) {
+                        if (lo < 0) lo = r;
+                        if (owner < 0 && r >= n % P) owner = r;
+                    }
+                if (owner < 0) owner = lo;
+                for (int r = 0; r < P; r++)
+                    if (node[r] == n && r != owner) { moved += 1; leave += strcmp(HOST(r), HOST(owner)) != 0; }
+            }
+            CHECK(leave == 0, "the test's own layout sends %g pieces off their node", leave);
+        }
+        const double share = moved > 0 ? leave / moved : 0.0, off = H > 1 ? (H - 1) / H : 0.0, dbw = 1 / X2 - 1 / X1;
+        const double want_link = Bmax * off * K * dbw, want_coll = Bmax * K * (share + off) * dbw, want_agg = H > 1 ? Bmax * K * share * dbw : want_coll;
+        double est[2][4], coll[2] = {-1, -1};
+        int way[2] = {-1, -1};
         colldiag_set_dxpl_mpio_chunk_opt(x, COLLDIAG_MPIO_CHUNK_AUTO);
         for (int v = 0; v < 2; v++) {
             char val[32];
             snprintf(val, sizeof val, "%g", v ? X2 : X1);
             setenv("COLLDIAG_AUTO_BW_NET_X", val, 1);
-            CHECK(colldiag_plan(f, l, s, NULL, x) == 0, "AUTO plan (BW_NET_X %s): %s", val, colldiag_xfer_errmsg(x));
+            CHECK(colldiag_plan(f, lm, sm, NULL, x) == 0, "AUTO plan (BW_NET_X %s): %s", val, colldiag_xfer_errmsg(x));
             CHECK(colldiag_get_model_estimates(x, est[v]) == 0, "model estimates");
+            CHECK(colldiag_get_model_aggregation(x, &way[v], &coll[v]) == 0, "colldiag_get_model_aggregation");
+            /* the model's way: independent calls across nodes on links this slow, collective on one node */
+            CHECK(way[v] == (H > 1), "layout %d, BW_NET_X %s: the model's way for aggregation's owners' runs is %d, expected %d (%d nodes)", lay, val,
+                  way[v], H > 1, hosts);
+            CHECK(way[v] ? est[v][2] < coll[v] : est[v][2] == coll[v], "layout %d: aggregation's estimate %.9g s, by collective owners' calls %.9g s (way %d)",
+                  lay, est[v][2], coll[v], way[v]);
         }
         unsetenv("COLLDIAG_AUTO_BW_NET_X");
-        const double d = est[1][2] - est[0][2];
-        CHECK(d >= want * (1 - 1e-9) - 1e-12 && d <= want * (1 + 1e-9) + 1e-12,
-              "aggregation's estimate moved by %.9g s when BW_NET_X fell from %g to %g B/s, expected %.9g s (%d nodes, %d ranks)", d, X1, X2,
-              want, hosts, P);
-        /* link-chunk's two-phase shuffle to its aggregators (about one a node) crosses nodes alike */
-        const double dl = est[1][0] - est[0][0];
-        CHECK(dl >= want * (1 - 1e-9) - 1e-12 && dl <= want * (1 + 1e-9) + 1e-12,
-              "link's estimate moved by %.9g s when BW_NET_X fell from %g to %g B/s, expected %.9g s (%d nodes, %d ranks)", dl, X1, X2, want, hosts, P);
+#define NEAR(d, want) ((d) >= (want) * (1 - 1e-9) - 1e-12 && (d) <= (want) * (1 + 1e-9) + 1e-12)
+        const double dl = est[1][0] - est[0][0], dc = coll[1] - coll[0], da = est[1][2] - est[0][2];
+        CHECK(NEAR(dl, want_link), "layout %d: link's estimate moved by %.9g s when BW_NET_X fell from %g to %g B/s, expected %.9g s (%d nodes, %d ranks)", lay,
+              dl, X1, X2, want_link, hosts, P);
+        CHECK(NEAR(dc, want_coll), "layout %d: aggregation by collective owners' calls moved by %.9g s, expected %.9g s (share %.6g, %d nodes, %d ranks)", lay,
+              dc, want_coll, share, hosts, P);
+        CHECK(NEAR(da, want_agg), "layout %d: aggregation's estimate moved by %.9g s, expected %.9g s (share %.6g, %d nodes, %d ranks)", lay, da, want_agg,
+              share, hosts, P);
         for (int e = 1; e < 4; e++)
-            if (e != 2) CHECK(est[1][e] == est[0][e], "estimate %d moved with BW_NET_X: %g -> %g", e, est[0][e], est[1][e]);
-        if (me == 0) printf("AUTO's aggregation and link estimates: +%.6g s with BW_NET_X %g -> %g B/s (%d nodes; expected +%.6g s)\n", d, X1, X2, hosts, want);
-
+            if (e != 2) CHECK(est[1][e] == est[0][e], "layout %d: estimate %d moved with BW_NET_X: %g -> %g", lay, e, est[0][e], est[1][e]);
+        if (me == 0)
+            printf("AUTO with BW_NET_X %g -> %g B/s, %s: link +%.6g s, aggregation +%.6g s (collective owners' calls +%.6g s); the test's share of pieces "
+                   "leaving their node %.4g (%d nodes)\n",
+                   X1, X2, lay ? "chunks of one node's ranks" : "chunks of every rank", dl, da, dc, share, hosts);
+        /* ... and AUTO runs that way. Constants set so that, across nodes, aggregation by independent
+           owners' calls is the cheapest scheme by far for the layout whose chunks are node-mates':
+           every run a collective scheme hands MPI-IO costs RUN = 10 ms (link-chunk, multi-chunk's
+           partial pieces, aggregation's collective owners' call), a write's run under a page dirties a
+           page at IND_DIRTY = 1 s (all-independent: every run of w ints), a step LAT_X = 10 us (set, so
+           not probed) and the link BW_NET_X = 1 kB/s; the exchange stays on each node. The write, by
+           the pure model and by AUTO that measures (its pattern's first call): aggregation, no
+           collective MPI-IO call on any rank, the owners' independent calls, and the bytes read back
+           (by link-chunk) those written. */
+        if (lay && hosts > 1) {
+            static const char *const env[][2] = {{"COLLDIAG_AUTO_RUN", "1e-2"}, {"COLLDIAG_AUTO_IND_DIRTY", "1"}, {"COLLDIAG_AUTO_LAT_X", "1e-5"},
+                                                 {"COLLDIAG_AUTO_BW_NET_X", "1e3"}};
+            for (size_t e = 0; e < sizeof env / sizeof *env; e++) setenv(env[e][0], env[e][1], 1);
+            int *mine = malloc(cr * w * sizeof *mine), *got2 = calloc(cr * w, sizeof *got2);
+            for (int mode = 0; mode < 2; mode++) {
+                setenv("COLLDIAG_AUTO_MODE", mode ? "measure" : "estimate", 1);
+                colldiag_auto_forget();
+                for (uint64_t i = 0; i < cr * w; i++) mine[i] = (mode + 1) * 1000000 + me * 1000 + (int)i;
+                colldiag_set_dxpl_mpio_chunk_opt(x, COLLDIAG_MPIO_CHUNK_AUTO);
+                CHECK(colldiag_write(f, lm, sm, NULL, mine, x) == 0, "AUTO write (%s): %s", mode ? "measure" : "estimate", colldiag_xfer_errmsg(x));
+                colldiag_actual_chunk_opt_mode_t ran = 0;
+                colldiag_get_mpio_actual_chunk_opt_mode(x, &ran);
+                colldiag_counters cn;
+                colldiag_get_counters(x, &cn);
+                int ind = -2;
+                colldiag_get_model_aggregation(x, &ind, NULL);
+                CHECK(ran == COLLDIAG_MPIO_CHUNK_AGGREGATE && ind == 1, "AUTO (%s) ran chunk opt %d, the model's way %d: aggregation by independent owners' calls expected",
+                      mode ? "measure" : "estimate", (int)ran, ind);
+                CHECK(cn.calls_collective == 0, "AUTO (%s): %llu collective MPI-IO calls on rank %d; the owners' runs go by independent calls",
+                      mode ? "measure" : "estimate", (unsigned long long)cn.calls_collective, me);
+                if (mode) {
+                    int aio = -2, kind = -1;
+                    colldiag_get_auto_aggregation_io(x, &aio, NULL);
+                    colldiag_get_auto_measured(x, NULL, NULL, &kind, NULL);
+                    CHECK(aio == 1 && kind == 1, "AUTO that measures: owners' I/O %d, kind %d; the pattern's first call, independent, expected", aio, kind);
+                }
+                uint64_t ni = cn.calls_independent, nsum = 0;
+                MPI_Allreduce(&ni, &nsum, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+                CHECK(nsum > 0, "AUTO (%s): no rank made an independent MPI-IO call, yet the owners' runs moved", mode ? "measure" : "estimate");
+                colldiag_set_dxpl_mpio_chunk_opt(x, COLLDIAG_MPIO_CHUNK_ONE_IO);
+                memset(got2, 0, cr * w * sizeof *got2);
+                CHECK(colldiag_read(f, lm, sm, NULL, got2, x) == 0, "read back: %s", colldiag_xfer_errmsg(x));
+                CHECK(memcmp(mine, got2, cr * w * sizeof *mine) == 0, "AUTO (%s): the bytes read back are not the bytes written", mode ? "measure" : "estimate");
+            }
+            setenv("COLLDIAG_AUTO_MODE", "estimate", 1);
+            for (size_t e = 0; e < sizeof env / sizeof *env; e++) unsetenv(env[e][0]);
+            free(mine);
+            free(got2);
+            if (me == 0) printf("AUTO across %d nodes, chunks of one node's ranks, a slow link: aggregation, its owners' runs by independent calls\n", hosts);
+        }
+        if (lay) {
+            colldiag_sel_free(sm);
+            colldiag_layout_free(lm);
+        }
+        free(node);
+    }
+    {
         /* the link's rate, probed once at open when the ranks span nodes (colldiag_file_get_link_rate):
            the same on every rank, known exactly when there are nodes, and what the model then uses: a
            plan with COLLDIAG_AUTO_BW_NET_X set to it estimates exactly as one without (this test's model
