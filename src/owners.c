@@ -380,6 +380,11 @@ static const char *xfer_reason(const colldiag_xfer *cx)
             snprintf(x->reason, sizeof x->reason, "AUTO: estimated link %.3g s, multi %.3g s, aggregation %.3g s, independent %.3g s (%" PRIu64
                      " runs, %" PRIu64 " chunks over %d ranks) -> %s", x->auto_est[0], x->auto_est[1], x->auto_est[2], x->auto_est[3],
                      x->rz_runs, x->rz_chunks, x->rz_P, cd_chunk_opt_env[x->rz_opt]);
+        if (!x->meas_kind && x->rz_opt == COLLDIAG_MPIO_CHUNK_AGGREGATE_IO && x->model_agg_ind == 1) { /* the model's way (auto_terms) */
+            const size_t k = strlen(x->reason);
+            snprintf(x->reason + k, sizeof x->reason - k, ", its owners' runs by independent calls (across nodes: a collective call's shuffle, "
+                     "est. %.3g s, crosses the link)", x->model_agg_coll);
+        }
     }
     if (x->reads_solo == 1) {
         x->reads_solo = 2;

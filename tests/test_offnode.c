@@ -245,6 +245,9 @@ int main(int argc, char **argv)
                 colldiag_get_model_aggregation(x, &ind, NULL);
                 CHECK(ran == COLLDIAG_MPIO_CHUNK_AGGREGATE && ind == 1, "AUTO (%s) ran chunk opt %d, the model's way %d: aggregation by independent owners' calls expected",
                       mode ? "measure" : "estimate", (int)ran, ind);
+                const char *why = colldiag_scheme_reason(x);
+                CHECK(why && strstr(why, "its owners' runs by independent calls"), "AUTO (%s): the reason does not say how the owners' runs moved: %s",
+                      mode ? "measure" : "estimate", why ? why : "(null)");
                 CHECK(cn.calls_collective == 0, "AUTO (%s): %llu collective MPI-IO calls on rank %d; the owners' runs go by independent calls",
                       mode ? "measure" : "estimate", (unsigned long long)cn.calls_collective, me);
                 if (mode) {
