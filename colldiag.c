@@ -1554,7 +1554,7 @@ enum {
     AG_SUM_NODE_TOUCH, /* SUM: buckets of the node map (node_map) each rank touches */
     AG_NODE_MAP,       /* BOR: the node map, CD_NODE_WORDS words from here: which nodes touch each bucket of chunks */
     AG_TOUCH = AG_NODE_MAP + 8, /* BOR: the touched-chunk map, CD_TOUCH_WORDS words from here */
-    AG_N = AG_TOUCH + 8 /* 488 bytes in all: see touch_map and node_map */
+    AG_N = AG_TOUCH + 8 /* 480 bytes in all: see touch_map and node_map */
 };
 #define CD_NODE_WORDS (AG_TOUCH - AG_NODE_MAP)
 #define CD_TOUCH_WORDS (AG_N - AG_TOUCH)
