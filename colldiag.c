@@ -6639,9 +6639,10 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
            tried first; the independent way then ran 34 ms). The other way is the independent one, as a
            pattern's aggregation starts collective (SPEC.md's row) on one node; or, where aggregation came in
            as a try by its independent way (below) or started that way across nodes (the model's way,
-           auto_terms), the collective one, and only when the collective way's estimate halves the independent way's fastest call: across simulated nodes the
-           collective way ran 2-20x the independent one (its two-phase shuffle crosses the link), and one
-           such call cost more than the loop had gained */
+           auto_terms), the collective one, and only when the collective way's estimate halves the
+           independent way's fastest call: across simulated nodes the collective way ran 2-20x the
+           independent one (its two-phase shuffle crosses the link), and one such call cost more than the
+           loop had gained */
         const double agg_coll = x->model_agg_ind == 1 ? x->model_agg_coll : est[2]; /* the collective way's estimate */
         const int agg_gate = !s->agg_ind || agg_coll < CD_MEAS_COLD * meas_min(s, 2);
         const int agg_first = best_m == 2 && s->n[2] >= 3 && !s->agg_tried && s->tries < CD_MEAS_TRIES && !engines_compared && agg_gate;
