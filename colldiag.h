@@ -316,11 +316,11 @@ int colldiag_plan_read(colldiag_file *f, const colldiag_layout *l, const colldia
    dataset's pieces with their dataset index (colldiag_chunk_info.dataset). The reports show every
    dataset.
    Memory: the call adds at most the collective buffer + 256 B per chunk this rank touches (over all
-   datasets) + 1 KiB per dataset + 16 KiB, and under aggregation 128 B per rank of the file's
-   communicator (the exchange's counts and displacements). The per-dataset KiB is each dataset's
-   agreement vector (240 B: its causes must be agreed as its own single call would), its results
-   (288 B) and its context; it shows only when datasets touch few chunks (tests/test_memory.c
-   measures both). */
+   datasets) + 1.25 KiB per dataset + 16 KiB, and under aggregation 128 B per rank of the file's
+   communicator (the exchange's counts and displacements). The per-dataset 1.25 KiB is each dataset's
+   agreement vector (480 B, twice: reduced, then kept as the dataset's agreed facts; its causes must be
+   agreed as its own single call would), its results (288 B) and its context; it shows only when
+   datasets touch few chunks (tests/test_memory.c measures both). */
 int colldiag_write_multi(colldiag_file *f, size_t n, const colldiag_layout *const layouts[],
                          const colldiag_sel *const file_sels[], const colldiag_sel *const mem_sels[],
                          const void *const bufs[], colldiag_xfer *x);

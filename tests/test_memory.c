@@ -315,7 +315,7 @@ static void multi_case(const char *path, int opt, size_t cbuf)
     /* as one(), plus what a multi-dataset call holds for each dataset (its context, ~1 KiB) and the
        aggregation's counts and displacements, 16 words a rank (colldiag.h): 16 ranks went 1.5-5 KB
        over the one-dataset bound, six contexts and the exchange's counts beside few chunks a rank */
-    const size_t bound = cbuf + 256 * touched + 16384 + 1024 * NMD + 128 * (size_t)P;
+    const size_t bound = cbuf + 256 * touched + 16384 + 1280 * NMD + 128 * (size_t)P;
     const colldiag_layout *cl[NMD];
     const colldiag_sel *cf[NMD];
     const void *cw[NMD];
@@ -335,7 +335,7 @@ static void multi_case(const char *path, int opt, size_t cbuf)
         rc = dir ? colldiag_read_multi(f, NMD, cl, cf, NULL, rb, x) : colldiag_write_multi(f, NMD, cl, cf, NULL, cw, x);
         size_t added = g_peak - base_live;
         CHECK(rc == 0, "%s: rc %d: %s", what, rc, colldiag_xfer_errmsg(x));
-        CHECK(added <= bound, "%s added %zu bytes at its peak, bound %zu (buffer %zu + 256 x %llu chunks + 16 KiB + 1 KiB x %d datasets + 128 B x %d ranks); data %llu bytes", what,
+        CHECK(added <= bound, "%s added %zu bytes at its peak, bound %zu (buffer %zu + 256 x %llu chunks + 16 KiB + 1.25 KiB x %d datasets + 128 B x %d ranks); data %llu bytes", what,
               added, bound, cbuf, (unsigned long long)touched, NMD, P, (unsigned long long)mine);
         CHECK(g_pmpi.coll_max <= cbuf, "%s: one collective MPI call moved %llu bytes, more than the %zu-byte buffer", what,
               (unsigned long long)g_pmpi.coll_max, cbuf);
@@ -399,7 +399,7 @@ static void multi_small(const char *path, int opt)
     colldiag_set_dxpl_mpio(x, COLLDIAG_MPIO_COLLECTIVE);
     colldiag_set_dxpl_mpio_chunk_opt(x, (colldiag_chunk_opt_t)opt);
     colldiag_set_coll_buffer(x, cbuf);
-    const size_t touched = n ? NS : 0, bound = cbuf + 256 * touched + 1024 * NS + 16384;
+    const size_t touched = n ? NS : 0, bound = cbuf + 256 * touched + 1280 * NS + 16384;
     for (int dir = 0; dir < 2; dir++) {
         pmpi_reset();
         size_t base_live = g_live;
@@ -407,7 +407,7 @@ static void multi_small(const char *path, int opt)
         rc = dir ? colldiag_read_multi(f, NS, cl, cf, NULL, rb, x) : colldiag_write_multi(f, NS, cl, cf, NULL, cw, x);
         size_t added = g_peak - base_live;
         CHECK(rc == 0, "%s: rc %d: %s", dir ? "read" : "write", rc, colldiag_xfer_errmsg(x));
-        CHECK(added <= bound, "%s added %zu bytes at its peak, bound %zu (buffer %zu + 256 x %zu chunks + 1 KiB x %d datasets + 16 KiB)",
+        CHECK(added <= bound, "%s added %zu bytes at its peak, bound %zu (buffer %zu + 256 x %zu chunks + 1.25 KiB x %d datasets + 16 KiB)",
               dir ? "read" : "write", added, bound, cbuf, touched, NS);
         CHECK(g_pmpi.coll_max <= cbuf, "one collective MPI call moved %llu bytes, more than the %zu-byte buffer", (unsigned long long)g_pmpi.coll_max,
               cbuf);
