@@ -3636,7 +3636,7 @@ typedef struct {
     cd_kn *kl;            /* reads: the (k, n) runs of the pending region, at most kmax */
     uint64_t nk, kmax;
     int unalloc;          /* pending region belongs to unallocated chunks (reads: zeros) */
-    const unsigned char *dp; /* a write's pending direct region (stage_direct): the caller's bytes, */
+    unsigned char *dp;    /* the pending direct region (stage_direct): the caller's bytes (a write only reads them), */
     MPI_Offset doff;      /* their place in the file */
     uint64_t dlen;        /* and length (0: none) */
 } cd_stage;
@@ -3726,8 +3726,11 @@ static int stage_flush(cd_stage *st)
    and nothing converts it, as read_stretch reads: staging it copies every byte for nothing, and a
    fresh staging buffer's pages fault in first (IOR's 1 MiB transfers of 128 KiB chunks under the
    preload on ROMIO: colldiag's first call 5.6-7.8 ms against 0.7 ms warm, most of it copying into
-   a fresh buffer; bench-field, 2026-12-01). Runs that follow each other in both the file and memory
-   are one call, as staged runs are. Shorter runs are staged: merged with their neighbours in the
+   a fresh buffer; bench-field, 2026-12-01). A read's long run comes straight into the caller's buffer
+   the same way: staged, each 4 MiB fill of a fresh buffer was read and then copied out (1-D bands of
+   whole 512 KiB chunks on ROMIO, 3 ranks: all-independent 1.9-2.7 ms a call against link-chunk's
+   1.2-2.2 ms, which ROMIO reads straight into the buffer; bench-auto's X1d, 2026-12-02). Runs that
+   follow each other in both the file and memory are one call, as staged runs are. Shorter runs are staged: merged with their neighbours in the
    file into one call, their copy costs less than a call each (an independent call, the model's IND,
    4.5 us, is about 45 KB of memcpy). */
 #define CD_DIRECT_BYTES ((uint64_t)64 << 10)
@@ -3737,7 +3740,8 @@ static int direct_flush(cd_stage *st)
     if (st->dlen == 0) return 0;
     const uint64_t len = st->dlen;
     st->dlen = 0;
-    return io_raw(st->io, 1, st->doff, (void *)(uintptr_t)st->dp, len); /* MPI-IO and pwrite only read it */
+    if (st->io->dir != DIR_WRITE && st->unalloc) { memset(st->dp, 0, (size_t)len); return 0; } /* as a staged read's zeros */
+    return io_raw(st->io, st->io->dir == DIR_WRITE, st->doff, st->dp, len);
 }
 
 /* Whether the memory runs walked are one run: each must start where the last ended (a memory
@@ -3753,17 +3757,18 @@ static int mrun_first(void *ctx, uint64_t moff, uint64_t n)
     return 0;
 }
 
-/* 1 when the write of elements [k, k + n) at foff was taken as a direct region (*rc: the flushes'
-   result), 0 when it is to be staged. */
+/* 1 when the write or read of elements [k, k + n) at foff was taken as a direct region (*rc: the
+   flushes' result), 0 when it is to be staged. */
 static int stage_direct(cd_stage *st, MPI_Offset foff, uint64_t k, uint64_t n, int *rc)
 {
     cd_io *io = st->io;
     const uint64_t bytes = n * io->fes;
     *rc = 0;
-    if (io->dir != DIR_WRITE || io->x->conv || io->x->xform || io->fes != io->mes || bytes < CD_DIRECT_BYTES) return 0;
+    if ((io->dir != DIR_WRITE && io->dir != DIR_READ) || io->x->conv || io->x->xform || io->fes != io->mes || bytes < CD_DIRECT_BYTES)
+        return 0;
     cd_first_mrun o = {0, 0, 0};
     if (cd_mem_runs(io->ms, k, n, mrun_first, &o) || o.runs != 1) return 0;
-    const unsigned char *p = (const unsigned char *)io->wbuf + o.moff * io->mes;
+    unsigned char *p = (io->dir == DIR_WRITE ? (unsigned char *)(uintptr_t)io->wbuf : (unsigned char *)io->rbuf) + o.moff * io->mes;
     if ((*rc = stage_flush(st))) return 1; /* the staged bytes before it go first: the file's order */
     if (st->dlen && st->doff + (MPI_Offset)st->dlen == foff && st->dp + st->dlen == p) {
         st->dlen += bytes;
@@ -3952,8 +3957,9 @@ static int ind_pieces(cd_io *io, const uint64_t *list, uint64_t n, int all)
             rc = io_fail(io, COLLDIAG_ERR_ARG, "chunk %" PRIu64 " is not allocated (address -1) and cannot be written", p->idx);
             break;
         }
-        if (un != st.unalloc) {
+        if (un != st.unalloc) { /* both pending regions are read (or zeroed) by what they were */
             rc = stage_flush(&st);
+            if (!rc) rc = direct_flush(&st);
             st.unalloc = un;
         }
         if (!rc) rc = cd_walk_piece_rows(&io->map, io->fs, p, stage_run, stage_srun, &st);

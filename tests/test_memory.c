@@ -28,8 +28,10 @@
  * gives back every byte written. And 48 small datasets (1-D, contiguous or one chunk, a third of each
  * per rank), where each dataset's fixed cost shows: its agreement vector (240 B), results (288 B) and
  * context (720 B) exceed a touched chunk's 256 B, so the bound gains 1 KiB per dataset (colldiag.h).
- * And independent writes of whole 512 KiB chunks from five memory layouts (direct_case): the calls the
- * rule for long runs makes, no staging copy where every run is one in memory, the file's bytes.
+ * And independent writes and reads of whole 512 KiB chunks from and into five memory layouts
+ * (direct_case): the calls the rule for long runs makes, no staging copy where every run is one in
+ * memory, the file's bytes, every element in its place and the bytes between untouched, zeros past
+ * the file's end.
  *
  *   mpirun -n P tests/test_memory [DIR [quick]]
  */
@@ -439,7 +441,7 @@ static void direct_case(const char *path, int c)
 {
     static const char *const what[5] = {"packed buffer", "rows apart in memory (32 KiB runs)", "one run at an offset in memory",
                                         "a memory break inside the first chunk", "the two chunks apart in memory"};
-    snprintf(g_case, sizeof g_case, "independent write of whole chunks, %s", what[c]);
+    snprintf(g_case, sizeof g_case, "independent write and read of whole chunks, %s", what[c]);
     const uint64_t NR = (uint64_t)DR * (uint64_t)P, n = (uint64_t)DR * DC, r0 = (uint64_t)me * DR;
     uint64_t dims[2] = {NR, DC}, cd[2] = {DCH, DC};
     colldiag_layout *l;
@@ -499,6 +501,47 @@ static void direct_case(const char *path, int c)
     uint64_t bad = 0;
     for (uint64_t k = 0; k < n; k++) bad += back[k] != dval(c, r0 + k / DC, k % DC);
     CHECK(bad == 0, "%llu of %llu elements read back differ", (unsigned long long)bad, (unsigned long long)n);
+    /* reads by the same rule, into the same memory layout: the same calls, no staging buffer where every
+       run goes direct, every element in its place and the bytes between untouched (0xEE) */
+    double *mem2 = malloc(mlen * sizeof *mem2);
+    memset(mem2, 0xEE, mlen * sizeof *mem2);
+    pmpi_reset();
+    base = g_live;
+    g_peak = g_live;
+    rc = colldiag_read(f, l, fs, ms, mem2, x);
+    const size_t radded = g_peak - base;
+    CHECK(rc == 0, "read into the layout: %s", colldiag_xfer_errmsg(x));
+    CHECK(g_pmpi.ind_calls == want_calls && g_pmpi.ind_bytes == n * sizeof(double) && g_pmpi.coll_calls == 0,
+          "read: %llu independent calls (%llu bytes), %llu collective; expected %llu independent calls of %llu bytes in all",
+          (unsigned long long)g_pmpi.ind_calls, (unsigned long long)g_pmpi.ind_bytes, (unsigned long long)g_pmpi.coll_calls,
+          (unsigned long long)want_calls, (unsigned long long)(n * sizeof(double)));
+    if (c != 1 && c != 3) CHECK(radded < 65536, "the read allocated %zu bytes at its peak: its 1 MiB was staged", radded);
+    CHECK(memcmp(mem2, mem, mlen * sizeof *mem) == 0, "the read into the memory layout differs from what was written from it");
+    /* past the file's end (the same rows of a dataset twice as tall, the lower half never written):
+       zeros, as a staged read gives, in the same places */
+    {
+        uint64_t dims2[2] = {2 * NR, DC}, st2[2] = {NR + r0, 0};
+        colldiag_layout *l2;
+        colldiag_sel *fs2;
+        colldiag_layout_chunked(2, dims2, cd, sizeof(double), 0, &l2);
+        colldiag_sel_create(2, dims2, &fs2);
+        colldiag_sel_select_hyperslab(fs2, COLLDIAG_SELECT_SET, st2, NULL, cn, NULL);
+        memset(mem2, 0xEE, mlen * sizeof *mem2);
+        CHECK(colldiag_read(f, l2, fs2, ms, mem2, x) == 0, "read past the end: %s", colldiag_xfer_errmsg(x));
+        uint64_t nz = 0, gaps = 0;
+        for (uint64_t e = 0; e < mlen; e++) {
+            unsigned char want[sizeof(double)];
+            memcpy(want, &mem[e], sizeof want); /* 0xEE where nothing was selected, an element's place else */
+            const int sel = want[0] != 0xEE || want[1] != 0xEE || want[7] != 0xEE;
+            if (sel) nz += mem2[e] != 0.0;
+            else gaps += memcmp(&mem2[e], &mem[e], sizeof(double)) != 0;
+        }
+        CHECK(nz == 0 && gaps == 0, "read past the end: %llu elements not zero, %llu gap elements overwritten", (unsigned long long)nz,
+              (unsigned long long)gaps);
+        colldiag_sel_free(fs2);
+        colldiag_layout_free(l2);
+    }
+    free(mem2);
     colldiag_xfer_free(x);
     colldiag_file_close(f);
     MPI_Barrier(MPI_COMM_WORLD);
