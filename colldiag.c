@@ -3730,9 +3730,9 @@ static int stage_flush(cd_stage *st)
    the same way: staged, each 4 MiB fill of a fresh buffer was read and then copied out (1-D bands of
    whole 512 KiB chunks on ROMIO, 3 ranks: all-independent 1.9-2.7 ms a call against link-chunk's
    1.2-2.2 ms, which ROMIO reads straight into the buffer; bench-auto's X1d, 2026-12-02). Runs that
-   follow each other in both the file and memory are one call, as staged runs are. Shorter runs are staged: merged with their neighbours in the
-   file into one call, their copy costs less than a call each (an independent call, the model's IND,
-   4.5 us, is about 45 KB of memcpy). */
+   follow each other in both the file and memory are one call, as staged runs are. Shorter runs are
+   staged: merged with their neighbours in the file into one call, their copy costs less than a call
+   each (an independent call, the model's IND, 4.5 us, is about 45 KB of memcpy). */
 #define CD_DIRECT_BYTES ((uint64_t)64 << 10)
 
 static int direct_flush(cd_stage *st)

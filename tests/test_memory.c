@@ -436,6 +436,18 @@ static void multi_small(const char *path, int opt)
    (no staging buffer where every run goes direct: under 64 KiB of the 1 MiB written), the file's bytes
    against an image the test computes (rank 0 reads it raw) and a read back. */
 enum { DR = 32, DC = 4096, DCH = 16 };
+/* One direct_case call (what: "write" or "read"), since pmpi_reset: it succeeded, made want_calls
+   independent MPI-IO calls moving `bytes` and no collective one, and, where every run goes direct
+   (peak_checked), allocated under 64 KiB at its peak (`added`): its 1 MiB was not staged. */
+static void direct_call_checks(const char *what, int rc, colldiag_xfer *x, uint64_t want_calls, uint64_t bytes, size_t added, int peak_checked)
+{
+    CHECK(rc == 0, "%s: %s", what, colldiag_xfer_errmsg(x));
+    CHECK(g_pmpi.ind_calls == want_calls && g_pmpi.ind_bytes == bytes && g_pmpi.coll_calls == 0,
+          "%s: %llu independent calls (%llu bytes), %llu collective; expected %llu independent calls of %llu bytes in all", what,
+          (unsigned long long)g_pmpi.ind_calls, (unsigned long long)g_pmpi.ind_bytes, (unsigned long long)g_pmpi.coll_calls,
+          (unsigned long long)want_calls, (unsigned long long)bytes);
+    if (peak_checked) CHECK(added < 65536, "the %s allocated %zu bytes at its peak: its 1 MiB was staged", what, added);
+}
 static double dval(int c, uint64_t i, uint64_t j) { return (double)(i * DC + j) + 0.25 + 1e7 * c; }
 static void direct_case(const char *path, int c)
 {
@@ -489,13 +501,7 @@ static void direct_case(const char *path, int c)
     size_t base = g_live;
     g_peak = g_live;
     int rc = colldiag_write(f, l, fs, ms, mem, x);
-    const size_t added = g_peak - base;
-    CHECK(rc == 0, "write: %s", colldiag_xfer_errmsg(x));
-    CHECK(g_pmpi.ind_calls == want_calls && g_pmpi.ind_bytes == n * sizeof(double) && g_pmpi.coll_calls == 0,
-          "%llu independent calls (%llu bytes), %llu collective; expected %llu independent calls of %llu bytes in all",
-          (unsigned long long)g_pmpi.ind_calls, (unsigned long long)g_pmpi.ind_bytes, (unsigned long long)g_pmpi.coll_calls,
-          (unsigned long long)want_calls, (unsigned long long)(n * sizeof(double)));
-    if (c != 1 && c != 3) CHECK(added < 65536, "the write allocated %zu bytes at its peak: its 1 MiB was copied", added);
+    direct_call_checks("write", rc, x, want_calls, n * sizeof(double), g_peak - base, c != 1 && c != 3);
     memset(back, 0, n * sizeof *back);
     CHECK(colldiag_read(f, l, fs, NULL, back, x) == 0, "read: %s", colldiag_xfer_errmsg(x));
     uint64_t bad = 0;
@@ -509,13 +515,7 @@ static void direct_case(const char *path, int c)
     base = g_live;
     g_peak = g_live;
     rc = colldiag_read(f, l, fs, ms, mem2, x);
-    const size_t radded = g_peak - base;
-    CHECK(rc == 0, "read into the layout: %s", colldiag_xfer_errmsg(x));
-    CHECK(g_pmpi.ind_calls == want_calls && g_pmpi.ind_bytes == n * sizeof(double) && g_pmpi.coll_calls == 0,
-          "read: %llu independent calls (%llu bytes), %llu collective; expected %llu independent calls of %llu bytes in all",
-          (unsigned long long)g_pmpi.ind_calls, (unsigned long long)g_pmpi.ind_bytes, (unsigned long long)g_pmpi.coll_calls,
-          (unsigned long long)want_calls, (unsigned long long)(n * sizeof(double)));
-    if (c != 1 && c != 3) CHECK(radded < 65536, "the read allocated %zu bytes at its peak: its 1 MiB was staged", radded);
+    direct_call_checks("read", rc, x, want_calls, n * sizeof(double), g_peak - base, c != 1 && c != 3);
     CHECK(memcmp(mem2, mem, mlen * sizeof *mem) == 0, "the read into the memory layout differs from what was written from it");
     /* past the file's end (the same rows of a dataset twice as tall, the lower half never written):
        zeros, as a staged read gives, in the same places */
