@@ -4,7 +4,8 @@
  * One ordered list of rules; the first that applies decides, and docs/hdf5.md shows the same table.
  * The facts come in at three places, each with what it knows alike on every rank without talking:
  * the preload before anything (the storage class, the transfer mode, what is known of the file's
- * size), the bridge's entry (the file's communicator size), and colldiag's agreement (its one
+ * size, the file's communicator size from its MPI_File's group), the bridge's entry (the same size,
+ * for the kit's own callers), and colldiag's agreement (its one
  * reduction: the bytes at risk, the shape of every rank's part). A fact not known yet is -1; a rule
  * that would hand the call to HDF5 on a fact not known yet answers CD_ENGINE_AGREE: the call goes on to
  * colldiag's agreement, which decides it with every fact (and from there HDF5 may still run it).

@@ -56,7 +56,8 @@ typedef struct h5_dentry {
     int chunked;
     int layout, filtered, external;      /* H5Pget_layout, filters, external files (h5_learn): what a plan needs */
     int fill_unwritten;                  /* HDF5 wrote no fill value at allocation (h5_fill_unwritten; h5_learn) */
-    int file_ranks;                      /* its file's communicator: 2 one rank, 1 several, 0 not asked (h5_one_rank_file) */
+    int file_ranks;                      /* its file's communicator: 2 one rank, 1 several, 3 none (not an MPI-IO file), 0 not
+                                            asked (h5_one_rank_file) */
     int rank;
     int cap;                             /* the dataset's rank (a scalar's 1), which never changes: the length of
                                             dims, u_dims and cdims, which point into the entry's own tail */
@@ -453,8 +454,8 @@ static int h5_one_rank_file(hid_t dset)
     if (e && e->file_ranks) return e->file_ranks == 2;
     MPI_File fh;
     int rank = 0, size = 0;
-    const int one = h5_mpi_file(dset, &fh, &rank, &size, "colldiag_h5_make_safe") == 0 && size == 1;
-    if (e && size > 0) e->file_ranks = one ? 2 : 1;
+    const int mpio = h5_mpi_file(dset, &fh, &rank, &size, "colldiag_h5_make_safe") == 0, one = mpio && size == 1;
+    if (e) e->file_ranks = !mpio ? 3 : one ? 2 : 1; /* a file's driver and communicator stay while it is open */
     return one;
 }
 
@@ -727,6 +728,20 @@ CD_MAYBE_UNUSED static int h5_file_one_rank_known(hid_t dset)
             return fe->f->size == 1;
         }
     return -1;
+}
+
+/* Whether dset's file is open on one rank, for the preload's rules (hdf5_runs_it): the bridge's entry
+   where it has met the file, else the MPI_File's group (h5_one_rank_file: local, kept in the dataset's
+   entry); 0 when neither tells (not an MPI-IO file). Until 2026-12-02 a file's first call went through
+   the bridge to learn it: each file of IOR -F (a file a rank, reopened every iteration) then made a
+   bridge entry at its first read only to be refused there, and the next H5Fopen ran slower on some rank
+   (one in three iterations, 1-2 ms; cause inside HDF5 and MPI-IO not found): IOR -F reads at 0.84x
+   HDF5's rate, 0.96x asked here (medians of 10 interleaved runs, 3 ranks). The caller keeps the file
+   id h5_mpi_file opens and closes from the application's H5Fclose hook (cd_internal). */
+CD_MAYBE_UNUSED static int h5_file_one_rank(hid_t dset)
+{
+    const int known = h5_file_one_rank_known(dset);
+    return known >= 0 ? known : h5_one_rank_file(dset);
 }
 
 /* The dataset's current extent and maximum dims (a scalar is one element of a 1-D extent); -1 if unreadable. */

@@ -1000,8 +1000,11 @@ static int hdf5_runs_it(int wr, int single, hid_t dset, int coll, const char *ac
 {
     if (!strcmp(acc, "all")) return 0;
     const haddr_t a = H5Dget_offset(dset);
-    /* the file's ranks, where the bridge has met the file before (a file's first call learns it there) */
-    const int one = h5_file_one_rank_known(dset);
+    /* the file's ranks: local, no bridge entry made for them (h5_file_one_rank); the file id it asks
+       HDF5 for is closed as colldiag's own */
+    cd_internal++;
+    const int one = h5_file_one_rank(dset);
+    cd_internal--;
     cd_engine_facts ef;
     if (a != HADDR_UNDEF) { /* a collective contiguous read of one dataset is colldiag's to decide (x->read_stretch_bytes) */
         const cd_engine_facts c = {.risk = !wr || !coll || h5_contig_covered(dset, a) ? 0 : -1, .can_make_safe = wr && coll, .contig_write = wr,
