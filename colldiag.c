@@ -2544,7 +2544,10 @@ typedef struct {
     int flags;
 } cd_piece;
 
-typedef struct { const cd_node *nd; uint64_t w; } cd_nw;
+/* A node of the selection tree reached at one level, with w the coordinate tuples of the levels above
+   that lead to it and g how many groups of consecutive tuples they form (a group lies back to back in
+   the chunk when the levels below cover it): the cost model's run count (map_tree_level). */
+typedef struct { const cd_node *nd; uint64_t w, g; } cd_nw;
 typedef struct { uint64_t a, b; } cd_range;
 
 typedef struct {
@@ -2691,14 +2694,16 @@ static int map_tree_level(cd_map *m, int d, uint64_t prefix)
             uint64_t lo = c * C, hi = lo + C - 1;
             uint64_t idx = prefix * l->grid[d] + c;
             if (d == l->rank - 1) {
-                uint64_t ne = 0, nrun = 0, mrun = 0, rows = l->chunk_elems / C; /* chunk rows of the last dimension */
+                uint64_t ne = 0, nrun = 0, mrun = 0;
                 for (uint64_t j = 0; j < nset; j++) {
                     uint64_t k = node_count_in(set[j].nd, lo, hi), spans = node_spans_in(set[j].nd, lo, hi);
                     ne += set[j].w * k;
                     mrun += set[j].w * spans;
-                    /* full-width rows usually lie back to back in the chunk: count them as merged (an
-                       estimate for AUTO; partial rows are exact: one run per span per row) */
-                    nrun += k == C ? (set[j].w + rows - 1) / rows : set[j].w * spans;
+                    /* full-width rows: one run a group of consecutive rows (a band's rows are one group;
+                       rows dealt round-robin to the ranks, each its own: 21 runs a 64-row chunk on 3 ranks,
+                       priced as one until 2026-12-02, which put all-independent at 4x under its time);
+                       partial rows: one run a span a row */
+                    nrun += k == C ? set[j].g : set[j].w * spans;
                 }
                 if (ne && map_push(m, idx, layout_chunk_addr(l, idx), ne, 0)) return -1;
                 if (ne) m->pc[m->n - 1].nruns = ne == l->chunk_elems ? 1 : nrun; /* a full chunk is one run */
@@ -2715,15 +2720,19 @@ static int map_tree_level(cd_map *m, int d, uint64_t prefix)
                     if (s.lo > hi) break;
                     uint64_t a = s.lo > lo ? s.lo : lo, b = s.hi < hi ? s.hi : hi;
                     uint64_t w = set[j].w * (b - a + 1), k;
+                    /* a span over the chunk's whole extent here joins the groups above it; a partial one
+                       starts a group for each tuple above */
+                    const uint64_t g = a == lo && b == hi ? set[j].g : set[j].w;
                     cd_nw *cs = m->sc->set[d + 1];
                     uint64_t cn = m->sc->setn[d + 1];
                     for (k = cn; k > 0 && cs[k - 1].nd != s.down; k--) {
                         if (cn - k >= 8) { k = 0; break; } /* a short look-back finds shared children */
                     }
-                    if (k > 0) { cs[k - 1].w += w; continue; }
+                    if (k > 0) { cs[k - 1].w += w; cs[k - 1].g += g; continue; }
                     if (cd_grow((void **)&m->sc->set[d + 1], &m->sc->setcap[d + 1], cn + 1, sizeof(cd_nw))) return -1;
                     m->sc->set[d + 1][cn].nd = s.down;
                     m->sc->set[d + 1][cn].w = w;
+                    m->sc->set[d + 1][cn].g = g;
                     m->sc->setn[d + 1] = cn + 1;
                 }
             }
@@ -2799,6 +2808,7 @@ static int map_build(cd_map *m, const colldiag_layout *l, const colldiag_sel *fs
     if (!rc) {
         m->sc->set[0][0].nd = fs->tree;
         m->sc->set[0][0].w = 1;
+        m->sc->set[0][0].g = 1;
         m->sc->setn[0] = 1;
         rc = map_tree_level(m, 0, 0);
     }
