@@ -33,7 +33,7 @@ SCN_PUBLIC ?= tests/scenarios/public
 H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
-TESTS = $(B)/test_auto $(B)/test_read_guard $(B)/bench-auto $(B)/test_multi $(B)/test_untouched $(B)/test_offnode $(B)/heap $(B)/bench-timestep $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/mpi_read_overlap $(B)/mpich_flat_view_repro $(B)/nodes_probe $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/bench-bridge $(B)/bench-manyvars $(B)/calibrate $(B)/ranks $(B)/virtual
+TESTS = $(B)/test_auto $(B)/test_read_guard $(B)/bench-auto $(B)/test_multi $(B)/test_untouched $(B)/test_offnode $(B)/test_model_runs $(B)/heap $(B)/bench-timestep $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/mpi_read_overlap $(B)/mpich_flat_view_repro $(B)/nodes_probe $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/bench-bridge $(B)/bench-manyvars $(B)/calibrate $(B)/ranks $(B)/virtual
 EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/h5_filtered $(B)/h5_direct_chunk $(B)/h5_collmd_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/test_h5_records $(B)/fuzz_filtered $(B)/fuzz_h5 $(B)/h5_defects \
            $(B)/patterns $(B)/libpmpi_file_calls.so $(B)/heap_kept $(B)/libcolldiag_wrap.a $(B)/colldiag-wrap.flags $(B)/h5_engine $(B)/libcolldiag_preload_test.so
 ifeq ($(MPI),mpich)
@@ -234,6 +234,9 @@ $(B)/test_memory: tests/test_memory.c tests/count_alloc.h colldiag.c colldiag.h 
 $(B)/test_untouched: tests/test_untouched.c $(B)/colldiag.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) -I. $< $(B)/colldiag.o -o $@
 $(B)/test_offnode: tests/test_offnode.c $(B)/colldiag.o colldiag.h
+	$(MPICC) $(WARN) $(CFLAGS) -I. $< $(B)/colldiag.o -o $@
+# the file runs AUTO's model prices, against the test's own count (rows round-robin: one run each)
+$(B)/test_model_runs: tests/test_model_runs.c $(B)/colldiag.o colldiag.h
 	$(MPICC) $(WARN) $(CFLAGS) -I. $< $(B)/colldiag.o -o $@
 # colldiag's own collective reads of overlapping selections: the file's bytes on every stack (the read guard)
 $(B)/test_read_guard: tests/test_read_guard.c $(B)/colldiag.o colldiag.h

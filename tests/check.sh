@@ -86,6 +86,9 @@ suite "mpich test_untouched -n 3" 300 $MPICH -n 3 build/mpich/test_untouched "${
 # bytes crossing nodes on one host: one node, nothing crosses (across nodes: the section below)
 suite "openmpi/ompio test_offnode -n 3 (one node)" 120 $OMPI -n 3 build/openmpi/test_offnode "${TMPDIR:-/tmp}" 1
 suite "mpich test_offnode -n 2 (one node)" 300 $MPICH -n 2 build/mpich/test_offnode "${TMPDIR:-/tmp}" 1
+# the file runs AUTO's model prices (all-independent's estimate), against the test's own count
+for p in 2 3 5; do suite "openmpi/ompio test_model_runs -n $p" 120 $OMPI -n $p build/openmpi/test_model_runs "${TMPDIR:-/tmp}"; done
+suite "mpich test_model_runs -n 2" 120 $MPICH -n 2 build/mpich/test_model_runs "${TMPDIR:-/tmp}"
 # colldiag's own collective reads of overlapping selections read the file's bytes (the read guard on
 # Open MPI 4.1.4's ompio, whose read data sieving loses them; collective where selections do not meet)
 suite "openmpi/ompio test_read_guard -n 3 and -n 4" 120 bash -c "$OMPI -n 3 build/openmpi/test_read_guard \"\${TMPDIR:-/tmp}/rg3.bin\" && $OMPI -n 4 build/openmpi/test_read_guard \"\${TMPDIR:-/tmp}/rg4.bin\""
