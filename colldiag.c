@@ -7175,9 +7175,9 @@ static void meas_save(void)
  *                BW_NET_X probed once for the ranks when they span nodes, file_probe_link, unless set)
  *               LAT_X, multi's and aggregation's exchange step, is probed once for the ranks (file_probe_step)
  *               unless set: what a step costs depends on the ranks' cores and network, not on this machine
- *   independent I,  I = bytes / BW_IND + (stretches + runs_partial) IND + runs_small IND_DIRTY if writing
- *               (runs_small: runs of pieces whose runs average under a page: each dirties a page of
- *               its own; a long run's pages are in BW_IND, measured by writing)
+ *   independent I,  I = bytes / BW_IND + (stretches + runs_partial) (IND + IND_DIRTY if writing)
+ *               (each write call dirties a page of its own and takes the file's inode lock; a long
+ *               run's further pages are in BW_IND, measured by writing)
  *               (the busiest rank's own, no collective data call: what multi-chunk costs when nothing
  *               is shared, and the answer when pieces two ranks share are few long runs, e.g. slabs and
  *               row blocks whose edge chunks are split; every call of ALL_CHUNK_IND is one contiguous
@@ -7199,10 +7199,14 @@ static void multi_local(const cd_io *io, uint64_t *partial, uint64_t *ns, uint64
     *ns = *ind_ns = 0;
     if (io->l->storage != STORE_CHUNKED) return;
     const double *k = io->set.k;
-    /* a write's small runs (under a page on average in their piece) each dirty a page of their own at
-       IND_DIRTY; a longer run's pages are in its bytes (BW_IND is measured by writing) */
+    /* every independent write call pays IND_DIRTY on top of a read's IND: a small run dirties a page of
+       its own, and any write call takes the file's inode lock the ranks share. Until 2026-12-02 only
+       runs under a page on average were charged it (a longer run's pages were taken to be in its bytes,
+       BW_IND being measured by writing): rows of 8 KiB dealt round-robin (bench-auto's Xrr, 341 write
+       calls a rank) ran 17-20 us a call on 2 and 3 ranks against 7 us for their reads, and AUTO, pricing
+       the writes like the reads, stayed on all-independent at 2.8x link-chunk's time (MPICH) */
     const double dirty = model_writes(io) ? k[CD_K_IND_DIRTY] : 0.0;
-    double bw = 0, bp = 0, rp = 0, rs = 0, stretches = 0;
+    double bw = 0, bp = 0, rp = 0, stretches = 0;
     MPI_Offset end = -1;
     for (uint64_t i = 0; i < io->map.n; i++) {
         const cd_piece *p = &io->map.pc[i];
@@ -7211,7 +7215,6 @@ static void multi_local(const cd_io *io, uint64_t *partial, uint64_t *ns, uint64
             (*partial)++;
             bp += b;
             rp += (double)p->nruns;
-            if (p->nruns && b < 4096.0 * (double)p->nruns) rs += (double)p->nruns;
             continue;
         }
         bw += b;
@@ -7219,7 +7222,7 @@ static void multi_local(const cd_io *io, uint64_t *partial, uint64_t *ns, uint64
         end = p->addr + (MPI_Offset)(p->nelem * io->fes);
     }
     double t = bw / k[CD_K_BW_IND] + stretches * k[CD_K_IND] + bp / k[CD_K_BW_IO] + rp * k[CD_K_RUN];
-    double ti = (bw + bp) / k[CD_K_BW_IND] + (stretches + rp) * k[CD_K_IND] + rs * dirty;
+    double ti = (bw + bp) / k[CD_K_BW_IND] + (stretches + rp) * (k[CD_K_IND] + dirty);
     *ns = t * 1e9 < 1.8e19 ? (uint64_t)(t * 1e9) : UINT64_MAX / 2;
     *ind_ns = ti * 1e9 < 1.8e19 ? (uint64_t)(ti * 1e9) : UINT64_MAX / 2;
 }
