@@ -27,7 +27,8 @@
  *   second and third calls by more than 15% against the best's fastest call once even that ran over
  *   4x its estimate, else by half (a pattern's first call pays for a cold start, which can double it, and a
  *   scheme tried pays its own MPI-IO set-up); from the fourth call by half only (tries belong to a
- *   loop's first calls). Then that scheme is
+ *   loop's first calls); or link-chunk or multi-chunk ties with a best that ran as priced (meas_tie).
+ *   Then that scheme is
  *   tried, on a real call (never by repeating I/O), at most twice a pattern:
  *   of those that could, the one the lent errors make cheapest. "Could" by the lent estimate while the
  *   best ran within 4x of its estimate; once it ran further off (the model is wrong here), by the lower
@@ -62,6 +63,11 @@
 #define CD_MEAS_AGG_RELOOKS 4   /* ... at most this many times a pattern (as CD_ENG_RELOOKS) */
 #define CD_MEAS_SIGS 1024   /* patterns remembered per group (the oldest go first beyond) */
 #define CD_MEAS_GAIN 0.87   /* an untried scheme is tried when its estimate beats a best far off its own by > 15% */
+#define CD_MEAS_TIE 1.1     /* an untried scheme guessed within 10% of the measured best's fastest call is a tie the model
+                               cannot break (meas_tie): tried once the best, warm, ran as the model priced it */
+#define CD_MEAS_TIE_FIT 1.4 /* ... within 1.4x its estimate: under 1/0.7, so a best the halving bar keeps against a guess
+                               15-50% under it (test_auto 3e: the best at 1/0.7 of the next estimate or more) is
+                               never a tie */
 #define CD_MEAS_PRIOR 1.0   /* the model's constants weigh as much as one call's measurement in a term's correction */
 #define CD_MEAS_COLD 0.5    /* ... or, otherwise, halves it (a cold start can double a call; meas_try_bar) */
 #define CD_MEAS_FAR 4.0     /* a best measured over 4x its estimate (a cold start's 2x, times the 2x the defaults can be
@@ -470,6 +476,40 @@ static double meas_try_bar(const cd_sig *s, int b, int far, int misjudged)
     return ((early && far) || (soon && misjudged) ? CD_MEAS_GAIN : CD_MEAS_COLD) * (meas_cold_only(s, b) ? meas_rank_time(s, b) : meas_min(s, b));
 }
 
+/* An untried scheme whose best guess (ec, the others' errors lent) ties the measured best b's fastest warm
+   call (within CD_MEAS_TIE), while b itself ran as the model priced it (from its estimate to
+   CD_MEAS_TIE_FIT times it): the model holds here and cannot tell the two apart, so which is faster is
+   a question only a call answers. The halving bar (meas_try_bar) never lets a tie be tried: rows dealt
+   round-robin (bench-auto's Xrr, 8 KiB rows, 3 ranks) priced link-chunk and aggregation at 3.2 ms each;
+   aggregation ran 3.5-4 ms a call and link-chunk, never tried, 2 ms (ROMIO: 1.76x, MPICH: 1.96x the
+   best scheme's total). A tie lost costs one call at about the best's time, as both the guess and the
+   best's own fit to the model say, and counts against the pattern's bound (CD_MEAS_TRIES). Not when b
+   ran faster than priced (the model's error is then in b's favour), nor over CD_MEAS_TIE_FIT times it
+   (then the lent errors may mislead: 8 ranks of 2 cores, B1 reads, all-independent at 3.8x its
+   estimate, link-chunk's guess within 10% of it, link-chunk's calls 5x all-independent's; and a best
+   near 2x its estimate is where a guess that beats it by 15-50% waits, meas_try_bar). Only link-chunk
+   and multi-chunk, and only once a scheme of this pattern has made collective MPI-IO calls twice (link,
+   multi, or aggregation's owners' collective way): a collective scheme's first calls pay a set-up (two
+   or three calls at 50 ms on this VM, whichever collective scheme runs first on the file), which those
+   calls have paid, and its terms are the ones the best's calls have just priced. Not aggregation's
+   owners' independent way nor all-independent (their own lower bar is meas_try_bar's misjudged one):
+   tried as ties, aggregation's independent way, guessed at 4.5 ms beside all-independent's 3.6 ms
+   (B1 writes, 3 and 8 ranks), ran one call at 25 ms (bench-auto 1.7x and 2.1x the best scheme's
+   total). The cheapest guess of the ties, or -1. Alike on every rank. */
+static int meas_tie(const cd_sig *s, int b, const double est[4], const double ec[4], const double t[4])
+{
+    const double fast = meas_min(s, b);
+    if (fast < est[b] || fast > CD_MEAS_TIE_FIT * est[b]) return -1;
+    /* aggregation's calls were collective while its owners' way is; a judged pattern's collective way ran
+       its median's calls (agg_t[0]) before the independent way was kept */
+    const uint32_t agg_coll = s->agg_ind ? (s->agg_t[0] > 0 ? 2 : 0) : s->n[2];
+    const int coll_warm = s->n[0] + s->n[1] + agg_coll >= 2;
+    int k = -1;
+    for (int i = 0; i < 2; i++)
+        if ( t[i] < 0 && ec[i] <= CD_MEAS_TIE * fast && coll_warm && (k < 0 || ec[i] < ec[k])) k = i;
+    return k;
+}
+
 /* How far off the model is for every scheme of this pattern, as far as it shows: when two or more
    schemes ran over CD_MEAS_FAR times their estimates, the smaller of their errors (measured / estimated),
    by which an untried scheme's estimate is raised before it may be tried; else 0 (no floor). One scheme
@@ -572,6 +612,9 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
             could = could > off * est[k] ? could : off * est[k];
             if (x->meas_t[k] < 0 && could < (k >= 2 ? bar_ind : bar) && (cand < 0 || x->meas_ec[k] < x->meas_ec[cand])) cand = k;
         }
+        /* a tie the model cannot break (meas_tie): an untried scheme guessed within CD_MEAS_TIE of the best's
+           fastest call, while the best, warm, ran as the model priced it */
+        if (cand < 0 && !wait && !far) cand = meas_tie(s, best_m, est, x->meas_ec, x->meas_t);
         /* no try while the preload's engines are compared for this call's pattern (x->eng_kind: 1 the
            rule's call, 3 a try, both before the comparison; meas_engine_choose runs first): a scheme
            tried then pays its own set-up inside colldiag's engine's few calls, and loses the comparison

@@ -37,6 +37,8 @@
  *     to beat it by 15% but not by half: never tried (its own first call would pay its MPI-IO set-up);
  * 3f. the model's choice 15x its estimate on its first two calls, then at its estimate: nothing tried
  *     (a job's first calls can run cold for two calls);
+ * 3i. a tie: the best ran as the model priced it and an untried link or multi's lent estimate is within
+ *     10% of its time, collective MPI-IO calls made: that scheme is tried once, and kept when faster;
  * 3g. a best whose median is far off its estimate but whose fastest call is not: nothing tried by an
  *     untried scheme's own estimate alone;
  *  4. COLLDIAG_AUTO_MODE=estimate: the model's choice in every call, whatever the clock says;
@@ -197,7 +199,7 @@ static int argmin(const double v[4], int skip)
    median and fastest call are that). est: the model's estimates (the pattern's, every call alike). */
 static void check_rule(const char *name, int n, const int *ch, const int *kd, double (*ec)[4], const double est[4], const double agreed[4])
 {
-    int runs[4] = {0}, tries = 0;
+    int runs[4] = {0}, tries = 0, agg_tried = 0;
     for (int c = 0; c < n; c++) {
         int want, wkind;
         if (c == 0) { /* the pattern's first call: the corrected model's best */
@@ -240,10 +242,24 @@ static void check_rule(const char *name, int n, const int *ch, const int *kd, do
                 gate = gate > off * est[k] ? gate : off * est[k];
                 if (!wait && !runs[k] && gate < (k >= 2 ? bar_ind : bar) && (cand < 0 || ec[c][k] < ec[c][cand])) cand = k;
             }
-            const int try = cand >= 0 && tries < 2;
-            tries += try;
+            /* a tie: nothing by the bars, the best (warm, not far) ran from its estimate to 1.4x it, and an
+               untried link or multi's corrected estimate is within 10% of the best's time, once collective
+               MPI-IO calls ran twice in the loop (link, multi, or aggregation as the first choice: its
+               collective owners' way; tried, it runs its owners' independent way) */
+            const int coll = runs[0] + runs[1] + (ch[0] == 2 ? runs[2] : 0);
+            if (cand < 0 && !wait && !far && agreed[best] >= est[best] && agreed[best] <= 1.4 * est[best])
+                for (int k = 0; k < 4; k++)
+                    if (k < 2 && !runs[k] && ec[c][k] <= 1.1 * agreed[best] && coll >= 2 && (cand < 0 || ec[c][k] < ec[c][cand])) cand = k;
+            /* aggregation the best after three calls, its owners' way not yet moved: that way tried first
+               (kind 4), a try of the bound's; the collective way is the way of a first choice, the
+               independent one of a try (then only when aggregation's estimate halves its time); the
+               injected clock times both ways alike, so the way tried is never kept */
+            const int agg_first = best == 2 && runs[2] >= 3 && !agg_tried && tries < 2 && (ch[0] == 2 || est[2] < 0.5 * agreed[2]);
+            const int try = cand >= 0 && tries < 2 && !agg_first;
+            tries += try || agg_first;
+            agg_tried |= agg_first;
             want = try ? cand : best;
-            wkind = try ? 3 : 2;
+            wkind = try ? 3 : agg_first ? 4 : 2;
         }
         CHECK(ch[c] == want && kd[c] == wkind, "%s call %d ran %d (kind %d); the rule says %d (kind %d): corrected estimates %g %g %g %g", name, c,
               ch[c], kd[c], want, wkind, ec[c][0], ec[c][1], ec[c][2], ec[c][3]);
@@ -814,6 +830,63 @@ int main(int argc, char **argv)
         } else if (me == 0)
             printf("a misjudged best: not tested at %d ranks (scheme %d lent %g at call 3, the best's time %g)\n", P, g, ec[3][g], t[first]);
         g_rows = 0;
+    }
+
+    /* 3i. a tie the model cannot break (src/measure.c, meas_tie): the best, warm, ran as the model priced it
+       (from its estimate to 1.4x it) and an untried scheme's lent estimate is within 10% of the best's
+       time: it is tried, once, though it does not halve that time (bench-auto's Xrr, rows dealt
+       round-robin: link-chunk and aggregation both priced at 3.2 ms, aggregation ran 3.5-4 ms and
+       link-chunk, never tried, 2 ms); only link or multi, once collective MPI-IO calls ran twice (F
+       link, multi, or aggregation by its collective way). Column blocks, all-independent and multi
+       priced out (COLLDIAG_AUTO_IND) and link-chunk priced at 1.05x aggregation (COLLDIAG_AUTO_RUN): the
+       model's choice F (aggregation) costs 1.3x its estimate, G (the cheaper estimate of link and multi,
+       not F) half of F's time, every other
+       scheme its estimate. Where F is not all-independent and G's lent estimate is within 10% of F's time
+       at calls 3 to 5, G must be tried by call 5 and run the loop's last call; check_rule mirrors every
+       call. */
+    snprintf(g_case, sizeof g_case, "a tie the model cannot break");
+    {
+        double t[4], e1[4], r0[4], r1[4], run = -1;
+        const double flat[4] = {1e-3, 1e-3, 1e-3, 1e-3};
+        /* column blocks (every scheme a candidate); all-independent and multi priced out (IND), and RUN set
+           so that link-chunk is estimated at 1.05x aggregation: both estimates are linear in RUN (link's
+           runs are the file's, aggregation's its owners' whole chunks), two probes give their slopes */
+        g_rows = 0;
+        setenv("COLLDIAG_AUTO_IND", "1e-2", 1);
+        clock_env(flat, 0);
+        setenv("COLLDIAG_AUTO_RUN", "4e-6", 1);
+        colldiag_auto_forget();
+        loop("tie-probe", 1, ch, kd, r0, NULL);
+        setenv("COLLDIAG_AUTO_RUN", "8e-6", 1);
+        colldiag_auto_forget();
+        loop("tie-probe", 1, ch, kd, r1, NULL);
+        const double sl = (r1[0] - r0[0]) / 4e-6, sa = (r1[2] - r0[2]) / 4e-6, al = r0[0] - sl * 4e-6, aa = r0[2] - sa * 4e-6;
+        if (sl > 1.05 * sa) run = (1.05 * aa - al) / (sl - 1.05 * sa);
+        char rs[64];
+        snprintf(rs, sizeof rs, "%.17g", run > 0 ? run : 4e-6);
+        setenv("COLLDIAG_AUTO_RUN", rs, 1);
+        colldiag_auto_forget();
+        loop("tie-probe", 1, ch, kd, e1, NULL);
+        const int f = ch[0], g = f == 0 ? 1 : f == 1 ? 0 : e1[0] < e1[1] ? 0 : 1;
+        for (int k = 0; k < 4; k++) t[k] = e1[k];
+        t[f] = 1.3 * e1[f];
+        t[g] = 0.5 * t[f];
+        colldiag_auto_forget();
+        clock_env(t, 0);
+        loop("tie", NC, ch, kd, NULL, ec);
+        check_rule("tie", NC, ch, kd, ec, e1, t);
+        int tie = 0, tried = -1;
+        for (int c = 3; c <= 5; c++) tie |= ec[c][g] <= 1.1 * t[f] && f <= 2;
+        for (int c = 1; c <= 5; c++)
+            if (tried < 0 && ch[c] == g && kd[c] == 3) tried = c;
+        if (tie) {
+            CHECK(tried >= 3 && ch[NC - 1] == g, "%d (lent %g at call 3) ties the best %d's %g s (1.3x its estimate): tried at call %d (kinds %d %d %d), last call ran %d",
+                  g, ec[3][g], f, t[f], tried, kd[3], kd[4], kd[5], ch[NC - 1]);
+            if (me == 0) printf("a tie: %d tried at call %d (lent %g, the best %d's time %g)\n", g, tried, ec[3][g], f, t[f]);
+        } else if (me == 0)
+            printf("a tie: not tested at %d ranks (scheme %d lent %g at call 3, the best %d's time %g; estimates %g %g %g %g; RUN %g)\n", P, g, ec[3][g], f, t[f], e1[0], e1[1], e1[2], e1[3], run);
+        unsetenv("COLLDIAG_AUTO_IND");
+        unsetenv("COLLDIAG_AUTO_RUN");
     }
 
     /* 4. the pure model */
