@@ -1616,6 +1616,8 @@ struct colldiag_file {
         uint64_t scap, rcap, packbufcap;
     } keep;
     double lat_x;        /* a collective step's seconds, probed once for the ranks' group (file_probe_step); 0: not probed */
+    int probe_due;       /* agreed by file_nodes, alike on every rank: 1 the link, 2 the step are still to be probed
+                            (file_probes, where AUTO's model first prices a call) */
 };
 
 /* Frees what a file keeps between calls (aggregation's buffers). */
@@ -1673,6 +1675,7 @@ static int cd_mpi_fail(const char *fn, int mpirc, const char *what)
 
 static int cd_any_fail(MPI_Comm comm, int failed);
 static void file_nodes(colldiag_file *f);
+static void file_probes(colldiag_file *f);
 
 /* A file on a duplicate of comm, for colldiag_file_open and _wrap. Collective from the first line: the
    duplicate is made on every rank before anything is checked, and the checks (the caller's own,
@@ -1704,6 +1707,7 @@ static int file_alloc(const char *fn, MPI_Comm comm, colldiag_file **out, int co
     f->fd = -1;
     f->ds_write = -1;
     file_nodes(f); /* every rank is here (the checks are agreed): the nodes are learnt with the file, not in a call */
+    file_probes(f); /* and what AUTO's model prices with: a kit's file is opened outside its time-step loop */
     *made = f;
     return 0;
 }
@@ -1728,7 +1732,9 @@ static void file_dealloc(colldiag_file *f)
    a node); a node that does not know makes the count 0, "not known", everywhere. Called when a file
    is opened or wrapped (file_alloc, collective), so that no call pays it: one split, one gather inside
    the node and one reduction of two ints. The HDF5 bridge's files, made locally, learn it in their
-   first collective chunked call (exec_chunked: agreed branches, every rank is there). */
+   first collective chunked call (exec_chunked: agreed branches, every rank is there) or in the first
+   call whose engine the preload measures (the pattern names the nodes). The probes of AUTO's
+   constants this reduction finds due run apart (file_probes), where the model first needs them. */
 #ifdef COLLDIAG_TESTING
 /* COLLDIAG_INJECT=nodes:RANK (test builds only, as cd_inject): RANK cannot allocate its node's list. */
 static int file_inject_nodes(const colldiag_file *f)
@@ -1932,12 +1938,36 @@ static void file_nodes(colldiag_file *f)
         f->nodes = all[0];
         f->node_idx = below;
     }
-    /* the link between nodes and a collective step: probed if some rank wants it (the same sum on every
-       rank), else remembered */
-    if (f->nodes > 1 && all[2] > 0) file_probe_link(f);
-    else if (f->nodes > 1) f->bw_x = probe_memo(f->group);
-    if (all[3] > 0) file_probe_step(f);
-    else f->lat_x = probe_memo_step(f->group);
+    /* the link between nodes and a collective step: to be probed if some rank wants it (the same sum on
+       every rank), else remembered */
+    f->probe_due = (f->nodes > 1 && all[2] > 0 ? 1 : 0) | (all[3] > 0 ? 2 : 0);
+    if (f->nodes > 1 && !(f->probe_due & 1)) f->bw_x = probe_memo(f->group);
+    if (!(f->probe_due & 2)) f->lat_x = probe_memo_step(f->group);
+}
+
+/* The probes file_nodes found due (f->probe_due, agreed), run where AUTO's model first prices a call of
+   the file: at open for the kit's files (file_alloc), at the first collective chunked call for the HDF5
+   bridge's (exec_chunked, aggregation's exchange). Only the model uses what they measure, so a job of
+   the preload that only reads or writes contiguous datasets never pays them: a barrier and thirteen
+   reductions, about 1 ms on 3 ranks of 2 cores, on the first accelerated call of a file. Collective
+   over f->comm when something is due (every caller is a point every rank of an agreed collective call
+   reaches), a no-op after; the group's answer remembered meanwhile (probe_memo: alike on every rank,
+   an agreed probe's) is taken instead of probing again. */
+static void file_probes(colldiag_file *f)
+{
+    const int due = f->probe_due;
+    if (!due) return;
+    f->probe_due = 0;
+    if (due & 1) {
+        const double m = probe_memo(f->group);
+        if (m > 0) f->bw_x = m;
+        else file_probe_link(f);
+    }
+    if (due & 2) {
+        const double m = probe_memo_step(f->group);
+        if (m > 0) f->lat_x = m;
+        else file_probe_step(f);
+    }
 }
 
 /* Whether rank r of f's communicator is on this rank's node (file_nodes known). */
@@ -5753,6 +5783,7 @@ static int agg_round(cd_io *io, cd_agg_state *st, const uint64_t *words, uint64_
     if (!io->code && cd_inject(io, "exchange")) io_fail(io, COLLDIAG_ERR_NOMEM, "the aggregation exchange (injected)");
     if (io->code) memset(sc, 0, (size_t)P * 2 * sizeof *sc); /* a failed rank sends nothing; peers expect nothing */
     file_nodes(io->f); /* collective the first time a file: every rank of the round is here */
+    file_probes(io->f);
     /* each rank tells the owners it has pieces for what they will receive (words, bytes); the ranks
        that told this one are those it receives from: a sparse exchange, O(owners) a rank, not an
        MPI_Alltoall's O(P) messages (or O(P log P) bytes). The pair to itself needs no message. */
@@ -7460,7 +7491,10 @@ static void exec_chunked(cd_io *io)
     x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
     /* the model's H: collective, once a file (a plan-only file of the HDF5 bridge lives for one call: its
        model counts one node) */
-    if (!io->f->plan_only) file_nodes(io->f);
+    if (!io->f->plan_only) {
+        file_nodes(io->f);
+        file_probes(io->f); /* and the constants it prices with, the first time a file (a contiguous job never pays them) */
+    }
     int model_best = auto_choose(io, x->model_est); /* O(1): the report's advice compares every scheme */
     /* HDF5's own scheme for this call (the summary's time saved): its DXPL's, as HDF5 decides it */
     x->hdf5_scheme = hdf5_scheme_of(io);

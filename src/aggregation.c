@@ -759,6 +759,7 @@ static int agg_round(cd_io *io, cd_agg_state *st, const uint64_t *words, uint64_
     if (!io->code && cd_inject(io, "exchange")) io_fail(io, COLLDIAG_ERR_NOMEM, "the aggregation exchange (injected)");
     if (io->code) memset(sc, 0, (size_t)P * 2 * sizeof *sc); /* a failed rank sends nothing; peers expect nothing */
     file_nodes(io->f); /* collective the first time a file: every rank of the round is here */
+    file_probes(io->f);
     /* each rank tells the owners it has pieces for what they will receive (words, bytes); the ranks
        that told this one are those it receives from: a sparse exchange, O(owners) a rank, not an
        MPI_Alltoall's O(P) messages (or O(P log P) bytes). The pair to itself needs no message. */

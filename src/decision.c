@@ -271,7 +271,10 @@ static void exec_chunked(cd_io *io)
     x->auto_est[0] = x->auto_est[1] = x->auto_est[2] = x->auto_est[3] = -1.0;
     /* the model's H: collective, once a file (a plan-only file of the HDF5 bridge lives for one call: its
        model counts one node) */
-    if (!io->f->plan_only) file_nodes(io->f);
+    if (!io->f->plan_only) {
+        file_nodes(io->f);
+        file_probes(io->f); /* and the constants it prices with, the first time a file (a contiguous job never pays them) */
+    }
     int model_best = auto_choose(io, x->model_est); /* O(1): the report's advice compares every scheme */
     /* HDF5's own scheme for this call (the summary's time saved): its DXPL's, as HDF5 decides it */
     x->hdf5_scheme = hdf5_scheme_of(io);
