@@ -1951,23 +1951,15 @@ static void file_nodes(colldiag_file *f)
    the preload that only reads or writes contiguous datasets never pays them: a barrier and thirteen
    reductions, about 1 ms on 3 ranks of 2 cores, on the first accelerated call of a file. Collective
    over f->comm when something is due (every caller is a point every rank of an agreed collective call
-   reaches), a no-op after; the group's answer remembered meanwhile (probe_memo: alike on every rank,
-   an agreed probe's) is taken instead of probing again. */
+   reaches), a no-op after. What is due is probed even if another file over the same ranks has probed
+   it meanwhile: the memo keeps a few groups a rank, so a rank in many groups may have forgotten what
+   its peers remember, and only the agreed flags may decide a collective. */
 static void file_probes(colldiag_file *f)
 {
     const int due = f->probe_due;
-    if (!due) return;
     f->probe_due = 0;
-    if (due & 1) {
-        const double m = probe_memo(f->group);
-        if (m > 0) f->bw_x = m;
-        else file_probe_link(f);
-    }
-    if (due & 2) {
-        const double m = probe_memo_step(f->group);
-        if (m > 0) f->lat_x = m;
-        else file_probe_step(f);
-    }
+    if (due & 1) file_probe_link(f);
+    if (due & 2) file_probe_step(f);
 }
 
 /* Whether rank r of f's communicator is on this rank's node (file_nodes known). */
