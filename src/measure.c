@@ -503,10 +503,10 @@ static int meas_tie(const cd_sig *s, int b, const double est[4], const double ec
     /* aggregation's calls were collective while its owners' way is; a judged pattern's collective way ran
        its median's calls (agg_t[0]) before the independent way was kept */
     const uint32_t agg_coll = s->agg_ind ? (s->agg_t[0] > 0 ? 2 : 0) : s->n[2];
-    const int coll_warm = s->n[0] + s->n[1] + agg_coll >= 2;
+    if (s->n[0] + s->n[1] + agg_coll < 2) return -1; /* the collective set-up not yet paid */
     int k = -1;
     for (int i = 0; i < 2; i++)
-        if ( t[i] < 0 && ec[i] <= CD_MEAS_TIE * fast && coll_warm && (k < 0 || ec[i] < ec[k])) k = i;
+        if (t[i] < 0 && ec[i] <= CD_MEAS_TIE * fast && (k < 0 || ec[i] < ec[k])) k = i;
     return k;
 }
 

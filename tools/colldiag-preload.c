@@ -105,6 +105,7 @@ typedef struct pl_call {
     const char *accel_why;            /* why COLLDIAG_ACCELERATE left the call to HDF5 (NULL: not asked) */
     int compact;                      /* a compact write the accelerated path left to HDF5 (write_call) */
     uint64_t safe_from, safe_to;      /* made_safe: the file's size before and after (equal: nothing grew) */
+    int safe_done;                    /* made_safe ran for this record (safe_early: before the engine's choice) */
     uint64_t kept_bytes, kept_of;     /* write_call: compact bytes merged across ranks, and the dataset's */
     struct eng_pending eng;           /* HDF5's path runs by measurement: its time is the engine's */
     /* the summary alone's bytes at risk: this rank's words before HDF5's call (sum_risk_light), recorded
@@ -274,10 +275,12 @@ static int set_on(const char *v) { return v && *v && strcmp(v, "0"); }
    0's, since MPI_Init) are alike. */
 static void made_safe(pl_call *c)
 {
+    if (c->safe_done) return; /* safe_early made it safe, and its sizes are this call's */
+    c->safe_done = 1;
     c->safe_from = c->safe_to = 0;
     if (!c->wr || !set_on(c->acc) || !c->coll) return;
     cd_internal++;
-    h5_make_safe_for(c->dset, c->fs, &c->safe_from, &c->safe_to); /* a one-rank file written in one run needs nothing */
+    h5_make_safe_for(c->dset, c->fs, 1, &c->safe_from, &c->safe_to); /* a one-rank file written in one run needs nothing */
     cd_internal--;
 }
 
@@ -1029,10 +1032,27 @@ static void eng_hdf5_done(pl_call *c, herr_t ret, double secs)
     c->eng.on = 0;
 }
 
+/* Under COLLDIAG_ACCELERATE=1, a collective write of a contiguous dataset whose storage the file is not
+   agreed to cover is made safe before the engine is chosen (made_safe, which extends the file over every
+   contiguous dataset open in it: h5_make_safe's wide extent), so that the rules then see no byte at
+   risk and leave the write to HDF5 at once, as they do every later write of a covered dataset. Before,
+   such a write went to colldiag's agreement (a size asked and a reduction) only to be extended there
+   and handed back, and every dataset paid it on its first write: VPIC-IO's eight new datasets a time
+   step, eight times a step. Alike on every rank of a collective call: the transfer mode, the storage's
+   address and the agreed coverage are. When the step fails the agreement decides, as before. */
+static void safe_early(pl_call *c)
+{
+    if (!c->wr || !c->coll || !strcmp(c->acc, "all")) return; /* =all: colldiag's agreement extends it */
+    const haddr_t a = H5Dget_offset(c->dset);
+    if (a == HADDR_UNDEF || h5_contig_covered(c->dset, a)) return;
+    made_safe(c);
+}
+
 static int accelerate(pl_call *c, char *why, size_t wl)
 {
     const char *const acc = c->acc;
     const int wr = c->wr;
+    safe_early(c);
     if (hdf5_runs_it(wr, 1, c->dset, c->coll, acc, why, wl)) return 0;
     colldiag_xfer *x = call_xfer();
     x->accel = strcmp(acc, "all") ? 1 : 2; /* the rule list decides on the agreed facts too (engine.c) */
