@@ -34,7 +34,7 @@ H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
 TESTS = $(B)/test_auto $(B)/test_read_guard $(B)/bench-auto $(B)/test_multi $(B)/test_untouched $(B)/test_offnode $(B)/test_model_runs $(B)/heap $(B)/bench-timestep $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/mpi_read_overlap $(B)/mpich_flat_view_repro $(B)/nodes_probe $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/bench-bridge $(B)/bench-manyvars $(B)/calibrate $(B)/ranks $(B)/virtual
-EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/h5_filtered $(B)/h5_direct_chunk $(B)/h5_collmd_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/test_h5_records $(B)/fuzz_filtered $(B)/fuzz_h5 $(B)/h5_defects \
+EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/h5_subcomm $(B)/h5_filtered $(B)/h5_direct_chunk $(B)/h5_collmd_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/test_h5_records $(B)/fuzz_filtered $(B)/fuzz_h5 $(B)/h5_defects \
            $(B)/patterns $(B)/libpmpi_file_calls.so $(B)/heap_kept $(B)/libcolldiag_wrap.a $(B)/colldiag-wrap.flags $(B)/h5_engine $(B)/libcolldiag_preload_test.so
 ifeq ($(MPI),mpich)
 EXAMPLES += $(B)/libmpich_yield.so
@@ -199,6 +199,9 @@ $(B)/h5_defects: tests/h5_defects.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
 # a plain HDF5 program (no colldiag) the preload library is tested on
 $(B)/h5_client: tests/h5_client.c | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
+# a plain HDF5 program whose files' communicators are a world duplicate and halves in reverse order (tests/test_preload.sh)
+$(B)/h5_subcomm: tests/h5_subcomm.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
 # plain HDF5: whether ranks can write chunks themselves with H5Dwrite_chunk in a parallel file (tests/test_defects.sh)
 $(B)/h5_direct_chunk: tests/h5_direct_chunk.c | $(B)

@@ -224,8 +224,10 @@ static void h5_dentry_free(h5_dentry *e)
 }
 
 /* The file's MPI communicator as HDF5 holds it, duplicated (collective: H5Fget_access_plist duplicates it),
-   and whether its metadata reads are local (*md_local = 1) or collective (H5Pset_all_coll_metadata_ops). */
-static MPI_Comm h5_file_comm(hid_t obj, int *md_local)
+   and whether its metadata reads are local (*md_local = 1) or collective (H5Pset_all_coll_metadata_ops).
+   Three MPI_Comm_dup in all (H5Fget_access_plist copies the driver's settings twice, H5Pget_fapl_mpio
+   once more): the slow way, for a file whose ranks are not all of MPI_COMM_WORLD's (h5_file_comm). */
+static MPI_Comm h5_file_comm_from_fapl(hid_t obj, int *md_local)
 {
     MPI_Comm c = MPI_COMM_NULL;
     MPI_Info info = MPI_INFO_NULL;
@@ -237,6 +239,55 @@ static MPI_Comm h5_file_comm(hid_t obj, int *md_local)
     if (fapl >= 0) H5Pclose(fapl);
     if (file >= 0) H5Fclose(file);
     return c;
+}
+
+/* Whether the program's access list asked for local metadata reads in obj's file, as seen when the
+   program opened it (1 local, 0 collective), or -1 not seen (the file was not opened in view). */
+static int h5_alloc_md_seen(hid_t obj);
+
+/* A communicator of the ranks of the MPI_File HDF5 opened for obj's file, in its order, and whether the
+   program's access list asked for local metadata reads when the preload saw it open the file (*md_seen:
+   1 local, 0 collective, -1 not seen: h5_bridge_file agrees on asking HDF5 then). Collective over those
+   ranks, on the same route on every one of them (decided by the group, which is theirs alike): the
+   MPI_File's group is asked locally, and one communicator made from MPI_COMM_WORLD, a duplicate when
+   the group is the world's, else MPI_Comm_create_group, which only the group's ranks call. Asking HDF5
+   for its communicator costs three duplicates instead (h5_file_comm_from_fapl), each a context-id
+   agreement among the ranks: 5-20 ms in all on the first call of BD-CATS-IO's read with 3 ranks on 2
+   cores (PMPI timings), where HDF5's own call pays none. That slow way stays for ranks that are not all
+   in MPI_COMM_WORLD (processes spawned later). MPI_COMM_NULL when a step fails (an MPI failure is every
+   rank's: MPI_ERRORS_RETURN or abort). */
+static MPI_Comm h5_file_comm(hid_t obj, int *md_seen)
+{
+    MPI_Comm c = MPI_COMM_NULL;
+    MPI_Group g = MPI_GROUP_NULL, w = MPI_GROUP_NULL, in = MPI_GROUP_NULL;
+    void *vh = NULL;
+    hid_t file = H5Iget_file_id(obj);
+    const int ok = file >= 0 && H5Fget_vfd_handle(file, H5P_DEFAULT, &vh) >= 0 && vh;
+    if (file >= 0) H5Fclose(file);
+    *md_seen = h5_alloc_md_seen(obj);
+    if (!ok || MPI_File_get_group(*(MPI_File *)vh, &g) != MPI_SUCCESS) {
+        int md_local = 0;
+        c = h5_file_comm_from_fapl(obj, &md_local);
+        *md_seen = md_local;
+        return c;
+    }
+    int n = 0, k = -1, cmp = MPI_UNEQUAL;
+    MPI_Comm_group(MPI_COMM_WORLD, &w);
+    MPI_Group_size(g, &n);
+    MPI_Group_compare(g, w, &cmp);
+    if (cmp != MPI_IDENT && MPI_Group_intersection(g, w, &in) == MPI_SUCCESS) MPI_Group_size(in, &k);
+    if (in != MPI_GROUP_NULL) MPI_Group_free(&in);
+    MPI_Group_free(&w);
+    int rc = MPI_SUCCESS;
+    if (cmp == MPI_IDENT) rc = MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    else if (k == n) rc = MPI_Comm_create_group(MPI_COMM_WORLD, g, 0x6364 /* "cd" */, &c);
+    else { /* not all in the world: alike on every rank of g */
+        int md_local = 0;
+        c = h5_file_comm_from_fapl(obj, &md_local);
+        *md_seen = md_local;
+    }
+    MPI_Group_free(&g);
+    return rc == MPI_SUCCESS ? c : MPI_COMM_NULL;
 }
 
 /* 1 if the file is open for writing, 0 if read-only, -1 if HDF5 cannot say. Asked once a file. */
@@ -326,8 +377,8 @@ static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_f
     const int rc = h5_bridge_entry(dset, fileno, &e, fn);
     if (rc) return rc;
     if (collective && e->f->comm == MPI_COMM_NULL) {
-        e->f->comm = h5_file_comm(dset, &e->md_local);
-        h5_note_file_md(h5_fileno_of(dset), e->md_local == 0); /* a collective call: every rank learns it here */
+        int md_seen = -1;
+        e->f->comm = h5_file_comm(dset, &md_seen);
         if (e->f->comm == MPI_COMM_NULL) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot get the file's communicator");
         MPI_Op_create(cd_agree_fn, 1, &e->f->op);
         e->f->group = comm_group_id(e->f->comm); /* AUTO's measurements are the group's (measure.c) */
@@ -340,9 +391,17 @@ static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_f
         /* whether the file is read-only everywhere, agreed once (every rank makes comm in the same call):
            the no-agreement shortcut may then decide on it (h5_small_first_call); a rank's own intent
            alone would split the ranks of a program that opened the file with other flags on some */
-        int ro = h5_file_writable(dset, e) == 0, all = 0;
-        MPI_Allreduce(&ro, &all, 1, MPI_INT, MPI_MIN, e->f->comm);
-        e->read_only_all = all;
+        /* ... and in the same reduction, whether every rank saw the program's access list (md_seen): if
+           one did not, every rank asks HDF5's copy of it (collective: it duplicates the communicator) */
+        int mine[2] = {h5_file_writable(dset, e) != 0, md_seen < 0}, all[2] = {1, 1};
+        MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, e->f->comm);
+        e->read_only_all = !all[0];
+        if (all[1]) {
+            MPI_Comm d = h5_file_comm_from_fapl(dset, &e->md_local);
+            if (d != MPI_COMM_NULL) MPI_Comm_free(&d);
+        } else
+            e->md_local = md_seen;
+        h5_note_file_md(h5_fileno_of(dset), e->md_local == 0); /* a collective call: every rank learns it here */
     }
     *out = e;
     return 0;
@@ -827,6 +886,12 @@ static void h5_alloc_watch(hid_t file, hid_t fapl)
     a->n = 0;
     a->size_seen = 0;
     a->md_local = fapl == H5P_DEFAULT || (H5Pget_all_coll_metadata_ops(fapl, &coll) >= 0 && !coll);
+}
+
+static int h5_alloc_md_seen(hid_t obj)
+{
+    const h5_alloc *a = h5_allocs ? h5_alloc_of(obj, 0) : NULL;
+    return a ? a->md_local : -1;
 }
 
 /* Whether the program opened obj's file with local metadata reads (1), or that is not known (0). */

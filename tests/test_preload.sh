@@ -53,6 +53,28 @@ check_off() { # name: switched off, the client runs as without the library and n
 # alone returns, good plans equal HDF5's answers
 $RUN -n 3 "$B/test_h5plan" "$T/plan.h5" 2>&1 | grep -v 'HDF5-DIAG\|^  ' | tail -5
 [ "${PIPESTATUS[0]}" = 0 ] || { echo "FAIL test_h5plan"; fail=1; }
+# files on other communicators than the world's (tests/h5_subcomm.c: a world duplicate, and halves in the
+# reverse of the world's order, whose communicator the preload makes with MPI_Comm_create_group): every
+# value checked by the client through HDF5's POSIX driver, and every collective call run by colldiag
+case "$RUN" in *openmpi*) SUBX="-x LD_PRELOAD=$LIB -x COLLDIAG_ACCELERATE -x COLLDIAG_REPORT" ;; *) SUBX="-genv LD_PRELOAD $LIB" ;; esac
+COLLDIAG_ACCELERATE=all COLLDIAG_REPORT=json:$T/sub.jsonl $RUN -n 3 $SUBX "$B/h5_subcomm" "$T/sub" >"$T/sub.out" 2>&1
+sub_rc=$?
+grep -h 'h5_subcomm:' "$T/sub.out"
+if [ "$sub_rc" != 0 ]; then echo "FAIL h5_subcomm (exit $sub_rc)"; tail -20 "$T/sub.out"; fail=1
+elif ! python3 - "$T/sub.jsonl" "$T/sub" <<'PY'
+import json, sys
+ran = {}
+for line in open(sys.argv[1]):
+    c = json.loads(line)
+    if c.get("collective"):
+        ran.setdefault(c["file"], []).append(c.get("engine"))
+want = [sys.argv[2] + s for s in (".world.h5", ".half0.h5", ".half1.h5")]
+ok = all(ran.get(f) == ["colldiag"] * 4 for f in want) and len(ran) == 3
+print("h5_subcomm: collective calls by engine, per file:", {f.rsplit("/", 1)[-1]: ran[f] for f in ran})
+sys.exit(0 if ok else 1)
+PY
+then echo "FAIL h5_subcomm: not every collective call (4 a file, 3 files) ran by colldiag"; fail=1; fi
+
 # MPICH oversubscribed is slow: there the JSON run only (text and off are the same code on every MPI)
 MODES="json text off"; case "$RUN" in *mpich*) MODES=json ;; esac
 for mode in $MODES; do
