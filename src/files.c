@@ -120,6 +120,7 @@ struct colldiag_file {
         uint64_t scap, rcap, packbufcap;
     } keep;
     double lat_x;        /* a collective step's seconds, probed once for the ranks' group (file_probe_step); 0: not probed */
+    int comm_kept;       /* HDF5 bridge: 1 + the kept communicator's index when comm is lent from h5_kept (not freed with the file) */
     int probe_due;       /* agreed by file_nodes, alike on every rank: 1 the link, 2 the step are still to be probed
                             (file_probes, where AUTO's model first prices a call) */
 };

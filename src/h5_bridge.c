@@ -245,18 +245,106 @@ static MPI_Comm h5_file_comm_from_fapl(hid_t obj, int *md_local)
    program opened it (1 local, 0 collective), or -1 not seen (the file was not opened in view). */
 static int h5_alloc_md_seen(hid_t obj);
 
+/* Communicators kept for the next file over the same ranks. A program that opens file after file on the
+   same communicator (IOR: a file an iteration and direction; h5py scripts) paid a context-id agreement
+   for each file's communicator, and the split, gathers and reductions that learn its nodes (file_nodes)
+   at its first accelerated call: 1-2 ms a file with 3 ranks on 2 cores (PMPI timings of IOR). A kept
+   communicator is lent to one open file at a time (two files open at once never share one: a program
+   whose ranks call them in different orders would match one file's reductions with the other's), with
+   what the files before learnt of its ranks' nodes and collective costs (every value alike on every
+   rank, or this rank's part of an agreed state: as if the earlier file went on).
+   Alike on every rank of the group, so that a rank never finds one its peers must make: an entry is
+   kept only when every rank of the group has room (agreed in the file's first reduction), a lent
+   entry comes back only when its file is forgotten (H5Fclose and H5close, collective), entries are
+   never dropped, and a rank looks among its entries in the order they were made, which for one group's
+   entries is the order of the group's collective calls. At most CD_H5_KEEP_COMMS; past that, files make
+   and free their own as before. Freed by MPI_Finalize. */
+#define CD_H5_KEEP_COMMS 8
+typedef struct {
+    MPI_Group group;
+    MPI_Comm comm;
+    int lent;
+    uint64_t group_id;
+    int node_n, nodes, node_idx, probe_due; /* what the files lent it learnt (colldiag_file's fields) */
+    int *node_ranks;
+    double bw_x, lat_x;
+} h5_kept_comm;
+static h5_kept_comm h5_kept[CD_H5_KEEP_COMMS];
+static int h5_n_kept;
+
+/* A kept communicator of group g not lent to a file, lent now to f (its learnt state copied in), or
+   MPI_COMM_NULL. Local. */
+static MPI_Comm h5_kept_lend(MPI_Group g, colldiag_file *f)
+{
+    for (int i = 0; i < h5_n_kept; i++) {
+        h5_kept_comm *k = &h5_kept[i];
+        int cmp = MPI_UNEQUAL;
+        if (k->lent || MPI_Group_compare(g, k->group, &cmp) != MPI_SUCCESS || cmp != MPI_IDENT) continue;
+        /* lent whatever happens (its peers lend theirs): without memory for the node's ranks, this rank
+           says its node is not known (node_n -1, as file_nodes after a failure; nodes stays agreed) */
+        int *nr = k->node_n > 0 ? cd_malloc((size_t)k->node_n * sizeof *nr) : NULL;
+        if (nr) memcpy(nr, k->node_ranks, (size_t)k->node_n * sizeof *nr);
+        k->lent = 1;
+        f->node_ranks = nr;
+        f->node_n = k->node_n > 0 && !nr ? -1 : k->node_n;
+        f->nodes = k->nodes;
+        f->node_idx = k->node_idx;
+        f->probe_due = k->probe_due;
+        f->bw_x = k->bw_x;
+        f->lat_x = k->lat_x;
+        f->group = k->group_id;
+        f->comm_kept = i + 1;
+        return k->comm;
+    }
+    return MPI_COMM_NULL;
+}
+
+/* f's communicator, made for it, kept for the files after it with its group g (every rank of the group
+   agreed there is room: h5_bridge_file). */
+static void h5_kept_add(colldiag_file *f, MPI_Group g)
+{
+    h5_kept_comm *k = &h5_kept[h5_n_kept];
+    memset(k, 0, sizeof *k);
+    k->group = g;
+    k->comm = f->comm;
+    k->lent = 1;
+    f->comm_kept = ++h5_n_kept;
+}
+
+/* f's file is forgotten: its kept communicator goes back, with what f learnt of it. 1 if it was kept
+   (then the caller does not free it). */
+static int h5_kept_return(colldiag_file *f)
+{
+    if (!f->comm_kept) return 0;
+    h5_kept_comm *k = &h5_kept[f->comm_kept - 1];
+    cd_free(k->node_ranks);
+    k->node_ranks = f->node_ranks; /* moved: f's own goes with it */
+    f->node_ranks = NULL;
+    k->node_n = f->node_n;
+    k->nodes = f->nodes;
+    k->node_idx = f->node_idx;
+    k->probe_due = f->probe_due;
+    k->bw_x = f->bw_x;
+    k->lat_x = f->lat_x;
+    k->group_id = f->group;
+    k->lent = 0;
+    f->comm_kept = 0;
+    return 1;
+}
+
 /* A communicator of the ranks of the MPI_File HDF5 opened for obj's file, in its order, and whether the
    program's access list asked for local metadata reads when the preload saw it open the file (*md_seen:
    1 local, 0 collective, -1 not seen: h5_bridge_file agrees on asking HDF5 then). Collective over those
-   ranks, on the same route on every one of them (decided by the group, which is theirs alike): the
-   MPI_File's group is asked locally, and one communicator made from MPI_COMM_WORLD, a duplicate when
-   the group is the world's, else MPI_Comm_create_group, which only the group's ranks call. Asking HDF5
-   for its communicator costs three duplicates instead (h5_file_comm_from_fapl), each a context-id
-   agreement among the ranks: 5-20 ms in all on the first call of BD-CATS-IO's read with 3 ranks on 2
-   cores (PMPI timings), where HDF5's own call pays none. That slow way stays for ranks that are not all
-   in MPI_COMM_WORLD (processes spawned later). MPI_COMM_NULL when a step fails (an MPI failure is every
-   rank's: MPI_ERRORS_RETURN or abort). */
-static MPI_Comm h5_file_comm(hid_t obj, int *md_seen)
+   ranks, on the same route on every one of them (decided by the group, which is theirs alike, and the
+   kept communicators, alike on them too): a kept one when there is one free (h5_kept_lend: nothing to
+   make), else one made from MPI_COMM_WORLD, a duplicate when the group is the world's, else
+   MPI_Comm_create_group, which only the group's ranks call. Asking HDF5 for its communicator costs three
+   duplicates instead (h5_file_comm_from_fapl), each a context-id agreement among the ranks: 5-20 ms in
+   all on the first call of BD-CATS-IO's read with 3 ranks on 2 cores (PMPI timings), where HDF5's own
+   call pays none. That slow way stays for ranks that are not all in MPI_COMM_WORLD (processes spawned
+   later). *made: 1 when the communicator was made for this file (it may be kept: h5_bridge_file).
+   MPI_COMM_NULL when a step fails (an MPI failure is every rank's: MPI_ERRORS_RETURN or abort). */
+static MPI_Comm h5_file_comm(hid_t obj, colldiag_file *f, int *md_seen, int *made)
 {
     MPI_Comm c = MPI_COMM_NULL;
     MPI_Group g = MPI_GROUP_NULL, w = MPI_GROUP_NULL, in = MPI_GROUP_NULL;
@@ -265,10 +353,15 @@ static MPI_Comm h5_file_comm(hid_t obj, int *md_seen)
     const int ok = file >= 0 && H5Fget_vfd_handle(file, H5P_DEFAULT, &vh) >= 0 && vh;
     if (file >= 0) H5Fclose(file);
     *md_seen = h5_alloc_md_seen(obj);
+    *made = 0;
     if (!ok || MPI_File_get_group(*(MPI_File *)vh, &g) != MPI_SUCCESS) {
         int md_local = 0;
         c = h5_file_comm_from_fapl(obj, &md_local);
         *md_seen = md_local;
+        return c;
+    }
+    if ((c = h5_kept_lend(g, f)) != MPI_COMM_NULL) {
+        MPI_Group_free(&g);
         return c;
     }
     int n = 0, k = -1, cmp = MPI_UNEQUAL;
@@ -287,6 +380,7 @@ static MPI_Comm h5_file_comm(hid_t obj, int *md_seen)
         *md_seen = md_local;
     }
     MPI_Group_free(&g);
+    *made = rc == MPI_SUCCESS && c != MPI_COMM_NULL;
     return rc == MPI_SUCCESS ? c : MPI_COMM_NULL;
 }
 
@@ -377,11 +471,11 @@ static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_f
     const int rc = h5_bridge_entry(dset, fileno, &e, fn);
     if (rc) return rc;
     if (collective && e->f->comm == MPI_COMM_NULL) {
-        int md_seen = -1;
-        e->f->comm = h5_file_comm(dset, &md_seen);
+        int md_seen = -1, made = 0;
+        e->f->comm = h5_file_comm(dset, e->f, &md_seen, &made);
         if (e->f->comm == MPI_COMM_NULL) return cd_fail(COLLDIAG_ERR_UNSUPPORTED, fn, "cannot get the file's communicator");
         MPI_Op_create(cd_agree_fn, 1, &e->f->op);
-        e->f->group = comm_group_id(e->f->comm); /* AUTO's measurements are the group's (measure.c) */
+        if (made) e->f->group = comm_group_id(e->f->comm); /* AUTO's measurements are the group's (measure.c) */
         {
             char name[4096] = "";
             hid_t file = H5Iget_file_id(dset);
@@ -393,9 +487,14 @@ static int h5_bridge_file(hid_t dset, unsigned long fileno, int collective, h5_f
            alone would split the ranks of a program that opened the file with other flags on some */
         /* ... and in the same reduction, whether every rank saw the program's access list (md_seen): if
            one did not, every rank asks HDF5's copy of it (collective: it duplicates the communicator) */
-        int mine[2] = {h5_file_writable(dset, e) != 0, md_seen < 0}, all[2] = {1, 1};
-        MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, e->f->comm);
+        /* ... and whether every rank has room to keep a communicator it made (h5_kept_add) */
+        MPI_Group kg = MPI_GROUP_NULL;
+        const int room = made && h5_n_kept < CD_H5_KEEP_COMMS && MPI_Comm_group(e->f->comm, &kg) == MPI_SUCCESS;
+        int mine[3] = {h5_file_writable(dset, e) != 0, md_seen < 0, !room}, all[3] = {1, 1, 1};
+        MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MAX, e->f->comm);
         e->read_only_all = !all[0];
+        if (room && !all[2]) h5_kept_add(e->f, kg);
+        else if (kg != MPI_GROUP_NULL) MPI_Group_free(&kg);
         if (all[1]) {
             MPI_Comm d = h5_file_comm_from_fapl(dset, &e->md_local);
             if (d != MPI_COMM_NULL) MPI_Comm_free(&d);

@@ -712,7 +712,7 @@ static void h5_forget_files(const unsigned long *fileno)
         *pp = e->next;
         if (!fin) {
             if (e->f->op != MPI_OP_NULL) MPI_Op_free(&e->f->op);
-            if (e->f->comm != MPI_COMM_NULL) MPI_Comm_free(&e->f->comm);
+            if (e->f->comm != MPI_COMM_NULL && !h5_kept_return(e->f)) MPI_Comm_free(&e->f->comm);
         }
         file_keep_free(e->f);
         cd_free(e->f->node_ranks);

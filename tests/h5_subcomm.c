@@ -6,9 +6,11 @@
  * some ranks only would hang. Each rank writes its rows of a contiguous and a chunked dataset
  * collectively, reads another rank's rows back collectively, and, after the file is closed, every rank
  * reads the whole file again with HDF5's POSIX driver (no MPI-IO, nothing for colldiag to run) and
- * checks every value against the formula the writer used. Exit 1 on any difference or failed call.
+ * checks every value against the formula the writer used. Then the world's ranks again (the preload lends
+ * the communicator it kept), and two files over them open at once, written in turn. Exit 1 on any
+ * difference or failed call.
  *
- *   mpirun -n P [-x LD_PRELOAD=...] h5_subcomm BASE   (files BASE.world.h5, BASE.half0.h5, BASE.half1.h5)
+ *   mpirun -n P [-x LD_PRELOAD=...] h5_subcomm BASE   (files BASE.world.h5, .half0.h5, .half1.h5, .again.h5, .both0.h5, .both1.h5)
  */
 #include <hdf5.h>
 #include <mpi.h>
@@ -86,6 +88,53 @@ static void one_file(const char *name, MPI_Comm c, int color, int wrank)
     free(all);
 }
 
+/* Two files over the same ranks open at once, their collective calls interleaved (A, B, A, B): the
+   preload lends a kept communicator to one file at a time, so each has its own (a shared one would match
+   one file's reductions with the other's). Checked as one_file checks. */
+static void two_files_at_once(const char *base, MPI_Comm c, int wrank)
+{
+    int r, n;
+    MPI_Comm_rank(c, &r);
+    MPI_Comm_size(c, &n);
+    hsize_t dims[2] = {(hsize_t)n * ROWS, COLS};
+    int mine[ROWS * COLS], got[ROWS * COLS];
+    char name[2][4096];
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f[2], s = H5Screate_simple(2, dims, NULL), d[2];
+    H5Pset_fapl_mpio(fapl, c, MPI_INFO_NULL);
+    for (int k = 0; k < 2; k++) {
+        snprintf(name[k], sizeof name[k], "%s.both%d.h5", base, k);
+        f[k] = H5Fcreate(name[k], H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+        d[k] = H5Dcreate(f[k], "contig", H5T_NATIVE_INT, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        expect(f[k] >= 0 && d[k] >= 0, "cannot create a file", wrank);
+    }
+    for (int step = 0; step < 4; step++) { /* A, B, A, B: rewrites with the step's values */
+        const int k = step % 2;
+        for (int i = 0; i < ROWS * COLS; i++) mine[i] = value(3 + k, r * ROWS + i / COLS, i % COLS) + 7 * step;
+        expect(rows_io(d[k], r, mine, 1) >= 0, "H5Dwrite failed (two files open)", wrank);
+    }
+    for (int k = 0; k < 2; k++) {
+        const int other = (r + 1) % n;
+        expect(rows_io(d[k], other, got, 0) >= 0, "H5Dread failed (two files open)", wrank);
+        for (int i = 0; i < ROWS * COLS; i++)
+            if (got[i] != value(3 + k, other * ROWS + i / COLS, i % COLS) + 7 * (2 + k)) { expect(0, "a value read back differs (two files open)", wrank); break; }
+        H5Dclose(d[k]);
+        expect(H5Fclose(f[k]) >= 0, "H5Fclose failed", wrank);
+    }
+    H5Sclose(s);
+    H5Pclose(fapl);
+    MPI_Barrier(c);
+    int *all = malloc(sizeof *all * (size_t)n * ROWS * COLS);
+    for (int k = 0; k < 2 && all; k++) {
+        hid_t pf = H5Fopen(name[k], H5F_ACC_RDONLY, H5P_DEFAULT), ds = H5Dopen(pf, "contig", H5P_DEFAULT);
+        expect(ds >= 0 && H5Dread(ds, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) >= 0, "the POSIX read failed", wrank);
+        for (int i = 0; i < n * ROWS * COLS; i++)
+            if (all[i] != value(3 + k, i / COLS, i % COLS) + 7 * (2 + k)) { expect(0, "a value in the file differs (two files open)", wrank); break; }
+        H5Dclose(ds);
+        H5Fclose(pf);
+    }
+    free(all);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -102,11 +151,14 @@ int main(int argc, char **argv)
     MPI_Comm_split(MPI_COMM_WORLD, color, -wrank, &half); /* the reverse of the world's order */
     snprintf(name, sizeof name, "%s.half%d.h5", argv[1], color);
     one_file(name, half, color, wrank);
+    snprintf(name, sizeof name, "%s.again.h5", argv[1]); /* the world's ranks again: a kept communicator */
+    one_file(name, dup, 2, wrank);
+    two_files_at_once(argv[1], dup, wrank);
     MPI_Comm_free(&half);
     MPI_Comm_free(&dup);
     int any = 0;
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (wrank == 0) printf("h5_subcomm: %s (%d ranks: a world duplicate, two halves in reverse order)\n", any ? "FAILED" : "ok", wsize);
+    if (wrank == 0) printf("h5_subcomm: %s (%d ranks: a world duplicate, two halves in reverse order, the world again, two files at once)\n", any ? "FAILED" : "ok", wsize);
     MPI_Finalize();
     return any;
 }

@@ -3,7 +3,7 @@
  * named by PMPI_FILE_CALLS:
  *   rank R coll_data N ind_data N set_view N set_size N get_size N sync N open N preallocate N set_info N
  *          comm_new N comm_coll N
- * comm_new: communicators made (dup, idup, split, split_type, create); comm_coll: the collective calls
+ * comm_new: communicators made (dup, idup, split, split_type, create, create_group); comm_coll: the collective calls
  * colldiag's agreements and set-up make (Allreduce, Iallreduce, Allgather, Bcast, Barrier).
  * tests/test_contig_calls.sh compares a plain run's lines with an accelerated run's. */
 #include <mpi.h>
@@ -31,6 +31,7 @@ int MPI_Comm_idup(MPI_Comm c, MPI_Comm *o, MPI_Request *r) { n[C_COMM_NEW]++; re
 int MPI_Comm_split(MPI_Comm c, int col, int key, MPI_Comm *o) { n[C_COMM_NEW]++; return PMPI_Comm_split(c, col, key, o); }
 int MPI_Comm_split_type(MPI_Comm c, int t, int key, MPI_Info i, MPI_Comm *o) { n[C_COMM_NEW]++; return PMPI_Comm_split_type(c, t, key, i, o); }
 int MPI_Comm_create(MPI_Comm c, MPI_Group g, MPI_Comm *o) { n[C_COMM_NEW]++; return PMPI_Comm_create(c, g, o); }
+int MPI_Comm_create_group(MPI_Comm c, MPI_Group g, int tag, MPI_Comm *o) { n[C_COMM_NEW]++; return PMPI_Comm_create_group(c, g, tag, o); }
 int MPI_Allreduce(const void *s, void *r, int c, MPI_Datatype t, MPI_Op op, MPI_Comm cm)
 {
     n[C_COMM_COLL]++;

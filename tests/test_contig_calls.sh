@@ -70,6 +70,26 @@ print("%s: rank 0 plain %s; accelerated %s" % (name, " ".join("%s %d" % kv for k
 sys.exit(1 if bad else 0)
 PY
 done
+# six files over the same ranks one after the other (three write and three read phases): the preload
+# makes one communicator for them and learns their nodes once (a kept communicator is lent to each file
+# after the first: src/h5_bridge.c, h5_kept_lend), so at most two communicators more than HDF5's own
+# (one MPI_Comm_dup, one MPI_Comm_split_type); three a file before (33 against plain's 12)
+f=ior-str-1m-contig
+LD_PRELOAD=$CNT PMPI_FILE_CALLS=$T/six.plain $RUN -n 3 $X "$B/patterns" "$T" "$f" 2 3 >"$T/six.plain.out" 2>&1 &&
+    COLLDIAG_ACCELERATE=1 LD_PRELOAD=$LIB:$CNT PMPI_FILE_CALLS=$T/six.acc $RUN -n 3 $X "$B/patterns" "$T" "$f" 2 3 >"$T/six.acc.out" 2>&1 ||
+    { echo "FAIL six files: exit $?"; tail -5 "$T/six.plain.out" "$T/six.acc.out"; fail=1; }
+python3 - "$T/six.plain" "$T/six.acc" <<'PY' || fail=1
+import sys
+def load(p):
+    return {int(l.split()[1]): dict(zip(l.split()[2::2], map(int, l.split()[3::2]))) for l in open(p)}
+p, a = load(sys.argv[1]), load(sys.argv[2])
+if sorted(p) != [0, 1, 2] or sorted(a) != [0, 1, 2] or p[0]["open"] != 6:
+    print("FAIL six files: ranks reporting %s / %s, files opened %s" % (sorted(p), sorted(a), p.get(0, {}).get("open"))); sys.exit(1)
+bad = [r for r in p if a[r]["comm_new"] > p[r]["comm_new"] + 2]
+print("six files over the same ranks: communicators made, rank 0: plain %d, accelerated %d" % (p[0]["comm_new"], a[0]["comm_new"]))
+for r in bad: print("FAIL six files rank %d: %d communicators accelerated, plain %d + 2 at most" % (r, a[r]["comm_new"], p[r]["comm_new"]))
+sys.exit(1 if bad else 0)
+PY
 # the guard can fail: COLLDIAG_ACCELERATE=all moves contiguous calls through colldiag, whose agreement
 # finds the file's size first (get_size) and so makes more MPI-IO calls than HDF5's path
 f=ior-seg-64k-contig
