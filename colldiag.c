@@ -10694,13 +10694,14 @@ static void html_append(colldiag_file *f, const colldiag_xfer *x, const char *pa
     X(CALLS) X(RANK_CALLS) X(CALLS_COLLECTIVE) X(BYTES) X(BYTES_COLL) X(BYTES_IND) X(CALLS_CD) X(BYTES_CD) X(CALLS_H5) X(BYTES_H5)    \
     X(RISK) X(RISK_CALLS) X(SAFE) X(SAFE_CALLS) X(KEPT) X(KEPT_CALLS) X(PLANNED) X(DISAGREE) X(EST_CALLS)                      \
     X(FILT_CALLS) X(FILT_CHUNKS) X(FILT_STORED) X(FILT_RAW) X(FILT_SHARED) X(DEC_CALLS) X(DEC_CHUNKS) X(DEC_STORED) \
-    X(DEC_RAW) X(DEC_HDF5) X(DEC_NS)
+    X(DEC_RAW) X(DEC_HDF5) X(DEC_NS) X(CALLS_LEASED)
 /* (FILT_*: planned reads of filtered chunks, colldiag_get_filtered_read: every rank's chunks read and
    inflated, as stored and inflated bytes, and those other ranks inflated too; FILT_CALLS counted once a
    call, as CALLS. DEC_*: reads of filtered chunks colldiag ran, colldiag_get_filtered_decode: the
    chunks decoded, once each, their stored and decoded bytes, the inflations HDF5 would have made of
    them (one on every rank selecting from a chunk), and the nanoseconds the decoding took, summed over
-   ranks) */
+   ranks. CALLS_LEASED: of CALLS_H5, the reads HDF5's path ran under a lease, without colldiag's agreement:
+   the preload's lease_take) */
 /* The largest rank's total: seconds in the calls (all, through colldiag, through HDF5), and the model's
    estimates scaled to them: what colldiag's best scheme would save over HDF5's path in the calls HDF5
    ran (SAVE_*, by the best scheme), what colldiag saved in the calls it ran. */
@@ -10776,6 +10777,7 @@ typedef struct {
     double est_hdf5, est_best;   /* the model's seconds for HDF5's path and the best scheme; < 0 unknown */
     int best;                    /* the best scheme: 0 link, 1 multi, 2 aggregation, 3 all-independent */
     int planned, agree;          /* a plan ran (1) and HDF5 agreed with it (1); -1: no plan */
+    int leased;                  /* HDF5's path ran it under a lease, without colldiag's agreement (the preload's lease_take) */
     int filt_known;              /* a planned read of filtered chunks: this rank's (colldiag_get_filtered_read) */
     uint64_t filt_chunks, filt_stored, filt_raw, filt_shared;
     int dec_known;               /* a read of filtered chunks colldiag ran: this rank's decodes (colldiag_get_filtered_decoded) */
@@ -10892,6 +10894,7 @@ static void cd_sum_record(const cd_sum_call *c)
     d->u[CD_SUM_BYTES_IND] += bi;
     d->u[c->colldiag ? CD_SUM_CALLS_CD : CD_SUM_CALLS_H5] += cnt;
     d->u[c->colldiag ? CD_SUM_BYTES_CD : CD_SUM_BYTES_H5] += c->bytes;
+    d->u[CD_SUM_CALLS_LEASED] += cnt && c->leased;
     d->t[CD_SUM_SECS] += c->secs;
     d->t[c->colldiag ? CD_SUM_SECS_CD : CD_SUM_SECS_H5] += c->secs;
     if (cnt && c->risk) {
@@ -11494,8 +11497,11 @@ static void cd_sum_print_text(const cd_sum_tab *t, const cd_sum_view *v, double 
             v->P == 1 ? "" : "s", v->u[CD_SUM_CALLS], v->u[CD_SUM_CALLS_COLLECTIVE], b1, v->secs);
     cd_sum_bytes_text(v->u[CD_SUM_BYTES_CD], b1, sizeof b1);
     cd_sum_bytes_text(v->u[CD_SUM_BYTES_H5], b2, sizeof b2);
-    fprintf(o, "   engine:   colldiag %" PRIu64 " calls, %s, %.3f s; HDF5 %" PRIu64 " calls, %s, %.3f s\n", v->u[CD_SUM_CALLS_CD], b1, v->secs_cd,
+    fprintf(o, "   engine:   colldiag %" PRIu64 " calls, %s, %.3f s; HDF5 %" PRIu64 " calls, %s, %.3f s", v->u[CD_SUM_CALLS_CD], b1, v->secs_cd,
             v->u[CD_SUM_CALLS_H5], b2, v->secs_h5);
+    if (v->u[CD_SUM_CALLS_LEASED])
+        fprintf(o, " (%" PRIu64 " of them reads leased to HDF5's path by measurement, without colldiag's agreement)", v->u[CD_SUM_CALLS_LEASED]);
+    fputc('\n', o);
     cd_sum_bytes_text(v->u[CD_SUM_BYTES_COLL], b1, sizeof b1);
     cd_sum_bytes_text(v->u[CD_SUM_BYTES_IND], b2, sizeof b2);
     fprintf(o, "   bytes:    collective %s, independent %s\n", b1, b2);
@@ -11614,8 +11620,9 @@ static void cd_sum_print_json(const cd_sum_tab *t, const cd_sum_view *v, double 
                ",\"seconds\":%.9f,\"bytes_collective\":%" PRIu64 ",\"bytes_independent\":%" PRIu64, v->P, v->u[CD_SUM_CALLS],
             v->u[CD_SUM_CALLS_COLLECTIVE], v->u[CD_SUM_RANK_CALLS], v->u[CD_SUM_BYTES], v->secs, v->u[CD_SUM_BYTES_COLL], v->u[CD_SUM_BYTES_IND]);
     fprintf(o, ",\"engines\":{\"colldiag\":{\"calls\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"seconds\":%.9f},\"hdf5\":{\"calls\":%" PRIu64
-               ",\"bytes\":%" PRIu64 ",\"seconds\":%.9f}}",
-            v->u[CD_SUM_CALLS_CD], v->u[CD_SUM_BYTES_CD], v->secs_cd, v->u[CD_SUM_CALLS_H5], v->u[CD_SUM_BYTES_H5], v->secs_h5);
+               ",\"bytes\":%" PRIu64 ",\"seconds\":%.9f,\"leased\":%" PRIu64 "}}",
+            v->u[CD_SUM_CALLS_CD], v->u[CD_SUM_BYTES_CD], v->secs_cd, v->u[CD_SUM_CALLS_H5], v->u[CD_SUM_BYTES_H5], v->secs_h5,
+            v->u[CD_SUM_CALLS_LEASED]);
     if (cd_sum_unseen) {
         fprintf(o, ",\"not_seen\":");
         cd_sum_json_str(o, cd_sum_unseen);
@@ -14114,6 +14121,15 @@ typedef struct h5_fentry {
     int read_only_all;       /* 1: open read-only on every rank of comm (agreed when comm is made) */
     int facts;               /* 1: fx's file facts (address and length sizes, userblock) are read; -1: unreadable */
     ix_facts fx;
+    /* The preload's leases (COLLDIAG_ACCELERATE=1; tools/colldiag-preload.c, lease_take): a class of the
+       file's datasets (lease_key) whose collective reads HDF5's path runs without colldiag's agreement,
+       for left more calls; next: the length of the next lease. Changed alike on every rank of the file:
+       granted in an agreed call, spent by collective calls (every rank makes the same ones) */
+    struct {
+        uint64_t key;
+        uint32_t left, next;
+    } lease[4];
+    unsigned lease_turn;     /* the slot a new class takes, in turn */
     struct h5_fentry *next;
 } h5_fentry;
 

@@ -43,6 +43,15 @@ typedef struct h5_fentry {
     int read_only_all;       /* 1: open read-only on every rank of comm (agreed when comm is made) */
     int facts;               /* 1: fx's file facts (address and length sizes, userblock) are read; -1: unreadable */
     ix_facts fx;
+    /* The preload's leases (COLLDIAG_ACCELERATE=1; tools/colldiag-preload.c, lease_take): a class of the
+       file's datasets (lease_key) whose collective reads HDF5's path runs without colldiag's agreement,
+       for left more calls; next: the length of the next lease. Changed alike on every rank of the file:
+       granted in an agreed call, spent by collective calls (every rank makes the same ones) */
+    struct {
+        uint64_t key;
+        uint32_t left, next;
+    } lease[4];
+    unsigned lease_turn;     /* the slot a new class takes, in turn */
     struct h5_fentry *next;
 } h5_fentry;
 

@@ -4,9 +4,11 @@
  * write whose ranks each write whole chunks of their own: the rule WHOLE_CHUNKS gives it to HDF5's path
  * from 256 KiB a rank, the rule FASTER to colldiag's below). Then every rank reads the whole dataset
  * back, collectively, and checks every value against the formula that wrote it: exit 1 on any
- * difference, on every rank.
+ * difference, on every rank. With READS, a read loop follows: READS collective reads, read r of row
+ * r % CALLS, each rank its own chunk of it, every value checked (the preload's leases: the same class
+ * of read, call after call).
  *
- *   mpirun -n P h5_engine FILE CALLS ELEMS_PER_RANK
+ *   mpirun -n P h5_engine FILE CALLS ELEMS_PER_RANK [READS]
  */
 #include <hdf5.h>
 #include <mpi.h>
@@ -63,6 +65,21 @@ int main(int argc, char **argv)
                 }
     }
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    const long reads = argc > 4 ? atol(argv[4]) : 0;
+    for (long r = 0; r < reads && !any && !bad; r++) {
+        const hsize_t row = (hsize_t)r % calls;
+        hsize_t st[2] = {row, (hsize_t)me * E}, cn[2] = {1, E};
+        for (hsize_t j = 0; j < E; j++) buf[j] = -1;
+        H5Sselect_hyperslab(space, H5S_SELECT_SET, st, NULL, cn, NULL);
+        if (H5Dread(dset, H5T_NATIVE_DOUBLE, mem, space, dxpl, buf) < 0) bad = 1;
+        for (hsize_t j = 0; j < E && !bad; j++)
+            if (buf[j] != value(row, st[1] + j)) {
+                fprintf(stderr, "rank %d: read %ld, row %llu column %llu reads %g, wrote %g\n", me, r, (unsigned long long)row,
+                        (unsigned long long)(st[1] + j), buf[j], value(row, st[1] + j));
+                bad = 1;
+            }
+    }
+    if (reads) MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     free(all);
     free(buf);
     H5Sclose(mem);

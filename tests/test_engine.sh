@@ -141,4 +141,44 @@ if len(schemes) < 3 or len(set(schemes)) != 1:
 print("no AUTO try while the engines are compared: colldiag's %d calls of the comparison ran %s" % (len(schemes), schemes[0]))
 PY
 fi
+# Leases (tools/colldiag-preload.c, lease_take): once the agreement chose HDF5's path by measurement for
+# a collective read, the next reads of datasets of that class in the file skip the agreement: 8 calls,
+# renewed by the next agreed call twice as long while the measurement holds (up to 64). h5_engine's read
+# loop (READS reads of one row each, every value checked) under the run summary, which counts the reads
+# leased; the test counts them itself from the rule: the loop's first 8 reads compare the engines
+# (the first whole-dataset read is another pattern), and from the 9th every agreed call that finds HDF5
+# faster leases the next ones. With colldiag's path injected faster, and under a per-call report
+# (which plans every call), none is leased.
+lease_case() {
+    local name=$1 inject=$2 report=$3 reads=$4
+    rm -f "$T/e.h5" "$T/r.jsonl"
+    if ! COLLDIAG_ACCELERATE=1 COLLDIAG_REPORT=$report COLLDIAG_INJECT=$inject COLLDIAG_AUTO_MODE=measure LD_PRELOAD=$LIB \
+        $RUN -n "$NP" $X "$B/h5_engine" "$T/e.h5" 12 512 "$reads" >"$T/out" 2>&1; then
+        echo "FAIL lease $name: h5_engine exit $? (a wrong value read back, or a failed call)"; head -20 "$T/out"; fail=1; return
+    fi
+    python3 - "$T/out" "$name" "$inject" "$report" "$reads" <<'PY' || fail=1
+import re, sys
+out, name, inject, report, reads = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+H, C = [float(v) for v in inject.split(":")[1].split(",")[:2]]
+want = 0
+if H < C and report == "summary":
+    i, nxt = 9, 8                       # the 9th read is the first agreed call after the comparison
+    while i <= reads:
+        n = min(nxt, reads - i)         # it leases the next nxt reads
+        want += n
+        i += n + 1
+        nxt = min(2 * nxt, 64)
+text = open(out).read()
+m = re.search(r"HDF5 \d+ calls, [^;\n]*? s \((\d+) of them reads leased", text)
+got = int(m.group(1)) if m else 0
+if report != "summary" and "leased" in text:
+    print("FAIL lease %s: a per-call report yet a lease" % name); sys.exit(1)
+if got != want:
+    print("FAIL lease %s: %d reads leased, the rule gives %d" % (name, got, want)); print(text[-1500:]); sys.exit(1)
+print("lease %s: %d of %d reads leased, as the rule gives" % (name, got, reads))
+PY
+}
+lease_case "HDF5's path faster" engine:0.001,0.01 summary 60
+lease_case "colldiag's path faster" engine:0.01,0.001 summary 30
+lease_case "a per-call report" engine:0.001,0.01 json:$T/r.jsonl 30
 exit $fail
