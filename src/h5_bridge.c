@@ -50,6 +50,7 @@ typedef struct h5_fentry {
     struct {
         uint64_t key;
         uint32_t left, next;
+        uint64_t group, esig;    /* the measured pattern that granted it (its reads' times join it) */
     } lease[4];
     unsigned lease_turn;     /* the slot a new class takes, in turn */
     struct h5_fentry *next;

@@ -143,6 +143,9 @@ typedef struct cd_group {
     int pend_way;                   /* ... which: 1 independent calls, 0 collective ones */
     int pend_dir;                   /* ... its direction (0 writes, 1 reads) */
     int pend_e;                     /* ... and the preload's engine that ran it (0 HDF5, 1 colldiag; -1 none), of pattern pend_esig */
+    uint32_t pend_reps;             /* ... the engine's calls pend_t stands for: 1, or the reads of a lease, at their mean time
+                                       (meas_engine_leased) */
+    int pend_leased;                /* ... pend_t is a lease's reads' (1), not one agreed call's */
     uint64_t pend_sig, pend_esig;
     double pend_t, pend_est, pend_term[CD_T_N];
     int wis;                        /* wisdom: 0 not asked yet, 1 asked (loaded or not) */
@@ -340,7 +343,7 @@ static void meas_corrected(const cd_group *gr, int d, const double est[4], const
 static uint64_t meas_pend_id(const cd_group *gr)
 {
     uint64_t id = gr->pend_s >= 0 ? cd_hash_u64(gr->pend_sig, (uint64_t)gr->pend_s + 1 + 16u * (uint64_t)gr->pend_v) : 0x656e67u;
-    if (gr->pend_e >= 0) id = cd_hash_u64(id ^ gr->pend_esig, (uint64_t)gr->pend_e + 7);
+    if (gr->pend_e >= 0) id = cd_hash_u64(id ^ gr->pend_esig, (uint64_t)gr->pend_e + 7 + 16u * (uint64_t)gr->pend_reps);
     return id ? id : 1;
 }
 
@@ -409,7 +412,9 @@ static void meas_agreed(const cd_io *io)
         const double t = (double)(g[AG_MEAS_T] - 1) * 1e-9;
         if (gr->pend_e >= 0) { /* the preload's engine */
             cd_sig *e = meas_find(gr, gr->pend_esig, 1);
-            if (e) {
+            /* a lease's reads count as calls, each at their mean (the slowest rank's): the chosen
+               engine's median then follows the pace of the calls it runs, leased or not */
+            for (uint32_t r = 0; e && r < (gr->pend_reps > 1 ? (gr->pend_reps < CD_MEAS_SAMPLES ? gr->pend_reps : CD_MEAS_SAMPLES) : 1); r++) {
                 e->engine = 1;
                 e->t[gr->pend_e][e->n[gr->pend_e] % CD_MEAS_SAMPLES] = t;
                 e->n[gr->pend_e]++;
@@ -687,6 +692,8 @@ static void meas_done(const cd_io *io, int k, double elapsed)
     gr->pend_way = io->x->meas_agg_ind;
     gr->pend_dir = meas_dir(io);
     gr->pend_e = -1;
+    gr->pend_reps = 1;
+    gr->pend_leased = 0;
     gr->pend_sig = io->x->meas_sig;
     gr->pend_t = elapsed;
     gr->pend_est = io->x->model_est[k];
@@ -817,10 +824,8 @@ static int meas_engine_choose(cd_io *io, int by_rule)
    this process's N-th engine measurement on (counted from 0) H2 and C2 (a file system that changes
    pace); colldiag's first measured call COLD1 times that and its second COLD2 times (its cold start,
    two calls long, as its first IOR calls here: 10x, then 3x; HDF5's path's first ran as its others). */
-CD_MAYBE_UNUSED static void meas_engine_done(uint64_t group, uint64_t esig, int engine, double elapsed)
+static double meas_engine_injected(int engine, double elapsed)
 {
-    cd_group *gr = meas_group(group);
-    if (!gr || engine < 0 || engine > 1) return;
 #ifdef COLLDIAG_TESTING
     static unsigned long count, each[2];
     const char *e = cd_getenv("COLLDIAG_INJECT");
@@ -831,7 +836,19 @@ CD_MAYBE_UNUSED static void meas_engine_done(uint64_t group, uint64_t esig, int 
     if (got == 7 && engine == 1 && each[engine] < 2) elapsed *= c[4 + each[engine]];
     count++;
     each[engine]++;
+#else
+    (void)engine;
 #endif
+    return elapsed;
+}
+
+CD_MAYBE_UNUSED static void meas_engine_done(uint64_t group, uint64_t esig, int engine, double elapsed)
+{
+    cd_group *gr = meas_group(group);
+    if (!gr || engine < 0 || engine > 1) return;
+    elapsed = meas_engine_injected(engine, elapsed);
+    gr->pend_reps = 1;
+    gr->pend_leased = 0;
     if (!(gr->pend && gr->pend_s >= 0 && engine == 1)) {
         gr->pend = 1;
         gr->pend_s = -1;
@@ -840,6 +857,22 @@ CD_MAYBE_UNUSED static void meas_engine_done(uint64_t group, uint64_t esig, int 
     gr->pend_e = engine;
     gr->pend_esig = esig;
     gr->pend_t = elapsed;
+}
+
+/* A read HDF5's path ran under a lease (the preload's lease_take: no agreement) on this rank in elapsed
+   seconds: it joins the lease's pending time, which the call that granted the lease left (HDF5's path,
+   pattern esig), as the mean of the lease's reads so far, carried by the next agreed call as that many
+   calls (meas_agreed). Every rank runs the same leased reads, so the count is alike; a rank whose
+   pending is another (a call in between) keeps it, and the agreement then drops the time (ids differ). */
+CD_MAYBE_UNUSED static void meas_engine_leased(uint64_t group, uint64_t esig, double elapsed)
+{
+    cd_group *gr = meas_group(group);
+    elapsed = meas_engine_injected(0, elapsed);
+    if (!gr || !gr->pend || gr->pend_s >= 0 || gr->pend_e != 0 || gr->pend_esig != esig) return;
+    if (!gr->pend_leased) gr->pend_reps = 0; /* the granting call's own time: replaced */
+    gr->pend_t = (gr->pend_t * gr->pend_reps + elapsed) / (gr->pend_reps + 1);
+    gr->pend_reps++;
+    gr->pend_leased = 1;
 }
 
 /* The reason's words for a measured AUTO call (xfer_reason): what each scheme measured, or its

@@ -1027,10 +1027,12 @@ static int hdf5_runs_it(int wr, int single, hid_t dset, int coll, const char *ac
 }
 
 /* HDF5's path ran a call the agreement gave it by measurement (c->eng, set by accelerate: the time
-   colldiag spent deciding) and returned ret on this rank in secs: the engine's measurement. */
+   colldiag spent deciding), or a lease did (lease_take), and returned ret on this rank in secs: the
+   engine's measurement (a leased read's joins its lease's, meas_engine_leased). */
 static void eng_hdf5_done(pl_call *c, herr_t ret, double secs)
 {
-    if (c->eng.on && ret >= 0) meas_engine_done(c->eng.group, c->eng.sig, 0, c->eng.t + secs);
+    if (c->eng.on && ret >= 0 && c->leased) meas_engine_leased(c->eng.group, c->eng.sig, secs);
+    else if (c->eng.on && ret >= 0) meas_engine_done(c->eng.group, c->eng.sig, 0, c->eng.t + secs);
     c->eng.on = 0;
 }
 
@@ -1066,9 +1068,21 @@ static void safe_early(pl_call *c)
    same calls out of the agreement. Reads only: HDF5's path is the program's own call, whose bytes are
    its own, and a read has no bytes at risk to cure (a write may, which only the agreement learns).
    Not under a per-call report (COLLDIAG_REPORT other than summary), which plans every call anyway, nor
-   COLLDIAG_ACCELERATE=all. What a lease costs: a read of a class whose best engine changed runs HDF5's
-   path, as plain HDF5 would, until the lease ends. */
-#define CD_LEASE_FIRST 8
+   COLLDIAG_ACCELERATE=all. Leased reads are still measured: their mean time (the slowest rank's) reaches
+   the engines' table in the next agreed call as that many calls (meas_engine_leased), so HDF5's path's
+   median follows the pace of the calls it runs and the relooks (a slower pace, or a faster phase after
+   a close choice) see it at the lease's end: without that, one agreed sample per lease left h5bench-like
+   first-phase choices in place (IOR's 1 MiB contiguous reads, compared in their cold first iteration,
+   stayed on HDF5's path: 1.16x of plain HDF5's rate where colldiag's path had run 1.32x). What a lease
+   costs: a read of a class whose best engine changed runs HDF5's path, as plain HDF5 would, until the
+   lease ends. */
+/* The first lease's reads: short, because leased reads reach the engines' table only at the lease's end,
+   and a choice made in a job's cold first calls must be looked at again soon (IOR's 1 MiB contiguous
+   reads: eight reads a file, compared in the first file's cold reads; with 8 the relook that puts
+   colldiag's path back came at the 18th read of 24, with 4 at the 14th, about where it came without
+   leases). Then doubling: a choice that keeps holding is checked at geometrically longer intervals,
+   so a long loop pays an agreement every CD_LEASE_MAX reads. */
+#define CD_LEASE_FIRST 4
 #define CD_LEASE_MAX 64
 
 /* Leases apply to this call's kind: a collective read, measured engines, no per-call report. */
@@ -1110,6 +1124,10 @@ static int lease_take(pl_call *c, char *why, size_t wl)
     for (int i = 0; i < 4; i++)
         if (fe->lease[i].left && fe->lease[i].key == key) {
             fe->lease[i].left--;
+            c->eng.on = 1; /* HDF5's time of the read joins the lease's (eng_hdf5_done) */
+            c->eng.group = fe->lease[i].group;
+            c->eng.sig = fe->lease[i].esig;
+            c->eng.t = 0;
             snprintf(why, wl, "HDF5's path, measured faster for this file's reads of datasets like this one: leased, without colldiag's "
                               "agreement, %u more call%s", fe->lease[i].left, fe->lease[i].left == 1 ? "" : "s");
             c->leased = 1;
@@ -1136,6 +1154,8 @@ static void lease_after(const pl_call *c, const colldiag_xfer *x, int rc)
             fe->lease[i].next = CD_LEASE_FIRST;
         }
         fe->lease[i].left = fe->lease[i].next;
+        fe->lease[i].group = x->eng_group;
+        fe->lease[i].esig = x->eng_sig;
         fe->lease[i].next = fe->lease[i].next < CD_LEASE_MAX / 2 ? 2 * fe->lease[i].next : CD_LEASE_MAX;
     } else if (i < 4) {
         fe->lease[i].left = 0;
