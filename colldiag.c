@@ -3469,6 +3469,23 @@ static int io_fail(cd_io *io, int code, const char *fmt, ...)
     return code;
 }
 
+/* A call handed back to HDF5's path by the preload's engine choice (x->accel): COLLDIAG_ERR_UNSUPPORTED to
+   the caller, but a decision, not a failure, taken alike on every rank: its message is the reason alone,
+   without io_fail's "function: rank R:" and "(not supported by colldiag)", since the report shows it as
+   the call's why. */
+static int io_hand_back(cd_io *io, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int io_hand_back(cd_io *io, const char *fmt, ...)
+{
+    if (io->code) return io->code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cd_errbuf, sizeof cd_errbuf, fmt, ap);
+    va_end(ap);
+    if (!io->msg[0]) snprintf(io->msg, CD_MSG_CAP, "%s", cd_errbuf);
+    io->code = COLLDIAG_ERR_UNSUPPORTED;
+    return io->code;
+}
+
 /* Fault injection for the error-agreement tests, compiled only with -DCOLLDIAG_TESTING:
    env COLLDIAG_INJECT=PHASE:RANK makes RANK fail in PHASE (map, exchange, types, io). */
 #ifdef COLLDIAG_TESTING
@@ -8774,18 +8791,19 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
         /* a kept choice may now run a little slower than the other ran: the reason says so (measure.c,
            CD_ENG_SWITCH: within that factor noise would flip it back and forth) */
         if (eng == CD_ENGINE_HDF5 && x->eng_kind >= 2) {
-            char how[96];
+            char how[96], t[2][64];
             if (x->eng_kind == 3) snprintf(how, sizeof how, "tried (each engine runs a pattern's calls before they are compared)");
             else if (x->eng_t[1] < 0 || x->eng_t[0] <= x->eng_t[1]) snprintf(how, sizeof how, "measured faster");
             else snprintf(how, sizeof how, "measured faster when compared, kept while within %.3gx of colldiag's", CD_ENG_SWITCH);
-            return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "HDF5's path, %s: its median call %.3g s (%u calls), colldiag's %.3g s (%u calls)",
-                                       how, x->eng_t[0], x->eng_n[0], x->eng_t[1], x->eng_n[1]));
+            for (int e = 0; e < 2; e++)
+                if (x->eng_n[e] == 0 || x->eng_t[e] < 0) snprintf(t[e], sizeof t[e], "not measured yet");
+                else snprintf(t[e], sizeof t[e], "median call %.3g s (%u call%s)", x->eng_t[e], x->eng_n[e], x->eng_n[e] == 1 ? "" : "s");
+            return finish(&io, io_hand_back(&io, "HDF5's path, %s: its %s, colldiag's %s", how, t[0], t[1]));
         }
         if (eng == CD_ENGINE_HDF5) {
             if (rule == CD_RULE_WHOLE_CHUNKS)
-                return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "%s; %" PRIu64 " bytes on the busiest rank", engine_why(rule),
-                                           io.g[AG_MAX_BYTES]));
-            return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "%s", engine_why(rule)));
+                return finish(&io, io_hand_back(&io, "%s; %" PRIu64 " bytes on the busiest rank", engine_why(rule), io.g[AG_MAX_BYTES]));
+            return finish(&io, io_hand_back(&io, "%s", engine_why(rule)));
         }
         x->engine_rule = rule;
     }

@@ -82,6 +82,23 @@ static int io_fail(cd_io *io, int code, const char *fmt, ...)
     return code;
 }
 
+/* A call handed back to HDF5's path by the preload's engine choice (x->accel): COLLDIAG_ERR_UNSUPPORTED to
+   the caller, but a decision, not a failure, taken alike on every rank: its message is the reason alone,
+   without io_fail's "function: rank R:" and "(not supported by colldiag)", since the report shows it as
+   the call's why. */
+static int io_hand_back(cd_io *io, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int io_hand_back(cd_io *io, const char *fmt, ...)
+{
+    if (io->code) return io->code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cd_errbuf, sizeof cd_errbuf, fmt, ap);
+    va_end(ap);
+    if (!io->msg[0]) snprintf(io->msg, CD_MSG_CAP, "%s", cd_errbuf);
+    io->code = COLLDIAG_ERR_UNSUPPORTED;
+    return io->code;
+}
+
 /* Fault injection for the error-agreement tests, compiled only with -DCOLLDIAG_TESTING:
    env COLLDIAG_INJECT=PHASE:RANK makes RANK fail in PHASE (map, exchange, types, io). */
 #ifdef COLLDIAG_TESTING

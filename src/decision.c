@@ -1528,18 +1528,19 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
         /* a kept choice may now run a little slower than the other ran: the reason says so (measure.c,
            CD_ENG_SWITCH: within that factor noise would flip it back and forth) */
         if (eng == CD_ENGINE_HDF5 && x->eng_kind >= 2) {
-            char how[96];
+            char how[96], t[2][64];
             if (x->eng_kind == 3) snprintf(how, sizeof how, "tried (each engine runs a pattern's calls before they are compared)");
             else if (x->eng_t[1] < 0 || x->eng_t[0] <= x->eng_t[1]) snprintf(how, sizeof how, "measured faster");
             else snprintf(how, sizeof how, "measured faster when compared, kept while within %.3gx of colldiag's", CD_ENG_SWITCH);
-            return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "HDF5's path, %s: its median call %.3g s (%u calls), colldiag's %.3g s (%u calls)",
-                                       how, x->eng_t[0], x->eng_n[0], x->eng_t[1], x->eng_n[1]));
+            for (int e = 0; e < 2; e++)
+                if (x->eng_n[e] == 0 || x->eng_t[e] < 0) snprintf(t[e], sizeof t[e], "not measured yet");
+                else snprintf(t[e], sizeof t[e], "median call %.3g s (%u call%s)", x->eng_t[e], x->eng_n[e], x->eng_n[e] == 1 ? "" : "s");
+            return finish(&io, io_hand_back(&io, "HDF5's path, %s: its %s, colldiag's %s", how, t[0], t[1]));
         }
         if (eng == CD_ENGINE_HDF5) {
             if (rule == CD_RULE_WHOLE_CHUNKS)
-                return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "%s; %" PRIu64 " bytes on the busiest rank", engine_why(rule),
-                                           io.g[AG_MAX_BYTES]));
-            return finish(&io, io_fail(&io, COLLDIAG_ERR_UNSUPPORTED, "%s", engine_why(rule)));
+                return finish(&io, io_hand_back(&io, "%s; %" PRIu64 " bytes on the busiest rank", engine_why(rule), io.g[AG_MAX_BYTES]));
+            return finish(&io, io_hand_back(&io, "%s", engine_why(rule)));
         }
         x->engine_rule = rule;
     }
