@@ -580,7 +580,8 @@ int colldiag_report_html(colldiag_file *f, const colldiag_xfer *x, FILE *out);
    screen: calls, bytes and seconds by engine and I/O mode, collective and independent bytes, every cause
    that broke collective I/O with its calls, bytes, time, datasets and ranks, the bytes at risk, the advice
    ranked by the time it would save (the cost model's estimates, scaled to the measured time), the top
-   datasets by time. Where: summary (or 1) on stdout; summary:PATH one JSON object in PATH; json:PATH one
+   datasets by time (with what AUTO had measured of each scheme at a dataset's last measured call: JSON
+   "measured"). Where: summary (or 1) on stdout; summary:PATH one JSON object in PATH; json:PATH one
    more JSON line (its "summary" is true); html:PATH the page's first section. Once a process (later
    calls are not counted). The HDF5 preload records every H5Dwrite/H5Dread with its file and dataset
    and writes the summary in MPI_Finalize by itself; the kit has no hook there: call this (every rank

@@ -37,6 +37,7 @@ static const char *const cd_sum_names[CD_SUM_NU] = {CD_SUM_SUMS(CD_SUM_STR)};
 #define CD_SUM_NCAUSE 18 /* cause bits 0x1 .. 0x20000 (COLLDIAG_CAUSE_TABLE) */
 #define CD_SUM_NMODE 7   /* colldiag_actual_io_mode_t's values */
 #define CD_SUM_RANKS 8   /* ranks named per cause (the count is exact) */
+enum { CD_SUM_MEAS_AUTO = 1, CD_SUM_MEAS_ENGINES = 2 };
 
 typedef struct {
     uint32_t n;                  /* ranks in the set */
@@ -59,6 +60,13 @@ typedef struct {
     uint64_t dc_calls, dc_bytes, dc_hmin, dc_hmax;
     uint32_t dc_ranks, dc_size;
     cd_rset dc_who;
+    /* what was measured at the dataset's last measured call (cd_sum_call's meas_*): agreed times, alike on
+       every rank of a collective call; merged, the entry of the rank that counted more calls of it
+       (meas_seq: its count of calls then) */
+    uint64_t meas_seq;
+    int32_t meas_of, meas_ran;
+    double meas_t[4];
+    uint32_t meas_n[4];
 } cd_sum_data;
 
 typedef struct {
@@ -106,6 +114,13 @@ typedef struct {
     int dec_known;               /* a read of filtered chunks colldiag ran: this rank's decodes (colldiag_get_filtered_decoded) */
     uint64_t dec_chunks, dec_stored, dec_raw, dec_readers;
     double dec_secs;
+    /* what the choice of this call measured before it ran (agreed: alike on every rank): 0 nothing; CD_SUM_MEAS_AUTO
+       AUTO's schemes (meas_t[0..3]: link, multi, aggregation, all-independent); CD_SUM_MEAS_ENGINES the
+       preload's engines (meas_t[0] HDF5's path, meas_t[1] colldiag's). Each a median agreed call in seconds
+       (< 0: none) and its calls; meas_ran the scheme or engine the call ran */
+    int meas_of, meas_ran;
+    double meas_t[4];
+    uint32_t meas_n[4];
     int direct;                  /* a direct chunk write (H5Dwrite_chunk): dc_hash its offsets, mask, size and bytes */
     uint64_t dc_hash;
     int dc_size;                 /* the file's ranks */
@@ -179,6 +194,23 @@ static void cd_rset_merge(cd_rset *a, const cd_rset *b)
     a->n += b->n;
 }
 
+/* What the choice of a call colldiag ran measured (x: its transfer), into c: the preload's engines where
+   they were measured (the choice between colldiag and HDF5 is the one a program under the preload
+   asks about), else AUTO's schemes where AUTO measured (not COLLDIAG_AUTO_MODE=estimate). */
+static void cd_sum_measured(cd_sum_call *c, const colldiag_xfer *x)
+{
+    if (x->eng_kind) {
+        c->meas_of = CD_SUM_MEAS_ENGINES;
+        c->meas_ran = 1;
+        for (int e = 0; e < 2; e++) { c->meas_t[e] = x->eng_t[e]; c->meas_n[e] = x->eng_n[e]; }
+    } else if (x->auto_s >= 0 && x->meas_kind > 0) {
+        c->meas_of = CD_SUM_MEAS_AUTO;
+        c->meas_ran = x->auto_s;
+        memcpy(c->meas_t, x->meas_t, sizeof c->meas_t);
+        memcpy(c->meas_n, x->meas_n, sizeof c->meas_n);
+    }
+}
+
 /* The call, into this rank's counters. Local: no communication. The last key's entry is remembered (a
    program writes a dataset many times in a row): no key is formatted or hashed for it again. */
 static void cd_sum_record(const cd_sum_call *c)
@@ -218,6 +250,13 @@ static void cd_sum_record(const cd_sum_call *c)
     d->u[c->colldiag ? CD_SUM_CALLS_CD : CD_SUM_CALLS_H5] += cnt;
     d->u[c->colldiag ? CD_SUM_BYTES_CD : CD_SUM_BYTES_H5] += c->bytes;
     d->u[CD_SUM_CALLS_LEASED] += cnt && c->leased;
+    if (c->meas_of) {
+        d->meas_seq = d->u[CD_SUM_RANK_CALLS];
+        d->meas_of = c->meas_of;
+        d->meas_ran = c->meas_ran;
+        memcpy(d->meas_t, c->meas_t, sizeof d->meas_t);
+        memcpy(d->meas_n, c->meas_n, sizeof d->meas_n);
+    }
     d->t[CD_SUM_SECS] += c->secs;
     d->t[c->colldiag ? CD_SUM_SECS_CD : CD_SUM_SECS_H5] += c->secs;
     if (cnt && c->risk) {
@@ -319,6 +358,13 @@ static void cd_sum_merge(cd_sum_data *a, const cd_sum_data *b)
         a->mode_bytes[k] += b->mode_bytes[k];
     }
     if (!a->risk_why[0]) memcpy(a->risk_why, b->risk_why, sizeof a->risk_why);
+    if (b->meas_of && (!a->meas_of || b->meas_seq > a->meas_seq)) {
+        a->meas_seq = b->meas_seq;
+        a->meas_of = b->meas_of;
+        a->meas_ran = b->meas_ran;
+        memcpy(a->meas_t, b->meas_t, sizeof a->meas_t);
+        memcpy(a->meas_n, b->meas_n, sizeof a->meas_n);
+    }
     if (b->dc_ranks) {
         if (!a->dc_ranks) { a->dc_hmin = b->dc_hmin; a->dc_hmax = b->dc_hmax; }
         if (b->dc_hmin < a->dc_hmin) a->dc_hmin = b->dc_hmin;
@@ -811,6 +857,33 @@ static void cd_sum_bytes_text(uint64_t b, char *o, size_t n)
 #define CD_SUM_TOP 10 /* datasets in the table of the top ones */
 #define CD_SUM_ADVICE 8
 
+/* The names of what a dataset's last measured call measured: AUTO's schemes or the preload's engines. */
+static const char *cd_sum_meas_name(int of, int k, int json)
+{
+    static const char *const schemes[4] = {"link", "multi", "aggregation", "independent"};
+    static const char *const engines[2][2] = {{"HDF5's path", "colldiag's"}, {"hdf5", "colldiag"}};
+    if (of == CD_SUM_MEAS_ENGINES) return k >= 0 && k < 2 ? engines[json != 0][k] : "?";
+    return k >= 0 && k < 4 ? schemes[k] : "?";
+}
+
+/* Under a dataset's row of the text summary, what the choice of its last measured call knew: "measured
+   (the engines, at its last measured call): HDF5's path 1.02 ms a call (7 calls), colldiag's 10 ms a call
+   (4 calls); it ran HDF5's path" (each a median agreed call). */
+static void cd_sum_measured_text(const cd_sum_data *d, FILE *o)
+{
+    if (!d->meas_of) return;
+    const int n = d->meas_of == CD_SUM_MEAS_ENGINES ? 2 : 4;
+    fprintf(o, "        measured (%s, at its last measured call):", d->meas_of == CD_SUM_MEAS_ENGINES ? "the engines" : "AUTO's schemes");
+    int any = 0;
+    for (int k = 0; k < n; k++) {
+        if (!d->meas_n[k] || d->meas_t[k] < 0) continue;
+        fprintf(o, "%s %s %.3g ms a call (%u call%s)", any ? "," : "", cd_sum_meas_name(d->meas_of, k, 0), d->meas_t[k] * 1e3, d->meas_n[k],
+                d->meas_n[k] == 1 ? "" : "s");
+        any = 1;
+    }
+    fprintf(o, "%s; it ran %s\n", any ? "" : " nothing yet", cd_sum_meas_name(d->meas_of, d->meas_ran, 0));
+}
+
 /* The one screen (rank 0). cost: the seconds the combine took. */
 static void cd_sum_print_text(const cd_sum_tab *t, const cd_sum_view *v, double cost, const char *scope, FILE *o)
 {
@@ -926,6 +999,7 @@ static void cd_sum_print_text(const cd_sum_tab *t, const cd_sum_view *v, double 
         cd_sum_bytes_text(d->u[CD_SUM_BYTES], b3, sizeof b3);
         fprintf(o, "     %-40.40s %-5s %7" PRIu64 " %11s %9.4f colldiag %" PRIu64 ", HDF5 %" PRIu64 "\n", name, w ? "write" : "read", d->u[CD_SUM_CALLS],
                 b3, d->t[CD_SUM_SECS], d->u[CD_SUM_CALLS_CD], d->u[CD_SUM_CALLS_H5]);
+        cd_sum_measured_text(d, o);
     }
     if (v->ntop > CD_SUM_TOP) fprintf(o, "     ... %zu more (COLLDIAG_REPORT=summary:PATH writes every one)\n", v->ntop - CD_SUM_TOP);
     fprintf(o, "   (the summary's own cost at the end: %.6f s)\n", cost);
@@ -933,6 +1007,7 @@ static void cd_sum_print_text(const cd_sum_tab *t, const cd_sum_view *v, double 
 }
 
 static void cd_sum_json_str(FILE *o, const char *s) { json_str(o, s); }
+
 
 /* The same as one JSON object on one line (rank 0). */
 static void cd_sum_print_json(const cd_sum_tab *t, const cd_sum_view *v, double cost, const char *scope, FILE *o)
@@ -1016,7 +1091,16 @@ static void cd_sum_print_json(const cd_sum_tab *t, const cd_sum_view *v, double 
         cd_sum_json_str(o, dset);
         fprintf(o, ",\"op\":\"%s\"", w ? "H5Dwrite" : "H5Dread");
         for (int k = 0; k < CD_SUM_NU; k++) fprintf(o, ",\"%s\":%" PRIu64, cd_sum_names[k], d->u[k]);
-        fprintf(o, ",\"seconds\":%.9f,\"seconds_colldiag\":%.9f,\"seconds_hdf5\":%.9f}", d->t[CD_SUM_SECS], d->t[CD_SUM_SECS_CD], d->t[CD_SUM_SECS_H5]);
+        fprintf(o, ",\"seconds\":%.9f,\"seconds_colldiag\":%.9f,\"seconds_hdf5\":%.9f", d->t[CD_SUM_SECS], d->t[CD_SUM_SECS_CD], d->t[CD_SUM_SECS_H5]);
+        if (d->meas_of) { /* {"of":"engines"|"auto","ran":NAME,NAME:{"seconds","calls"},...}: each measured one's median call */
+            fprintf(o, ",\"measured\":{\"of\":\"%s\",\"ran\":\"%s\"", d->meas_of == CD_SUM_MEAS_ENGINES ? "engines" : "auto",
+                    cd_sum_meas_name(d->meas_of, d->meas_ran, 1));
+            for (int k = 0; k < (d->meas_of == CD_SUM_MEAS_ENGINES ? 2 : 4); k++)
+                if (d->meas_n[k] && d->meas_t[k] >= 0)
+                    fprintf(o, ",\"%s\":{\"seconds\":%.9g,\"calls\":%u}", cd_sum_meas_name(d->meas_of, k, 1), d->meas_t[k], d->meas_n[k]);
+            fprintf(o, "}");
+        }
+        fprintf(o, "}");
     }
     fprintf(o, "],\"summary_seconds\":%.9f}\n", cost);
     fflush(o);
@@ -1157,6 +1241,7 @@ static void cd_sum_kit_record(const colldiag_file *f, const colldiag_layout *l, 
         c.best = best;
         c.colldiag = 0; /* a scheme HDF5 also has: what another one would save is advice (the kit's engine ran it) */
     }
+    cd_sum_measured(&c, x);
     cd_sum_record(&c);
 }
 

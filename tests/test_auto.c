@@ -402,6 +402,54 @@ static void read_loop(const char *name, int n, int *ch, int *kd, double est[4], 
     if (me == 0) remove(path);
 }
 
+/* The run's summary (COLLDIAG_REPORT=summary:PATH, colldiag_summary_write) of a loop of n calls whose
+   call c ran scheme ch[c], each scheme k at the injected agreed[k]: on rank 0, the loop's writes are one
+   row of n calls and n x N x N doubles, and its "measured" says what the last call's choice saw: AUTO's
+   schemes, the scheme the last call ran, and each scheme that ran before it at its injected time (its
+   median, the same every call) with its count of those calls; none other. */
+static void check_summary(const char *path, int n, const int *ch, const double agreed[4])
+{
+    if (me != 0) return;
+    static const char *const name[4] = {"link", "multi", "aggregation", "independent"};
+    char buf[1 << 16];
+    FILE *in = fopen(path, "r");
+    const size_t len = in ? fread(buf, 1, sizeof buf - 1, in) : 0;
+    if (in) fclose(in);
+    buf[len] = 0;
+    remove(path);
+    const char *row = strstr(buf, "\"op\":\"H5Dwrite\"");
+    CHECK(row != NULL, "the summary in %s has no row of the loop's writes: %.300s", path, buf);
+    if (!row) return;
+    const char *end = strstr(row, "{\"file\":");
+    char r[8192];
+    snprintf(r, sizeof r, "%.*s", end ? (int)(end - row) : (int)strlen(row), row);
+    unsigned long long calls = 0, bytes = 0;
+    const char *pc = strstr(r, "\"CALLS\":"), *pb = strstr(r, "\"BYTES\":");
+    if (pc) calls = strtoull(pc + 8, NULL, 10);
+    if (pb) bytes = strtoull(pb + 8, NULL, 10);
+    CHECK(calls == (unsigned long long)n && bytes == (unsigned long long)n * N * N * sizeof(double), "the summary's row: %llu calls, %llu bytes; the loop made %d calls of %llu bytes",
+          calls, bytes, n, (unsigned long long)N * N * sizeof(double));
+    const char *m = strstr(r, "\"measured\":{");
+    CHECK(m != NULL, "the summary's row of the loop's writes has no \"measured\": %s", r);
+    if (!m) return;
+    char want[64];
+    snprintf(want, sizeof want, "\"measured\":{\"of\":\"auto\",\"ran\":\"%s\"", name[ch[n - 1]]);
+    CHECK(!strncmp(m, want, strlen(want)), "the summary's measured: %.200s; expected it to start %s", m, want);
+    for (int k = 0; k < 4; k++) {
+        unsigned before = 0;
+        for (int c = 0; c < n - 1; c++) before += ch[c] == k;
+        char key[64];
+        snprintf(key, sizeof key, "\"%s\":{\"seconds\":", name[k]);
+        const char *e = strstr(m, key);
+        double sec = -1;
+        unsigned got = 0;
+        if (e) sscanf(e + strlen(key), "%lf,\"calls\":%u", &sec, &got);
+        if (!before) CHECK(e == NULL, "the summary's measured names %s, which no call before the last ran: %.300s", name[k], m);
+        else CHECK(e && got == before && fabs(sec - agreed[k]) <= 1e-9 + 1e-6 * agreed[k], "the summary's %s: %g s, %u calls; it ran %u calls before the last, at %g s each",
+                   name[k], sec, got, before, agreed[k]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -445,7 +493,15 @@ int main(int argc, char **argv)
         }
         colldiag_auto_forget();
         clock_env(t, skew);
+        char spath[1100];
+        snprintf(spath, sizeof spath, "summary:%s/test_auto_summary.json", dir);
+        if (!skewed) setenv("COLLDIAG_REPORT", spath, 1); /* the run's summary of this loop (check_summary) */
         loop(skewed ? "skew" : "converge", NC, ch, kd, NULL, ec);
+        if (!skewed) {
+            colldiag_summary_write(MPI_COMM_WORLD); /* once a process: later loops are not counted */
+            unsetenv("COLLDIAG_REPORT");
+            check_summary(spath + 8, NC, ch, agreed);
+        }
         int distinct = 0, seen[4] = {0};
         for (int c = 0; c < NC; c++)
             if (ch[c] >= 0 && ch[c] < 4 && !seen[ch[c]]++) distinct++;

@@ -74,14 +74,17 @@ for c in range(calls):
                 "its median call %.3g s (%d call%s), colldiag's median call %.3g s (%d call%s)"
                 % (med(0), len(kept[0]), "" if len(kept[0]) == 1 else "s", med(1), len(kept[1]), "" if len(kept[1]) == 1 else "s")))
     want.append(ch)
+    # what the run's summary says the last call's choice saw: each engine's median and calls, and the engine
+    last = (ch, [(med(e), len(kept[e])) if kept[e] else None for e in (0, 1)])
     t = (H2, C2)[ch] if count >= N else (H, C)[ch]
     if ch == 1 and ran[ch] < 2: t *= COLD[ran[ch]]
     ran[ch] += 1
     count += 1
     pending = (ch, t) if mode != "estimate" else None
-got = []
+got, summ = [], None
 for line in open(path):
     j = json.loads(line)
+    if j.get("summary") is True: summ = j
     if j.get("summary") is True or j.get("op") != "H5Dwrite": continue
     got.append(1 if j.get("engine") == "colldiag" else 0)
     w = why[len(got) - 1] if len(got) <= len(why) else None
@@ -93,7 +96,21 @@ names = "HC"
 w, g = "".join(names[x] for x in want), "".join(names[x] for x in got)
 if w != g:
     print("FAIL %s: engines call by call %s, the rule says %s (H HDF5's path, C colldiag's)" % (name, g, w)); sys.exit(1)
-print("%s: engines call by call %s, as the rule says" % (name, g))
+# the run's summary (json:PATH's last line): the write dataset's row shows what the last call's choice saw
+row = [d for d in (summ or {}).get("datasets", []) if d.get("op") == "H5Dwrite"]
+m = row[0].get("measured") if row else None
+if mode == "estimate":
+    if m: print("FAIL %s: the summary shows engines measured under COLLDIAG_AUTO_MODE=estimate: %s" % (name, m)); sys.exit(1)
+else:
+    ch, meds = last
+    ok = m is not None and m.get("of") == "engines" and m.get("ran") == ("hdf5", "colldiag")[ch]
+    for e, key in ((0, "hdf5"), (1, "colldiag")):
+        v = m.get(key) if m else None
+        if meds[e] is None: ok = ok and v is None
+        else: ok = ok and v is not None and abs(v["seconds"] - meds[e][0]) <= 1e-9 + 1e-6 * meds[e][0] and v["calls"] == meds[e][1]
+    if not ok:
+        print("FAIL %s: the summary's measured engines %s; the rule's at the last call: ran %s, medians (seconds, calls) %s" % (name, m, "HC"[ch], meds)); sys.exit(1)
+print("%s: engines call by call %s, as the rule says (and the summary's last measurement)" % (name, g))
 PY
 }
 # WHOLE_CHUNKS (HDF5's by rule): colldiag measured faster, then slower

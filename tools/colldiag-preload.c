@@ -87,7 +87,9 @@ enum { V_CD_OPT, V_CD_IO, V_CD_LOCAL, V_CD_GLOBAL, V_H5_OPT, V_H5_IO, V_H5_LOCAL
    a nested call's dead frame through one). */
 /* A call the agreement gave to HDF5's path by measurement (measure.c, meas_engine_choose): the time it
    spent deciding, to which HDF5's call is added before the group's next call carries it. */
-struct eng_pending { int on; uint64_t group, sig; double t; };
+/* on: HDF5's time of the call is the engine's measurement (eng_hdf5_done); known: the engines' medians
+   the choice saw (mt: HDF5's path, colldiag's; -1 none), for the summary (sum_hdf5_call) */
+struct eng_pending { int on, known; uint64_t group, sig; double t, mt[2]; uint32_t mn[2]; };
 struct sum_names;
 typedef struct pl_call {
     int wr;
@@ -757,6 +759,12 @@ static void sum_hdf5_call(const pl_call *k, hid_t dxpl, const colldiag_xfer *x, 
     c.planned = x ? planned : -1;
     c.agree = agree;
     c.leased = k->leased;
+    if (k->eng.known) { /* HDF5's path by the engines' measurement: what the choice saw */
+        c.meas_of = CD_SUM_MEAS_ENGINES;
+        c.meas_ran = 0;
+        memcpy(c.meas_t, k->eng.mt, sizeof k->eng.mt);
+        memcpy(c.meas_n, k->eng.mn, sizeof k->eng.mn);
+    }
     if (!x && k->risk_own) { /* the summary alone: an independent compact write (sum_risk_light) */
         c.risk = k->risk_own;
         c.risk_why = risk_own_why;
@@ -827,6 +835,7 @@ static void sum_colldiag_call(const pl_call *k, const colldiag_xfer *x, double s
         c.est_best = x->auto_est[best];
         c.best = best;
     }
+    cd_sum_measured(&c, x);
     cd_sum_record(&c);
 }
 
@@ -1191,6 +1200,9 @@ static int accelerate(pl_call *c, char *why, size_t wl)
         c->eng.group = x->eng_group;
         c->eng.sig = x->eng_sig;
         c->eng.t = t;
+        c->eng.known = 1;
+        memcpy(c->eng.mt, x->eng_t, sizeof c->eng.mt);
+        memcpy(c->eng.mn, x->eng_n, sizeof c->eng.mn);
     }
     if (rc == 0 && set_on(c->mode)) {
         pl_names_ask(c);
