@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <malloc.h>
 
 static int me, P;
 typedef struct {
@@ -96,6 +97,11 @@ static int run_loop(const pat *p, int dir_read, int v, int calls, const char *pa
     colldiag_file *f = NULL;
     colldiag_layout *l = NULL;
     colldiag_xfer *x = NULL;
+    /* AUTO's cold start, as a job starts: nothing measured, nothing probed, before the file is opened,
+       where colldiag probes what its model prices with (a job opens its file outside its time-step loop;
+       forgotten after the open, the probe ran in the loop's first call: 3-4 ms of 3-rank B4 writes' 2.5 ms
+       calls, 1.3x link-chunk's total, a cost a job pays once, at its open) */
+    if (v == 0) colldiag_auto_forget();
     if (colldiag_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, COLLDIAG_DRIVER_MPIO, &f)) return 1;
     colldiag_layout_chunked(p->rank, p->dims, p->cdims, p->es, 0, &l);
     colldiag_xfer_create(&x);
@@ -107,8 +113,11 @@ static int run_loop(const pat *p, int dir_read, int v, int calls, const char *pa
     unsigned char *buf = malloc(n * p->es + 1);
     for (uint64_t i = 0; i < n * p->es; i++) buf[i] = (unsigned char)(i * 7 + (unsigned)me);
     int bad = 0;
-    if (dir_read) bad |= colldiag_write(f, l, s, NULL, buf, x) != 0; /* the data to read */
-    if (v == 0) colldiag_auto_forget(); /* a cold start: the job's first call of the pattern */
+    if (dir_read) { /* the data to read, not measured: the loop's reads start cold */
+        colldiag_set_auto_measure(x, 0);
+        bad |= colldiag_write(f, l, s, NULL, buf, x) != 0;
+        colldiag_set_auto_measure(x, v == 0);
+    }
     for (int c = 0; c < calls; c++) {
         MPI_Barrier(MPI_COMM_WORLD);
         const double t0 = MPI_Wtime();
@@ -156,6 +165,16 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
+    /* A warm heap, for every variant alike (unless the user set glibc's malloc thresholds): a loop's first
+       call otherwise pays, in fresh pages, what the loop before it returned to the kernel (14-21 us a
+       4 KiB page on this VM, ~0.25 us on a cluster node: docs/benchmarks.md), and the variants' fixed
+       cyclic order makes AUTO's loop follow all-independent's every time: its first 3-rank B4 write ran
+       5-7 ms against 2.5 ms for link-chunk's, 1.3x link-chunk's total in every dated run since
+       2026-12-01, and 3 ms with this (the preload does the same under COLLDIAG_ACCELERATE: keep_heap_warm) */
+    if (!getenv("MALLOC_MMAP_THRESHOLD_") && !getenv("MALLOC_TRIM_THRESHOLD_") && !(getenv("GLIBC_TUNABLES") && strstr(getenv("GLIBC_TUNABLES"), "glibc.malloc."))) {
+        mallopt(M_MMAP_THRESHOLD, 32 << 20);
+        mallopt(M_TRIM_THRESHOLD, 64 << 20);
+    }
     const int calls = argc > 1 ? atoi(argv[1]) : 10, reps = argc > 2 ? atoi(argv[2]) : 3;
     const char *dir = getenv("BENCH_DIR") ? getenv("BENCH_DIR") : "/tmp";
     unsetenv("COLLDIAG_CHUNK_OPT");
