@@ -17,6 +17,12 @@
 #     an H5D*_async call without an event set); the raw write and read rates h5bench prints.
 # Both check their data (IOR's -W / -R are not set: IOR only times), and the files of the two runs are
 # not compared here: tests/test_preload.sh and tests/test_as_fast.sh check the bytes.
+# Every run starts after a sync (the previous run's dirty pages written back, for either mode alike).
+# FIELD_AA=1 adds a second plain run to each repetition, in the rotation like the others, and an A/A
+# column (the second plain run's median over the first's): the case's own noise band on this machine
+# that day, against which to read a ratio near 1 (VPIC-IO 2-D, whose writes the preload hands to HDF5
+# by its contiguous rule, ran 0.92-1.06x over the dated runs: an interleaved run of 16 repetitions on
+# 2026-12-03 had plain/plain 0.98x, accelerated 0.99x writes, 1.00x and 0.99x reads).
 # Usage: bench/field.sh BUILD_DIR "LAUNCHER" RANKS REPS IOR_BINARY H5BENCH_DIR   (make bench-field)
 #        either program may be "-" to skip it
 set -eu
@@ -29,7 +35,8 @@ case "$RUN" in *openmpi*) X="-x LD_PRELOAD -x COLLDIAG_ACCELERATE ${OMPI_MCA_io:
 # one run: mode (plain or accel), then the command; its output on stdout
 one() {
     local m=$1; shift
-    if [ "$m" = plain ]; then COLLDIAG_ACCELERATE=0 LD_PRELOAD= $RUN -n "$NP" $X "$@"
+    sync
+    if [ "$m" != accel ]; then COLLDIAG_ACCELERATE=0 LD_PRELOAD= $RUN -n "$NP" $X "$@"
     else COLLDIAG_ACCELERATE=1 LD_PRELOAD=$LIB $RUN -n "$NP" $X "$@"; fi
 }
 # h5bench's configuration files (KEY=VALUE lines, as its Python driver writes them)
@@ -43,7 +50,9 @@ h5cfg() { # file, read?, dims...
 h5rate() { awk -v k="$1" '$0 ~ k { v = $(NF-1); u = $NF; print v * (u ~ /^G/ ? 1000 : u ~ /^K/ ? 0.001 : 1); exit }'; }
 : >"$T/res"
 for r in $(seq "$REPS"); do
-    if [ $((r % 2)) = 1 ]; then order="plain accel"; else order="accel plain"; fi
+    if [ "${FIELD_AA:-0}" = 1 ]; then # plain, accel, plain2 in turn first
+        case $((r % 3)) in 1) order="plain accel plain2" ;; 2) order="accel plain2 plain" ;; *) order="plain2 plain accel" ;; esac
+    elif [ $((r % 2)) = 1 ]; then order="plain accel"; else order="accel plain"; fi
     if [ "$IOR" != - ]; then
         for p in "contig:-t 1m -b 8m" "chunk-1m:-t 1m -b 8m --hdf5.chunkSize=131072" "chunk-64k:-t 64k -b 8m --hdf5.chunkSize=8192" \
                  "chunk-32k-C:-t 256k -b 4m -s 4 -C --hdf5.chunkSize=4096" "file-a-rank:-t 1m -b 8m -F"; do
@@ -71,16 +80,18 @@ for r in $(seq "$REPS"); do
     fi
 done
 echo "# bench-field: $(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $NP ranks, median of $REPS alternating runs (each mode first in turn), ${OMPI_MCA_io:-default MPI-IO layer}"
-echo "# IOR: Mean MiB/s of 3 iterations; h5bench: raw MB/s (time inside H5Dwrite / H5Dread)"
+echo "# IOR: Mean MiB/s of 3 iterations; h5bench: raw MB/s (time inside H5Dwrite / H5Dread)$([ "${FIELD_AA:-0}" = 1 ] && echo "; A/A: a second plain run's median over the first's")"
 python3 - "$T/res" <<'PY'
 import statistics, sys
 d = {}
 for line in open(sys.argv[1]):
     p, m, w, r = line.split()
     d.setdefault(p, {}).setdefault(m, []).append((float(w), float(r)))
-print("%-14s %10s %10s %7s   %10s %10s %7s" % ("benchmark", "write", "accel", "ratio", "read", "accel", "ratio"))
+aa = any("plain2" in v for v in d.values())
+print("%-14s %10s %10s %7s   %10s %10s %7s" % ("benchmark", "write", "accel", "ratio", "read", "accel", "ratio") + ("   A/A write  A/A read" if aa else ""))
 for p, v in d.items():
     med = lambda m, i: statistics.median(x[i] for x in v[m])
     pw, aw, pr, ar = med("plain", 0), med("accel", 0), med("plain", 1), med("accel", 1)
-    print("%-14s %10.0f %10.0f %6.2fx   %10.0f %10.0f %6.2fx" % (p, pw, aw, aw / pw, pr, ar, ar / pr))
+    print("%-14s %10.0f %10.0f %6.2fx   %10.0f %10.0f %6.2fx" % (p, pw, aw, aw / pw, pr, ar, ar / pr)
+          + ("   %8.2fx %8.2fx" % (med("plain2", 0) / pw, med("plain2", 1) / pr) if aa else ""))
 PY

@@ -1008,7 +1008,6 @@ static void cd_sum_print_text(const cd_sum_tab *t, const cd_sum_view *v, double 
 
 static void cd_sum_json_str(FILE *o, const char *s) { json_str(o, s); }
 
-
 /* The same as one JSON object on one line (rank 0). */
 static void cd_sum_print_json(const cd_sum_tab *t, const cd_sum_view *v, double cost, const char *scope, FILE *o)
 {
