@@ -3,7 +3,7 @@
  * measurement forgotten first: a cold start, as a job starts) and once with each fixed scheme (link,
  * multi, aggregation, all-independent) and with AUTO's pure model (COLLDIAG_AUTO_MODE=estimate), the
  * variants interleaved within a repetition so that the machine's noise hits them alike (each repetition
- * starting with the next variant), REPS repetitions,
+ * in another order: a shuffle the same on every rank), REPS repetitions,
  * medians reported. A call's time is its slowest rank's. Prints, per case, every variant's total, AUTO's
  * total over the best fixed scheme's, the schemes AUTO ran call by call, and how many of AUTO's calls from
  * the third on were within 1.15x of the best scheme's median call or ran the best scheme itself ("best ok":
@@ -205,9 +205,21 @@ int main(int argc, char **argv)
         for (int rd = 0; rd < 2; rd++) {
             double *tot = calloc((size_t)NV * reps, sizeof *tot), *calls_t = calloc((size_t)NV * reps * calls, sizeof *calls_t);
             int *ran = calloc((size_t)calls, sizeof *ran), *autoran = calloc((size_t)reps * calls, sizeof *autoran);
-            for (int r = 0; r < reps; r++)
+            for (int r = 0; r < reps; r++) {
+                /* each repetition runs the variants in another order, the same on every rank: none always runs
+                   first (on a cold cache) nor always after the same one (a cyclic order did that: AUTO's loop
+                   always followed all-independent's and paid its freed pages, docs/benchmarks.md 2026-12-03) */
+                int order[NV];
+                for (int k = 0; k < NV; k++) order[k] = k;
+                for (int k = NV - 1; k > 0; k--) { /* Fisher-Yates on a fixed hash: deterministic, alike everywhere */
+                    unsigned h = (unsigned)(((i * 2 + rd) * 64 + r) * 8 + k) * 2654435761u;
+                    h ^= h >> 16; h *= 0x7feb352du; h ^= h >> 15; h *= 0x846ca68bu; h ^= h >> 16;
+                    const int j = (int)(h % (unsigned)(k + 1)), tmp = order[k];
+                    order[k] = order[j];
+                    order[j] = tmp;
+                }
                 for (int vi = 0; vi < NV; vi++) {
-                    const int v = (vi + r) % NV; /* each repetition starts with another variant: none always runs on a cold cache */
+                    const int v = order[vi];
                     double *t = calls_t + ((size_t)v * reps + (size_t)r) * calls;
                     if (run_loop(&pats[i], rd, v, calls, path, t, ran)) { fail = 1; if (me == 0) printf("%s %s %s: a wrong byte or a failed call\n", pats[i].name, rd ? "read" : "write", vname[v]); }
                     for (int c = 0; c < calls; c++) tot[v * reps + r] += t[c];
@@ -218,6 +230,7 @@ int main(int argc, char **argv)
                     }
                     if (v == 0) memcpy(autoran + (size_t)r * calls, ran, (size_t)calls * sizeof *ran);
                 }
+            }
             double med[NV];
             for (int v = 0; v < NV; v++) {
                 double tmp[64];
