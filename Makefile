@@ -354,6 +354,7 @@ bench-summary: $(B)/patterns $(B)/libcolldiag_preload.so
 # The field's benchmarks themselves (IOR and h5bench's VPIC-IO / BD-CATS-IO, built by you against this
 # HDF5), plain against the preload with COLLDIAG_ACCELERATE=1, alternating (bench/field.sh):
 #   make bench-field IOR=/path/to/ior H5BENCH=/dir/with/h5bench_write_and_read   (either may be -)
+#   [FIELD_REPS=9] [FIELD_AA=1: a second plain run each repetition, and the A/A column: the noise band]
 bench-field: $(B)/libcolldiag_preload.so
 	bench/field.sh $(B) "$(RUN)" $(BENCH_RANKS) $(or $(FIELD_REPS),5) $(or $(IOR),-) $(or $(H5BENCH),-)
 # B1-B4 and the project's patterns, in one dated run: bench-hdf5 (B1-B4, 5 samples) then bench-patterns, into
