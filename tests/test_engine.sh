@@ -103,22 +103,21 @@ if mode == "estimate":
     if m: print("FAIL %s: the summary shows engines measured under COLLDIAG_AUTO_MODE=estimate: %s" % (name, m)); sys.exit(1)
 else:
     ch, meds = last
-    ok = m is not None and m.get("of") == "engines" and m.get("ran") == ("hdf5", "colldiag")[ch]
-    for e, key in ((0, "hdf5"), (1, "colldiag")):
-        v = m.get(key) if m else None
-        if meds[e] is None: ok = ok and v is None
-        else: ok = ok and v is not None and abs(v["seconds"] - meds[e][0]) <= 1e-9 + 1e-6 * meds[e][0] and v["calls"] == meds[e][1]
-    if not ok:
+    def same_as_rule(m):  # a "measured" object: the engine the rule ran at the last call, each engine's median and calls
+        ok = m is not None and m.get("of") == "engines" and m.get("ran") == ("hdf5", "colldiag")[ch]
+        for e, key in ((0, "hdf5"), (1, "colldiag")):
+            v = m.get(key) if m else None
+            if meds[e] is None: ok = ok and v is None
+            else: ok = ok and v is not None and abs(v["seconds"] - meds[e][0]) <= 1e-9 + 1e-6 * meds[e][0] and v["calls"] == meds[e][1]
+        return ok
+    if not same_as_rule(m):
         print("FAIL %s: the summary's measured engines %s; the rule's at the last call: ran %s, medians (seconds, calls) %s" % (name, m, "HC"[ch], meds)); sys.exit(1)
     # tools/colldiag-summary, reading the same lines after the fact, shows the same (from the run's summary line)
     import subprocess
     tool = json.loads(subprocess.run([sys.executable, "tools/colldiag-summary", "--json", path], capture_output=True, text=True, check=True).stdout)
     trow = [d for d in tool.get("datasets", []) if d.get("op") == "H5Dwrite"]
     tm = trow[0].get("measured") if trow else None
-    if not (tm and tm.get("ran") == ("hdf5", "colldiag")[ch] and all(
-            (meds[e] is None and tm.get(k) is None) or (meds[e] is not None and tm.get(k) and tm[k]["calls"] == meds[e][1]
-                                                        and abs(tm[k]["seconds"] - meds[e][0]) <= 1e-9 + 1e-6 * meds[e][0])
-            for e, k in ((0, "hdf5"), (1, "colldiag")))):
+    if not same_as_rule(tm):
         print("FAIL %s: tools/colldiag-summary's measured engines %s; the rule's at the last call: ran %s, medians %s" % (name, tm, "HC"[ch], meds)); sys.exit(1)
     text = subprocess.run([sys.executable, "tools/colldiag-summary", path], capture_output=True, text=True, check=True).stdout
     if "measured (the engines, at its last measured call, from the run's summary)" not in text:
