@@ -470,7 +470,6 @@ static int h5_one_rank_as_fast(const h5_fentry *fe, const colldiag_xfer *x, int 
 
 #define h5_one_rank_why (cd_rule_why[CD_RULE_ONE_RANK])
 
-
 /* h5_bridge_entry's file, with the file's communicator for a collective call: every rank of a
    collective call asks here whether it has one, and ranks that do not (all of them, or none: a
    communicator is only ever made in a collective call, and forgotten in colldiag_h5_forget, which is

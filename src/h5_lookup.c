@@ -381,7 +381,6 @@ static const char *h5_defer_fetch(h5_dentry *e, const h5_oid *oi, int dir, const
     return h5_small_call_why;
 }
 
-
 static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *wbuf, void *rbuf,
                        colldiag_xfer *x, int dir, const char *fn)
 {

@@ -155,7 +155,6 @@ static int choose_owner(uint64_t c, int P, const int *src, uint64_t n)
     return src[0];
 }
 
-
 typedef struct { uint64_t id; int src; uint64_t at; } cd_idsrc;
 static int cmp_idsrc(const void *a, const void *b)
 {
