@@ -4786,7 +4786,6 @@ static int choose_owner(uint64_t c, int P, const int *src, uint64_t n)
     return src[0];
 }
 
-
 typedef struct { uint64_t id; int src; uint64_t at; } cd_idsrc;
 static int cmp_idsrc(const void *a, const void *b)
 {
@@ -6173,9 +6172,10 @@ static const char *engine_rule_name(int rule) { return rule < CD_RULE_N ? cd_rul
 #define CD_MEAS_AGG_RELOOKS 4   /* ... at most this many times a pattern (as CD_ENG_RELOOKS) */
 #define CD_MEAS_SIGS 1024   /* patterns remembered per group (the oldest go first beyond) */
 #define CD_MEAS_GAIN 0.87   /* an untried scheme is tried when its estimate beats a best far off its own by > 15% */
-#define CD_MEAS_TIE 1.1     /* an untried scheme guessed within 10% of the measured best's fastest call is a tie the model
-                               cannot break (meas_tie): tried once the best, warm, ran as the model priced it */
-#define CD_MEAS_TIE_FIT 1.4 /* ... within 1.4x its estimate: under 1/0.7, so a best the halving bar keeps against a guess
+#define CD_MEAS_TIE 1.1     /* an untried scheme guessed within 10% of the measured best's fastest call (or of its estimate,
+                               when it ran under that) is a tie the model cannot break (meas_tie): tried once the best,
+                               warm, ran as the model priced it */
+#define CD_MEAS_TIE_FIT 1.4 /* ... within 1.4x its estimate, either way: under 1/0.7, so a best the halving bar keeps against a guess
                                15-50% under it (test_auto 3e: the best at 1/0.7 of the next estimate or more) is
                                never a tie */
 #define CD_MEAS_PRIOR 1.0   /* the model's constants weigh as much as one call's measurement in a term's correction */
@@ -6592,15 +6592,20 @@ static double meas_try_bar(const cd_sig *s, int b, int far, int misjudged)
 }
 
 /* An untried scheme whose best guess (ec, the others' errors lent) ties the measured best b's fastest warm
-   call (within CD_MEAS_TIE), while b itself ran as the model priced it (from its estimate to
-   CD_MEAS_TIE_FIT times it): the model holds here and cannot tell the two apart, so which is faster is
+   call (within CD_MEAS_TIE), while b itself ran as the model priced it (within CD_MEAS_TIE_FIT of its
+   estimate, either way): the model holds here and cannot tell the two apart, so which is faster is
    a question only a call answers. The halving bar (meas_try_bar) never lets a tie be tried: rows dealt
    round-robin (bench-auto's Xrr, 8 KiB rows, 3 ranks) priced link-chunk and aggregation at 3.2 ms each;
    aggregation ran 3.5-4 ms a call and link-chunk, never tried, 2 ms (ROMIO: 1.76x, MPICH: 1.96x the
    best scheme's total). A tie lost costs one call at about the best's time, as both the guess and the
-   best's own fit to the model say, and counts against the pattern's bound (CD_MEAS_TRIES). Not when b
-   ran faster than priced (the model's error is then in b's favour), nor over CD_MEAS_TIE_FIT times it
-   (then the lent errors may mislead: 8 ranks of 2 cores, B1 reads, all-independent at 3.8x its
+   best's own fit to the model say, and counts against the pattern's bound (CD_MEAS_TRIES). When b ran
+   faster than priced, down to 1/CD_MEAS_TIE_FIT of its estimate, the guess is held against b's estimate,
+   not its time: the two prices within 10% of each other are the tie, in the model's own units, and b's
+   favourable error is as likely the other's (rows round-robin, 3 ranks: aggregation's owners' independent
+   way ran 2.3 ms, 0.72x the 3.2 ms the model put on aggregation and on link-chunk alike; link-chunk, not
+   tried because aggregation ran under its price, ran 1.8 ms: 1.3-2.1x the best scheme's total). Not
+   further under (the model is then wrong about b, and says nothing of the rest), nor over
+   CD_MEAS_TIE_FIT times it (then the lent errors may mislead: 8 ranks of 2 cores, B1 reads, all-independent at 3.8x its
    estimate, link-chunk's guess within 10% of it, link-chunk's calls 5x all-independent's; and a best
    near 2x its estimate is where a guess that beats it by 15-50% waits, meas_try_bar). Only link-chunk
    and multi-chunk, and only once a scheme of this pattern has made collective MPI-IO calls twice (link,
@@ -6613,15 +6618,15 @@ static double meas_try_bar(const cd_sig *s, int b, int far, int misjudged)
    total). The cheapest guess of the ties, or -1. Alike on every rank. */
 static int meas_tie(const cd_sig *s, int b, const double est[4], const double ec[4], const double t[4])
 {
-    const double fast = meas_min(s, b);
-    if (fast < est[b] || fast > CD_MEAS_TIE_FIT * est[b]) return -1;
+    const double fast = meas_min(s, b), at = fast > est[b] ? fast : est[b];
+    if (fast * CD_MEAS_TIE_FIT < est[b] || fast > CD_MEAS_TIE_FIT * est[b]) return -1;
     /* aggregation's calls were collective while its owners' way is; a judged pattern's collective way ran
        its median's calls (agg_t[0]) before the independent way was kept */
     const uint32_t agg_coll = s->agg_ind ? (s->agg_t[0] > 0 ? 2 : 0) : s->n[2];
     if (s->n[0] + s->n[1] + agg_coll < 2) return -1; /* the collective set-up not yet paid */
     int k = -1;
     for (int i = 0; i < 2; i++)
-        if (t[i] < 0 && ec[i] <= CD_MEAS_TIE * fast && (k < 0 || ec[i] < ec[k])) k = i;
+        if (t[i] < 0 && ec[i] <= CD_MEAS_TIE * at && (k < 0 || ec[i] < ec[k])) k = i;
     return k;
 }
 
@@ -6728,7 +6733,7 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
             if (x->meas_t[k] < 0 && could < (k >= 2 ? bar_ind : bar) && (cand < 0 || x->meas_ec[k] < x->meas_ec[cand])) cand = k;
         }
         /* a tie the model cannot break (meas_tie): an untried scheme guessed within CD_MEAS_TIE of the best's
-           fastest call, while the best, warm, ran as the model priced it */
+           fastest call (or estimate, when it ran under it), while the best, warm, ran as the model priced it */
         if (cand < 0 && !wait && !far) cand = meas_tie(s, best_m, est, x->meas_ec, x->meas_t);
         /* no try while the preload's engines are compared for this call's pattern (x->eng_kind: 1 the
            rule's call, 3 a try, both before the comparison; meas_engine_choose runs first): a scheme
@@ -14683,7 +14688,6 @@ static int h5_one_rank_as_fast(const h5_fentry *fe, const colldiag_xfer *x, int 
 
 #define h5_one_rank_why (cd_rule_why[CD_RULE_ONE_RANK])
 
-
 /* h5_bridge_entry's file, with the file's communicator for a collective call: every rank of a
    collective call asks here whether it has one, and ranks that do not (all of them, or none: a
    communicator is only ever made in a collective call, and forgotten in colldiag_h5_forget, which is
@@ -16012,7 +16016,6 @@ static const char *h5_defer_fetch(h5_dentry *e, const h5_oid *oi, int dir, const
     e->defers = defers + 1;
     return h5_small_call_why;
 }
-
 
 static int h5_transfer(hid_t dset, hid_t mem_type, hid_t mem_space, hid_t file_space, hid_t dxpl, const void *wbuf, void *rbuf,
                        colldiag_xfer *x, int dir, const char *fn)

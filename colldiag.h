@@ -390,8 +390,8 @@ int colldiag_get_model_aggregation(const colldiag_xfer *x, int *independent, dou
    except that all-independent and aggregation (tried by its owners' independent way: no collective
    set-up to pay) need only 15% on the fourth and fifth calls once the best, warm, ran over 2x its
    estimate, and link-chunk and multi-chunk are tried on a tie (their corrected estimate within 10% of
-   the best's fastest call, which ran from its estimate to 1.4x it, once the pattern made collective
-   MPI-IO calls twice); once two schemes ran over 4x their
+   the best's fastest call, which ran within 1.4x its estimate either way, or of that estimate when the
+   call ran under it, once the pattern made collective MPI-IO calls twice); once two schemes ran over 4x their
    estimates, untried estimates are raised by the smaller of those errors. Every rank decides alike. COLLDIAG_WISDOM=PATH
    saves what was measured at MPI_Finalize and loads it at the first call of a later run on the same
    ranks, nodes, MPI and file system (elsewhere it is ignored, with one line saying why). Part of the

@@ -37,8 +37,10 @@
  *     to beat it by 15% but not by half: never tried (its own first call would pay its MPI-IO set-up);
  * 3f. the model's choice 15x its estimate on its first two calls, then at its estimate: nothing tried
  *     (a job's first calls can run cold for two calls);
- * 3i. a tie: the best ran as the model priced it and an untried link or multi's lent estimate is within
- *     10% of its time, collective MPI-IO calls made: that scheme is tried once, and kept when faster;
+ * 3i. a tie: the best ran as the model priced it (within 1.4x, either way) and an untried link or multi's
+ *     lent estimate is within 10% of its time (its estimate, when it ran under it), collective MPI-IO
+ *     calls made: that scheme is tried once, and kept when faster; not when the best ran under 1/1.4 of
+ *     its estimate;
  * 3g. a best whose median is far off its estimate but whose fastest call is not: nothing tried by an
  *     untried scheme's own estimate alone;
  *  4. COLLDIAG_AUTO_MODE=estimate: the model's choice in every call, whatever the clock says;
@@ -242,14 +244,16 @@ static void check_rule(const char *name, int n, const int *ch, const int *kd, do
                 gate = gate > off * est[k] ? gate : off * est[k];
                 if (!wait && !runs[k] && gate < (k >= 2 ? bar_ind : bar) && (cand < 0 || ec[c][k] < ec[c][cand])) cand = k;
             }
-            /* a tie: nothing by the bars, the best (warm, not far) ran from its estimate to 1.4x it, and an
-               untried link or multi's corrected estimate is within 10% of the best's time, once collective
+            /* a tie: nothing by the bars, the best (warm, not far) ran within 1.4x its estimate either way,
+               and an untried link or multi's corrected estimate is within 10% of the best's time (of its
+               estimate, when it ran under that), once collective
                MPI-IO calls ran twice in the loop (link, multi, or aggregation as the first choice: its
                collective owners' way; tried, it runs its owners' independent way) */
             const int coll = runs[0] + runs[1] + (ch[0] == 2 ? runs[2] : 0);
-            if (cand < 0 && !wait && !far && agreed[best] >= est[best] && agreed[best] <= 1.4 * est[best])
+            const double at = agreed[best] > est[best] ? agreed[best] : est[best];
+            if (cand < 0 && !wait && !far && agreed[best] * 1.4 >= est[best] && agreed[best] <= 1.4 * est[best])
                 for (int k = 0; k < 4; k++)
-                    if (k < 2 && !runs[k] && ec[c][k] <= 1.1 * agreed[best] && coll >= 2 && (cand < 0 || ec[c][k] < ec[c][cand])) cand = k;
+                    if (k < 2 && !runs[k] && ec[c][k] <= 1.1 * at && coll >= 2 && (cand < 0 || ec[c][k] < ec[c][cand])) cand = k;
             /* aggregation the best after three calls, its owners' way not yet moved: that way tried first
                (kind 4), a try of the bound's; the collective way is the way of a first choice, the
                independent one of a try (then only when aggregation's estimate halves its time); the
@@ -889,17 +893,17 @@ int main(int argc, char **argv)
     }
 
     /* 3i. a tie the model cannot break (src/measure.c, meas_tie): the best, warm, ran as the model priced it
-       (from its estimate to 1.4x it) and an untried scheme's lent estimate is within 10% of the best's
-       time: it is tried, once, though it does not halve that time (bench-auto's Xrr, rows dealt
+       (within 1.4x its estimate, either way) and an untried scheme's lent estimate is within 10% of the
+       best's time (of its estimate, when it ran under that): it is tried, once, though it does not halve that time (bench-auto's Xrr, rows dealt
        round-robin: link-chunk and aggregation both priced at 3.2 ms, aggregation ran 3.5-4 ms and
        link-chunk, never tried, 2 ms); only link or multi, once collective MPI-IO calls ran twice (F
        link, multi, or aggregation by its collective way). Column blocks, all-independent and multi
        priced out (COLLDIAG_AUTO_IND) and link-chunk priced at 1.05x aggregation (COLLDIAG_AUTO_RUN): the
-       model's choice F (aggregation) costs 1.3x its estimate, G (the cheaper estimate of link and multi,
-       not F) half of F's time, every other
-       scheme its estimate. Where F is not all-independent and G's lent estimate is within 10% of F's time
-       at calls 3 to 5, G must be tried by call 5 and run the loop's last call; check_rule mirrors every
-       call. */
+       model's choice F (aggregation) costs 1.3x, 0.8x or 0.6x its estimate, G (the cheaper estimate of
+       link and multi, not F) half of F's time, every other scheme its estimate. Where F is not
+       all-independent and G's lent estimate is within 10% of the larger of F's time and estimate at
+       calls 3 to 5, G must be tried by call 5 and run the loop's last call; at 0.6x it is never tried
+       (unless it halves F's time); check_rule mirrors every call. */
     snprintf(g_case, sizeof g_case, "a tie the model cannot break");
     {
         double t[4], e1[4], r0[4], r1[4], run = -1;
@@ -924,23 +928,36 @@ int main(int argc, char **argv)
         colldiag_auto_forget();
         loop("tie-probe", 1, ch, kd, e1, NULL);
         const int f = ch[0], g = f == 0 ? 1 : f == 1 ? 0 : e1[0] < e1[1] ? 0 : 1;
-        for (int k = 0; k < 4; k++) t[k] = e1[k];
-        t[f] = 1.3 * e1[f];
-        t[g] = 0.5 * t[f];
-        colldiag_auto_forget();
-        clock_env(t, 0);
-        loop("tie", NC, ch, kd, NULL, ec);
-        check_rule("tie", NC, ch, kd, ec, e1, t);
-        int tie = 0, tried = -1;
-        for (int c = 3; c <= 5; c++) tie |= ec[c][g] <= 1.1 * t[f] && f <= 2;
-        for (int c = 1; c <= 5; c++)
-            if (tried < 0 && ch[c] == g && kd[c] == 3) tried = c;
-        if (tie) {
-            CHECK(tried >= 3 && ch[NC - 1] == g, "%d (lent %g at call 3) ties the best %d's %g s (1.3x its estimate): tried at call %d (kinds %d %d %d), last call ran %d",
-                  g, ec[3][g], f, t[f], tried, kd[3], kd[4], kd[5], ch[NC - 1]);
-            if (me == 0) printf("a tie: %d tried at call %d (lent %g, the best %d's time %g)\n", g, tried, ec[3][g], f, t[f]);
-        } else if (me == 0)
-            printf("a tie: not tested at %d ranks (scheme %d lent %g at call 3, the best %d's time %g; estimates %g %g %g %g; RUN %g)\n", P, g, ec[3][g], f, t[f], e1[0], e1[1], e1[2], e1[3], run);
+        /* F at 1.3x its estimate (a tie against its time), at 0.8x (under its price: the guess is held
+           against F's estimate, the two prices within 10%), and at 0.6x (under 1/1.4 of its price: the
+           model is wrong about F and no tie is tried) */
+        static const double fit[3] = {1.3, 0.8, 0.6};
+        for (int v = 0; v < 3; v++) {
+            for (int k = 0; k < 4; k++) t[k] = e1[k];
+            t[f] = fit[v] * e1[f];
+            t[g] = 0.5 * t[f];
+            colldiag_auto_forget();
+            clock_env(t, 0);
+            loop("tie", NC, ch, kd, NULL, ec);
+            check_rule("tie", NC, ch, kd, ec, e1, t);
+            int tie = 0, tried = -1, barred = 0;
+            const double at = t[f] > e1[f] ? t[f] : e1[f];
+            for (int c = 3; c <= 5; c++) tie |= ec[c][g] <= 1.1 * at && f <= 2 && fit[v] * 1.4 >= 1;
+            for (int c = 1; c < NC; c++) barred |= ec[c][g] < 0.5 * t[f]; /* the halving bar would try it anyway */
+            for (int c = 1; c < NC; c++)
+                if (tried < 0 && ch[c] == g && kd[c] == 3) tried = c;
+            if (tie) {
+                CHECK(tried >= 3 && tried <= 5 && ch[NC - 1] == g, "%d (lent %g at call 3) ties the best %d's %g s (%gx its estimate %g): tried at call %d (kinds %d %d %d), last call ran %d",
+                      g, ec[3][g], f, t[f], fit[v], e1[f], tried, kd[3], kd[4], kd[5], ch[NC - 1]);
+                if (me == 0) printf("a tie (the best at %gx its estimate): %d tried at call %d (lent %g, the best %d's time %g)\n", fit[v], g, tried, ec[3][g], f, t[f]);
+            } else if (fit[v] * 1.4 < 1 && f <= 2 && !barred) {
+                CHECK(tried < 0, "%d was tried at call %d: the best %d ran %gx its estimate, under 1/1.4 of it, where no tie is tried (lent %g at call 3)", g, tried,
+                      f, fit[v], ec[3][g]);
+                if (me == 0) printf("no tie (the best at %gx its estimate): %d never tried (lent %g, the best %d's estimate %g)\n", fit[v], g, ec[3][g], f, e1[f]);
+            } else if (me == 0)
+                printf("a tie (the best at %gx its estimate): not tested at %d ranks (scheme %d lent %g at call 3, the best %d's time %g; estimates %g %g %g %g; RUN %g)\n",
+                       fit[v], P, g, ec[3][g], f, t[f], e1[0], e1[1], e1[2], e1[3], run);
+        }
         unsetenv("COLLDIAG_AUTO_IND");
         unsetenv("COLLDIAG_AUTO_RUN");
     }
