@@ -1,6 +1,8 @@
 /* calibrate — measures AUTO's cost-model constants on this machine, this MPI and this file system.
  *
  *   make calibrate [BENCH_RANKS=3] [BENCH_DIR=/scratch]        (or: mpirun -n P calibrate [DIR] [quick])
+ *   mpirun -n P calibrate DIR runs     RUN's cost by the number of runs a call has (64 to 64K), not exported:
+ *                                      the constant is one number, the cost is not (docs/benchmarks.md)
  *
  * Prints one `export COLLDIAG_AUTO_<NAME>=<value>` line per constant of colldiag.c's CD_AUTO_CONSTANTS,
  * each after a comment saying what was measured. colldiag reads them at every call, so
@@ -146,6 +148,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &P);
     const char *dir = argc > 1 ? argv[1] : "/tmp";
     const int quick = argc > 2 && !strcmp(argv[2], "quick"); /* make check: small sizes, a format check */
+    const int runs_only = argc > 2 && !strcmp(argv[2], "runs"); /* RUN by run count only */
     if (quick) reps = 3;
     const size_t big = quick ? (1u << 20) : (16u << 20); /* bytes per rank of the bandwidth cases */
     char path[600];
@@ -171,6 +174,21 @@ int main(int argc, char **argv)
     double t_run = measure(io_run, &run);
     double k_run = (t_run - t_lat - (double)run.runs * run.len / k_bw) / run.runs;
     if (k_run < 1e-9) k_run = 1e-9;
+    if (runs_only) { /* RUN measured at 64K runs, its default's count, is the per-run cost of calls far larger
+                        than most: what the same collective write costs a run at fewer */
+        for (int nr = 64; nr <= 65536; nr *= 4) {
+            io_case rc = {1, nr, 64, 1, 1, buf};
+            const double tr = measure(io_run, &rc);
+            if (!me) printf("runs %6d  %9.3f ms  per run beyond LAT and bytes %7.3f us\n", nr, tr * 1e3, (tr - t_lat - (double)nr * 64 / k_bw) / nr * 1e6);
+        }
+        if (!me) printf("# LAT %.1f us, BW_IO %.0f MB/s, %d ranks\n", t_lat * 1e6, k_bw * 1e-6, P);
+        MPI_File_close(&fh);
+        if (!me) unlink(path);
+        free(buf);
+        free(b2);
+        MPI_Finalize();
+        return 0;
+    }
     /* MRUN: the same collective write of `big` contiguous bytes per rank, once from contiguous memory
        and once from 512-byte memory blocks (an hvector MPI must walk): the cost per memory block */
     mem_case mc0 = {big, 0, buf, b2}, mc1 = {big, 512, buf, b2};

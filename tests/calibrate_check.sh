@@ -19,4 +19,10 @@ eval "$(grep '^export' <<<"$out")"
 # shellcheck disable=SC2046
 COLLDIAG_CHUNK_OPT=auto $RUN -n 3 $(grep -o '^export [A-Z_]*' <<<"$out" | sed 's/export /-x /') -x COLLDIAG_CHUNK_OPT "$top/$B/rfc_modes" >/dev/null ||
     { echo "rfc_modes under the printed constants failed"; exit 1; }
+# RUN by run count (calibrate DIR runs): one line a count, 64 to 64K, each a positive time; no file left
+rd=$(mktemp -d "$DIR/calibrate_runs.XXXXXX") || exit 1
+runs=$(cd "$rd" && $RUN -n 3 "$top/$B/calibrate" . runs) || { echo "calibrate runs failed"; rm -rf "$rd"; exit 1; }
+echo "$runs"
+[ "$(grep -cE '^runs +[0-9]+ +[0-9]+\.[0-9]+ ms' <<<"$runs")" = 6 ] || { echo "calibrate runs: expected 6 run counts"; rm -rf "$rd"; exit 1; }
+rmdir "$rd" || { echo "calibrate runs left a file in its directory: $(ls "$rd")"; rm -rf "$rd"; exit 1; }
 echo "calibrate: $(wc -w <<<"$names") constants printed and accepted"
