@@ -226,7 +226,7 @@ $(B)/test_errors: tests/test_errors.c colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -O0 -DCOLLDIAG_TESTING -I. -Itests $< colldiag.c -o $@
 # AUTO that measures, with an injected clock (test builds only: COLLDIAG_INJECT=clock:...)
 $(B)/test_auto: tests/test_auto.c colldiag.c colldiag.h tests/testutil.h | $(B)
-	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_TESTING -I. -Itests $< colldiag.c -o $@
+	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_TESTING -I. -Itests $< colldiag.c -o $@ -lm
 
 # The interposer goes into the executables that count MPI calls.
 # colldiag.c compiled in with a counting allocator

@@ -117,6 +117,23 @@
 #ifndef COLLDIAG_AUTO_RUN
 #define COLLDIAG_AUTO_RUN 4e-6   /* s per file run two-phase I/O sorts and merges (B3 link: 1.4 M runs a rank ~ 7 s) */
 #endif
+/* RUN is not one price: what two-phase I/O costs a run grows with the runs a rank hands it (its sort
+   and merge of the ranks' offset lists, then buffers past the caches). calibrate's `runs` mode, the
+   same collective write of 64-byte runs at 64 to 64K runs a rank (2026-12-03, 3 ranks): 0.74-0.82 us a
+   run from 256 to 4096 runs on ompio, 0.6-0.9 us on ROMIO, then 1.4-2.7 us at 16K and 3.1-3.3 us at
+   64K, RUN's own count. Priced at RUN, a call of a few hundred runs looked 4-5x dearer than it ran:
+   rows dealt round-robin (341 runs a rank) had link-chunk estimated at aggregation's price and it ran
+   in two thirds of aggregation's time. So a run costs RUN x RUN_LOW up to RUN_KNEE runs a rank, RUN at
+   65536 (COLLDIAG_RUN_FULL, where calibrate measures RUN) and beyond, and in between the geometric
+   mean of the two by where the count lies on a log scale (run_price). RUN_LOW is a share of RUN so
+   that setting RUN alone (older calibrate output, a test) scales every count alike. */
+#ifndef COLLDIAG_AUTO_RUN_LOW
+#define COLLDIAG_AUTO_RUN_LOW 0.22 /* RUN's share a run costs at RUN_KNEE runs a rank or fewer (0.8 of 3.3-4 us, above) */
+#endif
+#ifndef COLLDIAG_AUTO_RUN_KNEE
+#define COLLDIAG_AUTO_RUN_KNEE 4096 /* runs a rank up to which a run costs RUN x RUN_LOW (both MPI-IO layers, 3 ranks) */
+#endif
+#define COLLDIAG_RUN_FULL 65536.0 /* runs a rank at which a run costs RUN: calibrate's count for it */
 #ifndef COLLDIAG_AUTO_MRUN
 #define COLLDIAG_AUTO_MRUN 1.5e-7  /* s per memory block (>= COLLDIAG_PACK_RUN_BYTES, so not packed) MPI's datatype engine handles */
 #endif
@@ -160,7 +177,7 @@
 #define COLLDIAG_AUTO_BW_NET_X 1.25e10
 #endif
 /* The constants as one list: X(NAME) -> env COLLDIAG_AUTO_<NAME>, default COLLDIAG_AUTO_<NAME>. */
-#define CD_AUTO_CONSTANTS(X) X(LAT) X(LAT_X) X(RUN) X(MRUN) X(IND) X(IND_DIRTY) X(COPY) X(BW_IO) X(BW_IND) X(BW_COPY) X(BW_NET) X(BW_NET_X)
+#define CD_AUTO_CONSTANTS(X) X(LAT) X(LAT_X) X(RUN) X(RUN_LOW) X(RUN_KNEE) X(MRUN) X(IND) X(IND_DIRTY) X(COPY) X(BW_IO) X(BW_IND) X(BW_COPY) X(BW_NET) X(BW_NET_X)
 #define CD_AUTO_ENUM(n) CD_K_##n,
 enum { CD_AUTO_CONSTANTS(CD_AUTO_ENUM) CD_K_N };
 
@@ -2159,6 +2176,8 @@ struct colldiag_xfer {
     int ratio0;                           /* ratio 0: every chunk collective */
     double auto_est[4];                   /* AUTO's estimates (link, multi, aggregation, all-independent), -1 when not AUTO */
     double model_est[4];                  /* the same model for every collective chunked call, whatever ran; -1 otherwise */
+    double model_term[4][4];              /* model_est term by term (measure.c's CD_T_*: rounds, bytes between ranks, collective
+                                             MPI-IO, independent I/O); -1 where model_est is */
     int model_agg_ind;                    /* the model's way for aggregation's owners' runs: 1 independent calls (across nodes, where
                                              they are estimated cheaper than a collective call's shuffle), 0 collective, -1 none */
     double model_agg_coll;                /* aggregation's estimate by collective owners' calls (model_est[2] is the cheaper way's) */
@@ -6143,7 +6162,8 @@ static const char *engine_rule_name(int rule) { return rule < CD_RULE_N ? cd_rul
  *   best ran within 4x of its estimate; once it ran further off (the model is wrong here), by the lower
  *   of a scheme's own estimate and the lent one, so that no scheme is ruled out by another's error
  *   alone when the choice itself is far off; once two schemes ran over 4x their estimates, by its
- *   estimate times the smaller of their errors at least (the model is off here across the board). A
+ *   estimate times the smaller of their errors at least when it has a term of theirs (the model is off
+ *   here across the board it shares with them). A
  *   scheme estimated slower than the best is never tried. The pattern's first call (a cold start) is
  *   left out of its scheme's median once that scheme has others, and ranks at half while it is the only
  *   one (meas_rank_time); it allows a try only when even a quarter of it is over 4x its estimate
@@ -6630,24 +6650,30 @@ static int meas_tie(const cd_sig *s, int b, const double est[4], const double ec
     return k;
 }
 
-/* How far off the model is for every scheme of this pattern, as far as it shows: when two or more
-   schemes ran over CD_MEAS_FAR times their estimates, the smaller of their errors (measured / estimated),
-   by which an untried scheme's estimate is raised before it may be tried; else 0 (no floor). One scheme
-   far off may be the model's error about that scheme (its terms lend their error to the others, partly);
-   two far off say the model is off here across the board, and the terms they share with an untried one
-   do not carry it: across 4x2 simulated nodes aggregation ran 10x and multi-chunk 9.5x their estimates,
-   and link-chunk, estimated at 2x aggregation's, was still tried (and lost: B3w64 writes, 1.41x the best
-   scheme's total with both tries lost). Measured medians t (-1: not run), estimates est. */
-static double meas_off_everywhere(const double t[4], const double est[4])
+/* How far off the model is for scheme k of this pattern, as far as it shows: when two or more schemes
+   ran over CD_MEAS_FAR times their estimates, the smaller of their errors (measured / estimated), by
+   which k's estimate is raised before it may be tried; else 0 (no floor). One scheme far off may be the
+   model's error about that scheme (its terms lend their error to the others, partly); two far off say
+   the model is off here across the board, and the terms they share with an untried one do not carry
+   it: across 4x2 simulated nodes aggregation ran 10x and multi-chunk 9.5x their estimates, and
+   link-chunk, estimated at 2x aggregation's, was still tried (and lost: B3w64 writes, 1.41x the best
+   scheme's total with both tries lost). "Across the board" is the board the far ones stand on: their
+   terms (CD_T_*, each at least a tenth of an estimate). A scheme that has none of those terms has not
+   been shown off at all: all-independent (independent I/O only) after link-chunk and aggregation both
+   ran hundreds of times their estimates over a slow network (collective rounds, collective MPI-IO),
+   floored by their error, was never tried and the loop stayed on aggregation at 10x its time.
+   Measured medians t (-1: not run), estimates est, their terms term. */
+static double meas_off_everywhere(const double t[4], const double est[4], const double term[4][CD_T_N], int k)
 {
     double least = 0;
-    int n = 0;
-    for (int k = 0; k < 4; k++)
-        if (t[k] >= 0 && est[k] > 0 && t[k] > CD_MEAS_FAR * est[k]) {
-            const double r = t[k] / est[k];
+    int n = 0, shared = 0;
+    for (int i = 0; i < 4; i++)
+        if (t[i] >= 0 && est[i] > 0 && t[i] > CD_MEAS_FAR * est[i]) {
+            const double r = t[i] / est[i];
             least = n++ && least < r ? least : r;
+            for (int j = 0; j < CD_T_N; j++) shared |= term[i][j] >= 0.1 * est[i] && term[k][j] >= 0.1 * est[k];
         }
-    return n >= 2 ? least : 0;
+    return n >= 2 && shared ? least : 0;
 }
 
 /* AUTO's choice for this call (0 link .. 3 independent), measured where it can be: est, the model's
@@ -6726,11 +6752,12 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
            by its independent way) and all-independent (k 3) are then judged by bar_ind (meas_try_bar) */
         const int misjudged = !young && meas_min(s, best_m) > CD_MEAS_MISJUDGED * est[best_m];
         const double bar = meas_try_bar(s, best_m, far, 0), bar_ind = meas_try_bar(s, best_m, far, misjudged);
-        const double off = meas_off_everywhere(x->meas_t, est);
+        double cand_could = 0;
         for (int k = 0; k < 4 && !wait; k++) {
+            const double off = meas_off_everywhere(x->meas_t, est, term, k);
             double could = far ? opt[k] : x->meas_ec[k];
             could = could > off * est[k] ? could : off * est[k];
-            if (x->meas_t[k] < 0 && could < (k >= 2 ? bar_ind : bar) && (cand < 0 || x->meas_ec[k] < x->meas_ec[cand])) cand = k;
+            if (x->meas_t[k] < 0 && could < (k >= 2 ? bar_ind : bar) && (cand < 0 || x->meas_ec[k] < x->meas_ec[cand])) { cand = k; cand_could = could; }
         }
         /* a tie the model cannot break (meas_tie): an untried scheme guessed within CD_MEAS_TIE of the best's
            fastest call (or estimate, when it ran under it), while the best, warm, ran as the model priced it */
@@ -6756,7 +6783,13 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
            loop had gained */
         const double agg_coll = x->model_agg_ind == 1 ? x->model_agg_coll : est[2]; /* the collective way's estimate */
         const int agg_gate = !s->agg_ind || agg_coll < CD_MEAS_COLD * meas_min(s, 2);
-        const int agg_first = best_m == 2 && s->n[2] >= 3 && !s->agg_tried && s->tries < CD_MEAS_TRIES && !engines_compared && agg_gate;
+        /* ... unless aggregation is far off its estimate and an untried scheme could halve its fastest call:
+           the model is wrong about aggregation, and its other way is a refinement of a scheme that is
+           losing, where the other scheme is a different ground (a slow network: aggregation and link-chunk,
+           tried, ran 300x their estimates; the other way of aggregation took the bound's last try and
+           all-independent, estimated at a tenth of aggregation's time, was never run) */
+        const int agg_yields = cand >= 0 && far && cand_could < CD_MEAS_COLD * meas_min(s, 2);
+        const int agg_first = best_m == 2 && s->n[2] >= 3 && !s->agg_tried && s->tries < CD_MEAS_TRIES && !engines_compared && agg_gate && !agg_yields;
         const int worth = cand >= 0 && s && s->tries < CD_MEAS_TRIES && !engines_compared && !agg_first;
         const int agg_try = !worth && agg_first;
         /* else, aggregation the measured best, its owners' way judged but slower now than the other way
@@ -7275,20 +7308,22 @@ static void meas_save(void)
  *   R = max(runs on the busiest rank, all runs / P)   -- two-phase I/O handles every rank's runs on the
  *                                                        aggregators, spread over about P of them
  *   B = bytes of the busiest rank, C = chunks of the busiest rank,
+ *   RUN(n) = what n file runs a rank cost two-phase I/O (run_price: RUN x RUN_LOW a run up to RUN_KNEE
+ *       runs, RUN from 64K runs, where calibrate measures it; a run costs more the more there are),
  *   N = collective chunks under multi-chunk, estimated before the rank counts exist: pieces that do
  *       not cover their chunk (only those can be shared), summed over ranks, over the fewest ranks
  *       that make a chunk collective (thr + 1 of the ratio rule);
  *   M = the busiest rank's own part of multi-chunk (multi_local): whole-chunk pieces go independent,
  *       partial ones collective;
- *   link        LAT + R RUN + MR MRUN + B x K / BW_NET_X + B / BW_IO
+ *   link        LAT + RUN(R) + MR MRUN + B x K / BW_NET_X + B / BW_IO
  *               (MR: memory blocks of the busiest rank too long to be packed, link_mem_runs; two-phase
  *               I/O's shuffle to its aggregators, about one a node, sends x of the bytes off the node,
  *               x and K as for aggregation: 0 on one node)
- *   multi       N LAT + 3 S LAT_X + M,    M = bytes_whole / BW_IND + stretches IND + bytes_partial / BW_IO + runs_partial RUN
+ *   multi       N LAT + 3 S LAT_X + M,    M = bytes_whole / BW_IND + stretches IND + bytes_partial / BW_IO + RUN(runs_partial)
  *               (S = 1 when some chunk may be shared (touch_map): the ranks per chunk are counted in
  *                three exchange steps: the ids to their counters and the answers back (two sparse
  *                exchanges, nproc_exchange), then the list of collective chunks (an Allgatherv))
- *   aggregation LAT + (5 + 2 S) LAT_X + R COPY + C RUN + B (2 / BW_COPY + (1 - x) / BW_NET + x K / BW_NET_X) + B / BW_IO
+ *   aggregation LAT + (5 + 2 S) LAT_X + R COPY + RUN(C) + B (2 / BW_COPY + (1 - x) / BW_NET + x K / BW_NET_X) + B / BW_IO
  *               (a round's five exchange steps: its end, counts, buffers agreed, records and bytes,
  *                the move agreed, after two that find the owners of shared chunks (the ids with their
  *                bytes to the counters, the owners back); pack and assemble; owners write about one run per chunk they own,
@@ -7308,6 +7343,20 @@ static void meas_save(void)
  * Where N overestimates (partial pieces nobody shares), multi looks dearer than it is: AUTO then errs
  * toward link, never toward thousands of collective calls.
  * --------------------------------------------------------------------------------------------------- */
+
+/* What two-phase I/O costs `runs` file runs a rank: RUN x RUN_LOW a run up to RUN_KNEE runs, RUN at
+   COLLDIAG_RUN_FULL and beyond, between them RUN x RUN_LOW^(1 - g), g the count's place from the knee
+   to the full count on a log scale (internal.h: the per-run cost grows with the count). Linear in RUN,
+   continuous, never less per run at more runs while RUN_LOW <= 1. Pure. */
+static double run_price(const double *k, double runs)
+{
+    const double knee = k[CD_K_RUN_KNEE], low = k[CD_K_RUN_LOW];
+    if (runs <= 0) return 0;
+    if (runs <= knee) return runs * k[CD_K_RUN] * low;
+    if (runs >= COLLDIAG_RUN_FULL) return runs * k[CD_K_RUN];
+    const double g = meas_ln(runs / knee) / meas_ln(COLLDIAG_RUN_FULL / knee);
+    return runs * k[CD_K_RUN] * meas_exp((1 - g) * meas_ln(low));
+}
 
 /* The call's direction for the model: a write (or a plan of one) pays IND_DIRTY per independent call. */
 static int model_writes(const cd_io *io) { return io->dir == DIR_WRITE || (io->dir == DIR_PLAN && !io->f->plan_read); }
@@ -7343,7 +7392,7 @@ static void multi_local(const cd_io *io, uint64_t *partial, uint64_t *ns, uint64
         if (p->addr != end) stretches++; /* whole chunks next to each other go as one independent call */
         end = p->addr + (MPI_Offset)(p->nelem * io->fes);
     }
-    double t = bw / k[CD_K_BW_IND] + stretches * k[CD_K_IND] + bp / k[CD_K_BW_IO] + rp * k[CD_K_RUN];
+    double t = bw / k[CD_K_BW_IND] + stretches * k[CD_K_IND] + bp / k[CD_K_BW_IO] + run_price(k, rp);
     double ti = (bw + bp) / k[CD_K_BW_IND] + (stretches + rp) * (k[CD_K_IND] + dirty);
     *ns = t * 1e9 < 1.8e19 ? (uint64_t)(t * 1e9) : UINT64_MAX / 2;
     *ind_ns = ti * 1e9 < 1.8e19 ? (uint64_t)(ti * 1e9) : UINT64_MAX / 2;
@@ -7471,7 +7520,7 @@ static void auto_terms(const cd_io *io, double term[4][CD_T_N], int *agg_ind, do
     /* two-phase I/O's shuffle to the aggregators (about one a node) crosses nodes as aggregation's does;
        within a node it is in BW_IO, measured there */
     term[0][CD_T_NET] = B * off * K / bwx;
-    term[0][CD_T_COLL] = R * k[CD_K_RUN] + (double)g[AG_MAX_MRUNS] * k[CD_K_MRUN] + B / k[CD_K_BW_IO];
+    term[0][CD_T_COLL] = run_price(k, R) + (double)g[AG_MAX_MRUNS] * k[CD_K_MRUN] + B / k[CD_K_BW_IO];
     /* counting the ranks of shared chunks (nproc_exchange: the ids to their counters, the answers back,
        and for multi the list of collective chunks; aggregation's ids carry their bytes); nothing when
        the touched-chunk map shows no chunk shared */
@@ -7489,7 +7538,7 @@ static void auto_terms(const cd_io *io, double term[4][CD_T_N], int *agg_ind, do
        simulated nodes (B3 blocks of 64 columns) aggregation's collective calls ran 134 ms and its
        independent ones 6-7 ms. On one node the collective call, always (SPEC.md's row; on one node the
        independent way is a measured try, measure.c) */
-    const double coll = C * k[CD_K_RUN] + B / k[CD_K_BW_IO], shuffle = B * off * K / bwx;
+    const double coll = run_price(k, C) + B / k[CD_K_BW_IO], shuffle = B * off * K / bwx;
     const double ind = B / k[CD_K_BW_IND] + C * k[CD_K_IND];
     const int way = H > 1 && ind < coll + shuffle;
     if (agg_coll) *agg_coll = term[2][CD_T_SYNC] + term[2][CD_T_NET] + coll + shuffle;
@@ -7508,6 +7557,7 @@ static int auto_choose(const cd_io *io, double est[4])
     double term[4][CD_T_N];
     auto_terms(io, term, &io->x->model_agg_ind, &io->x->model_agg_coll);
     for (int s = 0; s < 4; s++) est[s] = term[s][CD_T_SYNC] + term[s][CD_T_NET] + term[s][CD_T_COLL] + term[s][CD_T_IND];
+    memcpy(io->x->model_term, term, sizeof io->x->model_term);
     int best = 0;
     for (int i = 1; i < 4; i++)
         if (est[i] < est[best]) best = i;
@@ -8025,6 +8075,8 @@ static void xfer_reset(colldiag_xfer *x)
     x->meas_agg_ind = 0;
     x->auto_s = -1;
     x->model_est[0] = x->model_est[1] = x->model_est[2] = x->model_est[3] = -1.0;
+    for (int s = 0; s < 4; s++)
+        for (int j = 0; j < 4; j++) x->model_term[s][j] = -1.0;
     x->model_agg_ind = -1;
     x->model_agg_coll = -1.0;
     x->planned = 0;
@@ -9696,6 +9748,13 @@ int colldiag_get_model_estimates(const colldiag_xfer *x, double est[4])
 {
     if (!x || !est) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_model_estimates", "%s is NULL", x ? "est" : "x");
     memcpy(est, x->model_est, 4 * sizeof *est);
+    return 0;
+}
+
+int colldiag_get_model_terms(const colldiag_xfer *x, double terms[4][4])
+{
+    if (!x || !terms) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_model_terms", "%s is NULL", x ? "terms" : "x");
+    memcpy(terms, x->model_term, sizeof x->model_term);
     return 0;
 }
 

@@ -366,6 +366,12 @@ int colldiag_get_auto_estimate_independent(const colldiag_xfer *x, double *indep
    all-independent on this call; -1 each after a contiguous, compact or independent call or a failure.
    What the HDF5 preload's advice compares ("HDF5: link-chunk, est. 5.1 s; aggregation est. 0.014 s"). */
 int colldiag_get_model_estimates(const colldiag_xfer *x, double est[4]);
+/* The same estimates term by term: terms[s][j] for scheme s (link, multi, aggregation,
+   all-independent) and j the collective rounds' latency, the bytes moved between ranks, collective
+   MPI-IO and independent I/O; est[s] is their sum. What AUTO that measures lends a scheme's error
+   by, and what says whether two schemes stand on the same ground (all-independent has independent I/O
+   only). The last single-dataset call's; -1 each where est is -1. 0, or COLLDIAG_ERR_ARG. */
+int colldiag_get_model_terms(const colldiag_xfer *x, double terms[4][4]);
 /* Aggregation in the same model, for the last call that computed it: *independent the way the model
    prices (and AUTO starts) its owners' runs, 1 independent calls, 0 one collective call, -1 no estimate;
    *collective_s its estimate by the collective call (-1 none), which model_est[2] is when the way is 0.

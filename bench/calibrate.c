@@ -1,8 +1,8 @@
 /* calibrate — measures AUTO's cost-model constants on this machine, this MPI and this file system.
  *
  *   make calibrate [BENCH_RANKS=3] [BENCH_DIR=/scratch]        (or: mpirun -n P calibrate [DIR] [quick])
- *   mpirun -n P calibrate DIR runs     RUN's cost by the number of runs a call has (64 to 64K), not exported:
- *                                      the constant is one number, the cost is not (docs/benchmarks.md)
+ *   mpirun -n P calibrate DIR runs     RUN's cost by the number of runs a call has (64 to 64K), the curve
+ *                                      RUN, RUN_LOW and RUN_KNEE sketch (docs/benchmarks.md)
  *
  * Prints one `export COLLDIAG_AUTO_<NAME>=<value>` line per constant of colldiag.c's CD_AUTO_CONSTANTS,
  * each after a comment saying what was measured. colldiag reads them at every call, so
@@ -189,6 +189,19 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
+    /* RUN_LOW and RUN_KNEE: the same write at fewer runs (colldiag.c's run_price). RUN_LOW is the cost
+       of a run at 1024 runs as a share of RUN's (at 64K); RUN_KNEE the largest of 4096 and 16384 runs
+       whose run costs within 1.5x of that, else 1024 (quick: 256 runs, the knee not measured) */
+    double per_run[3] = {0, 0, 0};
+    const int nrs[3] = {quick ? 256 : 1024, 4096, 16384};
+    for (int i = 0; i < (quick ? 1 : 3); i++) {
+        io_case rc = {1, nrs[i], 64, 1, 1, buf};
+        per_run[i] = (measure(io_run, &rc) - t_lat - (double)nrs[i] * 64 / k_bw) / nrs[i];
+    }
+    double k_run_low = per_run[0] / k_run;
+    if (k_run_low < 0.05) k_run_low = 0.05;
+    if (k_run_low > 1) k_run_low = 1;
+    const int k_knee = quick ? 4096 : per_run[2] <= 1.5 * per_run[0] ? 16384 : per_run[1] <= 1.5 * per_run[0] ? 4096 : 1024;
     /* MRUN: the same collective write of `big` contiguous bytes per rank, once from contiguous memory
        and once from 512-byte memory blocks (an hvector MPI must walk): the cost per memory block */
     mem_case mc0 = {big, 0, buf, b2}, mc1 = {big, 512, buf, b2};
@@ -281,6 +294,10 @@ int main(int argc, char **argv)
         printf("# s per small collective call (4 KiB per rank through a view, pieces side by side)\nexport COLLDIAG_AUTO_LAT=%.3g\n", t_lat);
         printf("# s per all-to-all step of the aggregation exchange\nexport COLLDIAG_AUTO_LAT_X=%.3g\n", k_x);
         printf("# s per 64-byte file run in two-phase I/O, beyond its bytes\nexport COLLDIAG_AUTO_RUN=%.3g\n", k_run);
+        printf("# RUN's share a run costs at %d runs a rank\nexport COLLDIAG_AUTO_RUN_LOW=%.3g\n", nrs[0], k_run_low);
+        if (quick) printf("# runs a rank up to which a run costs RUN x RUN_LOW: not measured (quick); colldiag's default\nexport COLLDIAG_AUTO_RUN_KNEE=%d\n", k_knee);
+        else printf("# runs a rank up to which a run costs RUN x RUN_LOW (%.3g us at 1024, %.3g at 4096, %.3g at 16384)\nexport COLLDIAG_AUTO_RUN_KNEE=%d\n",
+                    per_run[0] * 1e6, per_run[1] * 1e6, per_run[2] * 1e6, k_knee);
         printf("# s per 512-byte memory block in a collective call, beyond its bytes\nexport COLLDIAG_AUTO_MRUN=%.3g\n", k_mrun);
         printf("# s per independent call (a 64-byte read of a cached page)\nexport COLLDIAG_AUTO_IND=%.3g\n", k_ind);
         printf("# s a 64-byte independent write adds for the fresh page it dirties\nexport COLLDIAG_AUTO_IND_DIRTY=%.3g\n", k_dirty);

@@ -7,20 +7,22 @@
  *   R = max(runs on the busiest rank, all runs / P)   -- two-phase I/O handles every rank's runs on the
  *                                                        aggregators, spread over about P of them
  *   B = bytes of the busiest rank, C = chunks of the busiest rank,
+ *   RUN(n) = what n file runs a rank cost two-phase I/O (run_price: RUN x RUN_LOW a run up to RUN_KNEE
+ *       runs, RUN from 64K runs, where calibrate measures it; a run costs more the more there are),
  *   N = collective chunks under multi-chunk, estimated before the rank counts exist: pieces that do
  *       not cover their chunk (only those can be shared), summed over ranks, over the fewest ranks
  *       that make a chunk collective (thr + 1 of the ratio rule);
  *   M = the busiest rank's own part of multi-chunk (multi_local): whole-chunk pieces go independent,
  *       partial ones collective;
- *   link        LAT + R RUN + MR MRUN + B x K / BW_NET_X + B / BW_IO
+ *   link        LAT + RUN(R) + MR MRUN + B x K / BW_NET_X + B / BW_IO
  *               (MR: memory blocks of the busiest rank too long to be packed, link_mem_runs; two-phase
  *               I/O's shuffle to its aggregators, about one a node, sends x of the bytes off the node,
  *               x and K as for aggregation: 0 on one node)
- *   multi       N LAT + 3 S LAT_X + M,    M = bytes_whole / BW_IND + stretches IND + bytes_partial / BW_IO + runs_partial RUN
+ *   multi       N LAT + 3 S LAT_X + M,    M = bytes_whole / BW_IND + stretches IND + bytes_partial / BW_IO + RUN(runs_partial)
  *               (S = 1 when some chunk may be shared (touch_map): the ranks per chunk are counted in
  *                three exchange steps: the ids to their counters and the answers back (two sparse
  *                exchanges, nproc_exchange), then the list of collective chunks (an Allgatherv))
- *   aggregation LAT + (5 + 2 S) LAT_X + R COPY + C RUN + B (2 / BW_COPY + (1 - x) / BW_NET + x K / BW_NET_X) + B / BW_IO
+ *   aggregation LAT + (5 + 2 S) LAT_X + R COPY + RUN(C) + B (2 / BW_COPY + (1 - x) / BW_NET + x K / BW_NET_X) + B / BW_IO
  *               (a round's five exchange steps: its end, counts, buffers agreed, records and bytes,
  *                the move agreed, after two that find the owners of shared chunks (the ids with their
  *                bytes to the counters, the owners back); pack and assemble; owners write about one run per chunk they own,
@@ -40,6 +42,20 @@
  * Where N overestimates (partial pieces nobody shares), multi looks dearer than it is: AUTO then errs
  * toward link, never toward thousands of collective calls.
  * --------------------------------------------------------------------------------------------------- */
+
+/* What two-phase I/O costs `runs` file runs a rank: RUN x RUN_LOW a run up to RUN_KNEE runs, RUN at
+   COLLDIAG_RUN_FULL and beyond, between them RUN x RUN_LOW^(1 - g), g the count's place from the knee
+   to the full count on a log scale (internal.h: the per-run cost grows with the count). Linear in RUN,
+   continuous, never less per run at more runs while RUN_LOW <= 1. Pure. */
+static double run_price(const double *k, double runs)
+{
+    const double knee = k[CD_K_RUN_KNEE], low = k[CD_K_RUN_LOW];
+    if (runs <= 0) return 0;
+    if (runs <= knee) return runs * k[CD_K_RUN] * low;
+    if (runs >= COLLDIAG_RUN_FULL) return runs * k[CD_K_RUN];
+    const double g = meas_ln(runs / knee) / meas_ln(COLLDIAG_RUN_FULL / knee);
+    return runs * k[CD_K_RUN] * meas_exp((1 - g) * meas_ln(low));
+}
 
 /* The call's direction for the model: a write (or a plan of one) pays IND_DIRTY per independent call. */
 static int model_writes(const cd_io *io) { return io->dir == DIR_WRITE || (io->dir == DIR_PLAN && !io->f->plan_read); }
@@ -75,7 +91,7 @@ static void multi_local(const cd_io *io, uint64_t *partial, uint64_t *ns, uint64
         if (p->addr != end) stretches++; /* whole chunks next to each other go as one independent call */
         end = p->addr + (MPI_Offset)(p->nelem * io->fes);
     }
-    double t = bw / k[CD_K_BW_IND] + stretches * k[CD_K_IND] + bp / k[CD_K_BW_IO] + rp * k[CD_K_RUN];
+    double t = bw / k[CD_K_BW_IND] + stretches * k[CD_K_IND] + bp / k[CD_K_BW_IO] + run_price(k, rp);
     double ti = (bw + bp) / k[CD_K_BW_IND] + (stretches + rp) * (k[CD_K_IND] + dirty);
     *ns = t * 1e9 < 1.8e19 ? (uint64_t)(t * 1e9) : UINT64_MAX / 2;
     *ind_ns = ti * 1e9 < 1.8e19 ? (uint64_t)(ti * 1e9) : UINT64_MAX / 2;
@@ -203,7 +219,7 @@ static void auto_terms(const cd_io *io, double term[4][CD_T_N], int *agg_ind, do
     /* two-phase I/O's shuffle to the aggregators (about one a node) crosses nodes as aggregation's does;
        within a node it is in BW_IO, measured there */
     term[0][CD_T_NET] = B * off * K / bwx;
-    term[0][CD_T_COLL] = R * k[CD_K_RUN] + (double)g[AG_MAX_MRUNS] * k[CD_K_MRUN] + B / k[CD_K_BW_IO];
+    term[0][CD_T_COLL] = run_price(k, R) + (double)g[AG_MAX_MRUNS] * k[CD_K_MRUN] + B / k[CD_K_BW_IO];
     /* counting the ranks of shared chunks (nproc_exchange: the ids to their counters, the answers back,
        and for multi the list of collective chunks; aggregation's ids carry their bytes); nothing when
        the touched-chunk map shows no chunk shared */
@@ -221,7 +237,7 @@ static void auto_terms(const cd_io *io, double term[4][CD_T_N], int *agg_ind, do
        simulated nodes (B3 blocks of 64 columns) aggregation's collective calls ran 134 ms and its
        independent ones 6-7 ms. On one node the collective call, always (SPEC.md's row; on one node the
        independent way is a measured try, measure.c) */
-    const double coll = C * k[CD_K_RUN] + B / k[CD_K_BW_IO], shuffle = B * off * K / bwx;
+    const double coll = run_price(k, C) + B / k[CD_K_BW_IO], shuffle = B * off * K / bwx;
     const double ind = B / k[CD_K_BW_IND] + C * k[CD_K_IND];
     const int way = H > 1 && ind < coll + shuffle;
     if (agg_coll) *agg_coll = term[2][CD_T_SYNC] + term[2][CD_T_NET] + coll + shuffle;
@@ -240,6 +256,7 @@ static int auto_choose(const cd_io *io, double est[4])
     double term[4][CD_T_N];
     auto_terms(io, term, &io->x->model_agg_ind, &io->x->model_agg_coll);
     for (int s = 0; s < 4; s++) est[s] = term[s][CD_T_SYNC] + term[s][CD_T_NET] + term[s][CD_T_COLL] + term[s][CD_T_IND];
+    memcpy(io->x->model_term, term, sizeof io->x->model_term);
     int best = 0;
     for (int i = 1; i < 4; i++)
         if (est[i] < est[best]) best = i;
@@ -757,6 +774,8 @@ static void xfer_reset(colldiag_xfer *x)
     x->meas_agg_ind = 0;
     x->auto_s = -1;
     x->model_est[0] = x->model_est[1] = x->model_est[2] = x->model_est[3] = -1.0;
+    for (int s = 0; s < 4; s++)
+        for (int j = 0; j < 4; j++) x->model_term[s][j] = -1.0;
     x->model_agg_ind = -1;
     x->model_agg_coll = -1.0;
     x->planned = 0;

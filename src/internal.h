@@ -78,6 +78,23 @@
 #ifndef COLLDIAG_AUTO_RUN
 #define COLLDIAG_AUTO_RUN 4e-6   /* s per file run two-phase I/O sorts and merges (B3 link: 1.4 M runs a rank ~ 7 s) */
 #endif
+/* RUN is not one price: what two-phase I/O costs a run grows with the runs a rank hands it (its sort
+   and merge of the ranks' offset lists, then buffers past the caches). calibrate's `runs` mode, the
+   same collective write of 64-byte runs at 64 to 64K runs a rank (2026-12-03, 3 ranks): 0.74-0.82 us a
+   run from 256 to 4096 runs on ompio, 0.6-0.9 us on ROMIO, then 1.4-2.7 us at 16K and 3.1-3.3 us at
+   64K, RUN's own count. Priced at RUN, a call of a few hundred runs looked 4-5x dearer than it ran:
+   rows dealt round-robin (341 runs a rank) had link-chunk estimated at aggregation's price and it ran
+   in two thirds of aggregation's time. So a run costs RUN x RUN_LOW up to RUN_KNEE runs a rank, RUN at
+   65536 (COLLDIAG_RUN_FULL, where calibrate measures RUN) and beyond, and in between the geometric
+   mean of the two by where the count lies on a log scale (run_price). RUN_LOW is a share of RUN so
+   that setting RUN alone (older calibrate output, a test) scales every count alike. */
+#ifndef COLLDIAG_AUTO_RUN_LOW
+#define COLLDIAG_AUTO_RUN_LOW 0.22 /* RUN's share a run costs at RUN_KNEE runs a rank or fewer (0.8 of 3.3-4 us, above) */
+#endif
+#ifndef COLLDIAG_AUTO_RUN_KNEE
+#define COLLDIAG_AUTO_RUN_KNEE 4096 /* runs a rank up to which a run costs RUN x RUN_LOW (both MPI-IO layers, 3 ranks) */
+#endif
+#define COLLDIAG_RUN_FULL 65536.0 /* runs a rank at which a run costs RUN: calibrate's count for it */
 #ifndef COLLDIAG_AUTO_MRUN
 #define COLLDIAG_AUTO_MRUN 1.5e-7  /* s per memory block (>= COLLDIAG_PACK_RUN_BYTES, so not packed) MPI's datatype engine handles */
 #endif
@@ -121,7 +138,7 @@
 #define COLLDIAG_AUTO_BW_NET_X 1.25e10
 #endif
 /* The constants as one list: X(NAME) -> env COLLDIAG_AUTO_<NAME>, default COLLDIAG_AUTO_<NAME>. */
-#define CD_AUTO_CONSTANTS(X) X(LAT) X(LAT_X) X(RUN) X(MRUN) X(IND) X(IND_DIRTY) X(COPY) X(BW_IO) X(BW_IND) X(BW_COPY) X(BW_NET) X(BW_NET_X)
+#define CD_AUTO_CONSTANTS(X) X(LAT) X(LAT_X) X(RUN) X(RUN_LOW) X(RUN_KNEE) X(MRUN) X(IND) X(IND_DIRTY) X(COPY) X(BW_IO) X(BW_IND) X(BW_COPY) X(BW_NET) X(BW_NET_X)
 #define CD_AUTO_ENUM(n) CD_K_##n,
 enum { CD_AUTO_CONSTANTS(CD_AUTO_ENUM) CD_K_N };
 

@@ -34,7 +34,8 @@
  *   best ran within 4x of its estimate; once it ran further off (the model is wrong here), by the lower
  *   of a scheme's own estimate and the lent one, so that no scheme is ruled out by another's error
  *   alone when the choice itself is far off; once two schemes ran over 4x their estimates, by its
- *   estimate times the smaller of their errors at least (the model is off here across the board). A
+ *   estimate times the smaller of their errors at least when it has a term of theirs (the model is off
+ *   here across the board it shares with them). A
  *   scheme estimated slower than the best is never tried. The pattern's first call (a cold start) is
  *   left out of its scheme's median once that scheme has others, and ranks at half while it is the only
  *   one (meas_rank_time); it allows a try only when even a quarter of it is over 4x its estimate
@@ -521,24 +522,30 @@ static int meas_tie(const cd_sig *s, int b, const double est[4], const double ec
     return k;
 }
 
-/* How far off the model is for every scheme of this pattern, as far as it shows: when two or more
-   schemes ran over CD_MEAS_FAR times their estimates, the smaller of their errors (measured / estimated),
-   by which an untried scheme's estimate is raised before it may be tried; else 0 (no floor). One scheme
-   far off may be the model's error about that scheme (its terms lend their error to the others, partly);
-   two far off say the model is off here across the board, and the terms they share with an untried one
-   do not carry it: across 4x2 simulated nodes aggregation ran 10x and multi-chunk 9.5x their estimates,
-   and link-chunk, estimated at 2x aggregation's, was still tried (and lost: B3w64 writes, 1.41x the best
-   scheme's total with both tries lost). Measured medians t (-1: not run), estimates est. */
-static double meas_off_everywhere(const double t[4], const double est[4])
+/* How far off the model is for scheme k of this pattern, as far as it shows: when two or more schemes
+   ran over CD_MEAS_FAR times their estimates, the smaller of their errors (measured / estimated), by
+   which k's estimate is raised before it may be tried; else 0 (no floor). One scheme far off may be the
+   model's error about that scheme (its terms lend their error to the others, partly); two far off say
+   the model is off here across the board, and the terms they share with an untried one do not carry
+   it: across 4x2 simulated nodes aggregation ran 10x and multi-chunk 9.5x their estimates, and
+   link-chunk, estimated at 2x aggregation's, was still tried (and lost: B3w64 writes, 1.41x the best
+   scheme's total with both tries lost). "Across the board" is the board the far ones stand on: their
+   terms (CD_T_*, each at least a tenth of an estimate). A scheme that has none of those terms has not
+   been shown off at all: all-independent (independent I/O only) after link-chunk and aggregation both
+   ran hundreds of times their estimates over a slow network (collective rounds, collective MPI-IO),
+   floored by their error, was never tried and the loop stayed on aggregation at 10x its time.
+   Measured medians t (-1: not run), estimates est, their terms term. */
+static double meas_off_everywhere(const double t[4], const double est[4], const double term[4][CD_T_N], int k)
 {
     double least = 0;
-    int n = 0;
-    for (int k = 0; k < 4; k++)
-        if (t[k] >= 0 && est[k] > 0 && t[k] > CD_MEAS_FAR * est[k]) {
-            const double r = t[k] / est[k];
+    int n = 0, shared = 0;
+    for (int i = 0; i < 4; i++)
+        if (t[i] >= 0 && est[i] > 0 && t[i] > CD_MEAS_FAR * est[i]) {
+            const double r = t[i] / est[i];
             least = n++ && least < r ? least : r;
+            for (int j = 0; j < CD_T_N; j++) shared |= term[i][j] >= 0.1 * est[i] && term[k][j] >= 0.1 * est[k];
         }
-    return n >= 2 ? least : 0;
+    return n >= 2 && shared ? least : 0;
 }
 
 /* AUTO's choice for this call (0 link .. 3 independent), measured where it can be: est, the model's
@@ -617,11 +624,12 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
            by its independent way) and all-independent (k 3) are then judged by bar_ind (meas_try_bar) */
         const int misjudged = !young && meas_min(s, best_m) > CD_MEAS_MISJUDGED * est[best_m];
         const double bar = meas_try_bar(s, best_m, far, 0), bar_ind = meas_try_bar(s, best_m, far, misjudged);
-        const double off = meas_off_everywhere(x->meas_t, est);
+        double cand_could = 0;
         for (int k = 0; k < 4 && !wait; k++) {
+            const double off = meas_off_everywhere(x->meas_t, est, term, k);
             double could = far ? opt[k] : x->meas_ec[k];
             could = could > off * est[k] ? could : off * est[k];
-            if (x->meas_t[k] < 0 && could < (k >= 2 ? bar_ind : bar) && (cand < 0 || x->meas_ec[k] < x->meas_ec[cand])) cand = k;
+            if (x->meas_t[k] < 0 && could < (k >= 2 ? bar_ind : bar) && (cand < 0 || x->meas_ec[k] < x->meas_ec[cand])) { cand = k; cand_could = could; }
         }
         /* a tie the model cannot break (meas_tie): an untried scheme guessed within CD_MEAS_TIE of the best's
            fastest call (or estimate, when it ran under it), while the best, warm, ran as the model priced it */
@@ -647,7 +655,13 @@ static int meas_choose(cd_io *io, const double est[4], const double term[4][CD_T
            loop had gained */
         const double agg_coll = x->model_agg_ind == 1 ? x->model_agg_coll : est[2]; /* the collective way's estimate */
         const int agg_gate = !s->agg_ind || agg_coll < CD_MEAS_COLD * meas_min(s, 2);
-        const int agg_first = best_m == 2 && s->n[2] >= 3 && !s->agg_tried && s->tries < CD_MEAS_TRIES && !engines_compared && agg_gate;
+        /* ... unless aggregation is far off its estimate and an untried scheme could halve its fastest call:
+           the model is wrong about aggregation, and its other way is a refinement of a scheme that is
+           losing, where the other scheme is a different ground (a slow network: aggregation and link-chunk,
+           tried, ran 300x their estimates; the other way of aggregation took the bound's last try and
+           all-independent, estimated at a tenth of aggregation's time, was never run) */
+        const int agg_yields = cand >= 0 && far && cand_could < CD_MEAS_COLD * meas_min(s, 2);
+        const int agg_first = best_m == 2 && s->n[2] >= 3 && !s->agg_tried && s->tries < CD_MEAS_TRIES && !engines_compared && agg_gate && !agg_yields;
         const int worth = cand >= 0 && s && s->tries < CD_MEAS_TRIES && !engines_compared && !agg_first;
         const int agg_try = !worth && agg_first;
         /* else, aggregation the measured best, its owners' way judged but slower now than the other way

@@ -57,6 +57,8 @@ struct colldiag_xfer {
     int ratio0;                           /* ratio 0: every chunk collective */
     double auto_est[4];                   /* AUTO's estimates (link, multi, aggregation, all-independent), -1 when not AUTO */
     double model_est[4];                  /* the same model for every collective chunked call, whatever ran; -1 otherwise */
+    double model_term[4][4];              /* model_est term by term (measure.c's CD_T_*: rounds, bytes between ranks, collective
+                                             MPI-IO, independent I/O); -1 where model_est is */
     int model_agg_ind;                    /* the model's way for aggregation's owners' runs: 1 independent calls (across nodes, where
                                              they are estimated cheaper than a collective call's shuffle), 0 collective, -1 none */
     double model_agg_coll;                /* aggregation's estimate by collective owners' calls (model_est[2] is the cheaper way's) */

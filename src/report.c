@@ -171,6 +171,13 @@ int colldiag_get_model_estimates(const colldiag_xfer *x, double est[4])
     return 0;
 }
 
+int colldiag_get_model_terms(const colldiag_xfer *x, double terms[4][4])
+{
+    if (!x || !terms) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_model_terms", "%s is NULL", x ? "terms" : "x");
+    memcpy(terms, x->model_term, sizeof x->model_term);
+    return 0;
+}
+
 int colldiag_get_model_aggregation(const colldiag_xfer *x, int *independent, double *collective_s)
 {
     if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_model_aggregation", "x is NULL");

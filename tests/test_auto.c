@@ -47,6 +47,8 @@
  *  5. wisdom: COLLDIAG_WISDOM saved by one run (a child job of this test cannot: the file is written at
  *     MPI_Finalize, so the test writes a wisdom file the way colldiag does and checks that colldiag reads
  *     it) is used from the first call; wisdom of another place (ranks=...) is ignored.
+ * 6c. RUN by the run count: link-chunk's estimate prices the busiest rank's runs (counted by the test)
+ *     at RUN x RUN_LOW under RUN_KNEE, and on the log-scale step between RUN x RUN_LOW and RUN past it.
  *  7. aggregation's owners' I/O: tried once by independent calls after two warm calls, kept only when
  *     15% faster, the write's own MPI-IO calls counted, carried by wisdom; and one rank failing on the
  *     independent way makes every rank return an error naming it.
@@ -76,6 +78,9 @@ static double g_aggt[NCMAX][2];
 static uint64_t g_ncoll[NCMAX], g_nind[NCMAX];
 /* called by loop before its call c, on every rank alike (case 7b: the clock changed mid-loop); NULL none */
 static void (*g_before)(int c, const int *kind);
+/* The model's estimates term by term (colldiag_get_model_terms) at the last loop's first call: the
+   pattern's, every call alike; check_rule's "off across the board" floor needs them */
+static double g_term[4][4];
 static uint64_t row0(int r) { return (uint64_t)r * N / (uint64_t)P; }
 static int mine(uint64_t i, uint64_t j)
 {
@@ -162,6 +167,17 @@ static void loop(const char *name, int n, int *chosen, int *kind, double est[4],
         int kd = -1, ch = -1;
         colldiag_get_auto_measured(x, NULL, NULL, &kd, &ch);
         if (c == 0 && est) colldiag_get_model_estimates(x, est);
+        if (c == 0) {
+            CHECK(colldiag_get_model_terms(x, g_term) == 0, "colldiag_get_model_terms");
+            double e4[4];
+            colldiag_get_model_estimates(x, e4);
+            for (int k = 0; k < 4; k++) {
+                const double sum = g_term[k][0] + g_term[k][1] + g_term[k][2] + g_term[k][3];
+                CHECK(fabs(sum - e4[k]) <= 1e-15 + 1e-12 * e4[k], "scheme %d's terms sum to %.17g s, its estimate is %.17g s", k, sum, e4[k]);
+            }
+            CHECK(g_term[3][0] == 0 && g_term[3][1] == 0 && g_term[3][2] == 0, "all-independent has terms besides independent I/O: %g %g %g", g_term[3][0],
+                  g_term[3][1], g_term[3][2]);
+        }
         int aio = -2;
         colldiag_counters cn;
         CHECK(colldiag_get_auto_aggregation_io(x, &aio, c < NCMAX ? g_aggt[c] : NULL) == 0 && colldiag_get_counters(x, &cn) == 0, "the getters");
@@ -210,7 +226,7 @@ static void check_rule(const char *name, int n, const int *ch, const int *kd, do
         } else {
             /* the measured best: the first call's scheme, while that (cold) call is its only one, counts half */
             int best = -1, cand = -1;
-            double rank[4];
+            double rank[4], cand_gate = 0;
             for (int k = 0; k < 4; k++) rank[k] = (runs[k] == 1 && k == ch[0] ? 0.5 : 1.0) * agreed[k];
             for (int k = 0; k < 4; k++)
                 if (runs[k] && (best < 0 || rank[k] < rank[best])) best = k;
@@ -233,16 +249,21 @@ static void check_rule(const char *name, int n, const int *ch, const int *kd, do
                2x its estimate */
             const int misjudged = !young && rank[best] > 2 * est[best];
             const double bar_ind = (c <= 2 && far) || (c <= 4 && misjudged) ? 0.87 * rank[best] : 0.5 * rank[best];
-            /* two or more schemes that ran over 4x their estimates: untried estimates times the smaller error */
+            /* two or more schemes that ran over 4x their estimates: the untried estimates of schemes that
+               share a term with one of them (a tenth of each's estimate at least) times the smaller error */
             double off = 0;
             int nfar = 0;
             for (int k = 0; k < 4; k++)
                 if (runs[k] && agreed[k] > 4 * est[k]) off = nfar++ && off < agreed[k] / est[k] ? off : agreed[k] / est[k];
             if (nfar < 2) off = 0;
             for (int k = 0; k < 4; k++) {
+                int shared = 0;
+                for (int i = 0; i < 4; i++)
+                    for (int j = 0; j < 4; j++)
+                        shared |= runs[i] && agreed[i] > 4 * est[i] && g_term[i][j] >= 0.1 * est[i] && g_term[k][j] >= 0.1 * est[k];
                 double gate = far && est[k] < ec[c][k] ? est[k] : ec[c][k];
-                gate = gate > off * est[k] ? gate : off * est[k];
-                if (!wait && !runs[k] && gate < (k >= 2 ? bar_ind : bar) && (cand < 0 || ec[c][k] < ec[c][cand])) cand = k;
+                gate = shared && gate < off * est[k] ? off * est[k] : gate;
+                if (!wait && !runs[k] && gate < (k >= 2 ? bar_ind : bar) && (cand < 0 || ec[c][k] < ec[c][cand])) { cand = k; cand_gate = gate; }
             }
             /* a tie: nothing by the bars, the best (warm, not far) ran within 1.4x its estimate either way,
                and an untried link or multi's corrected estimate is within 10% of the best's time (of its
@@ -258,7 +279,9 @@ static void check_rule(const char *name, int n, const int *ch, const int *kd, do
                (kind 4), a try of the bound's; the collective way is the way of a first choice, the
                independent one of a try (then only when aggregation's estimate halves its time); the
                injected clock times both ways alike, so the way tried is never kept */
-            const int agg_first = best == 2 && runs[2] >= 3 && !agg_tried && tries < 2 && (ch[0] == 2 || est[2] < 0.5 * agreed[2]);
+            /* ... unless aggregation is far off and a candidate could halve its time (its gate): that first */
+            const int agg_first = best == 2 && runs[2] >= 3 && !agg_tried && tries < 2 && (ch[0] == 2 || est[2] < 0.5 * agreed[2]) &&
+                                  !(cand >= 0 && far && cand_gate < 0.5 * rank[2]);
             const int try = cand >= 0 && tries < 2 && !agg_first;
             tries += try || agg_first;
             agg_tried |= agg_first;
@@ -866,6 +889,10 @@ int main(int argc, char **argv)
     snprintf(g_case, sizeof g_case, "a misjudged best, a try with no collective MPI-IO");
     {
         double t[4], e1[4];
+        /* link-chunk at RUN's full price a run (RUN_LOW 1): priced at RUN_LOW's share, its estimate of whole
+           row blocks is as low as all-independent's (3 ranks: 0.13 ms against 0.12) and it halves F's time
+           by a hair, a try with a collective set-up that this case is not about */
+        setenv("COLLDIAG_AUTO_RUN_LOW", "1", 1);
         rows_probe("misjudged-probe", ch, kd, e1);
         const int f = ch[0];
         int g = -1;
@@ -878,6 +905,7 @@ int main(int argc, char **argv)
         colldiag_auto_forget();
         clock_env(t, 0);
         loop("misjudged", NC, ch, kd, NULL, ec);
+        unsetenv("COLLDIAG_AUTO_RUN_LOW");
         const int first = f; /* (the messages' and the rule's names) */
         if (ec[3][g] >= 0.5 * t[first] && ec[3][g] < 0.87 * t[first]) {
             check_rule("misjudged", NC, ch, kd, ec, e1, t);
@@ -1088,6 +1116,48 @@ int main(int argc, char **argv)
         /* all-independent has no collective call */
         CHECK(fabs(hi[3] - lo[3]) <= 1e-12 + 1e-9 * hi[3], "all-independent's estimate moved with the step: %.9g s, %.9g s", lo[3], hi[3]);
     }
+    /* 6c. RUN by the run count (colldiag.c's run_price): link-chunk's estimate holds R RUN x RUN_LOW for
+       the busiest rank's R runs up to RUN_KNEE runs, R RUN at 64K runs and more, and R RUN x
+       RUN_LOW^(1 - g) between, g = ln(R / knee) / ln(65536 / knee). The test counts R itself: rank r's
+       column blocks b = r (mod P) of W columns, each a run in each of the N rows (no two of a rank's
+       blocks touch with P > 1), so R = N ceil(16 / P) for P ranks up to 16 (the busiest, rank 0; the
+       mean is less). Only RUN's term moves between settings, so differences of link-chunk's estimate
+       are run prices; all-independent's must not move (no collective call). */
+    if (P > 1 && P <= N / W) {
+        snprintf(g_case, sizeof g_case, "RUN by the run count");
+        const double flat[4] = {1e-3, 1e-3, 1e-3, 1e-3}, run = 4e-6, low = 0.25;
+        const double R = (double)N * (double)((N / W + P - 1) / P);
+        const char *const set[3][2] = {{"1", "4096"}, {"0.25", "4096"}, {"0.25", NULL}};
+        char knee[32];
+        snprintf(knee, sizeof knee, "%.17g", R / 4);
+        double e[3][4];
+        int ch[1], kd[1];
+        g_rows = 0;
+        clock_env(flat, 0);
+        setenv("COLLDIAG_AUTO_RUN", "4e-6", 1);
+        for (int v = 0; v < 3; v++) {
+            setenv("COLLDIAG_AUTO_RUN_LOW", set[v][0], 1);
+            setenv("COLLDIAG_AUTO_RUN_KNEE", set[v][1] ? set[v][1] : knee, 1);
+            colldiag_auto_forget();
+            loop("run-count", 1, ch, kd, e[v], NULL);
+        }
+        unsetenv("COLLDIAG_AUTO_RUN");
+        unsetenv("COLLDIAG_AUTO_RUN_LOW");
+        unsetenv("COLLDIAG_AUTO_RUN_KNEE");
+        colldiag_auto_forget();
+        /* under the knee: RUN_LOW of the price */
+        const double below = R * run * (1 - low);
+        CHECK(fabs((e[0][0] - e[1][0]) - below) <= 1e-12 + 1e-9 * below, "%g runs a rank, under the knee: link-chunk's estimate %.9g s at RUN_LOW 1, %.9g s at "
+              "%g, a difference of %.9g s, expected R RUN (1 - RUN_LOW) = %.9g s", R, e[0][0], e[1][0], low, e[0][0] - e[1][0], below);
+        /* past the knee (at R / 4): the geometric step between the two prices */
+        const double g = log(4.0) / log(65536.0 / (R / 4)), past = R * run * (1 - pow(low, 1 - g));
+        CHECK(fabs((e[0][0] - e[2][0]) - past) <= 1e-12 + 1e-9 * past, "%g runs a rank, 4x the knee: link-chunk's estimate %.9g s, %.9g s at RUN_LOW 1: "
+              "a difference of %.9g s, expected R RUN (1 - RUN_LOW^(1 - %.6g)) = %.9g s", R, e[2][0], e[0][0], e[0][0] - e[2][0], g, past);
+        for (int v = 1; v < 3; v++)
+            CHECK(e[v][3] == e[0][3], "all-independent's estimate moved with RUN_LOW or RUN_KNEE: %.9g s, %.9g s", e[0][3], e[v][3]);
+        if (me == 0) printf("RUN by the run count: %g runs a rank, link-chunk %.6g s at one price, %.6g s under the knee, %.6g s past it\n", R, e[0][0], e[1][0], e[2][0]);
+    }
+
     /* 7. aggregation's owners' I/O, measured (src/measure.c, meas_agg_judge): aggregation is the model's
        choice and the cheapest scheme (its estimate; every other costs 10x its own: never tried); once it
        ran twice warm (calls 1 and 2), call 3 moves its owners' runs by independent calls (kind 4), costing Y

@@ -219,7 +219,7 @@ int main(int argc, char **argv)
                    X1, X2, lay ? "chunks of one node's ranks" : "chunks of every rank", dl, da, dc, share, hosts);
         /* ... and AUTO runs that way. Constants set so that, across nodes, aggregation by independent
            owners' calls is the cheapest scheme by far for the layout whose chunks are node-mates':
-           every run a collective scheme hands MPI-IO costs RUN = 10 ms (link-chunk, multi-chunk's
+           every run a collective scheme hands MPI-IO costs RUN = 10 ms at any count (RUN_LOW 1; link-chunk, multi-chunk's
            partial pieces, aggregation's collective owners' call), a write's run under a page dirties a
            page at IND_DIRTY = 1 s (all-independent: every run of w ints), a step LAT_X = 10 us (set, so
            not probed) and the link BW_NET_X = 1 kB/s; the exchange stays on each node. The write, by
@@ -227,7 +227,7 @@ int main(int argc, char **argv)
            collective MPI-IO call on any rank, the owners' independent calls, and the bytes read back
            (by link-chunk) those written. */
         if (lay && hosts > 1) {
-            static const char *const env[][2] = {{"COLLDIAG_AUTO_RUN", "1e-2"}, {"COLLDIAG_AUTO_IND_DIRTY", "1"}, {"COLLDIAG_AUTO_LAT_X", "1e-5"},
+            static const char *const env[][2] = {{"COLLDIAG_AUTO_RUN", "1e-2"}, {"COLLDIAG_AUTO_RUN_LOW", "1"}, {"COLLDIAG_AUTO_IND_DIRTY", "1"}, {"COLLDIAG_AUTO_LAT_X", "1e-5"},
                                                  {"COLLDIAG_AUTO_BW_NET_X", "1e3"}};
             for (size_t e = 0; e < sizeof env / sizeof *env; e++) setenv(env[e][0], env[e][1], 1);
             int *mine = malloc(cr * w * sizeof *mine), *got2 = calloc(cr * w, sizeof *got2);
