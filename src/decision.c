@@ -46,15 +46,31 @@
 /* What two-phase I/O costs `runs` file runs a rank: RUN x RUN_LOW a run up to RUN_KNEE runs, RUN at
    COLLDIAG_RUN_FULL and beyond, between them RUN x RUN_LOW^(1 - g), g the count's place from the knee
    to the full count on a log scale (internal.h: the per-run cost grows with the count). Linear in RUN,
-   continuous, never less per run at more runs while RUN_LOW <= 1. Pure. */
-static double run_price(const double *k, double runs)
+   continuous, never less per run at more runs while RUN_LOW <= 1. slow: run_slow's factor, by which
+   the low price is raised, never past RUN. Pure. */
+static double run_price(const double *k, double runs, double slow)
 {
-    const double knee = k[CD_K_RUN_KNEE], low = k[CD_K_RUN_LOW];
+    const double knee = k[CD_K_RUN_KNEE], low = k[CD_K_RUN_LOW] * slow < 1 ? k[CD_K_RUN_LOW] * slow : 1;
     if (runs <= 0) return 0;
     if (runs <= knee) return runs * k[CD_K_RUN] * low;
     if (runs >= COLLDIAG_RUN_FULL) return runs * k[CD_K_RUN];
     const double g = meas_ln(runs / knee) / meas_ln(COLLDIAG_RUN_FULL / knee);
     return runs * k[CD_K_RUN] * meas_exp((1 - g) * meas_ln(low));
+}
+
+/* How much slower than the defaults' machine a collective step probed for the file's ranks (files.c,
+   file_probe_step), by which a run's low price is raised (run_price): 1 unless the step probed slower
+   than LAT_X's default and LAT, LAT_X, RUN and RUN_LOW are all at their defaults. Measured beside
+   those defaults: on 8 ranks of 2 cores a run of a few hundred cost 6-7 us against 0.8 on 3 ranks
+   (calibrate's runs mode), and whole row blocks' link-chunk writes, priced at 0.9 us a run, tied
+   all-independent's estimate and ran 2.5x its time for the three calls before a try (bench-auto,
+   8-rank B1 writes: 1.48x the best scheme's total). auto_terms raises LAT alike. Pure. */
+static double run_slow(const cd_io *io)
+{
+    const double *k = io->set.k;
+    const int dflt = k[CD_K_LAT] == COLLDIAG_AUTO_LAT && k[CD_K_LAT_X] == COLLDIAG_AUTO_LAT_X && k[CD_K_RUN] == COLLDIAG_AUTO_RUN &&
+                     k[CD_K_RUN_LOW] == COLLDIAG_AUTO_RUN_LOW;
+    return dflt && io->f->lat_x > COLLDIAG_AUTO_LAT_X ? io->f->lat_x / COLLDIAG_AUTO_LAT_X : 1.0;
 }
 
 /* The call's direction for the model: a write (or a plan of one) pays IND_DIRTY per independent call. */
@@ -91,7 +107,7 @@ static void multi_local(const cd_io *io, uint64_t *partial, uint64_t *ns, uint64
         if (p->addr != end) stretches++; /* whole chunks next to each other go as one independent call */
         end = p->addr + (MPI_Offset)(p->nelem * io->fes);
     }
-    double t = bw / k[CD_K_BW_IND] + stretches * k[CD_K_IND] + bp / k[CD_K_BW_IO] + run_price(k, rp);
+    double t = bw / k[CD_K_BW_IND] + stretches * k[CD_K_IND] + bp / k[CD_K_BW_IO] + run_price(k, rp, run_slow(io));
     double ti = (bw + bp) / k[CD_K_BW_IND] + (stretches + rp) * (k[CD_K_IND] + dirty);
     *ns = t * 1e9 < 1.8e19 ? (uint64_t)(t * 1e9) : UINT64_MAX / 2;
     *ind_ns = ti * 1e9 < 1.8e19 ? (uint64_t)(ti * 1e9) : UINT64_MAX / 2;
@@ -214,12 +230,13 @@ static void auto_terms(const cd_io *io, double term[4][CD_T_N], int *agg_ind, do
        constant is set (one that is set rules, as the step's does). */
     const double lat = k[CD_K_LAT] == COLLDIAG_AUTO_LAT && latx > COLLDIAG_AUTO_LAT_X && k[CD_K_LAT_X] == COLLDIAG_AUTO_LAT_X
                      ? k[CD_K_LAT] * (latx / COLLDIAG_AUTO_LAT_X) : k[CD_K_LAT];
+    const double slow = run_slow(io); /* a run's low price, raised alike */
     memset(term, 0, 4 * sizeof *term);
     term[0][CD_T_SYNC] = lat;
     /* two-phase I/O's shuffle to the aggregators (about one a node) crosses nodes as aggregation's does;
        within a node it is in BW_IO, measured there */
     term[0][CD_T_NET] = B * off * K / bwx;
-    term[0][CD_T_COLL] = run_price(k, R) + (double)g[AG_MAX_MRUNS] * k[CD_K_MRUN] + B / k[CD_K_BW_IO];
+    term[0][CD_T_COLL] = run_price(k, R, slow) + (double)g[AG_MAX_MRUNS] * k[CD_K_MRUN] + B / k[CD_K_BW_IO];
     /* counting the ranks of shared chunks (nproc_exchange: the ids to their counters, the answers back,
        and for multi the list of collective chunks; aggregation's ids carry their bytes); nothing when
        the touched-chunk map shows no chunk shared */
@@ -237,7 +254,7 @@ static void auto_terms(const cd_io *io, double term[4][CD_T_N], int *agg_ind, do
        simulated nodes (B3 blocks of 64 columns) aggregation's collective calls ran 134 ms and its
        independent ones 6-7 ms. On one node the collective call, always (SPEC.md's row; on one node the
        independent way is a measured try, measure.c) */
-    const double coll = run_price(k, C) + B / k[CD_K_BW_IO], shuffle = B * off * K / bwx;
+    const double coll = run_price(k, C, slow) + B / k[CD_K_BW_IO], shuffle = B * off * K / bwx;
     const double ind = B / k[CD_K_BW_IND] + C * k[CD_K_IND];
     const int way = H > 1 && ind < coll + shuffle;
     if (agg_coll) *agg_coll = term[2][CD_T_SYNC] + term[2][CD_T_NET] + coll + shuffle;

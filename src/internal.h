@@ -87,7 +87,10 @@
    in two thirds of aggregation's time. So a run costs RUN x RUN_LOW up to RUN_KNEE runs a rank, RUN at
    65536 (COLLDIAG_RUN_FULL, where calibrate measures RUN) and beyond, and in between the geometric
    mean of the two by where the count lies on a log scale (run_price). RUN_LOW is a share of RUN so
-   that setting RUN alone (older calibrate output, a test) scales every count alike. */
+   that setting RUN alone (older calibrate output, a test) scales every count alike. Both were
+   measured on 3 ranks of 2 cores; ranks whose collective step probes slower than LAT_X's default
+   (8 on the same cores: 6-7 us a run of a few hundred) have the low price raised by as much, never
+   past RUN, while these constants are the defaults (decision.c, run_slow). */
 #ifndef COLLDIAG_AUTO_RUN_LOW
 #define COLLDIAG_AUTO_RUN_LOW 0.22 /* RUN's share a run costs at RUN_KNEE runs a rank or fewer (0.8 of 3.3-4 us, above) */
 #endif

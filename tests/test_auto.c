@@ -1094,6 +1094,8 @@ int main(int argc, char **argv)
         double hi[4], lo[4], set[4];
         char why[1024];
         const double X0 = 7e-6, S = 0.002, SL = 3.5e-6, L = 2e-4;
+        /* RUN_LOW set (not its default): a run's price then stays put whatever the step (run_slow) */
+        setenv("COLLDIAG_AUTO_RUN_LOW", "1", 1);
         colldiag_auto_forget();
         step_open("lat_hi", "step:0.002", hi, why, sizeof why);
         colldiag_auto_forget();
@@ -1102,6 +1104,7 @@ int main(int argc, char **argv)
         setenv("COLLDIAG_AUTO_LAT", "2e-4", 1);
         step_open("lat_set", "step:0.002", set, why, sizeof why);
         unsetenv("COLLDIAG_AUTO_LAT");
+        unsetenv("COLLDIAG_AUTO_RUN_LOW");
         colldiag_auto_forget();
         const double rest = set[0] - L, lat0 = lo[0] - rest; /* link-chunk's other terms; the default LAT */
         CHECK(lat0 > 1e-6 && lat0 < 1e-2, "the default LAT found as %.9g s (link-chunk %.9g s at the low step, %.9g s with LAT %g)", lat0, lo[0], set[0], L);
