@@ -81,6 +81,21 @@ static void (*g_before)(int c, const int *kind);
 /* The model's estimates term by term (colldiag_get_model_terms) at the last loop's first call: the
    pattern's, every call alike; check_rule's "off across the board" floor needs them */
 static double g_term[4][4];
+/* The time the bars' cases (3, the cold first calls, 7, 7b) give the model's choice, as a share of its
+   estimate: 1, or 0.7 where an untried link-chunk or multi-chunk is estimated within 1.1x of the choice.
+   That is a tie (src/measure.c, meas_tie: tried once, after the collective set-up ran twice, while the
+   best runs within 1.4x of its price), which those cases' premise "nothing else is tried" excludes; at
+   0.7x, under 1/1.4, no tie is tried and the bars alone are under test (case 3i tests ties). Link-chunk
+   ties aggregation on 16 ranks of this machine once a run is priced by the run count. */
+static double g_fit = 1;
+/* Does scheme k share a term with scheme i, a tenth of each's estimate at least (g_term: the last call's
+   terms)? The "model off everywhere" floor covers only such schemes (src/measure.c). */
+static int shares_term(int k, int i, const double est[4])
+{
+    for (int j = 0; j < 4; j++)
+        if (g_term[i][j] >= 0.1 * est[i] && g_term[k][j] >= 0.1 * est[k]) return 1;
+    return 0;
+}
 static uint64_t row0(int r) { return (uint64_t)r * N / (uint64_t)P; }
 static int mine(uint64_t i, uint64_t j)
 {
@@ -380,8 +395,9 @@ static void cold_alone_case(const char *label, const char *loop_name, double col
     double t[4];
     char e[256];
     for (int k = 0; k < 4; k++) t[k] = 10 * est[k];
-    t[first] = est[first];
-    snprintf(e, sizeof e, "clock:%.17g,%.17g,%.17g,%.17g,0,%.17g", t[0], t[1], t[2], t[3], cold);
+    t[first] = g_fit * est[first];
+    /* the cold call at cold x the estimate, whatever g_fit */
+    snprintf(e, sizeof e, "clock:%.17g,%.17g,%.17g,%.17g,0,%.17g", t[0], t[1], t[2], t[3], cold / g_fit);
     colldiag_auto_forget();
     setenv("COLLDIAG_INJECT", e, 1);
     loop(loop_name, n, ch, kd, NULL, NULL);
@@ -498,6 +514,10 @@ int main(int argc, char **argv)
     const int first = ch[0];
     CHECK(first >= 0 && first < 4 && first == argmin(est, -1), "the first call ran scheme %d, the model's best is %d", first, argmin(est, -1));
     CHECK(kd[0] == 1, "the first call of a pattern: kind %d, expected 1", kd[0]);
+    for (int k = 0; k < 2; k++)
+        if (k != first && est[k] <= 1.1 * est[first]) g_fit = 0.7;
+    if (me == 0 && g_fit != 1)
+        printf("estimates %g %g %g %g: a tie with the choice %d; the bars' cases run it at %gx its estimate\n", est[0], est[1], est[2], est[3], first, g_fit);
 
     /* 2. convergence: the model's choice 20 times slower than estimated, the others as estimated */
     for (int skewed = 0; skewed < 2; skewed++) {
@@ -599,7 +619,7 @@ int main(int argc, char **argv)
     {
         double t[4];
         for (int k = 0; k < 4; k++) t[k] = 10 * est[k];
-        t[first] = est[first];
+        t[first] = g_fit * est[first];
         colldiag_auto_forget();
         clock_env(t, 0);
         loop("stay", NC, ch, kd, NULL, NULL);
@@ -761,13 +781,27 @@ int main(int argc, char **argv)
         for (int k = 0; k < 4; k++) t[k] = F * est[k];
         colldiag_auto_forget();
         clock_env(t, 0);
-        loop("everywhere", NC, ch, kd, NULL, NULL);
+        loop("everywhere", NC, ch, kd, NULL, ec);
+        check_rule("everywhere", NC, ch, kd, ec, est, t);
         int distinct = 0, seen[4] = {0};
         for (int c = 0; c < NC; c++)
             if (ch[c] >= 0 && ch[c] < 4 && !seen[ch[c]]++) distinct++;
-        CHECK(kd[1] == 3 && distinct == 2, "%d schemes ran (second call kind %d): the model's choice and one try expected, every scheme %g x its estimate",
-              distinct, kd[1], F);
-        for (int c = 2; c < NC; c++) CHECK(ch[c] == first, "call %d ran %d; the model's choice %d is the cheapest", c, ch[c], first);
+        /* the floor covers an untried scheme only where it shares a term with one of the two far off (on
+           16 ranks here all-independent, its own I/O alone, shares none with aggregation and link-chunk:
+           as likely a slow network as a model off, so it may be tried, the bound's second try; check_rule
+           says which call) */
+        const int t1 = ch[1] >= 0 && ch[1] < 4 ? ch[1] : first;
+        int floored[4], all_floored = 1;
+        for (int k = 0; k < 4; k++) {
+            floored[k] = k == first || k == t1 || shares_term(k, first, est) || shares_term(k, t1, est);
+            all_floored &= floored[k];
+        }
+        CHECK(kd[1] == 3 && (all_floored ? distinct == 2 : distinct <= 3),
+              "%d schemes ran (second call kind %d): the model's choice and one try expected%s, every scheme %g x its estimate", distinct, kd[1],
+              all_floored ? "" : " (and a try of one not under the floor)", F);
+        for (int c = 2; c < NC; c++)
+            CHECK(ch[c] == first || (ch[c] >= 0 && ch[c] < 4 && !floored[ch[c]] && kd[c] == 3), "call %d ran %d (kind %d); the model's choice %d is the cheapest", c, ch[c],
+                  kd[c], first);
     }
 
     /* 3e. a scheme the job never ran pays its own MPI-IO set-up on its first call (link-chunk's first
@@ -1177,7 +1211,7 @@ int main(int argc, char **argv)
         }
         double t[4];
         for (int k = 0; k < 4; k++) t[k] = 10 * est[k];
-        t[2] = est[2];
+        t[2] = g_fit * est[2];
         const double y = kept ? 0.5 * t[2] : 2 * t[2];
         char e[256];
         snprintf(e, sizeof e, "clock:%.17g,%.17g,%.17g,%.17g,0,1,%.17g", t[0], t[1], t[2], t[3], y);
@@ -1205,6 +1239,10 @@ int main(int argc, char **argv)
         for (int c = 4; c < NC; c++) ind += g_nind[c];
         MPI_Allreduce(&ind, &sum, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
         CHECK(!keep || sum > 0, "the owners' runs kept by independent calls, but no rank made an independent MPI-IO call from call 4 on");
+        /* the rank whose MPI-IO call fails below: the last that made independent calls here (an owner; on
+           12 ranks here rank 11 owns no run and makes no MPI-IO call, so a failure injected there never fires) */
+        int mine = ind > 0 ? me : -1, victim = -1;
+        MPI_Allreduce(&mine, &victim, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         colldiag_auto_save_wisdom(); /* what MPI_Finalize does */
         MPI_Barrier(MPI_COMM_WORLD);
         colldiag_auto_forget();
@@ -1216,10 +1254,10 @@ int main(int argc, char **argv)
         /* collective safety on the independent way: with the wisdom that kept it, the pattern's first call
            moves its owners' runs by independent calls; one rank's MPI-IO call fails there (injected): every
            rank returns an error naming that rank, none hangs */
-        if (keep && P > 1) {
-            snprintf(g_case, sizeof g_case, "aggregation's owners' I/O, independent, rank %d failing", P - 1);
+        if (keep && P > 1 && victim >= 0) {
+            snprintf(g_case, sizeof g_case, "aggregation's owners' I/O, independent, rank %d failing", victim);
             colldiag_auto_forget();
-            snprintf(e, sizeof e, "io:%d", P - 1);
+            snprintf(e, sizeof e, "io:%d", victim);
             setenv("COLLDIAG_INJECT", e, 1);
             char path[1024];
             colldiag_file *f;
@@ -1234,7 +1272,7 @@ int main(int argc, char **argv)
             colldiag_get_auto_aggregation_io(x, &aio, NULL);
             colldiag_get_auto_measured(x, NULL, NULL, &kd1, NULL);
             char r[32];
-            snprintf(r, sizeof r, "rank %d", P - 1);
+            snprintf(r, sizeof r, "rank %d", victim);
             CHECK(aio == 1 && kd1 == 2, "the failing call: owners' I/O %d (kind %d), the wisdom's independent way expected", aio, kd1);
             CHECK(rc != 0 && strstr(colldiag_xfer_errmsg(x), r) != NULL, "the call returned %d, message \"%s\": an error naming %s expected on every rank", rc,
                   colldiag_xfer_errmsg(x), r);
@@ -1263,7 +1301,7 @@ int main(int argc, char **argv)
         snprintf(g_case, sizeof g_case, "aggregation's owners' way looked at again");
         enum { NL = 30 };
         int lch[NL], lkd[NL];
-        g_rl_a = est[2];
+        g_rl_a = g_fit * est[2];
         for (int k = 0; k < 4; k++) g_rl_t[k] = 10 * est[k];
         g_rl_relook[0] = -1;
         const double a = g_rl_a;
