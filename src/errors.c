@@ -143,6 +143,7 @@ extern char **environ;
 enum { CD_ENV_MAX = 64 };
 static _Thread_local struct {
     int depth, over, n;
+    unsigned long call;   /* counts the outermost enters: one a call of colldiag's (h5_memo) */
     const char *kv[CD_ENV_MAX];
     int slot[CD_ENV_MAX]; /* where each was in the array */
     char **env;           /* the array the snapshot was taken from (NULL: none kept) */
@@ -163,6 +164,7 @@ static void cd_env_enter(void)
 {
     __typeof__(cd_env) *ce = &cd_env; /* one thread-local lookup, not one per use */
     if (ce->depth++) return;
+    ce->call++;
     char **env = environ;
     if (env && env == ce->env && !ce->over && cd_env_unchanged(env, ce->len, ce->last, ce->kv, ce->slot, ce->n)) return;
     ce->n = ce->over = ce->len = 0;

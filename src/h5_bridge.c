@@ -68,6 +68,9 @@ typedef struct h5_dentry {
     int fill_unwritten;                  /* HDF5 wrote no fill value at allocation (h5_fill_unwritten; h5_learn) */
     int file_ranks;                      /* its file's communicator: 2 one rank, 1 several, 3 none (not an MPI-IO file), 0 not
                                             asked (h5_one_rank_file) */
+    int contig_known;                    /* contig_addr and contig_size hold its allocated contiguous storage (h5_contig_storage) */
+    haddr_t contig_addr;
+    uint64_t contig_size;
     int rank;
     int cap;                             /* the dataset's rank (a scalar's 1), which never changes: the length of
                                             dims, u_dims and cdims, which point into the entry's own tail */
@@ -124,6 +127,21 @@ static void h5_text_set(char **t, const char *fmt, ...)
 static h5_fentry *h5_files;
 static h5_dentry *h5_dsets;
 static h5_dentry *h5_cached_entry(hid_t dset);
+static haddr_t h5_contig_storage(hid_t dset, uint64_t *size);
+/* The entry h5_cached_entry last found, and the call it found it in (cd_env.call): inside one call of
+   colldiag's (an intercepted H5Dwrite, a bridge function), the program cannot close the ids it passed,
+   so an id found valid once in the call is valid for the rest of it. The rules of one call asked for the
+   same entry four to six times, each asking HDF5 whether the id is still a dataset (H5Iget_type: an API
+   call, ~290 instructions of HDF5's entry and exit). With the storage's address and size asked again
+   each time (h5_contig_storage), the preload's rules cost a 1 MiB write of a file a rank (IOR -F's
+   shape) 7,200 instructions and a read 3,400; 3,200 and 1,000 with both kept (callgrind,
+   docs/benchmarks.md). Outside a call (cd_env.depth 0: the H5Fclose and H5Dset_extent hooks) every
+   lookup asks. Cleared when the entry goes (h5_drop_dentry) or changes its id (h5_dataset). */
+static struct {
+    hid_t id;
+    h5_dentry *e;
+    unsigned long call;
+} h5_memo;
 static int h5_identify(hid_t dset, h5_oid *oi);
 static int h5_alloc_inside(hid_t dset);  /* below: storage HDF5 allocated since a file's last flush */
 static void h5_alloc_covered(hid_t dset);
@@ -596,7 +614,8 @@ static int h5_one_run(hid_t dset, hid_t fs)
     if (t != H5S_SEL_HYPERSLABS || H5Sis_regular_hyperslab(fs) <= 0) return 0;
     const int nd = H5Sget_simple_extent_ndims(fs);
     hsize_t dims[H5S_MAX_RANK], st[H5S_MAX_RANK], sd[H5S_MAX_RANK], ct[H5S_MAX_RANK], bk[H5S_MAX_RANK];
-    if (nd <= 0 || nd > H5S_MAX_RANK || H5Sget_simple_extent_dims(fs, dims, NULL) < 0 || H5Sget_regular_hyperslab(fs, st, sd, ct, bk) < 0) return 0;
+    /* the extent only where a dimension after the first can be wide (one API call fewer a 1-D call) */
+    if (nd <= 0 || nd > H5S_MAX_RANK || (nd > 1 && H5Sget_simple_extent_dims(fs, dims, NULL) < 0) || H5Sget_regular_hyperslab(fs, st, sd, ct, bk) < 0) return 0;
     (void)dset;
     int wide = 0; /* past the first dimension wider than 1, every dimension spans the dataset */
     for (int i = 0; i < nd; i++) {
@@ -665,10 +684,11 @@ static int h5_make_safe(hid_t dset, hid_t fs, int wide, uint64_t *from, uint64_t
 {
     static const char fn[] = "colldiag_h5_make_safe";
     *from = *to = 0;
-    const haddr_t a = H5Dget_offset(dset);
+    uint64_t csize = 0;
+    const haddr_t a = h5_contig_storage(dset, &csize);
     const int chunked = a == HADDR_UNDEF;
     /* contiguous storage's end; chunks' where they may be at risk (h5_chunked_end): alike on every rank */
-    const uint64_t end = !chunked ? (uint64_t)a + H5Dget_storage_size(dset) : h5_chunked_end(dset);
+    const uint64_t end = !chunked ? (uint64_t)a + csize : h5_chunked_end(dset);
     if (!end) return -1; /* no storage at risk colldiag can cover */
     /* A file of one rank written in one run: MPI-IO's collective write has no hole between pieces to
        fill, so nothing is at risk and nothing is extended. Extending cost ROMIO's writes after it:
@@ -703,6 +723,14 @@ CD_MAYBE_UNUSED static int h5_make_safe_for(hid_t dset, hid_t fs, int wide, uint
 {
     uint64_t from = 0, to = 0;
     int rc;
+    if (size_before) *size_before = 0;
+    if (size_after) *size_after = 0;
+    /* h5_make_safe's first case, where the dataset's entry knows its storage and file: decided before
+       HDF5's error handler is set aside (four API calls, ~1,000 instructions of a 1 MiB write of IOR -F's
+       otherwise), since these queries cannot fail (fs checked to be a dataspace first: H5Iget_type
+       reports no error) */
+    const h5_dentry *e = fs != H5I_INVALID_HID ? h5_cached_entry(dset) : NULL;
+    if (e && e->contig_known && e->file_ranks == 2 && (fs == H5S_ALL || H5Iget_type(fs) == H5I_DATASPACE) && h5_one_run(dset, fs)) return 0;
     cd_env_enter();
     H5E_BEGIN_TRY { rc = h5_make_safe(dset, fs, wide, &from, &to); } H5E_END_TRY;
     cd_env_leave();
@@ -850,6 +878,7 @@ static h5_dentry *h5_dataset(hid_t dset, const h5_oid *oi)
     while (e && !(e->fileno == oi->fileno && e->addr == oi->addr)) e = e->next_addr;
     if (e) {
         if (e->id != dset) { /* another id for the same dataset (opened again) */
+            if (h5_memo.e == e) h5_memo.e = NULL;
             h5_unlink_id(e);
             e->id = dset;
             h5_link_id(e);
@@ -881,12 +910,50 @@ static h5_dentry *h5_dataset(hid_t dset, const h5_oid *oi)
     return e;
 }
 
+
 /* The cache entry of dset's id, asking HDF5 nothing that reads the file; NULL if none. */
 static h5_dentry *h5_cached_entry(hid_t dset)
 {
+    if (h5_memo.e && h5_memo.id == dset && cd_env.depth && h5_memo.call == cd_env.call) return h5_memo.e;
     for (h5_dentry *e = h5_hash_cap ? h5_hash_id[h5_slot_id(dset)] : NULL; e; e = e->next_id)
-        if (e->id == dset) return H5Iget_type(dset) == H5I_DATASET ? e : NULL;
+        if (e->id == dset) {
+            if (H5Iget_type(dset) != H5I_DATASET) return NULL;
+            h5_memo.id = dset;
+            h5_memo.e = e;
+            h5_memo.call = cd_env.call;
+            return e;
+        }
     return NULL;
+}
+
+/* dset's allocated contiguous storage: its address (absolute, as H5Dget_offset gives it; HADDR_UNDEF for
+   any other storage, or storage not allocated yet) and its bytes in *size (0 then). Kept in the
+   dataset's entry once known: allocated contiguous storage never moves or changes size while the
+   dataset exists (HDF5 extends only chunked datasets; the H5Dset_extent hook forgets it anyway,
+   h5_contig_forget), and an entry goes when its dataset may have been deleted. The preload's rules ask
+   it two or three times a call (safe_early, h5_make_safe, hdf5_runs_it). Local. */
+static haddr_t h5_contig_storage(hid_t dset, uint64_t *size)
+{
+    h5_dentry *e = h5_cached_entry(dset);
+    if (e && e->contig_known) {
+        *size = e->contig_size;
+        return e->contig_addr;
+    }
+    const haddr_t a = H5Dget_offset(dset);
+    *size = a == HADDR_UNDEF ? 0 : (uint64_t)H5Dget_storage_size(dset);
+    if (e && a != HADDR_UNDEF) {
+        e->contig_known = 1;
+        e->contig_addr = a;
+        e->contig_size = *size;
+    }
+    return a;
+}
+
+/* The extent of dset changed (H5Dset_extent): what h5_contig_storage kept is asked again. */
+CD_MAYBE_UNUSED static void h5_contig_forget(hid_t dset)
+{
+    h5_dentry *e = h5_cached_entry(dset);
+    if (e) e->contig_known = 0;
 }
 
 /* The dataset's identity in oi (fileno and addr; nothing else is set), or -1 if dset is not an open
@@ -1011,13 +1078,13 @@ static int h5_alloc_md_local(hid_t obj)
 
 /* dset was created or extended: its new storage may lie past the end until the file's next flush. A
    dataset that cannot be recorded (no memory) makes its file unwatched: not known, never "inside". */
-static void h5_alloc_fresh(hid_t dset)
+static void h5_alloc_fresh_at(const h5_oid *oi)
 {
-    h5_oid oi;
-    h5_alloc *a = dset >= 0 ? h5_alloc_of(dset, 0) : NULL;
-    if (!a || h5_object_id(dset, &oi) < 0) return;
+    h5_alloc *a = h5_allocs;
+    while (a && a->fileno != oi->fileno) a = a->next;
+    if (!a) return;
     for (size_t i = 0; i < a->n; i++)
-        if (a->fresh[i] == oi.addr) return;
+        if (a->fresh[i] == oi->addr) return;
     if (cd_grow((void **)&a->fresh, &a->cap, a->n + 1, sizeof *a->fresh)) {
         h5_alloc **pp = &h5_allocs;
         while (*pp != a) pp = &(*pp)->next;
@@ -1026,7 +1093,14 @@ static void h5_alloc_fresh(hid_t dset)
         cd_free(a);
         return;
     }
-    a->fresh[a->n++] = oi.addr;
+    a->fresh[a->n++] = oi->addr;
+}
+
+/* h5_alloc_fresh_at of dset, identified once (H5Oget_info reads the object header: ~550 instructions). */
+static void h5_alloc_fresh(hid_t dset)
+{
+    h5_oid oi;
+    if (dset >= 0 && h5_allocs && h5_identify(dset, &oi) == 0) h5_alloc_fresh_at(&oi);
 }
 
 /* The file of obj was flushed (H5Fflush extends it to HDF5's end of allocation): every storage is inside. */

@@ -663,6 +663,7 @@ static void h5_drop_dentry(h5_dentry *e)
     if (e->prev) e->prev->next = e->next;
     else h5_dsets = e->next;
     if (e->next) e->next->prev = e->prev;
+    if (h5_memo.e == e) h5_memo.e = NULL;
     h5_unlink(e);
     h5_ndsets--;
     h5_dentry_free(e);
@@ -766,7 +767,7 @@ int colldiag_h5_created(hid_t dset, hid_t dcpl)
             /* whatever was cached at this address belonged to an object since deleted (an anonymous
                dataset closed, say): a new dataset starts afresh */
             h5_forget_dsets(&oi.fileno, &oi.addr);
-            h5_alloc_fresh(dset); /* its storage lies past the end of the file until the next flush */
+            h5_alloc_fresh_at(&oi); /* its storage lies past the end of the file until the next flush */
             /* only where the bridge can ever move bytes: an MPI-IO file (found without communicating) */
             rc = h5_bridge_file(dset, oi.fileno, 0, &fe, fn);
         }

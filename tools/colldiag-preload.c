@@ -995,15 +995,15 @@ static colldiag_xfer *call_xfer(void)
    or storage not yet allocated, whose calls the bridge refuses anyway); the transfer mode is the
    call's, the same on every rank of a collective call. */
 
-/* 1 when the file of dset is agreed to be at least as long as its contiguous storage at address a
+/* 1 when the file of dset is agreed to be at least as long as its contiguous storage, which ends at end
    (covered_to: file_covered, h5_make_safe), so that no byte of a write to it can be at risk: alike on
    every rank, since only collective calls raise it. Local. */
-static int h5_contig_covered(hid_t dset, haddr_t a)
+static int h5_contig_covered(hid_t dset, uint64_t end)
 {
     h5_oid oi;
     if (!h5_files || h5_identify(dset, &oi)) return 0; /* no file of the bridge's: none agreed covered (and no H5Oget_info2) */
     for (const h5_fentry *e = h5_files; e; e = e->next)
-        if (e->fileno == oi.fileno) return a + H5Dget_storage_size(dset) <= e->f->covered_to;
+        if (e->fileno == oi.fileno) return end <= e->f->covered_to;
     return 0;
 }
 
@@ -1013,7 +1013,8 @@ static int h5_contig_covered(hid_t dset, haddr_t a)
 static int hdf5_runs_it(int wr, int single, hid_t dset, int coll, const char *acc, char *why, size_t wl)
 {
     if (!strcmp(acc, "all")) return 0;
-    const haddr_t a = H5Dget_offset(dset);
+    uint64_t size = 0;
+    const haddr_t a = h5_contig_storage(dset, &size);
     /* the file's ranks: local, no bridge entry made for them (h5_file_one_rank); the file id it asks
        HDF5 for is closed as colldiag's own */
     cd_internal++;
@@ -1021,7 +1022,7 @@ static int hdf5_runs_it(int wr, int single, hid_t dset, int coll, const char *ac
     cd_internal--;
     cd_engine_facts ef;
     if (a != HADDR_UNDEF) { /* a collective contiguous read of one dataset is colldiag's to decide (x->read_stretch_bytes) */
-        const cd_engine_facts c = {.risk = !wr || !coll || h5_contig_covered(dset, a) ? 0 : -1, .can_make_safe = wr && coll, .contig_write = wr,
+        const cd_engine_facts c = {.risk = !wr || !coll || h5_contig_covered(dset, (uint64_t)a + size) ? 0 : -1, .can_make_safe = wr && coll, .contig_write = wr,
                                    .ind_contig_read = !wr && (!coll || !single), .one_rank = one, .whole_chunks = -1, .many_stretches = -1};
         ef = c;
     } else if (one == 1) { /* chunked, one rank: as the bridge's own rule (h5_one_rank_as_fast); a collective write's
@@ -1056,8 +1057,9 @@ static void eng_hdf5_done(pl_call *c, herr_t ret, double secs)
 static void safe_early(pl_call *c)
 {
     if (!c->wr || !c->coll || !strcmp(c->acc, "all")) return; /* =all: colldiag's agreement extends it */
-    const haddr_t a = H5Dget_offset(c->dset);
-    if (a == HADDR_UNDEF || h5_contig_covered(c->dset, a)) return;
+    uint64_t size = 0;
+    const haddr_t a = h5_contig_storage(c->dset, &size);
+    if (a == HADDR_UNDEF || h5_contig_covered(c->dset, (uint64_t)a + size)) return;
     made_safe(c);
 }
 
@@ -1101,7 +1103,7 @@ static int lease_applies(const pl_call *c) { return !c->wr && c->coll && strcmp(
 static h5_fentry *lease_file(hid_t dset)
 {
     h5_oid oi;
-    if (h5_object_id(dset, &oi) < 0) return NULL;
+    if (!h5_files || h5_identify(dset, &oi) < 0) return NULL; /* by the dataset's entry where it has one */
     for (h5_fentry *e = h5_files; e; e = e->next)
         if (e->fileno == oi.fileno) return e;
     return NULL;
@@ -2080,6 +2082,7 @@ herr_t CD_WRAP(H5Dset_extent)(hid_t dset, const hsize_t size[])
         }
     }
     herr_t ret = real(dset, size);
+    if ((shrinks || grows) && ret >= 0 && h5_dsets) h5_contig_forget(dset); /* asked again (HDF5 extends chunked datasets only) */
     if (shrinks && h5_dsets) colldiag_h5_forget(dset);
     if (cuts && ret >= 0) note_shrink(dset);
     if (grows && ret >= 0) colldiag_h5_extended(dset); /* new chunks, past the end until the next flush */
@@ -2098,13 +2101,17 @@ herr_t CD_WRAP(H5Dset_extent)(hid_t dset, const hsize_t size[])
 static void note_created(hid_t dset, hid_t dcpl)
 {
     if (dset < 0 || cd_internal) return;
-    colldiag_h5_extended(dset); /* its storage lies past the end of the file until the next flush (created: as extended) */
     const char *acc = cd_getenv("COLLDIAG_ACCELERATE");
     cd_internal++;
     /* explaining alone, a file whose metadata reads need every rank still needs the bridge's facts (its
-       independent calls are planned from them: colldiag_h5_opened) */
+       independent calls are planned from them: colldiag_h5_opened). Either way its storage lies past the
+       end of the file until the next flush (created: as extended): colldiag_h5_created records that too,
+       with the identity it asks anyway */
     if ((acc && *acc && strcmp(acc, "0")) || h5_reads_need_all_ranks(dset)) colldiag_h5_created(dset, dcpl);
-    else if (h5_dsets) h5_forget_dsets(NULL, NULL);
+    else {
+        colldiag_h5_extended(dset);
+        if (h5_dsets) h5_forget_dsets(NULL, NULL);
+    }
     cd_internal--;
 }
 
