@@ -910,7 +910,6 @@ static h5_dentry *h5_dataset(hid_t dset, const h5_oid *oi)
     return e;
 }
 
-
 /* The cache entry of dset's id, asking HDF5 nothing that reads the file; NULL if none. */
 static h5_dentry *h5_cached_entry(hid_t dset)
 {
