@@ -10831,14 +10831,16 @@ static void html_append(colldiag_file *f, const colldiag_xfer *x, const char *pa
     X(CALLS) X(RANK_CALLS) X(CALLS_COLLECTIVE) X(BYTES) X(BYTES_COLL) X(BYTES_IND) X(CALLS_CD) X(BYTES_CD) X(CALLS_H5) X(BYTES_H5)    \
     X(RISK) X(RISK_CALLS) X(SAFE) X(SAFE_CALLS) X(KEPT) X(KEPT_CALLS) X(PLANNED) X(DISAGREE) X(EST_CALLS)                      \
     X(FILT_CALLS) X(FILT_CHUNKS) X(FILT_STORED) X(FILT_RAW) X(FILT_SHARED) X(DEC_CALLS) X(DEC_CHUNKS) X(DEC_STORED) \
-    X(DEC_RAW) X(DEC_HDF5) X(DEC_NS) X(CALLS_LEASED)
+    X(DEC_RAW) X(DEC_HDF5) X(DEC_NS) X(CALLS_LEASED) X(PF_CALLS) X(PF_BYTES)
 /* (FILT_*: planned reads of filtered chunks, colldiag_get_filtered_read: every rank's chunks read and
    inflated, as stored and inflated bytes, and those other ranks inflated too; FILT_CALLS counted once a
    call, as CALLS. DEC_*: reads of filtered chunks colldiag ran, colldiag_get_filtered_decode: the
    chunks decoded, once each, their stored and decoded bytes, the inflations HDF5 would have made of
    them (one on every rank selecting from a chunk), and the nanoseconds the decoding took, summed over
    ranks. CALLS_LEASED: of CALLS_H5, the reads HDF5's path ran under a lease, without colldiag's agreement:
-   the preload's lease_take) */
+   the preload's lease_take. PF_*: reads whose destination, memory never touched, the preload populated
+   before the call (its prefault_dest), counted a rank's each, in the run's entry: their whole pages'
+   bytes) */
 /* The largest rank's total: seconds in the calls (all, through colldiag, through HDF5), and the model's
    estimates scaled to them: what colldiag's best scheme would save over HDF5's path in the calls HDF5
    ran (SAVE_*, by the best scheme), what colldiag saved in the calls it ran. */
@@ -10903,6 +10905,8 @@ static int cd_sum_done;    /* the summary was written (or this process will not 
 /* What the summary could not see, said first (rank 0's): the HDF5 preload sets it for a program whose
    HDF5 is linked statically, whose calls no wrapper sees. NULL: nothing known to be unseen. */
 static const char *cd_sum_unseen;
+/* The preload's decision on prefaulting reads' destinations (rank 0's, its prefault_decide), or NULL. */
+static const char *cd_sum_pf_note;
 
 /* What one call was, on this rank. */
 typedef struct {
@@ -11153,6 +11157,15 @@ static void cd_sum_record(const cd_sum_call *c)
             run->cause_ranks[b].n = 1;
             run->cause_ranks[b].r[0] = me;
         }
+}
+
+/* A read whose destination the preload populated before the call (bytes: its whole pages), on this rank. */
+CD_MAYBE_UNUSED static void cd_sum_prefault(uint64_t bytes)
+{
+    cd_sum_data *run = cd_sum_find(&cd_sum, cd_sum_run_key);
+    if (!run) return;
+    run->u[CD_SUM_PF_CALLS]++;
+    run->u[CD_SUM_PF_BYTES] += bytes;
 }
 
 /* b's counters into a's (the same key). */
@@ -11560,6 +11573,8 @@ static int cd_sum_build(const cd_sum_tab *t, int P, cd_sum_view *v)
         const cd_sum_data *d = &t->e[i].d;
         if (!strcmp(t->e[i].key, cd_sum_run_key)) { /* the run's ranks by cause */
             memcpy(v->cause_ranks, d->cause_ranks, sizeof v->cause_ranks);
+            v->u[CD_SUM_PF_CALLS] += d->u[CD_SUM_PF_CALLS];
+            v->u[CD_SUM_PF_BYTES] += d->u[CD_SUM_PF_BYTES];
             continue;
         }
         char file[1024], dset[1024];
@@ -11716,6 +11731,13 @@ static void cd_sum_print_text(const cd_sum_tab *t, const cd_sum_view *v, double 
     cd_sum_bytes_text(v->u[CD_SUM_BYTES_IND], b2, sizeof b2);
     fprintf(o, "   bytes:    collective %s, independent %s\n", b1, b2);
     if (cd_sum_unseen) fprintf(o, "   NOT SEEN: %s\n", cd_sum_unseen);
+    if (v->u[CD_SUM_PF_CALLS] || cd_sum_pf_note) {
+        cd_sum_bytes_text(v->u[CD_SUM_PF_BYTES], b1, sizeof b1);
+        fprintf(o, "   memory:   %" PRIu64 " read%s into memory never touched, %s, populated before the call", v->u[CD_SUM_PF_CALLS],
+                v->u[CD_SUM_PF_CALLS] == 1 ? "" : "s", b1);
+        if (cd_sum_pf_note) fprintf(o, " (rank 0: %s)", cd_sum_pf_note);
+        fputc('\n', o);
+    }
     fprintf(o, "   io mode:  ");
     for (int k = 0, any = 0; k < CD_SUM_NMODE; k++)
         if (v->mode_calls[k] || v->mode_bytes[k]) {
@@ -11837,6 +11859,14 @@ static void cd_sum_print_json(const cd_sum_tab *t, const cd_sum_view *v, double 
     if (cd_sum_unseen) {
         fprintf(o, ",\"not_seen\":");
         cd_sum_json_str(o, cd_sum_unseen);
+    }
+    if (v->u[CD_SUM_PF_CALLS] || cd_sum_pf_note) {
+        fprintf(o, ",\"prefault\":{\"calls\":%" PRIu64 ",\"bytes\":%" PRIu64, v->u[CD_SUM_PF_CALLS], v->u[CD_SUM_PF_BYTES]);
+        if (cd_sum_pf_note) {
+            fprintf(o, ",\"why\":");
+            cd_sum_json_str(o, cd_sum_pf_note);
+        }
+        fputc('}', o);
     }
     fprintf(o, ",\"io_modes\":{");
     for (int k = 0, any = 0; k < CD_SUM_NMODE; k++)

@@ -228,6 +228,11 @@ suite "openmpi/ompio preload: large whole-chunk writes left to HDF5, 8 and 16 ra
 suite "openmpi/ompio preload: each call's engine measured (injected clock), 3 ranks" 300 tests/test_engine.sh build/openmpi "$OMPI" 3
 suite "openmpi/romio preload: each call's engine measured (injected clock), 3 ranks" 300 env OMPI_MCA_io=romio321 tests/test_engine.sh build/openmpi "$OMPI" 3
 suite "mpich preload: each call's engine measured (injected clock), 2 ranks" 300 tests/test_engine.sh build/mpich "$MPICH" 2
+# reads into memory never touched: populated first where this process's probe says it pays, the same bytes,
+# guard bytes and skipped pages untouched, the summary's count equal to the program's pages (tests/test_prefault.sh)
+suite "openmpi/ompio preload: reads into untouched memory prefaulted where it pays, 3 ranks" 200 tests/test_prefault.sh build/openmpi "$OMPI" 3
+suite "openmpi/romio preload: reads into untouched memory prefaulted where it pays, 2 ranks" 200 env OMPI_MCA_io=romio321 tests/test_prefault.sh build/openmpi "$OMPI" 2
+suite "mpich preload: reads into untouched memory prefaulted where it pays, 2 ranks" 200 tests/test_prefault.sh build/mpich "$MPICH" 2
 # netCDF-C's own parallel test programs (Debian's source of the installed release), plain and accelerated
 suite "openmpi preload: netCDF-C's own parallel tests, plain and accelerated" 600 tests/netcdf_c_tests.sh build/openmpi "$OMPI"
 # the HTML report, rendered by chromium: the RFC example's page and a 262,144-chunk 3-D call

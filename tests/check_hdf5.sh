@@ -106,6 +106,7 @@ suite "openmpi preload: the run's summary (C, h5py)" 300 tests/test_summary.sh "
 suite "openmpi preload: contiguous calls make no more MPI-IO calls than HDF5's" 300 tests/test_contig_calls.sh "$BO" "$OMPI"
 suite "openmpi preload: large whole-chunk writes left to HDF5, alike on every rank" 300 tests/test_as_fast.sh "$BO" "$OMPI" 3
 suite "openmpi preload: each call's engine measured (injected clock)" 300 tests/test_engine.sh "$BO" "$OMPI" 3
+suite "openmpi preload: reads into untouched memory prefaulted where it pays" 200 tests/test_prefault.sh "$BO" "$OMPI" 3
 # failed before colldiag learned such files' datasets only where every rank does (colldiag_h5_opened)
 suite "openmpi preload: collective-metadata file, one rank calling alone" 200 tests/test_collmd_explain.sh "$BO" "$OMPI"
 suite "mpich preload: collective-metadata file, one rank calling alone" 200 tests/test_collmd_explain.sh "$BM" "$MPICH"
