@@ -33,7 +33,7 @@ SCN_PUBLIC ?= tests/scenarios/public
 H5PC = hdf5-$(if $(findstring mpich,$(MPI)),mpich,openmpi)
 H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
-TESTS = $(B)/test_auto $(B)/test_read_guard $(B)/bench-auto $(B)/test_multi $(B)/test_untouched $(B)/test_offnode $(B)/test_model_runs $(B)/heap $(B)/bench-timestep $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/mpi_read_overlap $(B)/mpich_flat_view_repro $(B)/nodes_probe $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/bench-bridge $(B)/bench-manyvars $(B)/calibrate $(B)/ranks $(B)/virtual
+TESTS = $(B)/test_auto $(B)/test_prefault_kit $(B)/bench-fresh $(B)/test_read_guard $(B)/bench-auto $(B)/test_multi $(B)/test_untouched $(B)/test_offnode $(B)/test_model_runs $(B)/heap $(B)/bench-timestep $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/mpi_read_overlap $(B)/mpich_flat_view_repro $(B)/nodes_probe $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/bench-bridge $(B)/bench-manyvars $(B)/calibrate $(B)/ranks $(B)/virtual
 EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/h5_subcomm $(B)/h5_filtered $(B)/h5_direct_chunk $(B)/h5_collmd_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/test_h5_records $(B)/fuzz_filtered $(B)/fuzz_h5 $(B)/h5_defects \
            $(B)/patterns $(B)/libpmpi_file_calls.so $(B)/heap_kept $(B)/libcolldiag_wrap.a $(B)/colldiag-wrap.flags $(B)/h5_engine $(B)/h5_prefault $(B)/libcolldiag_preload_test.so
 ifeq ($(MPI),mpich)
@@ -44,7 +44,7 @@ endif
 DEB_PKGS = make gcc gfortran libopenmpi-dev openmpi-bin libhdf5-openmpi-dev libmpich-dev mpich libhdf5-mpich-dev hdf5-tools jq libdeflate0 \
            clang libclang-rt-14-dev valgrind python3-h5py-mpi python3-mpi4py libnetcdf-mpi-dev chromium
 
-.PHONY: bench-filtered bench-filtered-write wrap bench-auto bench-nodes bench-virtual bench-summary bench-heap bench-field bench-patterns bench-readme deps-hdf5-1.14 check-hdf5-1.14 preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
+.PHONY: bench-fresh bench-filtered bench-filtered-write wrap bench-auto bench-nodes bench-virtual bench-summary bench-heap bench-field bench-patterns bench-readme deps-hdf5-1.14 check-hdf5-1.14 preload all check check-netcdf-c demo demo-run deps clean check-asan check-asan-mpich check-valgrind fuzz fuzz-io fuzz-h5 bench bench-timestep bench-manyvars bench-hdf5 bench-bridge bench-ranks calibrate
 
 .DEFAULT_GOAL := all
 
@@ -231,6 +231,10 @@ $(B)/test_errors: tests/test_errors.c colldiag.c colldiag.h | $(B)
 $(B)/test_auto: tests/test_auto.c colldiag.c colldiag.h tests/testutil.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_TESTING -I. -Itests $< colldiag.c -o $@ -lm
 
+# colldiag_read into memory never touched (src/memory.c), with the probe's answer injected (test build)
+$(B)/test_prefault_kit: tests/test_prefault_kit.c colldiag.c colldiag.h tests/testutil.h | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_TESTING -I. -Itests $< colldiag.c -o $@
+
 # The interposer goes into the executables that count MPI calls.
 # colldiag.c compiled in with a counting allocator
 $(B)/test_memory: tests/test_memory.c tests/count_alloc.h colldiag.c colldiag.h $(B)/pmpi_count.o
@@ -288,6 +292,12 @@ $(B)/heap: bench/heap.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $< -o $@
 bench-heap: $(B)/heap
 	@for m in c i; do $(RUN) -n $(BENCH_RANKS) $(B)/heap $(or $(BENCH_DIR),/tmp) 8 $$m; done
+# A kit read into memory never touched, colldiag's populating off against as shipped (bench/fresh.sh):
+#   make bench-fresh [FRESH_REPS=5]   (about 2 minutes)
+$(B)/bench-fresh: bench/fresh.c $(B)/colldiag.o colldiag.h | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) -I. $< $(B)/colldiag.o -o $@
+bench-fresh: $(B)/bench-fresh
+	@bench/fresh.sh $(B) "$(RUN)" $(BENCH_RANKS) $(or $(FRESH_REPS),5)
 # AUTO's constants measured on this machine: prints `export COLLDIAG_AUTO_*=...` lines (bench/calibrate.c).
 $(B)/calibrate: bench/calibrate.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $< -o $@
@@ -438,6 +448,8 @@ $(A)/test_io $(A)/test_report: $(A)/%: tests/%.c tests/pmpi_count.c $(A)/colldia
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -I. -Itests $< tests/pmpi_count.c $(A)/colldiag.o -o $@
 $(A)/test_errors: tests/test_errors.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -O0 -DCOLLDIAG_TESTING -I. -Itests $< colldiag.c -o $@
+$(A)/test_prefault_kit: tests/test_prefault_kit.c colldiag.c colldiag.h | $(A)
+	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) -DCOLLDIAG_TESTING -I. -Itests $< colldiag.c -o $@
 # the kit with the HDF5 bridge, once for the two suites built with it
 $(A)/colldiag_h5.o: colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra $(SAN) $(H5CFLAGS) -c colldiag.c -o $@
@@ -458,9 +470,10 @@ $(A)/rfc_modes: examples/rfc_modes.c $(A)/colldiag.o colldiag.h | $(A)
 $(A)/fuzz_map: tests/fuzz_map.c colldiag.c colldiag.h | $(A)
 	OMPI_CC=clang mpicc.openmpi -std=c11 -Wall -Wextra -Werror -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $< -o $@
 
-check-asan: $(A)/test_io $(A)/test_errors $(A)/test_report $(A)/scenario_run $(A)/rfc_modes $(A)/fuzz_io $(A)/test_multi $(A)/test_h5accel $(A)/test_h5_records \
+check-asan: $(A)/test_io $(A)/test_prefault_kit $(A)/test_errors $(A)/test_report $(A)/scenario_run $(A)/rfc_modes $(A)/fuzz_io $(A)/test_multi $(A)/test_h5accel $(A)/test_h5_records \
             $(A)/fuzz_filtered
 	$(SANENV) mpirun.openmpi --oversubscribe -n 3 $(A)/test_io
+	$(SANENV) COLLDIAG_PREFAULT=1 mpirun.openmpi --oversubscribe -n 2 -x COLLDIAG_PREFAULT $(A)/test_prefault_kit $(CURDIR)/$(A) on
 	$(SANENV) mpirun.openmpi --oversubscribe -n 3 $(A)/test_multi $(CURDIR)/$(A)/multi.bin
 	$(SANENV) mpirun.openmpi --oversubscribe -n 3 $(A)/test_multi --fuzz 5 150 $(CURDIR)/$(A)/multi.bin
 	@# HDF5's own allocations are not colldiag's: the bridge is checked for memory errors and UB only
@@ -496,11 +509,15 @@ check-asan-mpich: $(AM)/test_io $(AM)/test_errors $(AM)/libmpich_yield.so
 VG = valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
      --suppressions=$(CURDIR)/tests/valgrind.supp
 # Only MPI's own reports are suppressed, each with a program without colldiag that triggers it first.
-check-valgrind: build/openmpi/test_io build/openmpi/test_errors build/openmpi/scenario_run build/openmpi/fuzz_io build/openmpi/mpi_valgrind_baseline \
+check-valgrind: build/openmpi/test_io build/openmpi/test_prefault_kit build/openmpi/test_errors build/openmpi/scenario_run build/openmpi/fuzz_io build/openmpi/mpi_valgrind_baseline \
                 build/openmpi/rfc_modes build/openmpi/libcolldiag_preload.so build/openmpi/h5_client build/openmpi/test_h5_records \
                 build/openmpi/fuzz_filtered
 	OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 $(VG) build/openmpi/mpi_valgrind_baseline $(CURDIR)/build/vg_baseline.bin
 	OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 2 $(VG) build/openmpi/test_io quick
+	@# reads into fresh memory, populated (madvise and mincore under valgrind; the probe's own pages)
+	COLLDIAG_PREFAULT=1 OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 2 -x COLLDIAG_PREFAULT $(VG) \
+	  build/openmpi/test_prefault_kit $(CURDIR)/build on
+	OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 2 $(VG) build/openmpi/test_prefault_kit $(CURDIR)/build auto
 	OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 $(VG) build/openmpi/test_errors quick
 	cd build && OMPI_MCA_mca_base_component_disable_dlclose=1 mpirun.openmpi --oversubscribe -n 3 $(VG) openmpi/fuzz_io --seed 12 --cases 300 --out .
 	@$(call scn_groups,$(SCN_PUBLIC)/tdset_*_n3.scn $(SCN_PUBLIC)/error_*.scn $(SCN_PUBLIC)/tcoll_cchunk3_point*.scn tests/scenarios/points_*.scn,\

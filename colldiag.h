@@ -520,6 +520,15 @@ typedef struct {
                                               (incl. the closing reduction, which waits for the slowest rank's data) */
 } colldiag_counters;
 int colldiag_get_counters(const colldiag_xfer *x, colldiag_counters *out);
+/* A read into memory never touched (the last call's, this rank's): *bytes, the bytes of its destination
+   colldiag populated before reading (whole pages, in one madvise(MADV_POPULATE_WRITE): Linux 5.14), 0 when
+   it populated none. colldiag does that where the destination is one run of bytes the read writes whole
+   (no memory selection, or a hyperslab one without gaps), its last page is not resident, and this process
+   measured at its first such read that faulting pages in costs at least 1.25x populating them
+   (COLLDIAG_PREFAULT=0 never, =1 always). Populating changes no byte. *why (either may be NULL): the
+   process's decision in words ("prefaulted: faulting took 1.84x ..."), "" before its first fresh read;
+   colldiag owns the string, which lives as long as the process. */
+int colldiag_get_prefault(const colldiag_xfer *x, uint64_t *bytes, const char **why);
 /* Bytes crossing nodes in the last call: the data bytes this rank's part of the aggregation exchange
    (COLLDIAG_MPIO_CHUNK_AGGREGATE_IO, or AUTO's choice of it) sent to ranks on other nodes, a node being
    a group MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) makes: its pieces to their chunks' owners (writes),

@@ -783,6 +783,7 @@ static void xfer_reset(colldiag_xfer *x)
     x->filt_decoded = x->filt_decoded_stored = x->filt_decoded_raw = x->filt_decoded_readers = 0;
     x->filt_decode_s = 0;
     x->filt_read = 0;
+    x->pf_bytes = 0;
     x->grid_rank = 0;
     x->thr = 0;
     x->ratio0 = 0;
@@ -1478,6 +1479,7 @@ static int cd_transfer_core(colldiag_file *f, const colldiag_layout *l, const co
     x->bridge_global = io.code ? (io.prefail == 2 ? 1 : 2) : 0; /* independent calls: this rank's own */
     x->bridge_max_bytes = 0;
     x->pre_code = x->pre_need_index = 0; /* pre_bytes, pre_defers and pre_flush_writes are read by the reduction below */
+    prefault_read(&io); /* a fresh destination populated first, where it pays (memory.c); this rank's own memory */
     uint32_t cause = local_causes(&io);
     map_selection(&io, cause);
     x->sel_io_cause = 0;

@@ -41,6 +41,7 @@ struct colldiag_xfer {
     uint64_t data_buf_bytes;              /* most bytes of data copies (packing, aggregation) alive at once in
                                              the last call: what bench subtracts to see the per-chunk cost */
     uint64_t pcs_cap;
+    uint64_t pf_bytes;                    /* bytes of the read's destination populated before it (memory.c), this rank */
     colldiag_counters cnt;
     char reason[384];                     /* read through xfer_reason: AUTO's may not be formatted yet */
     int reads_solo;                       /* the read guard made the collective reads independent (1; 2 once the

@@ -155,6 +155,14 @@ int colldiag_get_counters(const colldiag_xfer *x, colldiag_counters *out)
     return 0;
 }
 
+int colldiag_get_prefault(const colldiag_xfer *x, uint64_t *bytes, const char **why)
+{
+    if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_prefault", "x is NULL");
+    if (bytes) *bytes = x->pf_bytes;
+    if (why) *why = cd_pf_note;
+    return 0;
+}
+
 int colldiag_get_auto_estimates(const colldiag_xfer *x, double *link_s, double *multi_s, double *aggregate_s)
 {
     if (!x) return cd_fail(COLLDIAG_ERR_ARG, "colldiag_get_auto_estimates", "x is NULL");

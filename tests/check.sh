@@ -233,6 +233,16 @@ suite "mpich preload: each call's engine measured (injected clock), 2 ranks" 300
 suite "openmpi/ompio preload: reads into untouched memory prefaulted where it pays, 3 ranks" 200 tests/test_prefault.sh build/openmpi "$OMPI" 3
 suite "openmpi/romio preload: reads into untouched memory prefaulted where it pays, 2 ranks" 200 env OMPI_MCA_io=romio321 tests/test_prefault.sh build/openmpi "$OMPI" 2
 suite "mpich preload: reads into untouched memory prefaulted where it pays, 2 ranks" 200 tests/test_prefault.sh build/mpich "$MPICH" 2
+# the kit's colldiag_read the same (src/memory.c): values, guard bytes, pages outside a one-run or gapped
+# memory selection untouched, colldiag_get_prefault's bytes against the program's own page count; forced
+# on and off, the probe's answer injected either side of 1.25 (test build), and this machine's own probe
+for m in "COLLDIAG_PREFAULT=1 on" "COLLDIAG_PREFAULT=0 off" "COLLDIAG_INJECT=prefault:1.2 off" "COLLDIAG_INJECT=prefault:1.3 on" "COLLDIAG_PREFAULT=auto auto"; do
+    pv=${m% *}
+    suite "openmpi/ompio test_prefault_kit -n 3 $pv" 120 env "$pv" $OMPI -x "${pv%%=*}" -n 3 build/openmpi/test_prefault_kit "${TMPDIR:-/tmp}" "${m##* }"
+done
+suite "openmpi/romio test_prefault_kit -n 2 COLLDIAG_PREFAULT=1" 120 env COLLDIAG_PREFAULT=1 OMPI_MCA_io=romio321 $OMPI -x OMPI_MCA_io -x COLLDIAG_PREFAULT -n 2 build/openmpi/test_prefault_kit "${TMPDIR:-/tmp}" on
+suite "mpich test_prefault_kit -n 2 COLLDIAG_PREFAULT=1" 120 env COLLDIAG_PREFAULT=1 $MPICH -n 2 build/mpich/test_prefault_kit "${TMPDIR:-/tmp}" on
+suite "mpich test_prefault_kit -n 2 (this machine's probe)" 120 $MPICH -n 2 build/mpich/test_prefault_kit "${TMPDIR:-/tmp}" auto
 # netCDF-C's own parallel test programs (Debian's source of the installed release), plain and accelerated
 suite "openmpi preload: netCDF-C's own parallel tests, plain and accelerated" 600 tests/netcdf_c_tests.sh build/openmpi "$OMPI"
 # the HTML report, rendered by chromium: the RFC example's page and a 262,144-chunk 3-D call

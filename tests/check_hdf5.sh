@@ -107,6 +107,9 @@ suite "openmpi preload: contiguous calls make no more MPI-IO calls than HDF5's" 
 suite "openmpi preload: large whole-chunk writes left to HDF5, alike on every rank" 300 tests/test_as_fast.sh "$BO" "$OMPI" 3
 suite "openmpi preload: each call's engine measured (injected clock)" 300 tests/test_engine.sh "$BO" "$OMPI" 3
 suite "openmpi preload: reads into untouched memory prefaulted where it pays" 200 tests/test_prefault.sh "$BO" "$OMPI" 3
+# the kit's colldiag_read the same (src/memory.c), on this glibc and Open MPI 5: forced, and this machine's probe
+suite "openmpi kit: colldiag_read into untouched memory, forced" 120 env COLLDIAG_PREFAULT=1 $OMPI -x COLLDIAG_PREFAULT -n 3 "$BO/test_prefault_kit" "${TMPDIR:-/tmp}" on
+suite "openmpi kit: colldiag_read into untouched memory, this machine's probe" 120 $OMPI -n 3 "$BO/test_prefault_kit" "${TMPDIR:-/tmp}" auto
 # failed before colldiag learned such files' datasets only where every rank does (colldiag_h5_opened)
 suite "openmpi preload: collective-metadata file, one rank calling alone" 200 tests/test_collmd_explain.sh "$BO" "$OMPI"
 suite "mpich preload: collective-metadata file, one rank calling alone" 200 tests/test_collmd_explain.sh "$BM" "$MPICH"

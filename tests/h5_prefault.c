@@ -8,7 +8,9 @@
  *   2. into the same memory again (now resident: nothing to populate);
  *   3. into a second fresh mapping through a memory selection with gaps (blocks of 2 pages, 2 pages
  *      apart): the values checked, and the pages wholly inside the gaps still not resident (mincore):
- *      no read may touch memory the selection skips.
+ *      no read may touch memory the selection skips;
+ *   4. (HDF5 1.14: H5Dread_multi) into a third fresh mapping, 300 bytes in, through H5Dread_multi of the
+ *      one dataset: the values and the guard bytes checked, and its pages printed as in 1.
  * Every rank prints "rank R: ok ..." or "rank R: FAIL ..."; the exit status is 1 on any failure.
  * Usage: h5_prefault FILE */
 #define _DEFAULT_SOURCE
@@ -109,6 +111,36 @@ int main(int argc, char **argv)
         } else printf("rank %d: ok read 3: %d values, %zu pages inside the gaps untouched\n", rank, PER_RANK, gap_pages);
     }
     munmap(m2, map2);
+#if H5_VERSION_GE(1, 14, 0)
+    { /* 4: H5Dread_multi into a fresh mapping, 300 bytes in */
+        unsigned char *m3 = mmap(NULL, map1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m3 == MAP_FAILED) MPI_Abort(MPI_COMM_WORLD, 3);
+        unsigned char *d3 = m3 + 300;
+        memset(m3, 0xAB, 300);
+        memset(d3 + bytes, 0xCD, 64);
+        const uintptr_t a3 = (uintptr_t)d3, f3 = (a3 + pg - 1) & ~(uintptr_t)(pg - 1), t3 = (a3 + bytes) & ~(uintptr_t)(pg - 1);
+        printf("rank %d: pages %zu\n", rank, (size_t)(t3 - f3));
+        hid_t ds[1] = {dset}, mt[1] = {H5T_NATIVE_DOUBLE}, mss[1] = {ms}, fss[1] = {fs};
+        void *bufs[1] = {d3};
+        size_t wrong = 0, guards = 0;
+        if (H5Dread_multi(1, ds, mt, mss, fss, dxpl, bufs) < 0) { printf("rank %d: FAIL read 4\n", rank); bad = 1; }
+        else {
+            for (size_t i = 0; i < PER_RANK; i++) {
+                double v;
+                memcpy(&v, d3 + i * sizeof v, sizeof v);
+                wrong += v != value(rank, i);
+            }
+            for (size_t i = 0; i < 300; i++) guards += m3[i] != 0xAB;
+            for (size_t i = 0; i < 64; i++) guards += d3[bytes + i] != 0xCD;
+            if (wrong || guards) { printf("rank %d: FAIL read 4: %zu values wrong, %zu guard bytes changed\n", rank, wrong, guards); bad = 1; }
+            else printf("rank %d: ok read 4: %d values (H5Dread_multi), guards unchanged\n", rank, PER_RANK);
+        }
+        munmap(m3, map1);
+    }
+    printf("rank %d: reads 4\n", rank);
+#else
+    printf("rank %d: reads 3\n", rank);
+#endif
     H5Sclose(gs);
     H5Pclose(dxpl);
     H5Sclose(ms);

@@ -5,7 +5,8 @@
 # checks what the run's summary says was populated against the whole pages the program computed:
 #  1. plain HDF5 (no preload): the program's own checks hold (they are the reference);
 #  2. COLLDIAG_PREFAULT=1: the same checks; one populated read a rank (the first: the second finds the
-#     memory resident, the gapped one is not one run), its whole pages' bytes; the text summary says so;
+#     memory resident, the gapped one is not one run; with HDF5 1.14 also H5Dread_multi's, into a
+#     destination of its own), their whole pages' bytes; the text summary says so;
 #  3. COLLDIAG_PREFAULT=0: nothing populated;
 #  4. the probe decides (test build, COLLDIAG_INJECT=prefault:RATIO): 1.2 (under 1.25) nothing, 1.3 every
 #     rank's first read; and the real probe of this machine: either, said with its ratio;
@@ -24,7 +25,8 @@ run() { # name, preload library ("" none), then VAR=VALUE settings: the program,
     local name=$1 lib=$2; shift 2
     if env COLLDIAG_REPORT= COLLDIAG_ACCELERATE= COLLDIAG_PREFAULT= COLLDIAG_INJECT= "$@" LD_PRELOAD="$lib" timeout 120 $RUN -n "$NP" $X \
         "$PROG" "$T/$name.h5" >"$T/$name.out" 2>&1 &&
-        [ "$(grep -c ': ok read' "$T/$name.out")" = $((3 * NP)) ]; then
+        [ "$(grep -c ': ok read' "$T/$name.out")" = "$(awk '/: reads [0-9]+$/ {n += $NF} END {print n + 0}' "$T/$name.out")" ] &&
+        [ "$(grep -c ': reads [0-9]*$' "$T/$name.out")" = "$NP" ]; then
         echo "$name: every rank's values and guard bytes right, the gaps' pages untouched"
     else
         echo "FAIL $name: the program's checks"; grep -v ': ok ' "$T/$name.out" | head -8; fail=1
@@ -43,9 +45,9 @@ pages = [int(m.group(1)) for m in re.finditer(r"^rank \d+: pages (\d+)$", open(o
 if want == "none":
     ok, said = pf is None, "no prefault in the summary"
 else:
-    calls = int(want)
-    exp_bytes = sum(pages) if calls == int(np) else 0
-    ok = pf is not None and len(pages) == int(np) and pf["calls"] == calls and pf["bytes"] == exp_bytes and pf.get("why", "").startswith(why)
+    calls = len(pages) if want == "all" else int(want)
+    exp_bytes = sum(pages) if want == "all" else 0
+    ok = pf is not None and len(pages) >= int(np) and pf["calls"] == calls and pf["bytes"] == exp_bytes and pf.get("why", "").startswith(why)
     said = "%d populated reads, %d bytes (the program's pages: %d), %r" % (pf["calls"], pf["bytes"], exp_bytes, pf.get("why")) if pf else "none"
 print(("%s: %s" if ok else "FAIL %s: %s") % (name, said))
 sys.exit(0 if ok else 1)
@@ -55,16 +57,17 @@ PY
 
 run plain ""
 run forced "$LIB" COLLDIAG_ACCELERATE=1 COLLDIAG_PREFAULT=1 COLLDIAG_REPORT="summary:$T/forced.json"
-summary_is forced "$NP" "COLLDIAG_PREFAULT=1"
+summary_is forced all "COLLDIAG_PREFAULT=1"
 run text "$LIB" COLLDIAG_ACCELERATE=1 COLLDIAG_PREFAULT=1 COLLDIAG_REPORT=summary
-if grep -q "memory:   $NP reads\? into memory never touched" "$T/text.out"; then echo "text: the summary's screen says $NP reads were populated"
+npop=$(grep -c ': pages [0-9]*$' "$T/text.out") # a populated read a rank and fresh destination (HDF5 1.14: H5Dread_multi's too)
+if grep -q "memory:   $npop reads\? into memory never touched" "$T/text.out"; then echo "text: the summary's screen says $npop reads were populated"
 else echo "FAIL text: no such line in the summary's screen"; grep -A2 'run summary' "$T/text.out"; fail=1; fi
 run off "$LIB" COLLDIAG_ACCELERATE=1 COLLDIAG_PREFAULT=0 COLLDIAG_REPORT="summary:$T/off.json"
 summary_is off 0 "COLLDIAG_PREFAULT=0"
 run probe_low "$TLIB" COLLDIAG_ACCELERATE=1 COLLDIAG_INJECT=prefault:1.2 COLLDIAG_REPORT="summary:$T/probe_low.json"
 summary_is probe_low 0 "not prefaulted: faulting took 1.20x"
 run probe_high "$TLIB" COLLDIAG_ACCELERATE=1 COLLDIAG_INJECT=prefault:1.3 COLLDIAG_REPORT="summary:$T/probe_high.json"
-summary_is probe_high "$NP" "prefaulted: faulting took 1.30x"
+summary_is probe_high all "prefaulted: faulting took 1.30x"
 run probe_real "$LIB" COLLDIAG_ACCELERATE=1 COLLDIAG_REPORT="summary:$T/probe_real.json"
 if python3 -c 'import json,sys; p=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])["prefault"]; sys.exit(0 if "faulting took" in p["why"] else 1)' "$T/probe_real.json"; then
     echo "probe_real: $(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])["prefault"])' "$T/probe_real.json")"

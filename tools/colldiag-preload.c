@@ -1285,97 +1285,12 @@ static herr_t write_call(pl_call *c, int warn, hid_t dxpl, h5w_fn real_write)
 }
 
 /* ---- a read's destination, prefaulted (COLLDIAG_ACCELERATE) ----
-   A read into memory the program never touched pays a page fault a 4 KiB page, in the kernel's copy
-   or MPI-IO's: ~10-14 us a page on this machine (a Firecracker VM; 0.6 us a page when the same pages
-   are populated in one madvise), so h5bench's BD-CATS-IO spent 14 of each 4 MiB read's 15 ms of its
-   first time step faulting its fresh buffers in (strace), plain HDF5 and the preload alike, and that
-   time step was most of its read time. Where the memory selection is one run of bytes (every byte of
-   it written by the read), the preload populates the run's whole pages in one
-   madvise(MADV_POPULATE_WRITE, Linux 5.14) before the call: the memory then holds what the fault would
-   have put there (zeros the read overwrites), so the program sees the same bytes. Not where the
-   selection has gaps or is of points (pages the read would not touch stay untouched).
-   Measured, not assumed: where faults are cheap (a cluster node: ~0.25 us) populating first may gain
-   nothing, and it writes a large buffer's pages twice over (zeroed ahead, then the data) where the
-   fault zeroes each page just before its copy. So at the first read into fresh memory each process
-   times, once, first-touch writes against populate-then-write on pages of its own (PF_ROUNDS rounds
-   of PF_PAGES pages each way, the order alternating), and populates only where that ran at least
-   PF_GAIN times as fast (1.6-2.0x here). COLLDIAG_PREFAULT=0 never, =1 always (no probe).
-   Per call, after the first with a buffer: one lookup among the last PF_SEEN buffers (a buffer read
-   into once is resident: no query, no system call). A new buffer: a few HDF5 queries of the memory
-   selection and one mincore() of the run's last page (glibc writes a mapped block's header into its
-   first page, so the first says nothing). A rank's own memory: no collective, nothing agreed. */
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14's value; an older kernel answers EINVAL and the preload stops asking */
-#endif
-#define PF_MIN ((size_t)64 << 10) /* below 16 pages, the queries and mincore cost about what faults would */
-#define PF_SEEN 16                /* buffers remembered: h5bench reads 8 variables into 8 buffers, IOR one */
-#define PF_PAGES 8
-#define PF_ROUNDS 8
-/* The probe's ratio (faulting's time over populating's) from which populating pays. Here 1.60-2.04 in 30
-   probes of 3 processes at once (faults ~9.5 us a page, populated pages written ~5.5 us), and the reads
-   ran 1.5-1.8x as fast; 1.25 leaves the probe's noise room on such a machine while one where both run
-   alike (a ratio about 1) keeps faulting. */
-#define PF_GAIN 1.25
-static int pf_state;               /* 0 not decided, 1 populate, -1 never */
-static double pf_ratio = -1;       /* the probe's median ratio; -1 not probed */
-static uintptr_t pf_seen[PF_SEEN]; /* buffers already seen, most recent at pf_next - 1 */
-static unsigned pf_next;
-static char pf_note[160];          /* what the summary says of the decision (rank 0's) */
-
-/* Faulting's time over populate-then-write's on fresh pages of this process's own: each way's fastest of
-   PF_ROUNDS rounds (a round the kernel preempted only runs slower), the order alternating round by
-   round; -1 when it cannot be measured (no mapping, or madvise refused). */
-static double prefault_probe(void)
-{
-    const size_t pg = (size_t)sysconf(_SC_PAGESIZE), run = PF_PAGES * pg;
-    char *m = mmap(NULL, 2 * PF_ROUNDS * run, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) return -1;
-    double tf = -1, tp = -1;
-    int ok = 1;
-    for (int k = 0; k < PF_ROUNDS && ok; k++) {
-        char *f = m + 2 * (size_t)k * run, *p = f + run;
-        for (int w = 0; w < 2; w++) {
-            const double t0 = MPI_Wtime();
-            if ((w ^ k) & 1) { /* first touch, as a read's copy writes */
-                memset(f, 1, run);
-                const double t = MPI_Wtime() - t0;
-                if (tf < 0 || t < tf) tf = t;
-            } else {
-                ok = madvise(p, run, MADV_POPULATE_WRITE) == 0;
-                memset(p, 1, run);
-                const double t = MPI_Wtime() - t0;
-                if (tp < 0 || t < tp) tp = t;
-            }
-        }
-    }
-    munmap(m, 2 * PF_ROUNDS * run);
-    return ok && tp > 0 ? tf / tp : -1;
-}
-
-/* Whether this process populates fresh destinations: COLLDIAG_PREFAULT, else the probe (in test
-   builds COLLDIAG_INJECT=prefault:RATIO gives its answer). Decided once, at the first fresh one. */
-static int prefault_decide(void)
-{
-    const char *e = cd_getenv("COLLDIAG_PREFAULT");
-    if (e && *e && strcmp(e, "auto")) {
-        pf_state = strcmp(e, "0") ? 1 : -1;
-        cd_sum_pf_note = pf_note;
-        snprintf(pf_note, sizeof pf_note, "COLLDIAG_PREFAULT=%s", pf_state > 0 ? "1" : "0");
-        return pf_state;
-    }
-    pf_ratio = prefault_probe();
-#ifdef COLLDIAG_TESTING
-    const char *inj = cd_getenv("COLLDIAG_INJECT");
-    double v;
-    if (inj && !strncmp(inj, "prefault:", 9) && sscanf(inj + 9, "%lf", &v) == 1) pf_ratio = v;
-#endif
-    pf_state = pf_ratio >= PF_GAIN ? 1 : -1;
-    cd_sum_pf_note = pf_note;
-    if (pf_ratio < 0) snprintf(pf_note, sizeof pf_note, "not prefaulted: this kernel cannot populate (MADV_POPULATE_WRITE, Linux 5.14)");
-    else snprintf(pf_note, sizeof pf_note, "%s: faulting took %.2fx populating's time in this process's probe (populated from %.2fx)",
-                  pf_state > 0 ? "prefaulted" : "not prefaulted", pf_ratio, PF_GAIN);
-    return pf_state;
-}
+   A read into memory the program never touched pays a page fault a page (~10-14 us here, a Firecracker
+   VM): the kit's cd_prefault_run (src/memory.c) populates such a destination first where this process
+   measured that it pays, and says why. The preload calls it before either engine, for H5Dread's memory
+   selection when that is one run of bytes, so that HDF5's path and colldiag's both read into resident
+   memory and are timed alike (colldiag's engine then finds the buffer seen and asks nothing more). A new
+   buffer costs a few HDF5 queries of the memory selection; one seen already, one lookup. */
 
 /* The read's destination as one run of bytes of buf, [*a, *a + *n): the memory selection (H5S_ALL: the
    file's selection, in the file's extent) is one contiguous run of its extent. 0: it is not, or unknown. */
@@ -1412,27 +1327,20 @@ static int dest_run(const pl_call *c, uintptr_t *a, size_t *n)
 }
 
 /* Before a read under COLLDIAG_ACCELERATE: a destination never touched, populated in one call where this
-   process measured that it pays (above). Counted in the run's summary. */
+   process measured that it pays (src/memory.c). Counted in the run's summary, whose memory line says
+   the decision (rank 0's). */
 static void prefault_dest(const pl_call *c)
 {
-    if (c->wr || !c->rbuf || pf_state < 0 || !set_on(c->acc)) return;
-    const uintptr_t key = (uintptr_t)c->rbuf;
-    for (unsigned i = 0; i < PF_SEEN; i++)
-        if (pf_seen[i] == key) return;
-    pf_seen[pf_next++ % PF_SEEN] = key;
+    if (c->wr || !c->rbuf || cd_pf_state < 0 || !set_on(c->acc)) return;
+    for (unsigned i = 0; i < CD_PF_SEEN; i++) /* seen: no HDF5 query, no system call */
+        if (cd_pf_seen[i] == (uintptr_t)c->rbuf) return;
+    cd_pf_seen[cd_pf_next++ % CD_PF_SEEN] = (uintptr_t)c->rbuf;
     uintptr_t a = 0;
     size_t n = 0;
     if (!dest_run(c, &a, &n)) return;
-    const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), from = (a + pg - 1) & ~(pg - 1), to = (a + n) & ~(pg - 1);
-    if (to <= from || to - from < PF_MIN) return;
-    unsigned char in = 1;
-    if (mincore((void *)(to - pg), (size_t)pg, &in) != 0 || (in & 1)) return; /* resident (or not a mapping mincore knows) */
-    if (!pf_state && prefault_decide() < 0) return;
-    if (madvise((void *)from, (size_t)(to - from), MADV_POPULATE_WRITE) != 0) {
-        if (errno == EINVAL) { pf_state = -1; snprintf(pf_note, sizeof pf_note, "not prefaulted: this kernel cannot populate (MADV_POPULATE_WRITE, Linux 5.14)"); }
-        return;
-    }
-    if (set_on(c->mode)) cd_sum_prefault((uint64_t)(to - from));
+    const uint64_t got = cd_prefault_run(a, n);
+    if (cd_pf_state) cd_sum_pf_note = cd_pf_note;
+    if (got && set_on(c->mode)) cd_sum_prefault(got);
 }
 
 /* The one wrapper behind both functions: the record c flows through the accelerated path, or through
@@ -1821,6 +1729,11 @@ static herr_t multi_call(int wr, size_t count, hid_t *dsets, hid_t *mts, hid_t *
     const char *acc = cd_getenv("COLLDIAG_ACCELERATE");
     char why[1024] = "";
     herr_t ret = 0;
+    if (!wr && rbufs && mts && mss && fss && count > 0 && dsets && acc && *acc && strcmp(acc, "0") && !cd_internal)
+        for (size_t i = 0; i < count; i++) { /* each destination as H5Dread's (prefault_dest), before either engine */
+            const pl_call c = pl_call_of(0, "H5Dread_multi", dsets[i], mts[i], mss[i], fss[i], dxpl, NULL, rbufs[i]);
+            prefault_dest(&c);
+        }
     if (!(count > 0 && dsets && acc && *acc && strcmp(acc, "0") && !cd_internal &&
           accelerate_multi(wr, count, dsets, mts, mss, fss, dxpl, wbufs, rbufs, acc, why, sizeof why)))
         ret = explain_multi(wr, count, dsets, mts, mss, fss, dxpl, wbufs, rbufs, why[0] ? why : NULL, real_w, real_r);
