@@ -17,9 +17,12 @@
    CD_PF_PAGES pages each way, the order alternating, ~1 ms), and populates only where faulting took at
    least CD_PF_GAIN times as long. COLLDIAG_PREFAULT=0 never, =1 always (no probe), auto (or unset) the
    probe decides. A rank's own memory: no collective, nothing agreed, nothing another rank sees.
-   Per call: one mincore() of a page, ~0.5 us, against a read of 64 KiB or more (a program that maps a
-   fresh buffer for every time step, which glibc's malloc does for large blocks, often at the address it
-   just unmapped, is seen fresh each time). The HDF5 preload calls the same function before either of its
+   Per call: one mincore() of a page, ~0.2 us here, against a read of 1 MiB or more (a program that maps
+   a fresh buffer for every time step, which glibc's malloc does for blocks over its mmap threshold,
+   often at the address it just unmapped, is seen fresh each time). Under 1 MiB a warm read of 64 KiB
+   takes ~5 us and the query would be 4% of it, so a run under CD_PF_RECHECK already looked at (the last
+   CD_PF_SEEN of them) is not asked again: such blocks come from the heap, where glibc reuses memory it
+   keeps. The HDF5 preload calls the same function before either of its
    engines, so that HDF5's path and colldiag's read into resident memory alike and are timed alike; it
    remembers the last CD_PF_SEEN buffers it looked at, since finding the run there costs HDF5 queries. */
 #if defined(__linux__)
@@ -38,6 +41,7 @@
 #endif
 #define CD_PF_MIN ((size_t)64 << 10) /* below 16 pages the query and mincore cost about what the faults would */
 #define CD_PF_SEEN 16                /* buffers remembered: h5bench reads 8 variables into 8 buffers, IOR one */
+#define CD_PF_RECHECK ((size_t)1 << 20) /* runs from this size are asked every call (above) */
 #define CD_PF_PAGES 8
 #define CD_PF_ROUNDS 8
 /* The probe's ratio (faulting's time over populating's) from which populating pays. Here 1.60-2.04 in 30
@@ -50,6 +54,8 @@ static int cd_pf_state;               /* 0 not decided, 1 populate, -1 never */
 static double cd_pf_ratio = -1;       /* the probe's ratio; -1 not probed */
 CD_MAYBE_UNUSED static uintptr_t cd_pf_seen[CD_PF_SEEN]; /* the preload's: buffers already seen, most recent at cd_pf_next - 1 */
 CD_MAYBE_UNUSED static unsigned cd_pf_next;
+CD_MAYBE_UNUSED static uintptr_t cd_pf_small[CD_PF_SEEN]; /* the kit's: runs under CD_PF_RECHECK already looked at */
+CD_MAYBE_UNUSED static unsigned cd_pf_small_next;
 static char cd_pf_note[160];          /* the decision, said once: "prefaulted: ..." / "not prefaulted: ..." */
 static const char cd_pf_cannot[] = "not prefaulted: this kernel cannot populate (MADV_POPULATE_WRITE, Linux 5.14)";
 
@@ -118,6 +124,11 @@ static uint64_t cd_prefault_run(uintptr_t a, size_t n)
     if (cd_pf_state < 0 || !a) return 0;
     const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), from = (a + pg - 1) & ~(pg - 1), to = (a + n) & ~(pg - 1);
     if (n < CD_PF_MIN || to <= from || to - from < CD_PF_MIN) return 0;
+    if (n < CD_PF_RECHECK) {
+        for (unsigned i = 0; i < CD_PF_SEEN; i++)
+            if (cd_pf_small[i] == a) return 0;
+        cd_pf_small[cd_pf_small_next++ % CD_PF_SEEN] = a;
+    }
     /* the last whole page: glibc writes a mapped block's header into its first, which says nothing */
     unsigned char in = 1;
     if (mincore((void *)(to - pg), (size_t)pg, &in) != 0 || (in & 1)) return 0; /* resident, or not a mapping mincore knows */

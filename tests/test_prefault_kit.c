@@ -9,6 +9,7 @@
  *   packed    no memory selection, the destination 200 bytes into a fresh mapping (not page aligned)
  *   again     the same buffer read again: resident, nothing populated
  *   remapped  a fresh mapping in its place (often at the same address): populated again
+ *   smallrun  a 512 KiB run (under 1 MiB colldiag asks once a run): populated the first time only
  *   onerun    a hyperslab memory selection of whole rows inside a larger fresh extent: populated from
  *             its first row only; the rows before and after it stay untouched
  *   gapped    every other row of a fresh extent: never populated; the skipped rows stay untouched
@@ -23,7 +24,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define ROWS 64
+#define ROWS 128 /* a rank's block: 1 MiB, the size from which colldiag asks every call (src/memory.c) */
 #define COLS 1024 /* 8 KiB a row: two whole pages */
 
 static double value(uint64_t row, uint64_t col) { return (double)(row * 1000003u + col) + 0.25; }
@@ -140,6 +141,33 @@ int main(int argc, char **argv)
     for (uint64_t r = 0; r < ROWS; r++)
         for (uint64_t c = 0; c < COLS; c++) bad += d1[r * COLS + c] != value((uint64_t)me * ROWS + r, c);
     CHECK(bad == 0, "%llu wrong values", (unsigned long long)bad);
+
+    /* smallrun: half the block, into a fresh mapping twice at the same place: a run under 1 MiB is
+       looked at once (the second, fresh again, is not asked: the heap's blocks of that size stay resident) */
+    snprintf(g_case, sizeof g_case, "smallrun");
+    {
+        colldiag_sel *fh2 = NULL;
+        const uint64_t hcount[2] = {ROWS / 2, COLS};
+        const size_t hb = blockb / 2;
+        CHECK(colldiag_sel_create(2, dims, &fh2) == 0 && colldiag_sel_select_hyperslab(fh2, COLLDIAG_SELECT_SET, start, NULL, hcount, NULL) == 0, "fh2");
+        for (int k = 0; k < 2; k++) {
+            char *m5 = fresh(hb + pg);
+            CHECK(m5 != NULL, "mmap");
+            if (!m5) break;
+            CHECK(colldiag_read(f, l, fh2, NULL, m5 + 64, x) == 0, "colldiag_read: %s", colldiag_xfer_errmsg(x));
+            const uint64_t want5 = expect && k == 0 ? whole_pages((uintptr_t)m5 + 64, hb) : 0;
+            uint64_t g5 = 99;
+            CHECK(colldiag_get_prefault(x, &g5, NULL) == 0 && (k == 0 ? g5 == want5 : g5 == 0 || g5 == whole_pages((uintptr_t)m5 + 64, hb)),
+                  "read %d populated %llu bytes, want %llu", k, (unsigned long long)g5, (unsigned long long)want5);
+            const double *v5 = (const double *)(m5 + 64);
+            bad = 0;
+            for (uint64_t r = 0; r < ROWS / 2; r++)
+                for (uint64_t c = 0; c < COLS; c++) bad += v5[r * COLS + c] != value((uint64_t)me * ROWS + r, c);
+            CHECK(bad == 0, "%llu wrong values", (unsigned long long)bad);
+            munmap(m5, hb + pg);
+        }
+        colldiag_sel_free(fh2);
+    }
 
     /* onerun: rows 8 .. 8 + ROWS - 1 of a fresh (ROWS + 16)-row extent (page aligned: rows are whole pages) */
     snprintf(g_case, sizeof g_case, "onerun");
