@@ -35,7 +35,7 @@ H5CFLAGS = -DCOLLDIAG_WITH_HDF5 $(shell pkg-config --cflags $(H5PC) 2>/dev/null)
 H5LIBS = $(shell pkg-config --libs $(H5PC) 2>/dev/null)
 TESTS = $(B)/test_auto $(B)/test_prefault_kit $(B)/bench-fresh $(B)/test_read_guard $(B)/bench-auto $(B)/test_multi $(B)/test_untouched $(B)/test_offnode $(B)/test_model_runs $(B)/heap $(B)/bench-timestep $(B)/scenario_run $(B)/scenario_run_rounds $(B)/fuzz_io $(B)/fuzz_io_rounds $(B)/mpi_negative_stride $(B)/mpi_valgrind_baseline $(B)/mpi_read_overlap $(B)/mpich_flat_view_repro $(B)/nodes_probe $(B)/test_io $(B)/test_io_rounds $(B)/test_errors $(B)/test_report $(B)/test_large $(B)/test_memory $(B)/bench $(B)/bench-hdf5 $(B)/bench-bridge $(B)/bench-manyvars $(B)/calibrate $(B)/ranks $(B)/virtual
 EXAMPLES = $(B)/minimal $(B)/timestep $(B)/rfc_modes $(B)/posix_cause $(B)/hdf5_interop $(B)/libcolldiag_preload.so $(B)/h5_client $(B)/h5_subcomm $(B)/h5_filtered $(B)/h5_direct_chunk $(B)/h5_collmd_client $(B)/html_large $(B)/test_h5plan $(B)/test_h5accel $(B)/test_h5_records $(B)/fuzz_filtered $(B)/fuzz_h5 $(B)/h5_defects \
-           $(B)/patterns $(B)/libpmpi_file_calls.so $(B)/heap_kept $(B)/libcolldiag_wrap.a $(B)/colldiag-wrap.flags $(B)/h5_engine $(B)/h5_prefault $(B)/libcolldiag_preload_test.so
+           $(B)/patterns $(B)/libpmpi_file_calls.so $(B)/heap_kept $(B)/libcolldiag_wrap.a $(B)/colldiag-wrap.flags $(B)/h5_engine $(B)/h5_prefault $(B)/h5_free_lists $(B)/libcolldiag_preload_test.so
 ifeq ($(MPI),mpich)
 EXAMPLES += $(B)/libmpich_yield.so
 endif
@@ -215,6 +215,9 @@ $(B)/h5_engine: tests/h5_engine.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
 # reads into memory the program never touched (tests/test_prefault.sh: the preload's prefault_dest)
 $(B)/h5_prefault: tests/h5_prefault.c | $(B)
+	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
+# whether HDF5's free lists hold blocks after a file's close (tests/test_free_lists.sh: collect_free_lists)
+$(B)/h5_free_lists: tests/h5_free_lists.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
 $(B)/libcolldiag_preload_test.so: tools/colldiag-preload.c tools/mpich_flat_views.h colldiag.c colldiag.h | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) -DCOLLDIAG_TESTING $(H5CFLAGS) -fPIC -shared -I. $< $(H5LIBS) -ldl -o $@
