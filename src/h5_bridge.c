@@ -822,10 +822,25 @@ static int h5_unfilter_cb(const void *ctx, uint32_t mask, const unsigned char *s
 
 /* What never changes about a dataset while its file is open: storage class, filters, the type's
    classes (e->type is read when the entry is made), from its creation property list dcpl. Local. */
+/* The dataspace of a dataset the program is creating, while the preload tells the bridge of it
+   (h5_created): the program's own id, whose extent the new dataset copied, read in place of
+   H5Dget_space's copy. Why: each id HDF5 hands out is a block of its free lists (H5FL) that HDF5 keeps
+   for the rest of the run; one more id alive at once is one more block malloc'ed, wherever glibc has
+   room, often just above the large blocks an open file holds, where it then keeps the heap from
+   shrinking (docs/hdf5.md, "A warm heap"). Asking HDF5 for no id it need not hand out leaves its heap
+   as the program alone would. */
+static hid_t h5_known_space = H5I_INVALID_HID;
+
+static hid_t h5_space_get(hid_t dset) { return h5_known_space >= 0 ? h5_known_space : H5Dget_space(dset); }
+static void h5_space_put(hid_t sp)
+{
+    if (sp >= 0 && sp != h5_known_space) H5Sclose(sp);
+}
+
 static void h5_facts_of(hid_t dset, hid_t dcpl, h5_dentry *e)
 {
     char fwhy[200] = "";
-    hid_t space = H5Dget_space(dset);
+    hid_t space = h5_space_get(dset);
     H5D_layout_t lay = dcpl >= 0 ? H5Pget_layout(dcpl) : H5D_LAYOUT_ERROR;
     const char *no = NULL;
     if (dcpl < 0 || space < 0 || e->type < 0) no = "cannot read the dataset's creation properties, dataspace or type";
@@ -849,7 +864,7 @@ static void h5_facts_of(hid_t dset, hid_t dcpl, h5_dentry *e)
     /* the chunk dims of a dataset colldiag never moves too: a plan needs them (h5_plan_layout_learned) */
     const int cd_ok = e->chunked && rank >= 1 && rank <= e->cap && H5Pget_chunk(dcpl, rank, e->cdims) == rank;
     if (e->chunked && !no && !cd_ok) h5_text_set(&e->never, "cannot read the chunk dims");
-    if (space >= 0) H5Sclose(space);
+    h5_space_put(space);
     e->learned = 1;
 }
 
@@ -887,9 +902,9 @@ static h5_dentry *h5_dataset(hid_t dset, const h5_oid *oi)
     }
     if (h5_index_room()) return NULL;
     /* the dataset's rank sizes the entry: it never changes (H5Dset_extent keeps it) */
-    const hid_t sp = H5Dget_space(dset);
+    const hid_t sp = h5_space_get(dset);
     const int nd = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
-    if (sp >= 0) H5Sclose(sp);
+    h5_space_put(sp);
     const int cap = nd < 1 || nd > COLLDIAG_MAX_RANK ? (nd == 0 ? 1 : COLLDIAG_MAX_RANK) : nd;
     e = cd_calloc(1, sizeof *e + 3 * (size_t)cap * sizeof e->dimv[0]);
     if (!e) return NULL;

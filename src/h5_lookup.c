@@ -752,11 +752,14 @@ void colldiag_h5_forget(hid_t obj)
     else h5_forget_dsets(&oi.fileno, &oi.addr);
 }
 
-int colldiag_h5_created(hid_t dset, hid_t dcpl)
+/* colldiag_h5_created, told the dataspace the program created the dataset with (space, or
+   H5I_INVALID_HID: HDF5's copy is asked), which the preload has (h5_known_space says why). */
+static int h5_created(hid_t dset, hid_t dcpl, hid_t space)
 {
     static const char fn[] = "colldiag_h5_created";
     int rc = 0;
     cd_env_enter();
+    h5_known_space = space >= 0 && H5Iget_type(space) == H5I_DATASPACE ? space : H5I_INVALID_HID;
     H5E_BEGIN_TRY {
         h5_oid oi;
         h5_fentry *fe = NULL;
@@ -780,9 +783,12 @@ int colldiag_h5_created(hid_t dset, hid_t dcpl)
                 h5_facts_of(dset, p, e);
         }
     } H5E_END_TRY;
+    h5_known_space = H5I_INVALID_HID;
     cd_env_leave();
     return rc;
 }
+
+int colldiag_h5_created(hid_t dset, hid_t dcpl) { return h5_created(dset, dcpl, H5I_INVALID_HID); }
 
 int colldiag_h5_opened(hid_t dset)
 {

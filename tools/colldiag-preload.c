@@ -2191,7 +2191,7 @@ herr_t CD_WRAP(H5Dset_extent)(hid_t dset, const hsize_t size[])
    with collective metadata reads, a query that misses HDF5's cache is a collective read. With the
    variable off, where this rank's cache may hold entries another's does not, nothing is asked: every
    cached dataset goes (entries are left only by an earlier accelerated stretch of the program). */
-static void note_created(hid_t dset, hid_t dcpl)
+static void note_created(hid_t dset, hid_t dcpl, hid_t space)
 {
     if (dset < 0 || cd_internal) return;
     const char *acc = cd_getenv("COLLDIAG_ACCELERATE");
@@ -2200,7 +2200,7 @@ static void note_created(hid_t dset, hid_t dcpl)
        independent calls are planned from them: colldiag_h5_opened). Either way its storage lies past the
        end of the file until the next flush (created: as extended): colldiag_h5_created records that too,
        with the identity it asks anyway */
-    if ((acc && *acc && strcmp(acc, "0")) || h5_reads_need_all_ranks(dset)) colldiag_h5_created(dset, dcpl);
+    if ((acc && *acc && strcmp(acc, "0")) || h5_reads_need_all_ranks(dset)) h5_created(dset, dcpl, space);
     else {
         colldiag_h5_extended(dset);
         if (h5_dsets) h5_forget_dsets(NULL, NULL);
@@ -2253,7 +2253,7 @@ hid_t CD_WRAP(H5Dcreate2)(hid_t loc, const char *name, hid_t type, hid_t space, 
     static hid_t (*real)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t, hid_t);
     if (!real) real = (hid_t(*)(hid_t, const char *, hid_t, hid_t, hid_t, hid_t, hid_t))CD_LOOKUP(H5Dcreate2);
     const hid_t d = real(loc, name, type, space, lcpl, dcpl, dapl);
-    note_created(d, dcpl);
+    note_created(d, dcpl, space);
     return d;
 }
 
@@ -2262,7 +2262,7 @@ hid_t CD_WRAP(H5Dcreate_anon)(hid_t loc, hid_t type, hid_t space, hid_t dcpl, hi
     static hid_t (*real)(hid_t, hid_t, hid_t, hid_t, hid_t);
     if (!real) real = (hid_t(*)(hid_t, hid_t, hid_t, hid_t, hid_t))CD_LOOKUP(H5Dcreate_anon);
     const hid_t d = real(loc, type, space, dcpl, dapl);
-    note_created(d, dcpl);
+    note_created(d, dcpl, space);
     return d;
 }
 
@@ -2272,7 +2272,7 @@ hid_t CD_WRAP(H5Dcreate1)(hid_t loc, const char *name, hid_t type, hid_t space, 
     static hid_t (*real)(hid_t, const char *, hid_t, hid_t, hid_t);
     if (!real) real = (hid_t(*)(hid_t, const char *, hid_t, hid_t, hid_t))CD_LOOKUP(H5Dcreate1);
     const hid_t d = real(loc, name, type, space, dcpl);
-    note_created(d, dcpl);
+    note_created(d, dcpl, space);
     return d;
 }
 #endif
