@@ -216,7 +216,7 @@ $(B)/h5_engine: tests/h5_engine.c | $(B)
 # reads into memory the program never touched (tests/test_prefault.sh: the preload's prefault_dest)
 $(B)/h5_prefault: tests/h5_prefault.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
-# whether HDF5's free lists hold blocks after a file's close (tests/test_free_lists.sh: collect_free_lists)
+# what HDF5's free lists hold after a file's close, with and without the preload (tests/test_free_lists.sh)
 $(B)/h5_free_lists: tests/h5_free_lists.c | $(B)
 	$(MPICC) $(WARN) $(CFLAGS) $(H5CFLAGS) $< $(H5LIBS) -o $@
 $(B)/libcolldiag_preload_test.so: tools/colldiag-preload.c tools/mpich_flat_views.h colldiag.c colldiag.h | $(B)

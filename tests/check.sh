@@ -219,8 +219,8 @@ suite "openmpi/romio preload: contiguous calls make no more MPI-IO calls than HD
 suite "mpich preload: contiguous calls make no more MPI-IO calls than HDF5's" 300 tests/test_contig_calls.sh build/mpich "$MPICH"
 suite "openmpi preload: a warm heap under COLLDIAG_ACCELERATE, the user's malloc settings kept" 120 tests/test_heap_kept.sh build/openmpi "$OMPI"
 suite "mpich preload: a warm heap under COLLDIAG_ACCELERATE, the user's malloc settings kept" 120 tests/test_heap_kept.sh build/mpich "$MPICH" 2
-suite "openmpi preload: HDF5's free blocks given back at a file's close under COLLDIAG_ACCELERATE" 120 tests/test_free_lists.sh build/openmpi "$OMPI"
-suite "mpich preload: HDF5's free blocks given back at a file's close under COLLDIAG_ACCELERATE" 120 tests/test_free_lists.sh build/mpich "$MPICH" 2
+suite "openmpi preload: HDF5's free lists hold no more than plain HDF5's after a close" 120 tests/test_free_lists.sh build/openmpi "$OMPI"
+suite "mpich preload: HDF5's free lists hold no more than plain HDF5's after a close" 120 tests/test_free_lists.sh build/mpich "$MPICH" 2
 # what COLLDIAG_ACCELERATE=1 leaves to HDF5 among chunked calls: large writes of whole chunks, each rank's own
 suite "openmpi/ompio preload: large whole-chunk writes left to HDF5, alike on every rank, 3 ranks" 300 tests/test_as_fast.sh build/openmpi "$OMPI" 3
 suite "openmpi/romio preload: large whole-chunk writes left to HDF5, 4 ranks" 300 env OMPI_MCA_io=romio321 tests/test_as_fast.sh build/openmpi "$OMPI" 4

@@ -1,9 +1,7 @@
-/* After the program closes a file, how much memory do HDF5's free lists hold? Under the preload with
- * COLLDIAG_ACCELERATE set, the free blocks are given back at the close (tools/colldiag-preload.c,
- * collect_free_lists: the preload's own queries raise HDF5's free-list peak, whose blocks then pin the
- * heap's top above a file's metadata cache and make the next file's open fault fresh pages in); plain
- * HDF5 keeps them. H5get_free_list_sizes counts the blocks its lists allocated, in use or free: the
- * program's open property lists and dataspaces are counted either way, the free ones only where kept.
+/* After the program closes a file, how much memory do HDF5's free lists hold? The preload must not add
+ * more than a few bytes to what plain HDF5 holds (tests/test_free_lists.sh): blocks its own queries take
+ * from HDF5's lists stay there for the process's life and pin the heap's top. H5get_free_list_sizes counts
+ * the blocks its lists allocated, in use or free.
  * Each rank writes its block of rows of a shared file collectively, closes the file, and asks HDF5 how
  * many bytes its free lists hold (H5get_free_list_sizes, HDF5 1.10.7+); then reopens the file and checks
  * every value against the one it computes (the bytes are the program's). Each rank prints

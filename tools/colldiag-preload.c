@@ -1922,8 +1922,34 @@ static void same_environment(void)
    heap for the next call. The price is memory the process keeps instead of returning: at most the
    largest block it freed below 32 MiB, plus 64 MiB of free heap top. A malloc setting of the user's
    own (GLIBC_TUNABLES naming glibc.malloc, or MALLOC_MMAP_THRESHOLD_ / MALLOC_TRIM_THRESHOLD_) is left
-   as it is. Not a collective decision: each rank's heap is its own. */
+   as it is. Not a collective decision: each rank's heap is its own.
+   The heap's top is then warmed once, here: CD_HEAP_WARM_TOP bytes malloc'ed, each page touched, and
+   freed, so that they stay at the top of the heap (below the trim threshold) as pages already faulted
+   in. Why: a heap that keeps what it freed still grows into fresh pages whenever a block cannot reuse a
+   hole, and a program that opens and closes files does that at every open: the file's metadata cache
+   (~650 KiB a file in HDF5) is freed at the close, a small block malloc'ed later lands in its hole, and
+   the next open extends the heap, faulting each new page in inside HDF5's own H5Fopen or H5Fcreate
+   (strace: one brk, then ~2 ms of faults; IOR -F, a file a rank, whose each phase lasts 3-5 ms here).
+   The preload's own queries of HDF5 made that likelier (bench/results/2026-12-05-0050-experiment-
+   ior-F-free-lists-ce13614.txt), and giving HDF5's free lists back at each close (H5garbage_collect,
+   4ef7d7a) fixed ompio's writes but slowed ROMIO's next H5Fopen (0.35 -> 1.2 ms: HDF5 malloc'ed its
+   blocks again into the hole). Warming the top instead: IOR -F at 1.03-1.12x plain HDF5's rates under
+   both layers (writes and reads), against 0.94-1.00x with the collection under ROMIO (30 interleaved rounds,
+   bench/results/2026-12-05-0400-experiment-ior-F-warm-top-0dc5e32.txt). The price: 4 MiB a rank kept
+   resident from MPI_Init, and faulting them in once there (~15 ms on this VM, ~0.3 ms at a cluster
+   node's ~0.25 us a page). 4 MiB: a few file opens' worth of HDF5's cache; 8 and 16 MiB measured no
+   better. */
 #define CD_HEAP_MMAP_MAX ((int)32 << 20)
+#define CD_HEAP_WARM_TOP ((size_t)4 << 20)
+
+static void warm_heap_top(size_t n)
+{
+    volatile char *p = malloc(n); /* below the mmap threshold just set: from the heap's top */
+    if (!p) return;
+    for (size_t i = 0; i < n; i += 4096) p[i] = 0;
+    free((void *)p);
+}
+
 static void keep_heap_warm(void)
 {
     const char *acc = cd_getenv("COLLDIAG_ACCELERATE"), *t = getenv("GLIBC_TUNABLES");
@@ -1931,6 +1957,7 @@ static void keep_heap_warm(void)
     if ((t && strstr(t, "glibc.malloc.")) || getenv("MALLOC_MMAP_THRESHOLD_") || getenv("MALLOC_TRIM_THRESHOLD_")) return;
     mallopt(M_MMAP_THRESHOLD, CD_HEAP_MMAP_MAX);
     mallopt(M_TRIM_THRESHOLD, 2 * CD_HEAP_MMAP_MAX);
+    warm_heap_top(CD_HEAP_WARM_TOP);
 }
 
 /* ---- a program whose HDF5 the preload cannot see ----
@@ -2015,29 +2042,6 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     return rc;
 }
 
-/* Under COLLDIAG_ACCELERATE, HDF5's free lists are given back to malloc when the application closes a
-   file (H5garbage_collect, after HDF5's own close). Why: HDF5 keeps every small block it frees on its free
-   lists (H5FL) for the rest of the run, and the preload's own queries (a dataspace of the dataset it
-   learns at H5Dcreate, an id for a file's MPI_File) raise how many such blocks HDF5 has in use at once.
-   A block HDF5 then mallocs for the first time lands where glibc has room, often just above the large
-   blocks a file open holds (its metadata cache, ~650 KiB), and stays there; when the file closes, those
-   large blocks cannot go back to the top of the heap, the next file's open finds the hole too small and
-   extends the heap, and every fresh page of the extension is a page fault (14-21 us a page on this VM,
-   ~0.25 us on a cluster node). Measured with IOR -a HDF5 -c -F (a file a rank, 1 MiB transfers, three
-   iterations, 3 ranks, ompio): the third file's H5Fcreate took 1.4-1.7 ms longer than plain HDF5's in
-   every accelerated run (strace: one brk, then 2 ms of faults before it returned; mallinfo2: the heap's
-   top held by one 88-byte block the preload's H5Dget_space made HDF5 malloc), and the run wrote at
-   0.85-0.87x HDF5's rate; with the free lists collected at each close, 0.96-0.98x (24 interleaved rounds,
-   bench/results/2026-12-05-0050-experiment-ior-F-free-lists-ce13614.txt). Nothing the program sees changes:
-   only free blocks are given back, and HDF5 mallocs them again when it needs them (as it does after any
-   H5garbage_collect of the program's own); the cost is a walk of the free lists, a file close's. Local:
-   each rank's heap is its own. Only the application's last reference to the file, not colldiag's own
-   closes of the ids it asks HDF5 for. */
-static void collect_free_lists(const char *acc)
-{
-    if (set_on(acc)) H5garbage_collect();
-}
-
 /* The bridge caches a communicator and chunk addresses per file: dropped when the application closes it
    (H5Fclose is collective in parallel HDF5, as colldiag_h5_forget is for a file). */
 herr_t CD_WRAP(H5Fclose)(hid_t file)
@@ -2045,13 +2049,12 @@ herr_t CD_WRAP(H5Fclose)(hid_t file)
     static herr_t (*real_close)(hid_t);
     if (!real_close) real_close = (herr_t(*)(hid_t))CD_LOOKUP(H5Fclose);
     /* not colldiag's own closes of the ids it asks HDF5 for, and only the application's last reference */
-    int refs = 0;
-    if (!cd_internal) H5E_BEGIN_TRY { refs = H5Iget_ref(file); } H5E_END_TRY; /* an id the program got wrong: HDF5's close says so */
-    const int last = refs == 1;
-    if (last && (h5_files || h5_dsets || h5_n_md_files || h5_allocs)) colldiag_h5_forget(file);
-    const herr_t ret = real_close(file);
-    if (last && ret >= 0) collect_free_lists(cd_getenv("COLLDIAG_ACCELERATE"));
-    return ret;
+    if (!cd_internal && (h5_files || h5_dsets || h5_n_md_files || h5_allocs)) {
+        int refs = 0;
+        H5E_BEGIN_TRY { refs = H5Iget_ref(file); } H5E_END_TRY; /* an id the program got wrong: HDF5's close says so */
+        if (refs == 1) colldiag_h5_forget(file);
+    }
+    return real_close(file);
 }
 
 /* Whether a file's metadata reads are collective is read from the program's own access list when it
