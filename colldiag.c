@@ -15328,8 +15328,6 @@ static int h5_unfilter_cb(const void *ctx, uint32_t mask, const unsigned char *s
     return h5_unfilter(ctx, mask, stored, n, out, tmp, want, why, wl) ? -1 : 0;
 }
 
-/* What never changes about a dataset while its file is open: storage class, filters, the type's
-   classes (e->type is read when the entry is made), from its creation property list dcpl. Local. */
 /* The dataspace of a dataset the program is creating, while the preload tells the bridge of it
    (h5_created): the program's own id, whose extent the new dataset copied, read in place of
    H5Dget_space's copy. Why: each id HDF5 hands out is a block of its free lists (H5FL) that HDF5 keeps
@@ -15345,6 +15343,8 @@ static void h5_space_put(hid_t sp)
     if (sp >= 0 && sp != h5_known_space) H5Sclose(sp);
 }
 
+/* What never changes about a dataset while its file is open: storage class, filters, the type's
+   classes (e->type is read when the entry is made), from its creation property list dcpl. Local. */
 static void h5_facts_of(hid_t dset, hid_t dcpl, h5_dentry *e)
 {
     char fwhy[200] = "";
